@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Top-level build of the IPU driver stack.
+#
+#   make               build userspace (libipu, tests) and ipu.ko for the host's kernel headers
+#   make unit          host unit tests (cmocka), plain, under ASan+UBSan, and under valgrind
+#   make lint          W=1, sparse and checkpatch --strict on the driver
+#   make kernel-check  ipu.ko built and tested in QEMU on every kernel of the matrix
+#   make check         all of the above; ends with one "N passed, N failed" line
+#
+# The kernel module itself is built by Kbuild (see Kbuild); this file only
+# drives it, through scripts/build-module, so that each kernel gets its own
+# copy of the tree.
+
+BUILD ?= build
+O := $(BUILD)
+
+CC ?= gcc
+SAN ?=
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+CPPFLAGS_ALL := -D_GNU_SOURCE -Iinclude -Iinclude/uapi -Iuserspace/ipu
+CFLAGS_ALL := -std=gnu11 -O2 -g -fPIC $(WARN) $(SAN) $(CFLAGS)
+LDFLAGS_ALL := $(SAN) $(LDFLAGS)
+
+LIBIPU_SRCS := $(sort $(wildcard userspace/ipu/*.c))
+LIBIPU_OBJS := $(LIBIPU_SRCS:%.c=$(O)/%.o)
+LIBIPU := $(O)/lib/libipu.a
+
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BINS := $(UNIT_SRCS:%.c=$(O)/%)
+KTEST_SRCS := $(sort $(wildcard tests/kernel/test_*.c))
+KTEST_BINS := $(KTEST_SRCS:%.c=$(O)/%)
+TEST_LIBS := -lcmocka -lpthread
+
+.PHONY: all deps userspace module unit unit-plain unit-asan unit-valgrind \
+	lint kernel-check check demo bench clean
+
+all: userspace module
+
+deps:
+	@scripts/install-deps
+
+userspace: $(LIBIPU) $(UNIT_BINS) $(KTEST_BINS)
+
+$(O)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+
+$(LIBIPU): $(LIBIPU_OBJS)
+	@mkdir -p $(dir $@)
+	$(AR) rcs $@ $^
+
+$(O)/tests/%: tests/%.c $(LIBIPU)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Itests $(CFLAGS_ALL) -MMD -MP $< -o $@ $(LIBIPU) $(LDFLAGS_ALL) $(TEST_LIBS)
+
+module: deps
+	scripts/build-module host $(O)/kmod/host
+
+# Unit tests: the same sources three ways. Each run writes its counts to
+# $(O)/results/ so that `make check` can print one total.
+unit: deps
+	$(MAKE) unit-plain unit-asan unit-valgrind
+
+unit-plain: userspace
+	scripts/run-tests unit $(UNIT_BINS)
+
+unit-asan:
+	$(MAKE) BUILD=$(BUILD)/asan SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" userspace
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+		scripts/run-tests unit-asan $(UNIT_SRCS:%.c=$(BUILD)/asan/%)
+
+unit-valgrind: userspace
+	scripts/run-tests --valgrind unit-valgrind $(UNIT_BINS)
+
+lint: deps
+	scripts/lint-driver
+
+kernel-check: deps userspace
+	scripts/kernel-check $(O)
+
+check: deps
+	@rm -rf $(O)/results
+	$(MAKE) unit lint kernel-check
+	@scripts/summarize $(O)/results
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(LIBIPU_OBJS:.o=.d) $(UNIT_BINS:=.d) $(KTEST_BINS:=.d)

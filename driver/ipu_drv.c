@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ipu.ko: module, class and character devices.
+ *
+ * Each IPU, whatever its kind, is a struct ipu_device registered here as
+ * /dev/ipuN (class "ipu", dynamic major, minor from an IDA). The kinds of IPU
+ * (ipu_sim.c today) create and remove devices through ipu_device_init(),
+ * ipu_device_register() and ipu_device_unregister().
+ */
+#include <linux/debugfs.h>
+#include <linux/genalloc.h>
+#include <linux/idr.h>
+#include <linux/module.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
+
+#include <uapi/linux/ipu.h>
+
+#include "ipu_drv.h"
+#include "ipu_file.h"
+#include "ipu_sim.h"
+#include "ipu_sysfs.h"
+
+static dev_t ipu_devt;
+static DEFINE_IDA(ipu_minor_ida);
+static struct dentry *ipu_debugfs_root;
+
+static struct class ipu_class = {
+	.name = IPU_DRIVER_NAME,
+};
+
+/* The final put: no file, mapping or buffer object refers to the device. */
+static void ipu_device_release(struct device *dev)
+{
+	struct ipu_device *idev = to_ipu_device(dev);
+
+	gen_pool_destroy(idev->pool);
+	ida_free(&ipu_minor_ida, idev->minor);
+	idev->ops->release(idev);
+}
+
+/**
+ * ipu_device_init - prepare a device embedded in a kind's own structure
+ * @idev: zeroed device
+ * @parent: parent in the device model (the kind's root or bus device)
+ * @ops: the kind of IPU
+ * @mem_size: bytes of device memory, a multiple of PAGE_SIZE
+ *
+ * On success the device is reference counted: undo with ipu_device_put(),
+ * which calls @ops->release. On failure nothing is left to undo here and the
+ * caller still owns its structure. Nothing can fail after the device model
+ * takes over the structure (device_initialize()), which keeps both
+ * contracts simple.
+ *
+ * Return: 0 or a negative errno.
+ */
+int ipu_device_init(struct ipu_device *idev, struct device *parent,
+		    const struct ipu_hw_ops *ops, u64 mem_size)
+{
+	int minor, ret;
+
+	minor = ida_alloc_max(&ipu_minor_ida, IPU_MAX_DEVICES - 1, GFP_KERNEL);
+	if (minor < 0)
+		return minor;
+
+	idev->pool = gen_pool_create(PAGE_SHIFT, NUMA_NO_NODE);
+	if (!idev->pool) {
+		ret = -ENOMEM;
+		goto err_free_minor;
+	}
+	ret = gen_pool_add(idev->pool, IPU_DEV_ADDR_BASE, mem_size,
+			   NUMA_NO_NODE);
+	if (ret)
+		goto err_destroy_pool;
+
+	idev->minor = minor;
+	idev->ops = ops;
+	idev->mem_size = mem_size;
+	init_rwsem(&idev->unplug_rwsem);
+	mutex_init(&idev->lock);
+	atomic64_set(&idev->reset_count, 0);
+
+	device_initialize(&idev->dev);
+	idev->dev.class = &ipu_class;
+	idev->dev.parent = parent;
+	idev->dev.devt = MKDEV(MAJOR(ipu_devt), minor);
+	idev->dev.groups = ipu_dev_groups;
+	idev->dev.release = ipu_device_release;
+	cdev_init(&idev->cdev, &ipu_fops);
+	idev->cdev.owner = THIS_MODULE;
+	return 0;
+
+err_destroy_pool:
+	gen_pool_destroy(idev->pool);
+err_free_minor:
+	ida_free(&ipu_minor_ida, minor);
+	return ret;
+}
+
+/**
+ * ipu_device_register - make an initialised device visible as /dev/ipuN
+ * @idev: device from ipu_device_init()
+ *
+ * On failure the caller still holds its reference and drops it with
+ * ipu_device_put().
+ *
+ * Return: 0 or a negative errno.
+ */
+int ipu_device_register(struct ipu_device *idev)
+{
+	int ret;
+
+	ret = dev_set_name(&idev->dev, "ipu%d", idev->minor);
+	if (ret)
+		return ret;
+	ret = cdev_device_add(&idev->cdev, &idev->dev);
+	if (ret)
+		return ret;
+	idev->debugfs = debugfs_create_dir(dev_name(&idev->dev),
+					   ipu_debugfs_root);
+	return 0;
+}
+
+/**
+ * ipu_device_unregister - hot-remove a device
+ * @idev: registered device
+ *
+ * Waits for operations in progress, then makes every later call on files
+ * still open on the device fail with -ENODEV. Drops the caller's reference;
+ * the memory goes when the last file, mapping and buffer object are gone.
+ */
+void ipu_device_unregister(struct ipu_device *idev)
+{
+	down_write(&idev->unplug_rwsem);
+	idev->unplugged = true;
+	up_write(&idev->unplug_rwsem);
+
+	debugfs_remove_recursive(idev->debugfs);
+	cdev_device_del(&idev->cdev, &idev->dev);
+
+	mutex_lock(&idev->lock);
+	WRITE_ONCE(idev->owner, NULL);
+	put_pid(idev->owner_pid);
+	idev->owner_pid = NULL;
+	mutex_unlock(&idev->lock);
+
+	ipu_device_put(idev);
+}
+
+/**
+ * ipu_device_put - drop a reference to a device
+ * @idev: the device
+ */
+void ipu_device_put(struct ipu_device *idev)
+{
+	put_device(&idev->dev);
+}
+
+/**
+ * ipu_device_is_owner - whether a file has attached the device
+ * @idev: the device
+ * @ifile: the open file
+ *
+ * A snapshot: an operation that starts as owner finishes even if the owner
+ * detaches meanwhile, as a DMA already programmed would on hardware.
+ *
+ * Return: true if @ifile is the owner.
+ */
+bool ipu_device_is_owner(struct ipu_device *idev, struct ipu_file *ifile)
+{
+	return READ_ONCE(idev->owner) == ifile;
+}
+
+/**
+ * ipu_device_fill_info - everything GET_INFO and sysfs report
+ * @idev: the device
+ * @info: zeroed output; owner_pid is left to the caller, which knows the
+ *	pid namespace it reports in
+ */
+void ipu_device_fill_info(struct ipu_device *idev, struct ipu_info *info)
+{
+	info->api_version = IPU_API_VERSION;
+	info->platform = idev->ops->platform;
+	info->features = IPU_FEATURE_BO | IPU_FEATURE_MMAP | IPU_FEATURE_XFER |
+			 IPU_FEATURE_RESET | IPU_FEATURE_HOTPLUG;
+	info->memory_total = idev->mem_size;
+	info->memory_used = idev->mem_size - gen_pool_avail(idev->pool);
+	info->reset_count = atomic64_read(&idev->reset_count);
+	info->mem_page_size = PAGE_SIZE;
+	idev->ops->fill_info(idev, info);
+}
+
+static int __init ipu_init(void)
+{
+	int ret;
+
+	ret = alloc_chrdev_region(&ipu_devt, 0, IPU_MAX_DEVICES,
+				  IPU_DRIVER_NAME);
+	if (ret)
+		return ret;
+
+	ret = class_register(&ipu_class);
+	if (ret)
+		goto err_unregister_region;
+
+	ipu_debugfs_root = debugfs_create_dir(IPU_DRIVER_NAME, NULL);
+
+	ret = ipu_sim_init();
+	if (ret)
+		goto err_remove_debugfs;
+	return 0;
+
+err_remove_debugfs:
+	debugfs_remove_recursive(ipu_debugfs_root);
+	class_unregister(&ipu_class);
+err_unregister_region:
+	unregister_chrdev_region(ipu_devt, IPU_MAX_DEVICES);
+	return ret;
+}
+
+static void __exit ipu_exit(void)
+{
+	ipu_sim_exit();
+	debugfs_remove_recursive(ipu_debugfs_root);
+	class_unregister(&ipu_class);
+	unregister_chrdev_region(ipu_devt, IPU_MAX_DEVICES);
+	ida_destroy(&ipu_minor_ida);
+}
+
+module_init(ipu_init);
+module_exit(ipu_exit);
+
+MODULE_DESCRIPTION("IPU accelerator driver");
+MODULE_LICENSE("GPL");

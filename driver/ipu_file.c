@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * File operations of /dev/ipuN: open, release, ioctl, mmap.
+ *
+ * Everything a file acquires (buffer objects, the attachment) is released
+ * when it is closed, so a crashed or killed process leaves nothing behind.
+ */
+#include <linux/compat.h>
+#include <linux/slab.h>
+
+#include "ipu_bo.h"
+#include "ipu_drv.h"
+#include "ipu_file.h"
+#include "ipu_ioctl.h"
+
+static int ipu_open(struct inode *inode, struct file *filp)
+{
+	struct ipu_device *idev =
+		container_of(inode->i_cdev, struct ipu_device, cdev);
+	struct ipu_file *ifile;
+	int ret;
+
+	ifile = kzalloc(sizeof(*ifile), GFP_KERNEL);
+	if (!ifile)
+		return -ENOMEM;
+
+	ret = ipu_dev_enter(idev);
+	if (ret)
+		goto err_free_file;
+	get_device(&idev->dev);
+	ipu_dev_exit(idev);
+
+	ifile->idev = idev;
+	xa_init_flags(&ifile->bos, XA_FLAGS_ALLOC1);
+	filp->private_data = ifile;
+	return nonseekable_open(inode, filp);
+
+err_free_file:
+	kfree(ifile);
+	return ret;
+}
+
+static int ipu_release(struct inode *inode, struct file *filp)
+{
+	struct ipu_file *ifile = filp->private_data;
+	struct ipu_device *idev = ifile->idev;
+
+	mutex_lock(&idev->lock);
+	if (idev->owner == ifile) {
+		WRITE_ONCE(idev->owner, NULL);
+		put_pid(idev->owner_pid);
+		idev->owner_pid = NULL;
+	}
+	mutex_unlock(&idev->lock);
+
+	ipu_bo_release_all(ifile);
+	xa_destroy(&ifile->bos);
+	ipu_device_put(idev);
+	kfree(ifile);
+	return 0;
+}
+
+static long ipu_unlocked_ioctl(struct file *filp, unsigned int cmd,
+			       unsigned long arg)
+{
+	return ipu_ioctl(filp->private_data, cmd, arg);
+}
+
+static int ipu_mmap(struct file *filp, struct vm_area_struct *vma)
+{
+	return ipu_bo_mmap(filp->private_data, vma);
+}
+
+const struct file_operations ipu_fops = {
+	.owner = THIS_MODULE,
+	.open = ipu_open,
+	.release = ipu_release,
+	.unlocked_ioctl = ipu_unlocked_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.mmap = ipu_mmap,
+};

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * An open /dev/ipuN: the unit that owns buffer objects and the attachment.
+ */
+#ifndef _IPU_FILE_H
+#define _IPU_FILE_H
+
+#include <linux/fs.h>
+#include <linux/xarray.h>
+
+struct ipu_device;
+
+/**
+ * struct ipu_file - per-open-file state
+ * @idev: the device; the file holds a reference to it.
+ * @bos: handle -> struct ipu_bo; the xarray's own lock protects it, each
+ *	entry holds one reference to its buffer object.
+ */
+struct ipu_file {
+	struct ipu_device *idev;
+	struct xarray bos;
+};
+
+extern const struct file_operations ipu_fops;
+
+#endif /* _IPU_FILE_H */

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one place where the device-independent core meets a kind of IPU.
+ *
+ * The core (chardev, files, buffer objects, transfers) knows nothing of how a
+ * device stores memory or moves data; each kind of IPU (the simulated one in
+ * ipu_sim.c, later PCI hardware) fills in a struct ipu_hw_ops, like null_blk,
+ * vkms and netdevsim do for their subsystems.
+ */
+#ifndef _IPU_HW_H
+#define _IPU_HW_H
+
+#include <linux/types.h>
+
+struct ipu_device;
+struct ipu_info;
+struct page;
+
+/**
+ * struct ipu_hw_ops - what a kind of IPU provides to the core
+ * @platform: IPU_PLATFORM_* value reported to userspace.
+ * @dma: move @len bytes between device memory at @dev_off and the pinned
+ *	host pages @pages, starting @first_off bytes into @pages[0]. Returns 0
+ *	or a negative errno. Called with the device entered (not unplugged).
+ * @mem_clear: zero @len bytes of device memory at @dev_off.
+ * @mem_page: the page backing device memory at @dev_off, for mmap faults.
+ * @reset: reset the execution state; 0 or a negative errno.
+ * @fill_info: fill the kind-specific fields of @info (serial, firmware
+ *	version, PCI address).
+ * @release: free the kind's private state; called once, when the last
+ *	reference to the device is gone.
+ */
+struct ipu_hw_ops {
+	u32 platform;
+	int (*dma)(struct ipu_device *idev, u64 dev_off, struct page **pages,
+		   unsigned int first_off, size_t len, bool to_device);
+	void (*mem_clear)(struct ipu_device *idev, u64 dev_off, u64 len);
+	struct page *(*mem_page)(struct ipu_device *idev, u64 dev_off);
+	int (*reset)(struct ipu_device *idev);
+	void (*fill_info)(struct ipu_device *idev, struct ipu_info *info);
+	void (*release)(struct ipu_device *idev);
+};
+
+#endif /* _IPU_HW_H */

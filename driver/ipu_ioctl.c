@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ioctl dispatch and the device-level commands (GET_INFO, ATTACH, DETACH,
+ * RESET). Buffer objects live in ipu_bo.c, transfers in ipu_xfer.c.
+ *
+ * The dispatcher follows DRM's: the command number picks a table entry, the
+ * direction must match it, and the size encoded in the command may differ
+ * from the kernel's so that structs can grow. A caller's struct smaller than
+ * v1 is -EINVAL; bytes it passes beyond what this kernel knows must be zero
+ * (copy_struct_from_user(), -E2BIG); bytes it asks for beyond what this
+ * kernel knows are zeroed.
+ */
+#include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/uaccess.h>
+
+#include <uapi/linux/ipu.h>
+
+#include "ipu_bo.h"
+#include "ipu_drv.h"
+#include "ipu_file.h"
+#include "ipu_ioctl.h"
+#include "ipu_xfer.h"
+
+static int ipu_ioctl_get_info(struct ipu_file *ifile, void *data)
+{
+	struct ipu_device *idev = ifile->idev;
+	struct ipu_info *info = data;
+	int ret;
+
+	ret = ipu_dev_enter(idev);
+	if (ret)
+		return ret;
+	ipu_device_fill_info(idev, info);
+	mutex_lock(&idev->lock);
+	info->owner_pid = idev->owner_pid ? pid_vnr(idev->owner_pid) : 0;
+	mutex_unlock(&idev->lock);
+	ipu_dev_exit(idev);
+	return 0;
+}
+
+static int ipu_ioctl_attach(struct ipu_file *ifile, void *data)
+{
+	struct ipu_device *idev = ifile->idev;
+	struct ipu_attach *args = data;
+	int ret;
+
+	if (args->flags & ~IPU_ATTACH_FLAGS_ALL || args->pad)
+		return -EINVAL;
+
+	ret = ipu_dev_enter(idev);
+	if (ret)
+		return ret;
+	mutex_lock(&idev->lock);
+	if (idev->owner == ifile) {
+		ret = -EALREADY;
+	} else if (idev->owner) {
+		ret = -EBUSY;
+	} else {
+		idev->owner_pid = get_task_pid(current, PIDTYPE_TGID);
+		WRITE_ONCE(idev->owner, ifile);
+	}
+	mutex_unlock(&idev->lock);
+	ipu_dev_exit(idev);
+	return ret;
+}
+
+static int ipu_ioctl_detach(struct ipu_file *ifile, void *data)
+{
+	struct ipu_device *idev = ifile->idev;
+	struct ipu_detach *args = data;
+	int ret;
+
+	if (args->flags & ~IPU_DETACH_FLAGS_ALL || args->pad)
+		return -EINVAL;
+
+	ret = ipu_dev_enter(idev);
+	if (ret)
+		return ret;
+	mutex_lock(&idev->lock);
+	if (idev->owner != ifile) {
+		ret = -EACCES;
+	} else {
+		WRITE_ONCE(idev->owner, NULL);
+		put_pid(idev->owner_pid);
+		idev->owner_pid = NULL;
+	}
+	mutex_unlock(&idev->lock);
+	ipu_dev_exit(idev);
+	return ret;
+}
+
+static int ipu_ioctl_reset(struct ipu_file *ifile, void *data)
+{
+	struct ipu_device *idev = ifile->idev;
+	struct ipu_reset *args = data;
+	int ret;
+
+	if (args->flags & ~IPU_RESET_FLAGS_ALL || args->pad)
+		return -EINVAL;
+
+	ret = ipu_dev_enter(idev);
+	if (ret)
+		return ret;
+	/* Under the lock, so that the owner cannot change during the reset. */
+	mutex_lock(&idev->lock);
+	if (idev->owner != ifile) {
+		ret = -EACCES;
+	} else {
+		ret = ipu_hw_reset(idev);
+		if (!ret)
+			atomic64_inc(&idev->reset_count);
+	}
+	mutex_unlock(&idev->lock);
+	ipu_dev_exit(idev);
+	return ret;
+}
+
+/*
+ * Every argument struct of every command, so that the dispatcher copies into
+ * one stack buffer large enough for any of them.
+ */
+union ipu_ioctl_args {
+	struct ipu_info info;
+	struct ipu_attach attach;
+	struct ipu_detach detach;
+	struct ipu_bo_create bo_create;
+	struct ipu_bo_destroy bo_destroy;
+	struct ipu_bo_info bo_info;
+	struct ipu_xfer xfer;
+	struct ipu_reset reset;
+};
+
+/**
+ * struct ipu_ioctl_desc - one command
+ * @cmd: the command as this kernel defines it (size, direction)
+ * @min_size: smallest struct accepted: the v1 size
+ * @func: handler; gets the argument already copied in
+ */
+struct ipu_ioctl_desc {
+	unsigned int cmd;
+	unsigned int min_size;
+	int (*func)(struct ipu_file *ifile, void *data);
+};
+
+#define IPU_IOCTL_DEF(_cmd, _func, _v1_struct)				\
+	{								\
+		.cmd = _cmd,						\
+		.min_size = sizeof(struct _v1_struct),			\
+		.func = _func,						\
+	}
+
+static const struct ipu_ioctl_desc ipu_ioctls[] = {
+	IPU_IOCTL_DEF(IPU_IOCTL_GET_INFO, ipu_ioctl_get_info, ipu_info),
+	IPU_IOCTL_DEF(IPU_IOCTL_ATTACH, ipu_ioctl_attach, ipu_attach),
+	IPU_IOCTL_DEF(IPU_IOCTL_DETACH, ipu_ioctl_detach, ipu_detach),
+	IPU_IOCTL_DEF(IPU_IOCTL_BO_CREATE, ipu_ioctl_bo_create, ipu_bo_create),
+	IPU_IOCTL_DEF(IPU_IOCTL_BO_DESTROY, ipu_ioctl_bo_destroy,
+		      ipu_bo_destroy),
+	IPU_IOCTL_DEF(IPU_IOCTL_BO_INFO, ipu_ioctl_bo_info, ipu_bo_info),
+	IPU_IOCTL_DEF(IPU_IOCTL_XFER, ipu_ioctl_xfer, ipu_xfer),
+	IPU_IOCTL_DEF(IPU_IOCTL_RESET, ipu_ioctl_reset, ipu_reset),
+};
+
+/**
+ * ipu_ioctl - dispatch one ioctl of an open file
+ * @ifile: the file
+ * @cmd: command from userspace
+ * @arg: its argument, a user pointer
+ *
+ * Return: 0 or a negative errno; -ENOTTY for any command not in the table.
+ */
+long ipu_ioctl(struct ipu_file *ifile, unsigned int cmd, unsigned long arg)
+{
+	void __user *uarg = (void __user *)arg;
+	const struct ipu_ioctl_desc *desc = NULL;
+	union ipu_ioctl_args args;
+	size_t usize = _IOC_SIZE(cmd);
+	size_t ksize;
+	unsigned int i;
+	int ret;
+
+	if (_IOC_TYPE(cmd) != IPU_IOCTL_TYPE)
+		return -ENOTTY;
+	for (i = 0; i < ARRAY_SIZE(ipu_ioctls); i++) {
+		if (_IOC_NR(ipu_ioctls[i].cmd) == _IOC_NR(cmd)) {
+			desc = &ipu_ioctls[i];
+			break;
+		}
+	}
+	if (!desc || _IOC_DIR(cmd) != _IOC_DIR(desc->cmd))
+		return -ENOTTY;
+	if (usize < desc->min_size)
+		return -EINVAL;
+
+	ksize = _IOC_SIZE(desc->cmd);
+	memset(&args, 0, sizeof(args));
+	if (_IOC_DIR(cmd) & _IOC_WRITE) {
+		ret = copy_struct_from_user(&args, ksize, uarg, usize);
+		if (ret)
+			return ret;
+	}
+
+	ret = desc->func(ifile, &args);
+	if (ret || !(_IOC_DIR(cmd) & _IOC_READ))
+		return ret;
+
+	if (copy_to_user(uarg, &args, min(usize, ksize)))
+		return -EFAULT;
+	if (usize > ksize && clear_user(uarg + ksize, usize - ksize))
+		return -EFAULT;
+	return 0;
+}
