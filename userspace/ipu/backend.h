@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT) */
+/*
+ * backend.h - the interface between libipu's front end and its backends.
+ *
+ * The front end (device.c, bo.c, xfer.c) checks arguments, keeps the
+ * bookkeeping (which BOs a device holds, their mappings) and records error
+ * messages. A backend only talks to a device: the kernel backend
+ * (backend_kernel.c) through /dev/ipuN, the model backend (to come) to an
+ * in-process software IPU. The backend is chosen when a device is opened,
+ * by the prefix of its name ("hw:0", "model:0"), and never changes.
+ *
+ * Every operation returns 0 or a negative errno value, and records nothing
+ * in the thread's error message: the front end does that, naming the
+ * device and the operation.
+ */
+#ifndef IPU_BACKEND_H
+#define IPU_BACKEND_H
+
+#include "internal.h"
+
+/**
+ * struct ipu_backend_ops - one backend.
+ * @prefix: device name prefix ("hw" for "hw:N").
+ * @enumerate: add an entry per device to @list; @list names them
+ *	"<prefix>:N". NULL: the backend has nothing to list.
+ * @open: open device @index into @dev (whose @index and @name are set);
+ *	set @dev->priv. -ENOENT when there is no such device.
+ * @close: release @dev->priv; all BOs are already destroyed. Cannot fail.
+ * @query: fill every member of @info past @sz (the front end copies it
+ *	out with the caller's size).
+ * @attach, @detach, @reset: as the public functions.
+ * @bo_create: create a BO of @size bytes, filling @bo's handle, size,
+ *	device_addr and cookie. @bo is allocated by the front end before the
+ *	call, so nothing fails after the backend object exists.
+ * @bo_destroy: drop @bo's handle (its mapping is already gone).
+ * @bo_query: fill @props (handle, size, device_addr) from the device.
+ * @bo_map: map all of @bo shared, read-write; NULL if the backend cannot.
+ * @bo_unmap: undo @bo_map.
+ * @xfer: one synchronous transfer; the front end checked @desc against
+ *	the BO's size and the public constants.
+ */
+struct ipu_backend_ops {
+	const char *prefix;
+	int (*enumerate)(struct ipu_device_list *list);
+	int (*open)(struct ipu_device *dev, unsigned int index);
+	void (*close)(struct ipu_device *dev);
+	int (*query)(struct ipu_device *dev, struct ipu_device_info *info);
+	int (*attach)(struct ipu_device *dev);
+	int (*detach)(struct ipu_device *dev);
+	int (*reset)(struct ipu_device *dev);
+	int (*bo_create)(struct ipu_device *dev, struct ipu_bo *bo,
+			 uint64_t size, uint32_t flags);
+	int (*bo_destroy)(struct ipu_device *dev, struct ipu_bo *bo);
+	int (*bo_query)(struct ipu_device *dev, struct ipu_bo *bo,
+			struct ipu_bo_props *props);
+	int (*bo_map)(struct ipu_device *dev, struct ipu_bo *bo, void **ptrp);
+	void (*bo_unmap)(struct ipu_device *dev, struct ipu_bo *bo, void *ptr);
+	int (*xfer)(struct ipu_device *dev, const struct ipu_xfer_desc *desc);
+};
+
+/* The kernel backend: "hw:N" is /dev/ipuN. */
+extern const struct ipu_backend_ops ipu_backend_kernel;
+
+/* backend.c: the registry of backends, built-in ones first. */
+
+/* The backend whose prefix is the @len bytes at @prefix, or NULL. */
+const struct ipu_backend_ops *ipu_backend_find(const char *prefix, size_t len);
+
+/* Backend @i of the registry (built-in ones first), NULL past the end. */
+const struct ipu_backend_ops *ipu_backend_at(size_t i);
+
+/*
+ * __ipu_backend_register() - add @ops to the registry (tests: a fake
+ * backend). Not thread-safe. Return 0; -EINVAL for a NULL or prefix-less
+ * @ops; -EEXIST when the prefix is taken; -ENOSPC when the registry is full.
+ */
+int __ipu_backend_register(const struct ipu_backend_ops *ops);
+
+/* __ipu_backend_unregister() - remove @ops. Return 0 or -ENOENT. */
+int __ipu_backend_unregister(const struct ipu_backend_ops *ops);
+
+#endif /* IPU_BACKEND_H */

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
+/*
+ * device.c - opening devices by name and the calls on a whole device.
+ *
+ * A name is "<backend>:<index>" ("hw:0"), or "auto": the IPU_DEVICE
+ * environment variable if set, else the first device, in the order
+ * ipu_device_list_create() lists them (hardware first), that opens (and
+ * attaches, with IPU_OPEN_ATTACH).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "internal.h"
+
+#define IPU_OPEN_OPTS_SZ_V1 sizeof(struct ipu_open_opts)
+#define IPU_DEVICE_INFO_SZ_V1 sizeof(struct ipu_device_info)
+
+/* Split "<prefix>:<index>"; the index is decimal, no sign, no padding. */
+static int parse_name(const char *name, const struct ipu_backend_ops **opsp,
+		      unsigned int *index)
+{
+	const char *colon = strchr(name, ':');
+	const char *num;
+	unsigned long v;
+	char *end;
+
+	if (!colon || colon == name)
+		return ipu_err(-EINVAL,
+			       "device name \"%s\": expected \"<backend>:<index>\", e.g. \"hw:0\", or \"auto\"",
+			       name);
+	num = colon + 1;
+	if (*num < '0' || *num > '9' || (num[0] == '0' && num[1]))
+		return ipu_err(-EINVAL, "device name \"%s\": bad index", name);
+	errno = 0;
+	v = strtoul(num, &end, 10);
+	if (errno || *end || v > INT_MAX)
+		return ipu_err(-EINVAL, "device name \"%s\": bad index", name);
+	*opsp = ipu_backend_find(name, colon - name);
+	if (!*opsp)
+		return ipu_err(-EINVAL, "device name \"%s\": unknown backend \"%.*s\"",
+			       name, (int)(colon - name), name);
+	*index = v;
+	return 0;
+}
+
+static int open_one(const struct ipu_backend_ops *ops, unsigned int index,
+		    uint32_t flags, struct ipu_device **devp)
+{
+	struct ipu_device *dev;
+	int err;
+
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return ipu_err(-ENOMEM, "opening %s:%u", ops->prefix, index);
+	dev->ops = ops;
+	dev->index = index;
+	snprintf(dev->name, sizeof(dev->name), "%s:%u", ops->prefix, index);
+	err = pthread_mutex_init(&dev->lock, NULL);
+	if (err) {
+		free(dev);
+		return ipu_err(-err, "opening %s:%u", ops->prefix, index);
+	}
+
+	err = ops->open(dev, index);
+	if (err) {
+		ipu_err(err, "opening %s", dev->name);
+		goto err_free;
+	}
+	if (flags & IPU_OPEN_ATTACH) {
+		err = ops->attach(dev);
+		if (err) {
+			ipu_err(err, "%s: attaching", dev->name);
+			goto err_close;
+		}
+	}
+	*devp = dev;
+	return 0;
+
+err_close:
+	ops->close(dev);
+err_free:
+	pthread_mutex_destroy(&dev->lock);
+	free(dev);
+	return err;
+}
+
+static int open_auto(uint32_t flags, struct ipu_device **devp)
+{
+	const struct ipu_device_entry *e;
+	const struct ipu_backend_ops *ops;
+	struct ipu_device_list *list;
+	unsigned int index;
+	int err, last = -ENODEV;
+	char why[256];
+	size_t i;
+
+	err = ipu_device_list_create(&list);
+	if (err)
+		return err;
+	for (i = 0; (e = ipu_device_list_get(list, i)); i++) {
+		if (parse_name(e->name, &ops, &index))
+			continue;
+		last = open_one(ops, index, flags, devp);
+		if (!last)
+			break;
+	}
+	ipu_device_list_free(list);
+	if (last == -ENODEV)
+		return ipu_err(-ENODEV, "auto: no IPU device found");
+	if (last) {
+		snprintf(why, sizeof(why), "%s", ipu_errmsg());
+		return ipu_err(last, "auto: no IPU device could be %s (last: %s)",
+			       flags & IPU_OPEN_ATTACH ? "attached" : "opened",
+			       why);
+	}
+	return 0;
+}
+
+int ipu_device_open(const char *name, const struct ipu_open_opts *opts,
+		    struct ipu_device **devp)
+{
+	IPU_KEEP_ERRNO();
+	const struct ipu_backend_ops *ops;
+	unsigned int index;
+	uint32_t flags = 0;
+	const char *env;
+	int err;
+
+	if (!devp)
+		return ipu_err(-EINVAL, "ipu_device_open: devp is NULL");
+	*devp = NULL;
+	if (opts) {
+		err = ipu_opts_check(opts, opts->sz, IPU_OPEN_OPTS_SZ_V1,
+				     sizeof(*opts));
+		if (err)
+			return ipu_err(err, "ipu_device_open: options of %zu bytes (this libipu knows %zu)",
+				       opts->sz, sizeof(*opts));
+		flags = opts->flags;
+		if (flags & ~IPU_OPEN_FLAGS_ALL)
+			return ipu_err(-EINVAL, "ipu_device_open: unknown flags 0x%x",
+				       flags & ~IPU_OPEN_FLAGS_ALL);
+	}
+
+	if (!name || !strcmp(name, "auto")) {
+		env = getenv("IPU_DEVICE");
+		if (!env || !env[0] || !strcmp(env, "auto"))
+			return open_auto(flags, devp);
+		name = env;
+	}
+	err = parse_name(name, &ops, &index);
+	if (err)
+		return err;
+	return open_one(ops, index, flags, devp);
+}
+
+void ipu_device_close(struct ipu_device *dev)
+{
+	IPU_KEEP_ERRNO();
+
+	if (!dev)
+		return;
+	ipu_bo_destroy_all(dev);
+	dev->ops->close(dev);
+	pthread_mutex_destroy(&dev->lock);
+	free(dev);
+}
+
+const char *ipu_device_name(const struct ipu_device *dev)
+{
+	return dev ? dev->name : "";
+}
+
+int ipu_device_query(struct ipu_device *dev, struct ipu_device_info *info)
+{
+	IPU_KEEP_ERRNO();
+	struct ipu_device_info full;
+	int err;
+
+	if (!dev || !info)
+		return ipu_err(-EINVAL, "ipu_device_query: %s is NULL",
+			       dev ? "info" : "dev");
+	if (info->sz < IPU_DEVICE_INFO_SZ_V1)
+		return ipu_err(-EINVAL, "%s: ipu_device_info of %zu bytes, at least %zu needed",
+			       dev->name, info->sz, IPU_DEVICE_INFO_SZ_V1);
+	memset(&full, 0, sizeof(full));
+	full.sz = sizeof(full);
+	err = dev->ops->query(dev, &full);
+	if (err)
+		return ipu_err(err, "%s: querying the device", dev->name);
+	return ipu_out_copy(info, info->sz, &full, IPU_DEVICE_INFO_SZ_V1,
+			    sizeof(full));
+}
+
+int ipu_device_attach(struct ipu_device *dev)
+{
+	IPU_KEEP_ERRNO();
+	int err;
+
+	if (!dev)
+		return ipu_err(-EINVAL, "ipu_device_attach: dev is NULL");
+	err = dev->ops->attach(dev);
+	if (err == -EBUSY)
+		return ipu_err(err, "%s: attaching: another process owns the device (see its owner_pid)",
+			       dev->name);
+	if (err)
+		return ipu_err(err, "%s: attaching", dev->name);
+	return 0;
+}
+
+int ipu_device_detach(struct ipu_device *dev)
+{
+	IPU_KEEP_ERRNO();
+	int err;
+
+	if (!dev)
+		return ipu_err(-EINVAL, "ipu_device_detach: dev is NULL");
+	err = dev->ops->detach(dev);
+	if (err)
+		return ipu_err(err, "%s: detaching", dev->name);
+	return 0;
+}
+
+int ipu_device_reset(struct ipu_device *dev)
+{
+	IPU_KEEP_ERRNO();
+	int err;
+
+	if (!dev)
+		return ipu_err(-EINVAL, "ipu_device_reset: dev is NULL");
+	err = dev->ops->reset(dev);
+	if (err)
+		return ipu_err(err, "%s: resetting", dev->name);
+	return 0;
+}
