@@ -22,15 +22,25 @@ CPPFLAGS_ALL := -D_GNU_SOURCE -Iinclude -Iinclude/uapi -Iuserspace/ipu
 CFLAGS_ALL := -std=gnu11 -O2 -g -fPIC $(WARN) $(SAN) $(CFLAGS)
 LDFLAGS_ALL := $(SAN) $(LDFLAGS)
 
+# Libraries, bottom up: libipufw (firmware: dtypes, executable format,
+# executor), libipu (devices), libipuir (IR builder and compiler).
+LIBIPUFW_SRCS := $(sort $(wildcard firmware/*.c))
+LIBIPUFW_OBJS := $(LIBIPUFW_SRCS:%.c=$(O)/%.o)
+LIBIPUFW := $(O)/lib/libipufw.a
 LIBIPU_SRCS := $(sort $(wildcard userspace/ipu/*.c))
 LIBIPU_OBJS := $(LIBIPU_SRCS:%.c=$(O)/%.o)
 LIBIPU := $(O)/lib/libipu.a
+LIBIPUIR_SRCS := $(sort $(wildcard userspace/ir/*.c))
+LIBIPUIR_OBJS := $(LIBIPUIR_SRCS:%.c=$(O)/%.o)
+LIBIPUIR := $(O)/lib/libipuir.a
+ALL_LIBS := $(LIBIPUIR) $(LIBIPU) $(LIBIPUFW)
+SYS_LIBS := -lopenblas -lz -lm -lpthread
 
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:%.c=$(O)/%)
 KTEST_SRCS := $(sort $(wildcard tests/kernel/test_*.c))
 KTEST_BINS := $(KTEST_SRCS:%.c=$(O)/%)
-TEST_LIBS := -lcmocka -lpthread
+TEST_LIBS := -lcmocka $(SYS_LIBS)
 
 .PHONY: all deps userspace module unit unit-plain unit-asan unit-valgrind \
 	lint kernel-check check demo bench clean
@@ -40,19 +50,23 @@ all: userspace module
 deps:
 	@scripts/install-deps
 
-userspace: $(LIBIPU) $(UNIT_BINS) $(KTEST_BINS)
+userspace: $(ALL_LIBS) $(UNIT_BINS) $(KTEST_BINS)
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
 
+$(LIBIPUFW): $(LIBIPUFW_OBJS)
 $(LIBIPU): $(LIBIPU_OBJS)
+$(LIBIPUIR): $(LIBIPUIR_OBJS)
+$(ALL_LIBS):
 	@mkdir -p $(dir $@)
+	rm -f $@
 	$(AR) rcs $@ $^
 
-$(O)/tests/%: tests/%.c $(LIBIPU)
+$(O)/tests/%: tests/%.c $(ALL_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_ALL) -Itests $(CFLAGS_ALL) -MMD -MP $< -o $@ $(LIBIPU) $(LDFLAGS_ALL) $(TEST_LIBS)
+	$(CC) $(CPPFLAGS_ALL) -Itests $(CFLAGS_ALL) -MMD -MP $< -o $@ $(ALL_LIBS) $(LDFLAGS_ALL) $(TEST_LIBS)
 
 module: deps
 	scripts/build-module host $(O)/kmod/host
@@ -87,4 +101,4 @@ check: deps
 clean:
 	rm -rf $(BUILD)
 
--include $(LIBIPU_OBJS:.o=.d) $(UNIT_BINS:=.d) $(KTEST_BINS:=.d)
+-include $(LIBIPUFW_OBJS:.o=.d) $(LIBIPU_OBJS:.o=.d) $(LIBIPUIR_OBJS:.o=.d) $(UNIT_BINS:=.d) $(KTEST_BINS:=.d)

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT) */
+/*
+ * firmware.h - libipufw, the device side of the stack: runs a validated
+ * executable (include/ipu/exe.h) over replica arenas in device memory.
+ *
+ * The model backend of libipu links it in-process; ipu-simd runs it for the
+ * kernel's simulated IPUs. It depends on nothing above it: libc, pthreads,
+ * CBLAS and exe.h. The same program and inputs give the same bits whichever
+ * of them runs it (the executor is deterministic: reductions run in a fixed
+ * order, all-reduce sums replicas in index order).
+ */
+#ifndef IPU_FIRMWARE_H
+#define IPU_FIRMWARE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "exe.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Firmware version reported by the model and ipu-simd: major.minor.patch. */
+#define IPUFW_VERSION_MAJOR 1
+#define IPUFW_VERSION_MINOR 0
+#define IPUFW_VERSION_PATCH 0
+#define IPUFW_VERSION \
+	((IPUFW_VERSION_MAJOR << 16) | (IPUFW_VERSION_MINOR << 8) | IPUFW_VERSION_PATCH)
+
+struct ipufw_executor;
+
+/**
+ * ipufw_executor_create() - an executor with worker threads for up to
+ * @max_replicas replicas running in parallel.
+ * @exp: out: the executor; free with ipufw_executor_destroy().
+ *
+ * Return: 0; -EINVAL for @max_replicas 0 or NULL @exp; -ENOMEM; -errno of
+ * pthread_create().
+ */
+int ipufw_executor_create(unsigned int max_replicas,
+			  struct ipufw_executor **exp);
+
+/** ipufw_executor_destroy() - stop the workers and free; NULL is a no-op. */
+void ipufw_executor_destroy(struct ipufw_executor *ex);
+
+/**
+ * ipufw_run() - run @exe once: every replica executes the program over its
+ * own arena, in parallel; all-reduce synchronises the replicas.
+ * @ex: the executor; one run at a time per executor.
+ * @exe: a validated executable (ipu_exe_validate()).
+ * @arenas: @exe->replication_factor pointers, each to @arena_size bytes
+ *	(at least @exe->arena_size) of device memory.
+ * @arena_size: bytes available at each arena pointer.
+ * @errbuf, @errlen: out: on failure a message naming the replica, the
+ *	instruction and what went wrong; may be NULL.
+ *
+ * Return: 0; -EINVAL when the arenas do not fit the executable or more
+ * replicas are asked for than the executor has; -ERANGE when a stream is
+ * loaded or stored more than num_host_transfers times in one run.
+ */
+int ipufw_run(struct ipufw_executor *ex, const struct ipu_exe *exe,
+	      void *const *arenas, uint64_t arena_size, char *errbuf,
+	      size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* IPU_FIRMWARE_H */
