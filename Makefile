@@ -76,27 +76,47 @@ module: deps
 unit: deps
 	$(MAKE) unit-plain unit-asan unit-valgrind
 
+# BUILD=$(BUILD): the scripts read the build directory from the environment,
+# and a BUILD given on make's command line is not exported to recipes.
 unit-plain: userspace
-	scripts/run-tests unit $(UNIT_BINS)
+	BUILD=$(BUILD) scripts/run-tests unit $(UNIT_BINS)
 
 unit-asan:
 	$(MAKE) BUILD=$(BUILD)/asan SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" userspace
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	BUILD=$(BUILD) ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 		scripts/run-tests unit-asan $(UNIT_SRCS:%.c=$(BUILD)/asan/%)
 
 unit-valgrind: userspace
-	scripts/run-tests --valgrind unit-valgrind $(UNIT_BINS)
+	BUILD=$(BUILD) scripts/run-tests --valgrind unit-valgrind $(UNIT_BINS)
 
 lint: deps
-	scripts/lint-driver
+	BUILD=$(BUILD) scripts/lint-driver
 
 kernel-check: deps userspace
 	scripts/kernel-check $(O)
 
+# Every phase runs even when an earlier one failed (a loop, and -k inside
+# each). A phase that fails without a failure in $(O)/results (a build error
+# before any test could report) is recorded as one failure of its own, so
+# the total never hides it. The last line is summarize's "N passed, N failed".
+CHECK_PHASES := unit lint kernel-check
+FAILED_SO_FAR = cat $(O)/results/* 2>/dev/null | awk '{ f += $$2 } END { print f + 0 }'
+
 check: deps
-	@rm -rf $(O)/results
-	$(MAKE) unit lint kernel-check
-	@scripts/summarize $(O)/results
+	@rm -rf $(O)/results && mkdir -p $(O)/results
+	@status=0; \
+	for phase in $(CHECK_PHASES); do \
+		before=$$($(FAILED_SO_FAR)); \
+		if ! $(MAKE) -k --no-print-directory $$phase; then \
+			status=1; \
+			if [ "$$($(FAILED_SO_FAR))" -le "$$before" ]; then \
+				echo "check: 'make $$phase' failed before its tests reported"; \
+				echo "0 1 0" >$(O)/results/make-$$phase; \
+			fi; \
+		fi; \
+	done; \
+	scripts/summarize $(O)/results || status=1; \
+	exit $$status
 
 clean:
 	rm -rf $(BUILD)
