@@ -1,0 +1,796 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ktest.h - shared helpers of the kernel tests (tests/kernel/test_*.c).
+ *
+ * Each test binary is one C file (see the top-level Makefile), so the helpers
+ * are static inline functions here.
+ *
+ * - Raw ioctls: kt_ioctl() and the kt_<command>() wrappers return 0 or
+ *   -errno, so a test reads assert_int_equal(kt_attach(fd), -EBUSY).
+ * - Skipping: a test that needs /dev/ipuN calls kt_open(N) (or
+ *   kt_require_dev(N)), which skips the test when the device is absent (no
+ *   module loaded, as on a build host). KT_RUN() exits 77 only when every
+ *   test skipped, 1 when one failed, else 0.
+ * - Cleanup: what a test opens through these helpers (files, mappings,
+ *   libipu devices, child processes, simulated devices it added, fault
+ *   switches it set) is tracked and released by kt_teardown() even when an
+ *   assertion fails half way, so one failing test cannot leave the device
+ *   attached under the next one. Release things early only through the
+ *   kt_close()/kt_munmap()/... helpers, which stop tracking them.
+ * - Child processes must not use cmocka's asserts (they would longjmp in the
+ *   child): they check with plain code and report through their exit status.
+ * - No test sleeps to wait for something or measures time: processes
+ *   synchronise through pipes and waitpid().
+ */
+#ifndef IPU_TESTS_KTEST_H
+#define IPU_TESTS_KTEST_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/ipu.h>
+#include <ipu/ipu.h>
+
+#define KT_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#define KT_SYSFS_CLASS "/sys/class/ipu"
+#define KT_SIM_CTL "/sys/devices/ipu_sim"
+#define KT_DEBUGFS "/sys/kernel/debug/ipu"
+
+/* ------------------------------------------------------------------------ */
+/* Skipping and the exit status                                             */
+/* ------------------------------------------------------------------------ */
+
+static unsigned int kt_skipped __attribute__((unused));
+
+/* Mark the running test skipped (and count it) and leave it. */
+#define kt_skip()                                                         \
+	do {                                                              \
+		kt_skipped++;                                             \
+		skip();                                                   \
+	} while (0)
+
+static inline int kt_exit_code(int failed, size_t ntests)
+{
+	if (failed)
+		return 1;
+	if (ntests && kt_skipped == ntests)
+		return 77;
+	return 0;
+}
+
+/* Run the group of @tests and turn the result into the exit status. */
+#define KT_RUN(tests)                                                     \
+	kt_exit_code(cmocka_run_group_tests(tests, NULL, NULL),           \
+		     KT_ARRAY_SIZE(tests))
+
+static inline bool kt_have_dev(unsigned int idx)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/dev/ipu%u", idx);
+	return access(path, F_OK) == 0;
+}
+
+#define kt_require_dev(idx)                                               \
+	do {                                                              \
+		if (!kt_have_dev(idx)) {                                  \
+			print_message("/dev/ipu%u absent: skipped\n",     \
+				      (unsigned int)(idx));               \
+			kt_skip();                                        \
+		}                                                         \
+	} while (0)
+
+/* ------------------------------------------------------------------------ */
+/* Tracked resources                                                        */
+/* ------------------------------------------------------------------------ */
+
+enum kt_kind {
+	KT_FREE,
+	KT_FD,		/* fd of a device file to close */
+	KT_PIPE,	/* other fd to close */
+	KT_MAP,		/* addr/len to munmap */
+	KT_DEV,		/* libipu device to close */
+	KT_CHILD,	/* pid to kill and reap */
+	KT_SIMDEV,	/* simulated device to delete */
+	KT_FAULT,	/* fault switch (idx, name) to set back to 0 */
+};
+
+struct kt_res {
+	enum kt_kind kind;
+	int fd;
+	void *addr;
+	size_t len;
+	struct ipu_device *dev;
+	pid_t pid;
+	unsigned int idx;
+	char name[32];
+};
+
+#define KT_MAX_RES 256
+static struct kt_res kt_res[KT_MAX_RES] __attribute__((unused));
+
+static inline struct kt_res *kt_track(enum kt_kind kind)
+{
+	int i;
+
+	for (i = 0; i < KT_MAX_RES; i++) {
+		if (kt_res[i].kind == KT_FREE) {
+			memset(&kt_res[i], 0, sizeof(kt_res[i]));
+			kt_res[i].kind = kind;
+			return &kt_res[i];
+		}
+	}
+	fail_msg("ktest: more than %d tracked resources", KT_MAX_RES);
+	return NULL;
+}
+
+static inline struct kt_res *kt_find(enum kt_kind kind, int fd, void *addr,
+				     struct ipu_device *dev, pid_t pid,
+				     unsigned int idx)
+{
+	int i;
+
+	for (i = KT_MAX_RES - 1; i >= 0; i--) {
+		struct kt_res *r = &kt_res[i];
+
+		if (r->kind != kind)
+			continue;
+		if (((kind == KT_FD || kind == KT_PIPE) && r->fd == fd) ||
+		    (kind == KT_MAP && r->addr == addr) ||
+		    (kind == KT_DEV && r->dev == dev) ||
+		    (kind == KT_CHILD && r->pid == pid) ||
+		    (kind == KT_SIMDEV && r->idx == idx))
+			return r;
+	}
+	return NULL;
+}
+
+static inline void kt_untrack(struct kt_res *r)
+{
+	if (r)
+		r->kind = KT_FREE;
+}
+
+static inline int kt_write_file(const char *path, const char *val)
+{
+	ssize_t n;
+	int fd, err = 0;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	if (n < 0)
+		err = -errno;
+	else if ((size_t)n != strlen(val))
+		err = -EIO;
+	close(fd);
+	return err;
+}
+
+static inline int kt_fault_path(char *buf, size_t len, unsigned int idx,
+				const char *name)
+{
+	return snprintf(buf, len, KT_DEBUGFS "/ipu%u/%s", idx, name);
+}
+
+static inline void kt_release(struct kt_res *r)
+{
+	char path[128];
+	int status;
+
+	switch (r->kind) {
+	case KT_FD:
+	case KT_PIPE:
+		close(r->fd);
+		break;
+	case KT_MAP:
+		munmap(r->addr, r->len);
+		break;
+	case KT_DEV:
+		ipu_device_close(r->dev);
+		break;
+	case KT_CHILD:
+		kill(r->pid, SIGKILL);
+		while (waitpid(r->pid, &status, 0) < 0 && errno == EINTR)
+			;
+		break;
+	case KT_SIMDEV:
+		snprintf(path, sizeof(path), "%u", r->idx);
+		kt_write_file(KT_SIM_CTL "/del_device", path);
+		break;
+	case KT_FAULT:
+		kt_fault_path(path, sizeof(path), r->idx, r->name);
+		kt_write_file(path, "0");
+		break;
+	case KT_FREE:
+		break;
+	}
+	r->kind = KT_FREE;
+}
+
+/* Release everything tracked, newest first. */
+static inline void kt_cleanup(void)
+{
+	int i;
+
+	/* Children first: they may hold the devices. */
+	for (i = KT_MAX_RES - 1; i >= 0; i--)
+		if (kt_res[i].kind == KT_CHILD)
+			kt_release(&kt_res[i]);
+	for (i = KT_MAX_RES - 1; i >= 0; i--)
+		if (kt_res[i].kind != KT_SIMDEV && kt_res[i].kind != KT_FAULT)
+			kt_release(&kt_res[i]);
+	/* Then what needs the files closed. */
+	for (i = KT_MAX_RES - 1; i >= 0; i--)
+		kt_release(&kt_res[i]);
+}
+
+static inline int kt_teardown(void **state)
+{
+	(void)state;
+	kt_cleanup();
+	return 0;
+}
+
+/* A test with the tracked-resource teardown. */
+#define KT_TEST(f) cmocka_unit_test_teardown(f, kt_teardown)
+
+/* ------------------------------------------------------------------------ */
+/* Files, mappings, devices                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* Open /dev/ipu@idx read-write (skips the test if absent); tracked. */
+static inline int kt_open(unsigned int idx)
+{
+	char path[64];
+	int fd;
+
+	kt_require_dev(idx);
+	snprintf(path, sizeof(path), "/dev/ipu%u", idx);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		fail_msg("open %s: %s", path, strerror(errno));
+	kt_track(KT_FD)->fd = fd;
+	return fd;
+}
+
+/* Close a tracked fd now; returns close()'s 0 or -errno. */
+static inline int kt_close(int fd)
+{
+	struct kt_res *r = kt_find(KT_FD, fd, NULL, NULL, 0, 0);
+
+	kt_untrack(r ? r : kt_find(KT_PIPE, fd, NULL, NULL, 0, 0));
+	return close(fd) ? -errno : 0;
+}
+
+/* mmap(), tracked when it succeeds. Returns the address or MAP_FAILED. */
+static inline void *kt_mmap(size_t len, int prot, int flags, int fd,
+			    off_t off)
+{
+	void *p = mmap(NULL, len, prot, flags, fd, off);
+
+	if (p != MAP_FAILED) {
+		struct kt_res *r = kt_track(KT_MAP);
+
+		r->addr = p;
+		r->len = len;
+	}
+	return p;
+}
+
+/* mmap() that must fail: returns -errno, 0 if it (wrongly) succeeded. */
+static inline int kt_mmap_err(size_t len, int prot, int flags, int fd,
+			      off_t off)
+{
+	void *p = kt_mmap(len, prot, flags, fd, off);
+
+	return p == MAP_FAILED ? -errno : 0;
+}
+
+static inline int kt_munmap(void *addr, size_t len)
+{
+	kt_untrack(kt_find(KT_MAP, 0, addr, NULL, 0, 0));
+	return munmap(addr, len) ? -errno : 0;
+}
+
+/* Anonymous read-write memory of @len bytes, tracked. */
+static inline void *kt_alloc(size_t len)
+{
+	void *p = kt_mmap(len, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	assert_true(p != MAP_FAILED);
+	return p;
+}
+
+/* Open "hw:@idx" with libipu (skips if absent); tracked. */
+static inline struct ipu_device *kt_dev_open(unsigned int idx, uint32_t flags)
+{
+	IPU_OPTS(ipu_open_opts, opts, .flags = flags);
+	struct ipu_device *dev = NULL;
+	char name[32];
+	int err;
+
+	kt_require_dev(idx);
+	snprintf(name, sizeof(name), "hw:%u", idx);
+	err = ipu_device_open(name, &opts, &dev);
+	if (err)
+		fail_msg("ipu_device_open(%s): %d (%s)", name, err, ipu_errmsg());
+	kt_track(KT_DEV)->dev = dev;
+	return dev;
+}
+
+static inline void kt_dev_close(struct ipu_device *dev)
+{
+	kt_untrack(kt_find(KT_DEV, 0, NULL, dev, 0, 0));
+	ipu_device_close(dev);
+}
+
+static inline size_t kt_page_size(void)
+{
+	return (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/*
+ * A size that both device memory and host pages divide: BOs of multiples
+ * of it are whole in mmap() and have no rounding slack.
+ */
+static inline uint64_t kt_granule(int fd);
+
+/* ------------------------------------------------------------------------ */
+/* Raw ioctls                                                               */
+/* ------------------------------------------------------------------------ */
+
+static inline int kt_ioctl(int fd, unsigned long req, void *arg)
+{
+	int ret;
+
+	do {
+		ret = ioctl(fd, req, arg);
+	} while (ret < 0 && errno == EINTR);
+	return ret < 0 ? -errno : ret;
+}
+
+/*
+ * The command @cmd with its size field replaced by @size: how a caller
+ * built against an older (smaller) or newer (larger) header calls it.
+ */
+static inline unsigned long kt_resize(unsigned long cmd, size_t size)
+{
+	return _IOC(_IOC_DIR(cmd), _IOC_TYPE(cmd), _IOC_NR(cmd), size);
+}
+
+/* @cmd with its direction bits replaced by @dir. */
+static inline unsigned long kt_redir(unsigned long cmd, unsigned int dir)
+{
+	return _IOC(dir, _IOC_TYPE(cmd), _IOC_NR(cmd), _IOC_SIZE(cmd));
+}
+
+static inline int kt_get_info(int fd, struct ipu_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	return kt_ioctl(fd, IPU_IOCTL_GET_INFO, info);
+}
+
+/* GET_INFO that must succeed. */
+static inline struct ipu_info kt_info(int fd)
+{
+	struct ipu_info info;
+	int err = kt_get_info(fd, &info);
+
+	if (err)
+		fail_msg("GET_INFO: %s", strerror(-err));
+	return info;
+}
+
+static inline int kt_attach(int fd)
+{
+	struct ipu_attach a;
+
+	memset(&a, 0, sizeof(a));
+	return kt_ioctl(fd, IPU_IOCTL_ATTACH, &a);
+}
+
+static inline int kt_detach(int fd)
+{
+	struct ipu_detach d;
+
+	memset(&d, 0, sizeof(d));
+	return kt_ioctl(fd, IPU_IOCTL_DETACH, &d);
+}
+
+static inline int kt_reset(int fd)
+{
+	struct ipu_reset r;
+
+	memset(&r, 0, sizeof(r));
+	return kt_ioctl(fd, IPU_IOCTL_RESET, &r);
+}
+
+static inline int kt_bo_create(int fd, uint64_t size, struct ipu_bo_create *bo)
+{
+	memset(bo, 0, sizeof(*bo));
+	bo->size = size;
+	return kt_ioctl(fd, IPU_IOCTL_BO_CREATE, bo);
+}
+
+/* BO_CREATE that must succeed; returns the handle. */
+static inline uint32_t kt_bo(int fd, uint64_t size, struct ipu_bo_create *out)
+{
+	struct ipu_bo_create bo;
+	int err = kt_bo_create(fd, size, &bo);
+
+	if (err)
+		fail_msg("BO_CREATE of %" PRIu64 " bytes: %s", size, strerror(-err));
+	if (out)
+		*out = bo;
+	return bo.handle;
+}
+
+static inline int kt_bo_destroy(int fd, uint32_t handle)
+{
+	struct ipu_bo_destroy d;
+
+	memset(&d, 0, sizeof(d));
+	d.handle = handle;
+	return kt_ioctl(fd, IPU_IOCTL_BO_DESTROY, &d);
+}
+
+static inline int kt_bo_info(int fd, uint32_t handle, struct ipu_bo_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->handle = handle;
+	return kt_ioctl(fd, IPU_IOCTL_BO_INFO, info);
+}
+
+static inline int kt_xfer(int fd, uint32_t handle, uint64_t bo_offset,
+			  const void *ptr, uint64_t length, uint32_t flags)
+{
+	struct ipu_xfer x;
+
+	memset(&x, 0, sizeof(x));
+	x.user_ptr = (uint64_t)(uintptr_t)ptr;
+	x.bo_offset = bo_offset;
+	x.length = length;
+	x.handle = handle;
+	x.flags = flags;
+	return kt_ioctl(fd, IPU_IOCTL_XFER, &x);
+}
+
+static inline int kt_write_bo(int fd, uint32_t handle, uint64_t off,
+			      const void *src, uint64_t len)
+{
+	return kt_xfer(fd, handle, off, src, len, IPU_XFER_TO_DEVICE);
+}
+
+static inline int kt_read_bo(int fd, uint32_t handle, uint64_t off, void *dst,
+			     uint64_t len)
+{
+	return kt_xfer(fd, handle, off, dst, len, IPU_XFER_FROM_DEVICE);
+}
+
+static inline uint64_t kt_granule(int fd)
+{
+	struct ipu_info info = kt_info(fd);
+	uint64_t page = kt_page_size();
+
+	assert_true(info.mem_page_size > 0);
+	return info.mem_page_size > page ? info.mem_page_size : page;
+}
+
+/* An open, attached file of /dev/ipu@idx (skips if absent). */
+static inline int kt_open_attached(unsigned int idx)
+{
+	int fd = kt_open(idx);
+
+	assert_int_equal(kt_attach(fd), 0);
+	return fd;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Data patterns                                                            */
+/* ------------------------------------------------------------------------ */
+
+/* Byte @i of pattern @seed: never constant over a page, never all zero. */
+static inline uint8_t kt_pat(uint32_t seed, size_t i)
+{
+	uint32_t x = (uint32_t)i * 2654435761u + seed * 40503u + 1;
+
+	return (uint8_t)((x >> 13) ^ (x >> 24) ^ (i & 0xff) ^ 0x5a);
+}
+
+static inline void kt_fill(void *buf, size_t len, uint32_t seed)
+{
+	uint8_t *p = buf;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = kt_pat(seed, i);
+}
+
+/* Index of the first byte of @buf that differs from pattern @seed, or -1. */
+static inline ssize_t kt_check(const void *buf, size_t len, uint32_t seed)
+{
+	const uint8_t *p = buf;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (p[i] != kt_pat(seed, i))
+			return (ssize_t)i;
+	return -1;
+}
+
+/* Index of the first non-zero byte of @buf, or -1. */
+static inline ssize_t kt_nonzero(const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (p[i])
+			return (ssize_t)i;
+	return -1;
+}
+
+#define assert_pattern(buf, len, seed)                                    \
+	assert_int_equal(kt_check((buf), (len), (seed)), -1)
+#define assert_zeroed(buf, len) assert_int_equal(kt_nonzero((buf), (len)), -1)
+
+/* ------------------------------------------------------------------------ */
+/* sysfs, debugfs, simulated devices                                        */
+/* ------------------------------------------------------------------------ */
+
+/* First line of a text file into @buf (newline stripped); 0 or -errno. */
+static inline int kt_read_file(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd, err = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	if (n < 0)
+		err = -errno;
+	close(fd);
+	if (err)
+		return err;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/* /sys/class/ipu/ipu@idx/@attr as a string; fails the test if unreadable. */
+static inline void kt_sysfs(unsigned int idx, const char *attr, char *buf,
+			    size_t len)
+{
+	char path[128];
+	int err;
+
+	snprintf(path, sizeof(path), KT_SYSFS_CLASS "/ipu%u/%s", idx, attr);
+	err = kt_read_file(path, buf, len);
+	if (err)
+		fail_msg("read %s: %s", path, strerror(-err));
+}
+
+/* A decimal sysfs attribute of /sys/class/ipu/ipu@idx. */
+static inline uint64_t kt_sysfs_u64(unsigned int idx, const char *attr)
+{
+	char buf[64], *end;
+	unsigned long long v;
+
+	kt_sysfs(idx, attr, buf, sizeof(buf));
+	errno = 0;
+	v = strtoull(buf, &end, 10);
+	if (errno || end == buf || *end || buf[0] == '-')
+		fail_msg("%s of ipu%u is \"%s\", not a decimal", attr, idx, buf);
+	return v;
+}
+
+/* Bit set of the ipuN present in /sys/class/ipu (N < 64). */
+static inline uint64_t kt_present(void)
+{
+	struct dirent *de;
+	uint64_t set = 0;
+	unsigned int n;
+	char c;
+	DIR *d;
+
+	d = opendir(KT_SYSFS_CLASS);
+	if (!d)
+		return 0;
+	while ((de = readdir(d)))
+		if (sscanf(de->d_name, "ipu%u%c", &n, &c) == 1 && n < 64)
+			set |= 1ull << n;
+	closedir(d);
+	return set;
+}
+
+/* Skip unless the module is loaded, fail if it lacks the sim controls. */
+#define kt_require_sim_ctl()                                              \
+	do {                                                              \
+		kt_require_dev(0);                                        \
+		assert_int_equal(access(KT_SIM_CTL "/new_device", W_OK), 0); \
+		assert_int_equal(access(KT_SIM_CTL "/del_device", W_OK), 0); \
+	} while (0)
+
+/*
+ * Add a simulated IPU of @mem_mb MiB (0: the module's default) and return
+ * its index; tracked, so teardown deletes it.
+ */
+static inline unsigned int kt_sim_add(unsigned int mem_mb)
+{
+	uint64_t before, after, added;
+	char val[32];
+	int err;
+
+	before = kt_present();
+	snprintf(val, sizeof(val), "%u", mem_mb);
+	err = kt_write_file(KT_SIM_CTL "/new_device", val);
+	if (err)
+		fail_msg("write %s to new_device: %s", val, strerror(-err));
+	after = kt_present();
+	added = after & ~before;
+	if (!added || (added & (added - 1)))
+		fail_msg("new_device: expected one new ipuN in " KT_SYSFS_CLASS
+			 " (before %#" PRIx64 ", after %#" PRIx64 ")",
+			 before, after);
+	kt_track(KT_SIMDEV)->idx = (unsigned int)__builtin_ctzll(added);
+	return (unsigned int)__builtin_ctzll(added);
+}
+
+/* Delete simulated IPU @idx now; 0 or -errno from the write. */
+static inline int kt_sim_del(unsigned int idx)
+{
+	char val[32];
+	int err;
+
+	snprintf(val, sizeof(val), "%u", idx);
+	err = kt_write_file(KT_SIM_CTL "/del_device", val);
+	if (!err)
+		kt_untrack(kt_find(KT_SIMDEV, 0, NULL, NULL, 0, idx));
+	return err;
+}
+
+/* Set fault switch @name of ipu@idx to @k; teardown sets it back to 0. */
+static inline void kt_fault_set(unsigned int idx, const char *name,
+				unsigned int k)
+{
+	char path[128], val[32];
+	struct kt_res *r;
+	int err;
+
+	kt_fault_path(path, sizeof(path), idx, name);
+	snprintf(val, sizeof(val), "%u", k);
+	err = kt_write_file(path, val);
+	if (err)
+		fail_msg("write %s to %s: %s", val, path, strerror(-err));
+	r = kt_track(KT_FAULT);
+	r->idx = idx;
+	snprintf(r->name, sizeof(r->name), "%s", name);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Child processes                                                          */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * fork(), tracked in the parent (teardown kills and reaps it). The child
+ * forgets the tracking table (it must end with _exit()) and gets the
+ * default action back for the signals cmocka catches. Unless @share_files,
+ * the child closes its copies of the tracked device files (raw fds), so
+ * that the parent's close() really releases a file. A libipu device or a
+ * device mapping open at fork() stays shared with the child: fork first.
+ */
+static inline pid_t kt_fork_opt(bool share_files)
+{
+	pid_t pid;
+	int i;
+
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		for (i = 0; i < KT_MAX_RES && !share_files; i++)
+			if (kt_res[i].kind == KT_FD)
+				close(kt_res[i].fd);
+		memset(kt_res, 0, sizeof(kt_res));
+		signal(SIGSEGV, SIG_DFL);
+		signal(SIGBUS, SIG_DFL);
+		signal(SIGILL, SIG_DFL);
+		signal(SIGFPE, SIG_DFL);
+		signal(SIGSYS, SIG_DFL);
+		return 0;
+	}
+	kt_track(KT_CHILD)->pid = pid;
+	return pid;
+}
+
+static inline pid_t kt_fork(void)
+{
+	return kt_fork_opt(false);
+}
+
+/* Reap child @pid; returns its wait status. */
+static inline int kt_wait(pid_t pid)
+{
+	int status = 0;
+	pid_t r;
+
+	do {
+		r = waitpid(pid, &status, 0);
+	} while (r < 0 && errno == EINTR);
+	assert_int_equal(r, pid);
+	kt_untrack(kt_find(KT_CHILD, 0, NULL, NULL, pid, 0));
+	return status;
+}
+
+/* Reap child @pid and require that it exited with status 0. */
+#define kt_wait_ok(pid)                                                   \
+	do {                                                              \
+		int st_ = kt_wait(pid);                                   \
+		if (!WIFEXITED(st_) || WEXITSTATUS(st_) != 0)             \
+			fail_msg("child failed: %s %d (see its message)", \
+				 WIFEXITED(st_) ? "exit" : "signal",      \
+				 WIFEXITED(st_) ? WEXITSTATUS(st_) :      \
+						  WTERMSIG(st_));         \
+	} while (0)
+
+/* For children: print why and _exit(@code) when @cond is false. */
+#define kt_child_check(cond, code)                                        \
+	do {                                                              \
+		if (!(cond)) {                                            \
+			fprintf(stderr, "child %d: %s:%d: %s failed\n",   \
+				(int)getpid(), __FILE__, __LINE__, #cond); \
+			_exit(code);                                      \
+		}                                                         \
+	} while (0)
+
+/* Pipes: a one-byte message to wait on (blocking read, never a sleep). */
+static inline void kt_pipe_send(int fd, char c)
+{
+	while (write(fd, &c, 1) < 0 && errno == EINTR)
+		;
+}
+
+static inline int kt_pipe_recv(int fd)
+{
+	char c;
+	ssize_t n;
+
+	do {
+		n = read(fd, &c, 1);
+	} while (n < 0 && errno == EINTR);
+	return n == 1 ? (unsigned char)c : -1;
+}
+
+/* A pipe whose two ends are tracked (closed at teardown). */
+static inline void kt_pipe(int p[2])
+{
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	kt_track(KT_PIPE)->fd = p[0];
+	kt_track(KT_PIPE)->fd = p[1];
+}
+
+#endif /* IPU_TESTS_KTEST_H */
