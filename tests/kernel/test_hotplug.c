@@ -331,8 +331,12 @@ static void test_readding_while_a_stale_file_is_open_works(void **state)
 	int fd;
 
 	(void)state;
+	/*
+	 * Which N the new device gets while a file of the removed ipuN is
+	 * still open is not specified ("lowest free N"; the driver may keep N
+	 * reserved until that file closes): only that it is a working device.
+	 */
 	idx = kt_sim_add(ADD_MB);
-	assert_int_equal(idx, r.idx);
 	exercise(idx);
 	/* the stale file still talks to the removed device only */
 	assert_int_equal(kt_get_info(r.fd, &info), -ENODEV);
