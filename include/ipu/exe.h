@@ -47,6 +47,7 @@ extern "C" {
 #define IPU_EXE_VERSION		1
 #define IPU_EXE_MAX_DIMS	8
 #define IPU_EXE_MAX_NAME	255	/* bytes of a name, without its NUL */
+#define IPU_EXE_MAX_LOOP_DEPTH	32	/* LOOPs nested in one another */
 
 /* ---------------------------------------------------------------------- */
 /* In-memory form                                                          */
@@ -79,12 +80,17 @@ enum ipu_exe_retrieval {
  * @ndim: number of dimensions, 0 (scalar) to IPU_EXE_MAX_DIMS.
  * @shape: the dimensions; unused ones are 0.
  * @nelems: product of @shape (1 for a scalar).
- * @offset: byte offset of the tensor in each replica's arena.
+ * @offset: byte offset of the tensor in each replica's arena, a multiple
+ *	of ipu_dtype_size(@dtype). Variables, constants and stream slots
+ *	never share bytes with any other tensor; intermediates share only
+ *	when the compiler's plan says they are never live together.
  * @nbytes: @nelems * ipu_dtype_size(@dtype).
  * @group_size: variables: replicas per group sharing one value (S20);
  *	the replication factor when the variable is not grouped.
  * @group_stride: variables: replica index distance between members of a
- *	group (1 = consecutive replicas).
+ *	group (1 = consecutive replicas). PopXL's rules: replication_factor
+ *	is a multiple of @group_stride * @group_size; ipu_exe_replica_group()
+ *	gives each replica's group. Other kinds ignore both.
  * @retrieval: variables: enum ipu_exe_retrieval.
  * @data_offset: variables and constants: offset of the initial data in the
  *	DATA blob: num_groups * @nbytes bytes for variables (one value per
@@ -127,7 +133,7 @@ enum ipu_exe_stream_dir {
  * @shape: the dimensions.
  * @nbytes: bytes of one slot: one transfer for one replica.
  * @slots_offset: arena offset of slot 0; slot i is at @slots_offset +
- *	i * @nbytes, for i < num_host_transfers.
+ *	i * @nbytes, for i < num_host_transfers. Aligned like a tensor.
  */
 struct ipu_exe_stream {
 	const char *name;
@@ -143,6 +149,14 @@ struct ipu_exe_stream {
  * Opcodes. The numbering is part of the file format: only append. Operand
  * lists name tensors by index into the tensor table; "out" is operand 0.
  * Elementwise binary ops broadcast their inputs NumPy-style to out's shape.
+ * An out is always an intermediate that shares no memory with the inputs
+ * (all-reduce alone may name x as out); only SCALED_ADD_INPLACE and ASSIGN
+ * write variables; nothing writes constants. Dtypes: data movement (CAST,
+ * RESHAPE, COPY, TRANSPOSE, SLICE, CONCAT, ASSIGN, HOST_*) takes every
+ * device dtype; arithmetic rejects bool; GELU, TANH, SIGMOID, EXP, LOG,
+ * SQRT, REDUCE_MEAN, SOFTMAX, LOG_SOFTMAX, SCALED_ADD_INPLACE and a mean
+ * ALL_REDUCE take floats only (ipu_dtype_is_float()). The exact rules are
+ * firmware/exe_ops.c, which both the validator and the IR builder use.
  */
 enum ipu_exe_op {
 	IPU_OP_INVALID = 0,
@@ -181,7 +195,8 @@ enum ipu_exe_op {
 	IPU_OP_HOST_LOAD = 100,
 	/* x; params: stream index */
 	IPU_OP_HOST_STORE,
-	/* no operands; params: count, body_len */
+	/* no operands; params: count (>= 0), body_len (>= 0); loops nest at
+	 * most IPU_EXE_MAX_LOOP_DEPTH deep, each body inside its parent's */
 	IPU_OP_LOOP = 110,
 	IPU_OP_COUNT_
 };
@@ -212,9 +227,13 @@ struct ipu_exe_instr {
  * struct ipu_exe - an executable in memory.
  * @name: program name (for messages), may be "".
  * @num_host_transfers: iterations per run (slots per stream), >= 1.
- * @replication_factor: replicas of this instance, >= 1.
- * @instance_replication_factor: replicas of all instances (>= the above).
- * @ipus_per_replica: IPUs one replica spans (highest virtual graph id + 1).
+ * @replication_factor: replicas of this instance, >= 1; the firmware runs
+ *	this many arenas, and replica groupings are relative to it.
+ * @instance_replication_factor: PopXL's instance_replication_factor, the
+ *	replicas this instance runs (S03, S11). A program runs in a single
+ *	instance, so the validator requires it equal to @replication_factor.
+ * @ipus_per_replica: IPUs one replica spans (highest virtual graph id + 1);
+ *	@ipus_per_replica * @instance_replication_factor <= 2^31.
  * @arena_size: bytes of one replica's arena.
  * @tensors, @num_tensors: the tensor table.
  * @streams, @num_streams: the stream table.
@@ -223,9 +242,16 @@ struct ipu_exe_instr {
  * @params, @num_params: integer parameters used by instructions.
  * @data, @data_size: initial data of variables and constants.
  *
- * Loaded executables (ipu_exe_load()) own all of it in one allocation;
- * the compiler builds one with its own allocations. Either way
- * ipu_exe_free() releases it.
+ * Loaded executables (ipu_exe_load()) own all of it in one allocation, and
+ * so do compiled ones (the compiler returns a loaded image of what it
+ * wrote): ipu_exe_free() releases it. An ipu_exe a caller assembles
+ * itself (alloc_ NULL) stays the caller's: ipu_exe_free() leaves it be.
+ *
+ * What libsession needs is all here: @streams (h2d and d2h by direction,
+ * in the order the IR created them), the VARIABLE and CONSTANT entries of
+ * @tensors (name, dtype, shape, grouping, retrieval, mmap flags and path,
+ * initial data in @data) and ipus_per_replica; num_instrs == 0 is a
+ * program with no graph content (S03).
  */
 struct ipu_exe {
 	const char *name;
@@ -366,7 +392,7 @@ struct ipu_exe_file_instr {
  *
  * The firmware runs only validated executables; ipu_exe_load() validates.
  *
- * Return: 0, or -EINVAL (the message says why).
+ * Return: 0, or -EINVAL (the message says why); -ENOMEM.
  */
 int ipu_exe_validate(const struct ipu_exe *exe, char *errbuf, size_t errlen);
 
@@ -413,6 +439,38 @@ int ipu_exe_find_stream(const struct ipu_exe *exe, const char *name);
 
 /** ipu_exe_op_name() - name of opcode @op ("add", ...), "invalid" if none. */
 const char *ipu_exe_op_name(uint32_t op);
+
+/*
+ * Replica groupings (S20), as PopART's ReplicaGrouping lays them out:
+ * groups fill blocks of @stride * @group_size consecutive replicas; inside
+ * a block, group members are @stride apart (with @group_size 1 every
+ * replica is its own group, whatever the stride). The arguments must satisfy the validator's
+ * rules (every variable and ALL_REDUCE of a validated executable does).
+ */
+
+/** ipu_exe_num_groups() - groups of @replicas replicas of @group_size. */
+static inline uint32_t ipu_exe_num_groups(uint32_t replicas,
+					  uint32_t group_size)
+{
+	return replicas / group_size;
+}
+
+/** ipu_exe_replica_group() - the group that @replica belongs to. */
+static inline uint32_t ipu_exe_replica_group(uint32_t group_size,
+					     uint32_t stride, uint32_t replica)
+{
+	return replica % stride + stride * (replica / (stride * group_size));
+}
+
+/** ipu_exe_group_replica() - replica number @index (< @group_size) of
+ * group @group. */
+static inline uint32_t ipu_exe_group_replica(uint32_t group_size,
+					     uint32_t stride, uint32_t group,
+					     uint32_t index)
+{
+	return group / stride * (stride * group_size) + group % stride +
+	       index * stride;
+}
 
 #ifdef __cplusplus
 }
