@@ -195,8 +195,9 @@ struct ipu_open_opts {
  * or unknown flags; -E2BIG for non-zero option bytes this libipu does not
  * know; -ENOENT when the named device does not exist; -ENOTTY when the node
  * is not an IPU; -EPROTO when the kernel speaks an older API than libipu
- * needs; -ENODEV when "auto" finds nothing; -EBUSY (with IPU_OPEN_ATTACH) when
- * another file owns the device; -ENOMEM; other -errno from open(2).
+ * needs; -EBUSY (with IPU_OPEN_ATTACH) when another file owns the device;
+ * -ENOMEM; other -errno from open(2). "auto": -ENODEV when no device is
+ * listed at all, else the error of the last device tried.
  */
 int ipu_device_open(const char *name, const struct ipu_open_opts *opts,
 		    struct ipu_device **devp);
