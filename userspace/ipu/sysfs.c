@@ -193,7 +193,7 @@ int ipu_sysfs_enumerate(struct ipu_device_list *list, const char *prefix)
 	}
 	closedir(d);
 
-	if (!err) {
+	if (!err && n) {
 		qsort(idx, n, sizeof(*idx), cmp_uint);
 		for (i = 0; i < n && !err; i++)
 			err = add_device(list, prefix, classdir, idx[i]);
