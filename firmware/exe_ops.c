@@ -445,11 +445,16 @@ int __ipu_exe_op_check(uint32_t op, struct __ipu_exe_tdesc *ops, uint32_t nops,
 	if (!info || op == IPU_OP_LOOP || op == IPU_OP_HOST_LOAD ||
 	    op == IPU_OP_HOST_STORE)
 		return fail(&c, "opcode %u is not a compute op", op);
-	for (uint32_t i = 0; i < nops; i++)
+	/* A new output is what this infers; only its given parts count. */
+	for (uint32_t i = info->writes == W_NEW ? 1 : 0; i < nops; i++)
 		if (ops[i].ndim > IPU_EXE_MAX_DIMS ||
 		    !ipu_dtype_on_device((int)ops[i].dtype))
 			return fail(&c, "operand %u '%s' is not a device tensor",
 				    i, tname(&ops[i]));
+	if ((op == IPU_OP_SLICE || op == IPU_OP_RESHAPE) &&
+	    out->ndim > IPU_EXE_MAX_DIMS)
+		return fail(&c, "output '%s' has %u dimensions, at most %d",
+			    tname(out), out->ndim, IPU_EXE_MAX_DIMS);
 	ret = check_params_count(&c, info, ops, nops, nparams);
 	if (ret)
 		return ret;
@@ -475,6 +480,10 @@ int __ipu_exe_op_check(uint32_t op, struct __ipu_exe_tdesc *ops, uint32_t nops,
 		break;
 	case IPU_OP_CAST: {
 		uint32_t to = out->dtype;
+
+		if (!ipu_dtype_on_device((int)to))
+			return fail(&c, "'%s' to dtype %u, not a device dtype",
+				    tname(x), to);
 
 		like(out, x);
 		out->dtype = to;
