@@ -188,7 +188,8 @@ struct ipu_bo_info {
  * returns when the data has arrived. Requires attachment (-EACCES).
  * -EFAULT when the host range is not mapped (or not writable for
  * IPU_XFER_FROM_DEVICE), -ENOENT for an unknown handle, -EINVAL for a range
- * outside the buffer, -EIO when the device fails the transfer.
+ * outside the buffer or one that wraps (@bo_offset + @length or @user_ptr +
+ * @length past 2^64), -EIO when the device fails the transfer.
  */
 struct ipu_xfer {
 	__u64 user_ptr;
