@@ -146,7 +146,8 @@ ipu_tensor ipu_ir_variable(struct ipu_ir *ir, const char *name,
 				name, (unsigned long long)t.data_size));
 		memcpy(t.data, data, (size_t)t.data_size);
 	}
-	memcpy(t.shape, shape, ndim * sizeof(*shape));
+	if (ndim)
+		memcpy(t.shape, shape, ndim * sizeof(*shape));
 	ti = ir_add_tensor(ir, &t, name, NULL);
 	if (ti < 0) {
 		free(t.data);
@@ -190,7 +191,8 @@ ipu_tensor ipu_ir_constant(struct ipu_ir *ir, const char *name,
 		return ir_bad(ir_fail(ir, -ENOMEM,
 				      "constant '%s': out of memory", name));
 	memcpy(t.data, data, (size_t)t.nbytes);
-	memcpy(t.shape, shape, ndim * sizeof(*shape));
+	if (ndim)
+		memcpy(t.shape, shape, ndim * sizeof(*shape));
 	ti = ir_add_tensor(ir, &t, name, NULL);
 	if (ti < 0) {
 		free(t.data);
@@ -252,7 +254,8 @@ static ipu_stream add_stream(struct ipu_ir *ir, const char *name,
 	s->direction = direction;
 	s->dtype = (uint32_t)dtype;
 	s->ndim = (uint32_t)ndim;
-	memcpy(s->shape, shape, ndim * sizeof(*shape));
+	if (ndim)
+		memcpy(s->shape, shape, ndim * sizeof(*shape));
 	return (ipu_stream){ (int32_t)++ir->nstreams };
 }
 
@@ -427,7 +430,8 @@ ipu_tensor ipu_ir_graph_input(struct ipu_ir *ir, const char *name,
 		       (uint64_t)g->ninputs + 1, sizeof(*g->inputs)))
 		return ir_bad(ir_fail(ir, -ENOMEM,
 				      "graph_input: out of memory"));
-	memcpy(t.shape, shape, ndim * sizeof(*shape));
+	if (ndim)
+		memcpy(t.shape, shape, ndim * sizeof(*shape));
 	ti = ir_add_tensor(ir, &t, name, NULL);
 	if (ti < 0)
 		return ir_bad(ti);
