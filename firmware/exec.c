@@ -1,0 +1,616 @@
+// SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
+/*
+ * exec.c - the executor (include/ipu/firmware.h): worker threads, the state
+ * of a run, the instruction loop with LOOP, and the host streams.
+ *
+ * Replica 0 runs in the caller's thread and replicas 1..R-1 in worker
+ * threads created once with the executor, so that a run costs a wake-up and
+ * not a thread creation; a single-replica run touches no worker, lock or
+ * condition variable at all. Per-replica buffers (stream counters, scratch)
+ * are kept across runs and only ever grow.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fw_internal.h"
+
+struct ipufw_executor {
+	unsigned int max_replicas;
+	struct fw_replica *reps; /* max_replicas of them */
+	struct fw_run run;
+	struct fw_barrier barrier;
+	pthread_t *threads;	/* the workers, of replicas 1.. */
+	unsigned int nthreads;	/* started */
+	pthread_mutex_t lock;	/* protects the fields below */
+	pthread_cond_t start;	/* generation moved, or stop */
+	pthread_cond_t done;	/* pending dropped to 0 */
+	uint64_t generation;	/* bumped to start a run on the workers */
+	unsigned int active;	/* replicas of the current run */
+	unsigned int pending;	/* workers still running it */
+	bool stop;
+};
+
+static const fw_op_fn fw_ops[IPU_OP_COUNT_] = {
+	[IPU_OP_ADD] = fw_op_binary,
+	[IPU_OP_SUB] = fw_op_binary,
+	[IPU_OP_MUL] = fw_op_binary,
+	[IPU_OP_DIV] = fw_op_binary,
+	[IPU_OP_NEG] = fw_op_unary,
+	[IPU_OP_ABS] = fw_op_unary,
+	[IPU_OP_RELU] = fw_op_unary,
+	[IPU_OP_GELU] = fw_op_unary,
+	[IPU_OP_TANH] = fw_op_unary,
+	[IPU_OP_SIGMOID] = fw_op_unary,
+	[IPU_OP_EXP] = fw_op_unary,
+	[IPU_OP_LOG] = fw_op_unary,
+	[IPU_OP_SQRT] = fw_op_unary,
+	[IPU_OP_CAST] = fw_op_move,
+	[IPU_OP_RESHAPE] = fw_op_move,
+	[IPU_OP_COPY] = fw_op_move,
+	[IPU_OP_MATMUL] = fw_op_matmul,
+	[IPU_OP_TRANSPOSE] = fw_op_transpose,
+	[IPU_OP_SLICE] = fw_op_slice,
+	[IPU_OP_CONCAT] = fw_op_concat,
+	[IPU_OP_REDUCE_SUM] = fw_op_reduce,
+	[IPU_OP_REDUCE_MEAN] = fw_op_reduce,
+	[IPU_OP_REDUCE_MAX] = fw_op_reduce,
+	[IPU_OP_SOFTMAX] = fw_op_softmax,
+	[IPU_OP_LOG_SOFTMAX] = fw_op_softmax,
+	[IPU_OP_SCALED_ADD_INPLACE] = fw_op_scaled_add,
+	[IPU_OP_ASSIGN] = fw_op_move,
+	[IPU_OP_ALL_REDUCE] = fw_op_all_reduce,
+	[IPU_OP_HOST_LOAD] = fw_op_stream,
+	[IPU_OP_HOST_STORE] = fw_op_stream,
+	/* IPU_OP_LOOP is control flow, handled by exec_program() */
+};
+
+/* ---------------------------------------------------------------------- */
+/* Helpers for op functions                                                */
+/* ---------------------------------------------------------------------- */
+
+int fw_fail(struct fw_replica *rep, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(rep->msg, sizeof(rep->msg), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+void fw_tensor_at(const struct ipu_exe *exe, void *arena, uint32_t idx,
+		  struct fw_tensor *t)
+{
+	const struct ipu_exe_tensor *et = &exe->tensors[idx];
+
+	t->p = (uint8_t *)arena + et->offset;
+	t->dtype = (int)et->dtype;
+	t->ndim = et->ndim;
+	t->shape = et->shape;
+	t->nelems = et->nelems;
+	t->esz = ipu_dtype_size(t->dtype);
+}
+
+int fw_operand(struct fw_replica *rep, const struct ipu_exe_instr *in,
+	       unsigned int k, struct fw_tensor *t)
+{
+	if (k >= in->num_operands)
+		return fw_fail(rep, -EINVAL, "operand %u missing (it has %u)",
+			       k, in->num_operands);
+	fw_tensor_at(rep->run->exe, rep->arena,
+		     rep->run->exe->operands[in->first_operand + k], t);
+	return 0;
+}
+
+int fw_args(struct fw_replica *rep, const struct ipu_exe_instr *in,
+	    unsigned int nt, struct fw_tensor *t, unsigned int np, int64_t *p)
+{
+	unsigned int k;
+	int err;
+
+	for (k = 0; k < nt; k++) {
+		err = fw_operand(rep, in, k, &t[k]);
+		if (err)
+			return err;
+	}
+	if (np > in->num_params)
+		return fw_fail(rep, -EINVAL, "%u parameters, it needs %u",
+			       in->num_params, np);
+	for (k = 0; k < np; k++)
+		p[k] = rep->run->exe->params[in->first_param + k];
+	return 0;
+}
+
+void *fw_scratch(struct fw_replica *rep, unsigned int slot, size_t bytes)
+{
+	void *p;
+
+	if (slot >= FW_SCRATCH_SLOTS)
+		return NULL;
+	if (rep->scratch_size[slot] >= bytes && rep->scratch[slot])
+		return rep->scratch[slot];
+	/* No realloc(): the old contents are not wanted. */
+	p = malloc(bytes ? bytes : 1);
+	if (!p)
+		return NULL;
+	free(rep->scratch[slot]);
+	rep->scratch[slot] = p;
+	rep->scratch_size[slot] = bytes;
+	return p;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Host streams                                                            */
+/* ---------------------------------------------------------------------- */
+
+/* HOST_LOAD (out; stream) and HOST_STORE (x; stream): copy between the
+ * tensor and the slot of the stream's next iteration. */
+int fw_op_stream(struct fw_replica *rep, const struct ipu_exe_instr *in)
+{
+	const struct ipu_exe *exe = rep->run->exe;
+	bool load = in->op == IPU_OP_HOST_LOAD;
+	const struct ipu_exe_stream *s;
+	struct fw_tensor t;
+	uint32_t *count;
+	uint8_t *slot;
+	int64_t idx;
+	int err;
+
+	err = fw_args(rep, in, 1, &t, 1, &idx);
+	if (err)
+		return err;
+	if (idx < 0 || idx >= exe->num_streams)
+		return fw_fail(rep, -EINVAL, "no stream %lld", (long long)idx);
+	s = &exe->streams[idx];
+	if (s->direction != (load ? IPU_EXE_STREAM_H2D : IPU_EXE_STREAM_D2H))
+		return fw_fail(rep, -EINVAL, "stream \"%s\" goes the other way",
+			       s->name);
+	if (t.nelems * t.esz != s->nbytes)
+		return fw_fail(rep, -EINVAL,
+			       "stream \"%s\" has %llu bytes a slot, the tensor %llu",
+			       s->name, (unsigned long long)s->nbytes,
+			       (unsigned long long)(t.nelems * t.esz));
+	count = &rep->stream_count[idx];
+	if (*count >= exe->num_host_transfers)
+		return fw_fail(rep, -ERANGE,
+			       "stream \"%s\" %s more than num_host_transfers = %u times in one run",
+			       s->name, load ? "loaded" : "stored",
+			       exe->num_host_transfers);
+	slot = rep->arena + s->slots_offset + (uint64_t)*count * s->nbytes;
+	(*count)++;
+	if (load)
+		memmove(t.p, slot, s->nbytes);
+	else
+		memmove(slot, t.p, s->nbytes);
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The program                                                             */
+/* ---------------------------------------------------------------------- */
+
+/* Enter the LOOP at @pc: push its body, or step over it if it runs no
+ * instruction. */
+static int enter_loop(struct fw_replica *rep, const struct ipu_exe_instr *in,
+		      uint32_t *pc, size_t *sp)
+{
+	uint32_t limit = *sp ? rep->loops[*sp - 1].end :
+			       rep->run->exe->num_instrs;
+	int64_t count, body_len;
+	struct fw_loop *l;
+	int64_t p[2];
+	int err;
+
+	err = fw_args(rep, in, 0, NULL, 2, p);
+	if (err)
+		return err;
+	count = p[0];
+	body_len = p[1];
+	if (count < 0 || body_len < 0 || body_len > limit - *pc - 1)
+		return fw_fail(rep, -EINVAL,
+			       "loop of count %lld, body %lld instructions does not nest",
+			       (long long)count, (long long)body_len);
+	if (!count || !body_len) {
+		*pc += 1 + (uint32_t)body_len;
+		return 0;
+	}
+	if (*sp == IPU_EXE_MAX_LOOP_DEPTH)
+		return fw_fail(rep, -EINVAL, "loops nest deeper than %d",
+			       IPU_EXE_MAX_LOOP_DEPTH);
+	l = &rep->loops[(*sp)++];
+	l->start = *pc + 1;
+	l->end = *pc + 1 + (uint32_t)body_len;
+	l->left = count;
+	*pc = l->start;
+	return 0;
+}
+
+static int exec_program(struct fw_replica *rep)
+{
+	const struct ipu_exe *exe = rep->run->exe;
+	const struct ipu_exe_instr *in;
+	uint32_t pc = 0;
+	size_t sp = 0;
+	int err;
+
+	for (;;) {
+		if (sp && pc == rep->loops[sp - 1].end) {
+			struct fw_loop *l = &rep->loops[sp - 1];
+
+			if (--l->left > 0)
+				pc = l->start;
+			else
+				sp--;
+			continue;
+		}
+		if (pc >= exe->num_instrs)
+			return 0;
+		in = &exe->instrs[pc];
+		rep->pc = pc;
+		if (in->op == IPU_OP_LOOP) {
+			err = enter_loop(rep, in, &pc, &sp);
+		} else {
+			err = fw_ops[in->op](rep, in);
+			pc++;
+		}
+		if (err)
+			return err;
+	}
+}
+
+static void run_replica(struct fw_replica *rep)
+{
+	rep->msg[0] = '\0';
+	rep->rc = exec_program(rep);
+	if (rep->rc && rep->run->nrep > 1)
+		fw_barrier_abort(rep->run->barrier);
+}
+
+static void *worker_main(void *arg)
+{
+	struct fw_replica *rep = arg;
+	struct ipufw_executor *ex = rep->ex;
+	uint64_t seen = 0;
+	bool mine;
+
+	for (;;) {
+		pthread_mutex_lock(&ex->lock);
+		while (!ex->stop && ex->generation == seen)
+			pthread_cond_wait(&ex->start, &ex->lock);
+		if (ex->stop) {
+			pthread_mutex_unlock(&ex->lock);
+			return NULL;
+		}
+		seen = ex->generation;
+		mine = rep->index < ex->active;
+		pthread_mutex_unlock(&ex->lock);
+		if (!mine)
+			continue;
+		run_replica(rep);
+		pthread_mutex_lock(&ex->lock);
+		if (--ex->pending == 0)
+			pthread_cond_signal(&ex->done);
+		pthread_mutex_unlock(&ex->lock);
+	}
+}
+
+/* A message for the caller of ipufw_run(), whose buffer may be NULL. */
+static void say(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void say(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!buf || !len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Checks before a run                                                     */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * ipu_exe_validate() vouches for the executable, but the firmware must not
+ * crash whatever it is handed: check every table index and every byte range
+ * an op will touch, so that op functions need not.
+ */
+static bool check_range(uint64_t offset, uint64_t nbytes, size_t esz,
+		       uint64_t arena_size)
+{
+	return offset % esz == 0 && offset <= arena_size &&
+	       nbytes <= arena_size - offset;
+}
+
+static bool check_tensor(const struct ipu_exe_tensor *t, uint64_t arena_size)
+{
+	size_t esz = ipu_dtype_size((int)t->dtype);
+	uint64_t n = 1, nbytes;
+	unsigned int d;
+
+	if (!ipu_dtype_on_device((int)t->dtype) || t->ndim > IPU_EXE_MAX_DIMS)
+		return false;
+	for (d = 0; d < t->ndim; d++)
+		if (__builtin_mul_overflow(n, t->shape[d], &n))
+			return false;
+	if (n != t->nelems || __builtin_mul_overflow(n, esz, &nbytes) ||
+	    nbytes != t->nbytes)
+		return false;
+	return check_range(t->offset, nbytes, esz, arena_size);
+}
+
+static bool check_stream(const struct ipu_exe *exe,
+			const struct ipu_exe_stream *s, uint64_t arena_size)
+{
+	size_t esz = ipu_dtype_size((int)s->dtype);
+	uint64_t all;
+
+	if (!ipu_dtype_on_device((int)s->dtype) || s->nbytes % esz ||
+	    __builtin_mul_overflow(s->nbytes, exe->num_host_transfers, &all))
+		return false;
+	return check_range(s->slots_offset, all, esz, arena_size);
+}
+
+static bool check_instr(const struct ipu_exe *exe,
+		       const struct ipu_exe_instr *in)
+{
+	uint32_t k;
+
+	if (in->op >= IPU_OP_COUNT_ ||
+	    (in->op != IPU_OP_LOOP && !fw_ops[in->op]))
+		return false;
+	if ((uint64_t)in->first_operand + in->num_operands > exe->num_operands ||
+	    (uint64_t)in->first_param + in->num_params > exe->num_params)
+		return false;
+	for (k = 0; k < in->num_operands; k++)
+		if (exe->operands[in->first_operand + k] >= exe->num_tensors)
+			return false;
+	return true;
+}
+
+static int preflight(const struct ipu_exe *exe, uint64_t arena_size,
+		     char *msg, size_t len)
+{
+	uint32_t i;
+
+	if (!exe->num_host_transfers || !exe->replication_factor ||
+	    exe->arena_size > arena_size ||
+	    (exe->num_tensors && !exe->tensors) ||
+	    (exe->num_streams && !exe->streams) ||
+	    (exe->num_instrs && !exe->instrs) ||
+	    (exe->num_operands && !exe->operands) ||
+	    (exe->num_params && !exe->params)) {
+		say(msg, len,
+			 "executable \"%s\" is malformed or needs arenas of %llu bytes (given %llu)",
+			 exe->name ? exe->name : "",
+			 (unsigned long long)exe->arena_size,
+			 (unsigned long long)arena_size);
+		return -EINVAL;
+	}
+	for (i = 0; i < exe->num_tensors; i++)
+		if (!check_tensor(&exe->tensors[i], arena_size)) {
+			say(msg, len,
+				 "tensor %u (\"%s\"): dtype, shape, size, alignment or place in the arena is wrong",
+				 i, exe->tensors[i].name ? exe->tensors[i].name : "");
+			return -EINVAL;
+		}
+	for (i = 0; i < exe->num_streams; i++)
+		if (!check_stream(exe, &exe->streams[i], arena_size)) {
+			say(msg, len,
+				 "stream %u (\"%s\"): dtype, size, alignment or slots in the arena are wrong",
+				 i, exe->streams[i].name ? exe->streams[i].name : "");
+			return -EINVAL;
+		}
+	for (i = 0; i < exe->num_instrs; i++)
+		if (!check_instr(exe, &exe->instrs[i])) {
+			say(msg, len,
+				 "instruction %u: unknown opcode %u or operand or parameter out of range",
+				 i, exe->instrs[i].op);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* API                                                                     */
+/* ---------------------------------------------------------------------- */
+
+static void stop_workers(struct ipufw_executor *ex)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&ex->lock);
+	ex->stop = true;
+	pthread_cond_broadcast(&ex->start);
+	pthread_mutex_unlock(&ex->lock);
+	for (i = 0; i < ex->nthreads; i++)
+		pthread_join(ex->threads[i], NULL);
+	ex->nthreads = 0;
+}
+
+void ipufw_executor_destroy(struct ipufw_executor *ex)
+{
+	unsigned int r, s;
+
+	if (!ex)
+		return;
+	stop_workers(ex);
+	for (r = 0; r < ex->max_replicas; r++) {
+		free(ex->reps[r].stream_count);
+		for (s = 0; s < FW_SCRATCH_SLOTS; s++)
+			free(ex->reps[r].scratch[s]);
+	}
+	pthread_cond_destroy(&ex->done);
+	pthread_cond_destroy(&ex->start);
+	pthread_mutex_destroy(&ex->lock);
+	fw_barrier_destroy(&ex->barrier);
+	free(ex->threads);
+	free(ex->reps);
+	free(ex);
+}
+
+int ipufw_executor_create(unsigned int max_replicas,
+			  struct ipufw_executor **exp)
+{
+	struct ipufw_executor *ex;
+	unsigned int r;
+	int err;
+
+	if (!max_replicas || !exp)
+		return -EINVAL;
+	*exp = NULL;
+	ex = calloc(1, sizeof(*ex));
+	if (!ex)
+		return -ENOMEM;
+	ex->max_replicas = max_replicas;
+	ex->reps = calloc(max_replicas, sizeof(*ex->reps));
+	ex->threads = calloc(max_replicas, sizeof(*ex->threads));
+	if (!ex->reps || !ex->threads) {
+		free(ex->reps);
+		free(ex->threads);
+		free(ex);
+		return -ENOMEM;
+	}
+	/* The primitives are initialised in this order and destroyed in
+	 * reverse by ipufw_executor_destroy(); default attributes cannot fail
+	 * on Linux but a barrier failure is still reported. */
+	err = fw_barrier_init(&ex->barrier);
+	if (err) {
+		free(ex->reps);
+		free(ex->threads);
+		free(ex);
+		return err;
+	}
+	pthread_mutex_init(&ex->lock, NULL);
+	pthread_cond_init(&ex->start, NULL);
+	pthread_cond_init(&ex->done, NULL);
+	ex->run.barrier = &ex->barrier;
+	for (r = 0; r < max_replicas; r++) {
+		ex->reps[r].ex = ex;
+		ex->reps[r].run = &ex->run;
+		ex->reps[r].index = r;
+	}
+	for (r = 1; r < max_replicas; r++) {
+		err = -pthread_create(&ex->threads[r - 1], NULL, worker_main,
+				      &ex->reps[r]);
+		if (err) {
+			ipufw_executor_destroy(ex);
+			return err;
+		}
+		ex->nthreads++;
+	}
+	*exp = ex;
+	return 0;
+}
+
+/* Get replica @rep ready for a run: arena, zeroed stream counters. */
+static int prepare_replica(struct fw_replica *rep, uint8_t *arena)
+{
+	const struct ipu_exe *exe = rep->run->exe;
+
+	rep->arena = arena;
+	rep->rc = 0;
+	rep->msg[0] = '\0';
+	if (exe->num_streams > rep->stream_cap) {
+		uint32_t *c = realloc(rep->stream_count,
+				      exe->num_streams * sizeof(*c));
+
+		if (!c)
+			return -ENOMEM;
+		rep->stream_count = c;
+		rep->stream_cap = exe->num_streams;
+	}
+	if (exe->num_streams)
+		memset(rep->stream_count, 0,
+		       exe->num_streams * sizeof(*rep->stream_count));
+	return 0;
+}
+
+/* The message of the run's failure: the first replica whose error is its
+ * own (not the cancellation that another replica's failure caused). */
+static int report(struct ipufw_executor *ex, unsigned int nrep, char *errbuf,
+		  size_t errlen)
+{
+	const struct fw_replica *bad = NULL;
+	const struct ipu_exe_instr *in;
+	unsigned int r;
+
+	for (r = 0; r < nrep; r++) {
+		const struct fw_replica *rep = &ex->reps[r];
+
+		if (rep->rc && (!bad || (bad->rc == -ECANCELED &&
+					 rep->rc != -ECANCELED)))
+			bad = rep;
+	}
+	if (!bad)
+		return 0;
+	in = &ex->run.exe->instrs[bad->pc];
+	say(errbuf, errlen, "replica %u, instruction %u (%s): %s", bad->index,
+	    bad->pc, ipu_exe_op_name(in->op),
+	    bad->msg[0] ? bad->msg : strerror(-bad->rc));
+	return bad->rc;
+}
+
+int ipufw_run(struct ipufw_executor *ex, const struct ipu_exe *exe,
+	      void *const *arenas, uint64_t arena_size, char *errbuf,
+	      size_t errlen)
+{
+	unsigned int nrep, r;
+	int err;
+
+	say(errbuf, errlen, "%s", "");
+	if (!ex || !exe || !arenas) {
+		say(errbuf, errlen, "no executor, executable or arenas");
+		return -EINVAL;
+	}
+	nrep = exe->replication_factor;
+	if (nrep > ex->max_replicas) {
+		say(errbuf, errlen, "%u replicas asked for, the executor has %u",
+		    nrep, ex->max_replicas);
+		return -EINVAL;
+	}
+	for (r = 0; r < nrep; r++)
+		if (!arenas[r] || (uintptr_t)arenas[r] % 16) {
+			say(errbuf, errlen,
+			    "arena of replica %u is NULL or not 16-byte aligned", r);
+			return -EINVAL;
+		}
+	err = preflight(exe, arena_size, errbuf, errlen);
+	if (err)
+		return err;
+
+	ex->run.exe = exe;
+	ex->run.arenas = arenas;
+	ex->run.nrep = nrep;
+	for (r = 0; r < nrep; r++) {
+		if (prepare_replica(&ex->reps[r], arenas[r])) {
+			say(errbuf, errlen, "no memory for the run");
+			return -ENOMEM;
+		}
+	}
+
+	if (nrep == 1) {
+		run_replica(&ex->reps[0]);
+		return report(ex, 1, errbuf, errlen);
+	}
+	fw_barrier_reset(&ex->barrier, nrep);
+	pthread_mutex_lock(&ex->lock);
+	ex->active = nrep;
+	ex->pending = nrep - 1;
+	ex->generation++;
+	pthread_cond_broadcast(&ex->start);
+	pthread_mutex_unlock(&ex->lock);
+
+	run_replica(&ex->reps[0]);
+
+	pthread_mutex_lock(&ex->lock);
+	while (ex->pending)
+		pthread_cond_wait(&ex->done, &ex->lock);
+	pthread_mutex_unlock(&ex->lock);
+	return report(ex, nrep, errbuf, errlen);
+}
