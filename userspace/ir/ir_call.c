@@ -69,9 +69,9 @@ static int check_callee(struct ipu_ir *ir, const char *what, int32_t gi,
 	return 0;
 }
 
-static int call_common(struct ipu_ir *ir, uint32_t kind, ipu_graph graph,
-		       uint64_t count, const ipu_tensor *inputs, size_t ninputs,
-		       ipu_tensor *outputs, size_t noutputs)
+static int add_call(struct ipu_ir *ir, uint32_t kind, ipu_graph graph,
+		    uint64_t count, const ipu_tensor *inputs, size_t ninputs,
+		    ipu_tensor *outputs, size_t noutputs)
 {
 	const char *what = kind == IR_OP_CALL ? "call" : "repeat";
 	bool want = outputs || noutputs;
@@ -168,17 +168,29 @@ out:
 		free(names[j]);
 	free(names);
 	free(op.t);
-	if (ret && want && outputs)
-		for (size_t j = 0; j < noutputs; j++)
-			outputs[j] = ir_bad(ret);
+	return ret;
+}
+
+/* A failed call's outputs carry its error, so that using them says so. */
+static int call_common(struct ipu_ir *ir, uint32_t kind, ipu_graph graph,
+		       uint64_t count, const ipu_tensor *inputs, size_t ninputs,
+		       ipu_tensor *outputs, size_t noutputs)
+{
+	int ret;
+
+	if (!ir)
+		ret = -EINVAL;
+	else
+		ret = add_call(ir, kind, graph, count, inputs, ninputs,
+			       outputs, noutputs);
+	for (size_t j = 0; ret && outputs && j < noutputs; j++)
+		outputs[j] = ir_bad(ret);
 	return ret;
 }
 
 int ipu_ir_call(struct ipu_ir *ir, ipu_graph g, const ipu_tensor *inputs,
 		size_t ninputs, ipu_tensor *outputs, size_t noutputs)
 {
-	if (!ir)
-		return -EINVAL;
 	return call_common(ir, IR_OP_CALL, g, 0, inputs, ninputs, outputs,
 			   noutputs);
 }
@@ -187,8 +199,6 @@ int ipu_ir_repeat(struct ipu_ir *ir, ipu_graph g, uint64_t count,
 		  const ipu_tensor *inputs, size_t ninputs,
 		  ipu_tensor *outputs, size_t noutputs)
 {
-	if (!ir)
-		return -EINVAL;
 	return call_common(ir, IR_OP_REPEAT, g, count, inputs, ninputs,
 			   outputs, noutputs);
 }
