@@ -211,9 +211,10 @@ static int emit_call(struct comp *c, const struct ir_op *op, int32_t *map)
 }
 
 /*
- * After the body, carried output j goes to carried input C[j]. An output
- * that is itself some other C[k] would be overwritten before it is read,
- * so those go through a temporary first.
+ * After the body, carried output j goes to carried input C[j], for j in
+ * order. An output that is itself an input C[k] with k < j would be
+ * overwritten before it is read, so it goes through a temporary first (a
+ * swap of two costs one).
  */
 static int carry_back(struct comp *c, const struct ir_graph *g,
 		      const int32_t *inner, const int32_t *C)
@@ -227,8 +228,8 @@ static int carry_back(struct comp *c, const struct ir_graph *g,
 	for (uint32_t j = 0; j < n; j++)
 		src[j] = resolve(c, inner, g->outputs[j]);
 	for (uint32_t j = 0; j < n && !ret; j++) {
-		for (uint32_t k = 0; k < n; k++) {
-			if (k == j || src[j] != C[k])
+		for (uint32_t k = 0; k < j; k++) {
+			if (src[j] != C[k])
 				continue;
 			src[j] = new_tensor(c, g->outputs[j]);
 			ret = src[j] < 0 ? src[j] :
