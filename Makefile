@@ -38,6 +38,8 @@ SYS_LIBS := -lopenblas -lz -lm -lpthread
 
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:%.c=$(O)/%)
+BENCH_SRCS := $(sort $(wildcard tests/bench/bench_*.c))
+BENCH_BINS := $(BENCH_SRCS:%.c=$(O)/%)
 KTEST_SRCS := $(sort $(wildcard tests/kernel/test_*.c))
 KTEST_BINS := $(KTEST_SRCS:%.c=$(O)/%)
 TEST_LIBS := -lcmocka $(SYS_LIBS)
@@ -118,7 +120,13 @@ check: deps
 	scripts/summarize $(O)/results || status=1; \
 	exit $$status
 
+# Benchmarks (tests/bench): built like the tests, run one after the other;
+# each prints "bench <name> <value> <unit>" lines. Timing is never asserted.
+bench: deps
+	$(MAKE) $(BENCH_BINS)
+	@for b in $(BENCH_BINS); do echo "== $$b"; $$b || exit 1; done
+
 clean:
 	rm -rf $(BUILD)
 
--include $(LIBIPUFW_OBJS:.o=.d) $(LIBIPU_OBJS:.o=.d) $(LIBIPUIR_OBJS:.o=.d) $(UNIT_BINS:=.d) $(KTEST_BINS:=.d)
+-include $(LIBIPUFW_OBJS:.o=.d) $(LIBIPU_OBJS:.o=.d) $(LIBIPUIR_OBJS:.o=.d) $(UNIT_BINS:=.d) $(BENCH_BINS:=.d) $(KTEST_BINS:=.d)

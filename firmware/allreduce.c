@@ -29,9 +29,10 @@ int fw_barrier_init(struct fw_barrier *b)
 		pthread_mutex_destroy(&b->lock);
 		return -err;
 	}
-	b->count = b->waiting = 0;
-	b->generation = 0;
-	b->aborted = false;
+	b->count = 0;
+	atomic_init(&b->waiting, 0);
+	atomic_init(&b->generation, 0);
+	atomic_init(&b->aborted, false);
 	return 0;
 }
 
@@ -43,40 +44,43 @@ void fw_barrier_destroy(struct fw_barrier *b)
 
 void fw_barrier_reset(struct fw_barrier *b, unsigned int count)
 {
-	pthread_mutex_lock(&b->lock);
 	b->count = count;
-	b->waiting = 0;
-	b->aborted = false;
-	pthread_mutex_unlock(&b->lock);
+	atomic_store(&b->waiting, 0);
+	atomic_store(&b->aborted, false);
 }
 
 int fw_barrier_wait(struct fw_barrier *b)
 {
-	uint64_t gen;
-	int err = 0;
+	uint64_t gen = atomic_load(&b->generation);
 
-	pthread_mutex_lock(&b->lock);
-	gen = b->generation;
-	if (b->aborted) {
-		err = -ECANCELED;
-	} else if (++b->waiting == b->count) {
-		b->waiting = 0;
-		b->generation++;
+	if (atomic_load(&b->aborted))
+		return -ECANCELED;
+	if (atomic_fetch_add(&b->waiting, 1) + 1 == b->count) {
+		/* The last one: reset the count before releasing anyone, so
+		 * that a replica racing ahead to the next barrier counts from
+		 * zero. */
+		atomic_store(&b->waiting, 0);
+		pthread_mutex_lock(&b->lock);
+		atomic_fetch_add(&b->generation, 1);
 		pthread_cond_broadcast(&b->cond);
-	} else {
-		while (b->generation == gen && !b->aborted)
-			pthread_cond_wait(&b->cond, &b->lock);
-		if (b->generation == gen)
-			err = -ECANCELED;
+		pthread_mutex_unlock(&b->lock);
+		return 0;
 	}
-	pthread_mutex_unlock(&b->lock);
-	return err;
+	if (!fw_spin_until(atomic_load(&b->generation) != gen ||
+			   atomic_load(&b->aborted))) {
+		pthread_mutex_lock(&b->lock);
+		while (atomic_load(&b->generation) == gen &&
+		       !atomic_load(&b->aborted))
+			pthread_cond_wait(&b->cond, &b->lock);
+		pthread_mutex_unlock(&b->lock);
+	}
+	return atomic_load(&b->generation) != gen ? 0 : -ECANCELED;
 }
 
 void fw_barrier_abort(struct fw_barrier *b)
 {
 	pthread_mutex_lock(&b->lock);
-	b->aborted = true;
+	atomic_store(&b->aborted, true);
 	pthread_cond_broadcast(&b->cond);
 	pthread_mutex_unlock(&b->lock);
 }

@@ -24,13 +24,23 @@ struct ipufw_executor {
 	struct fw_barrier barrier;
 	pthread_t *threads;	/* the workers, of replicas 1.. */
 	unsigned int nthreads;	/* started */
-	pthread_mutex_t lock;	/* protects the fields below */
-	pthread_cond_t start;	/* generation moved, or stop */
-	pthread_cond_t done;	/* pending dropped to 0 */
-	uint64_t generation;	/* bumped to start a run on the workers */
-	unsigned int active;	/* replicas of the current run */
-	unsigned int pending;	/* workers still running it */
-	bool stop;
+	/*
+	 * Handing a run to the workers: the caller prepares the run and
+	 * @pending, then publishes @go, a run number (high 32 bits) and the
+	 * run's replica count (low 32 bits) in one word, so that a worker
+	 * late from an earlier run never pairs one run's number with
+	 * another's count. Workers spin on @go, then sleep on @start; each
+	 * decrements @pending when done, and the last wakes the caller
+	 * (spinning, then sleeping on @done). The condition variables are
+	 * waited on and signalled under @lock.
+	 */
+	pthread_mutex_t lock;
+	pthread_cond_t start;
+	pthread_cond_t done;
+	atomic_uint_fast64_t go;
+	atomic_uint pending;
+	atomic_bool stop;
+	uint32_t runs;		/* the caller's run number, for @go */
 };
 
 static const fw_op_fn fw_ops[IPU_OP_COUNT_] = {
@@ -274,26 +284,27 @@ static void *worker_main(void *arg)
 	struct fw_replica *rep = arg;
 	struct ipufw_executor *ex = rep->ex;
 	uint64_t seen = 0;
-	bool mine;
 
 	for (;;) {
-		pthread_mutex_lock(&ex->lock);
-		while (!ex->stop && ex->generation == seen)
-			pthread_cond_wait(&ex->start, &ex->lock);
-		if (ex->stop) {
+		if (!fw_spin_until(atomic_load(&ex->go) != seen)) {
+			pthread_mutex_lock(&ex->lock);
+			while (atomic_load(&ex->go) == seen)
+				pthread_cond_wait(&ex->start, &ex->lock);
 			pthread_mutex_unlock(&ex->lock);
-			return NULL;
 		}
-		seen = ex->generation;
-		mine = rep->index < ex->active;
-		pthread_mutex_unlock(&ex->lock);
-		if (!mine)
-			continue;
+		if (atomic_load(&ex->stop))
+			return NULL;
+		/* What the caller wrote before publishing @go (the run, the
+		 * replica's state) is visible: seq_cst atomics order it. */
+		seen = atomic_load(&ex->go);
+		if (rep->index >= (uint32_t)seen)
+			continue; /* not in this run */
 		run_replica(rep);
-		pthread_mutex_lock(&ex->lock);
-		if (--ex->pending == 0)
+		if (atomic_fetch_sub(&ex->pending, 1) == 1) {
+			pthread_mutex_lock(&ex->lock);
 			pthread_cond_signal(&ex->done);
-		pthread_mutex_unlock(&ex->lock);
+			pthread_mutex_unlock(&ex->lock);
+		}
 	}
 }
 
@@ -425,7 +436,8 @@ static void stop_workers(struct ipufw_executor *ex)
 	unsigned int i;
 
 	pthread_mutex_lock(&ex->lock);
-	ex->stop = true;
+	atomic_store(&ex->stop, true);
+	atomic_store(&ex->go, (uint64_t)++ex->runs << 32);
 	pthread_cond_broadcast(&ex->start);
 	pthread_mutex_unlock(&ex->lock);
 	for (i = 0; i < ex->nthreads; i++)
@@ -489,6 +501,9 @@ int ipufw_executor_create(unsigned int max_replicas,
 	pthread_mutex_init(&ex->lock, NULL);
 	pthread_cond_init(&ex->start, NULL);
 	pthread_cond_init(&ex->done, NULL);
+	atomic_init(&ex->go, 0);
+	atomic_init(&ex->pending, 0);
+	atomic_init(&ex->stop, false);
 	ex->run.barrier = &ex->barrier;
 	for (r = 0; r < max_replicas; r++) {
 		ex->reps[r].ex = ex;
@@ -599,18 +614,19 @@ int ipufw_run(struct ipufw_executor *ex, const struct ipu_exe *exe,
 		return report(ex, 1, errbuf, errlen);
 	}
 	fw_barrier_reset(&ex->barrier, nrep);
+	atomic_store(&ex->pending, nrep - 1);
 	pthread_mutex_lock(&ex->lock);
-	ex->active = nrep;
-	ex->pending = nrep - 1;
-	ex->generation++;
+	atomic_store(&ex->go, (uint64_t)++ex->runs << 32 | nrep);
 	pthread_cond_broadcast(&ex->start);
 	pthread_mutex_unlock(&ex->lock);
 
 	run_replica(&ex->reps[0]);
 
-	pthread_mutex_lock(&ex->lock);
-	while (ex->pending)
-		pthread_cond_wait(&ex->done, &ex->lock);
-	pthread_mutex_unlock(&ex->lock);
+	if (!fw_spin_until(atomic_load(&ex->pending) == 0)) {
+		pthread_mutex_lock(&ex->lock);
+		while (atomic_load(&ex->pending))
+			pthread_cond_wait(&ex->done, &ex->lock);
+		pthread_mutex_unlock(&ex->lock);
+	}
 	return report(ex, nrep, errbuf, errlen);
 }

@@ -21,6 +21,8 @@
 #define IPU_FW_INTERNAL_H
 
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -41,17 +43,47 @@
 #define FW_ITER_MAX_OPS 3
 
 /*
+ * fw_spin_until() - spin until @cond holds, for a bounded while; true if
+ * it did. Replicas hand over in microseconds, while a futex wake-up costs
+ * tens of them on a virtual machine, so waiters spin before they sleep.
+ * Every 64 tries the spinner yields: with more replicas than cores, the
+ * thread it waits for may need its core.
+ */
+#define FW_SPIN_TRIES 4096
+#if defined(__x86_64__) || defined(__i386__)
+#define fw_cpu_relax() __builtin_ia32_pause()
+#else
+#define fw_cpu_relax() do { } while (0)
+#endif
+#define fw_spin_until(cond)                                                \
+	({                                                                  \
+		bool held_ = false;                                         \
+		for (unsigned int try_ = 0; try_ < FW_SPIN_TRIES; try_++) { \
+			if (cond) {                                         \
+				held_ = true;                               \
+				break;                                      \
+			}                                                   \
+			if (try_ % 64 == 63)                                \
+				sched_yield();                              \
+			else                                                \
+				fw_cpu_relax();                             \
+		}                                                           \
+		held_;                                                      \
+	})
+
+/*
  * struct fw_barrier - all replicas of a run meet here (all-reduce). A
  * failing replica aborts it, so that the others return instead of waiting
- * for it forever.
+ * for it forever. Arrivals count atomically; waiters spin, then sleep on
+ * @cond.
  */
 struct fw_barrier {
-	pthread_mutex_t lock; /* protects the fields below */
+	pthread_mutex_t lock;	/* with @cond: sleeping until @generation moves */
 	pthread_cond_t cond;
-	unsigned int count;   /* replicas of the run */
-	unsigned int waiting; /* arrived in this generation */
-	uint64_t generation;  /* bumped each time all have arrived */
-	bool aborted;
+	unsigned int count;	/* replicas of the run; set between runs */
+	atomic_uint waiting;	/* arrived in this generation */
+	atomic_uint_fast64_t generation; /* bumped each time all have arrived */
+	atomic_bool aborted;
 };
 
 /* What every replica of a run shares; constant during the run. */
