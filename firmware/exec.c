@@ -589,10 +589,12 @@ int ipufw_run(struct ipufw_executor *ex, const struct ipu_exe *exe,
 		    nrep, ex->max_replicas);
 		return -EINVAL;
 	}
+	/* Tensors are accessed in place as their element type. */
 	for (r = 0; r < nrep; r++)
-		if (!arenas[r] || (uintptr_t)arenas[r] % 16) {
+		if (!arenas[r] || (uintptr_t)arenas[r] % FW_ARENA_ALIGN) {
 			say(errbuf, errlen,
-			    "arena of replica %u is NULL or not 16-byte aligned", r);
+			    "arena of replica %u is NULL or not %d-byte aligned",
+			    r, FW_ARENA_ALIGN);
 			return -EINVAL;
 		}
 	err = preflight(exe, arena_size, errbuf, errlen);

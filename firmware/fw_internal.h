@@ -32,6 +32,9 @@
 #include <ipu/exe_ops.h>
 #include <ipu/firmware.h>
 
+/* Arenas are aligned to the largest device element (firmware.h). */
+#define FW_ARENA_ALIGN 4
+
 /* Elements converted at a time by ops that work on runs of elements; the
  * temporaries live on the stack, so keep this modest. */
 #define FW_CHUNK 1024

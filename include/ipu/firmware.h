@@ -8,6 +8,18 @@
  * CBLAS and exe.h. The same program and inputs give the same bits whichever
  * of them runs it (the executor is deterministic: reductions run in a fixed
  * order, all-reduce sums replicas in index order).
+ *
+ * Arithmetic. Floating tensors compute in float32 and round (to nearest
+ * even) to the output's dtype after each op; integer tensors (int32, int8,
+ * uint8) compute in int64 and wrap to the output's width, as NumPy's astype
+ * does; integer division truncates toward zero and x / 0 is 0. bool only
+ * moves and casts. CAST is ipu_dtype_convert(). GELU is the tanh
+ * approximation, 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). Sums
+ * (REDUCE_SUM/MEAN, ALL_REDUCE) accumulate in double for floats and int64
+ * for integers, in index order (x's elements row-major; replicas by index),
+ * and round once. softmax and log_softmax subtract the maximum first, so
+ * large inputs do not overflow. MATMUL runs float32 on cblas_sgemm (its
+ * summation order), other floats through float32, integers exactly.
  */
 #ifndef IPU_FIRMWARE_H
 #define IPU_FIRMWARE_H
@@ -50,14 +62,23 @@ void ipufw_executor_destroy(struct ipufw_executor *ex);
  * @ex: the executor; one run at a time per executor.
  * @exe: a validated executable (ipu_exe_validate()).
  * @arenas: @exe->replication_factor pointers, each to @arena_size bytes
- *	(at least @exe->arena_size) of device memory.
+ *	(at least @exe->arena_size) of device memory, each aligned to 4
+ *	bytes, the largest device element (tensors, at offsets aligned to
+ *	their elements, are then aligned in memory too).
  * @arena_size: bytes available at each arena pointer.
  * @errbuf, @errlen: out: on failure a message naming the replica, the
  *	instruction and what went wrong; may be NULL.
  *
+ * An executable that did not validate fails with -EINVAL, never a crash:
+ * every table index and every byte range is checked before the run, and
+ * each op checks the shapes and dtypes it relies on.
+ *
  * Return: 0; -EINVAL when the arenas do not fit the executable or more
- * replicas are asked for than the executor has; -ERANGE when a stream is
- * loaded or stored more than num_host_transfers times in one run.
+ * replicas are asked for than the executor has (or the executable is
+ * malformed); -ERANGE when a stream is loaded or stored more than
+ * num_host_transfers times in one run; -ENOMEM when a temporary cannot
+ * be allocated. After a failure the arenas hold whatever the replicas had
+ * computed up to it.
  */
 int ipufw_run(struct ipufw_executor *ex, const struct ipu_exe *exe,
 	      void *const *arenas, uint64_t arena_size, char *errbuf,

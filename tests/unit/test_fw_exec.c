@@ -46,7 +46,7 @@ static void test_run_argument_errors(void **state)
 {
 	struct eb *b = tiny(2);
 	void *arenas[2] = { b->arenas[0], b->arenas[1] };
-	void *odd[2] = { (uint8_t *)b->arenas[0] + 4, b->arenas[1] };
+	void *odd[2] = { (uint8_t *)b->arenas[0] + 2, b->arenas[1] };
 	struct ipufw_executor *one;
 	char err[256];
 
