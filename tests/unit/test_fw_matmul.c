@@ -180,6 +180,43 @@ static void test_matmul_f32_deterministic(void **state)
 	eb_free(b);
 }
 
+/* Replicas call BLAS from their threads at the same time: each gets its
+ * own product, the one a single replica computes. */
+static void test_matmul_concurrent_replicas(void **state)
+{
+	const uint32_t reps = 4;
+	struct eb *b = eb_new(reps, 1);
+	uint32_t ta = eb_tensor(b, IPU_DTYPE_FLOAT32, EB_SHAPE(96, 80));
+	uint32_t tb = eb_tensor(b, IPU_DTYPE_FLOAT32, EB_SHAPE(80, 112));
+	uint32_t to = eb_tensor(b, IPU_DTYPE_FLOAT32, EB_SHAPE(96, 112));
+	struct eb *one = eb_new(1, 1);
+	uint32_t r;
+
+	(void)state;
+	eb_op(b, IPU_OP_MATMUL, EB_U32(to, ta, tb), EB_NONE);
+	eb_alloc(b);
+	/* The same program on one replica, for the expected bits. */
+	eb_tensor(one, IPU_DTYPE_FLOAT32, EB_SHAPE(96, 80));
+	eb_tensor(one, IPU_DTYPE_FLOAT32, EB_SHAPE(80, 112));
+	eb_tensor(one, IPU_DTYPE_FLOAT32, EB_SHAPE(96, 112));
+	eb_op(one, IPU_OP_MATMUL, EB_U32(to, ta, tb), EB_NONE);
+	eb_alloc(one);
+	for (r = 0; r < reps; r++) {
+		eb_fill(b, r, ta, 10 + r, -1, 1);
+		eb_fill(b, r, tb, 20 + r, -1, 1);
+	}
+	assert_int_equal(eb_run(b), 0);
+	for (r = 0; r < reps; r++) {
+		memcpy(eb_ptr(one, 0, ta), eb_ptr(b, r, ta), b->tensors[ta].nbytes);
+		memcpy(eb_ptr(one, 0, tb), eb_ptr(b, r, tb), b->tensors[tb].nbytes);
+		assert_int_equal(eb_run(one), 0);
+		assert_memory_equal(eb_ptr(one, 0, to), eb_ptr(b, r, to),
+				    b->tensors[to].nbytes);
+	}
+	eb_free(one);
+	eb_free(b);
+}
+
 static void test_matmul_defensive_shapes(void **state)
 {
 	struct eb *b = eb_new(1, 1);
@@ -206,6 +243,7 @@ int main(void)
 		cmocka_unit_test(test_matmul_every_dtype_and_batch_broadcast),
 		cmocka_unit_test(test_matmul_int32_wraps_exactly),
 		cmocka_unit_test(test_matmul_f32_deterministic),
+		cmocka_unit_test(test_matmul_concurrent_replicas),
 		cmocka_unit_test(test_matmul_defensive_shapes),
 	};
 
