@@ -6,6 +6,7 @@
 #   make unit          host unit tests (cmocka), plain, under ASan+UBSan, and under valgrind
 #   make lint          W=1, sparse and checkpatch --strict on the driver
 #   make kernel-check  ipu.ko built and tested in QEMU on every kernel of the matrix
+#   make fuzz          libFuzzer targets (clang) over the executable reader, 60 s each
 #   make check         all of the above; ends with one "N passed, N failed" line
 #
 # The kernel module itself is built by Kbuild (see Kbuild); this file only
@@ -45,7 +46,7 @@ KTEST_BINS := $(KTEST_SRCS:%.c=$(O)/%)
 TEST_LIBS := -lcmocka $(SYS_LIBS)
 
 .PHONY: all deps userspace module unit unit-plain unit-asan unit-valgrind \
-	lint kernel-check check demo bench clean
+	lint kernel-check fuzz check demo bench clean
 
 all: userspace module
 
@@ -97,11 +98,16 @@ lint: deps
 kernel-check: deps userspace
 	scripts/kernel-check $(O)
 
+# libFuzzer targets (tests/fuzz/fuzz_*.c, clang), each run for a bounded
+# time (IPU_FUZZ_SECONDS, default 60); the counts go to $(O)/results/fuzz.
+fuzz: deps
+	BUILD=$(BUILD) scripts/fuzz
+
 # Every phase runs even when an earlier one failed (a loop, and -k inside
 # each). A phase that fails without a failure in $(O)/results (a build error
 # before any test could report) is recorded as one failure of its own, so
 # the total never hides it. The last line is summarize's "N passed, N failed".
-CHECK_PHASES := unit lint kernel-check
+CHECK_PHASES := unit lint kernel-check fuzz
 FAILED_SO_FAR = cat $(O)/results/* 2>/dev/null | awk '{ f += $$2 } END { print f + 0 }'
 
 check: deps
