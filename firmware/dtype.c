@@ -230,14 +230,21 @@ static double decode(const struct fmt *f, uint32_t bits)
 	bool neg = bits >> (f->man + f->exp) & 1;
 	double v;
 
+	uint64_t u;
+
 	if (!f->ieee && bits == FP8_NAN)
 		return NAN;
-	if (f->ieee && ef == (1u << f->exp) - 1)
+	if (f->ieee && ef == (1u << f->exp) - 1) {
 		v = mant ? NAN : INFINITY;
-	else if (ef == 0)
+	} else if (ef == 0) {
 		v = ldexp(mant, 1 - f->bias - (int)f->man);
-	else
-		v = ldexp(mant | 1u << f->man, (int)ef - f->bias - (int)f->man);
+	} else {
+		/* A normal number is a normal double with the same mantissa
+		 * bits: assemble it. */
+		u = (uint64_t)((int)ef - f->bias + 1023) << 52 |
+		    (uint64_t)mant << (52 - f->man);
+		memcpy(&v, &u, sizeof(v));
+	}
 	return neg ? -v : v;
 }
 
@@ -284,73 +291,58 @@ float ipu_fp8_to_f32(uint8_t v, int dt)
 /* Arrays                                                                  */
 /* ---------------------------------------------------------------------- */
 
+/*
+ * Arrays convert a chunk at a time through the exact intermediate: the
+ * source chunk into int64s or doubles, then those into the destination.
+ * Each step dispatches on the dtype once per chunk, not per element, so
+ * the inner loops are plain typed loops the compiler can vectorise.
+ */
+#define CHUNK 256
+
+/* Loop @i over @n elements: @dst_t @d[i] = @expr, with s = @src_t @s[i]. */
+#define EACH(dst_t, d, src_t, s, expr)                                       \
+	do {                                                                 \
+		const src_t *s_ = (const src_t *)(s);                        \
+		dst_t *d_ = (dst_t *)(d);                                    \
+		for (i = 0; i < n; i++) {                                    \
+			src_t v = s_[i];                                     \
+			d_[i] = (expr);                                      \
+		}                                                            \
+	} while (0)
+
 static bool is_intlike(int dt)
 {
 	return !ipu_dtype_is_float(dt);
 }
 
-/* Element @i of @src, an integer or bool array, as an int64. */
-static int64_t load_int(const void *src, int dt, size_t i)
+/* @n integers or bools of type @dt at @src into int64s. */
+static void ints_in(int64_t *t, const void *src, int dt, size_t n)
 {
+	size_t i;
+
 	switch (dt) {
-	case IPU_DTYPE_INT32:
-		return ((const int32_t *)src)[i];
-	case IPU_DTYPE_INT8:
-		return ((const int8_t *)src)[i];
-	case IPU_DTYPE_UINT8:
-		return ((const uint8_t *)src)[i];
-	case IPU_DTYPE_BOOL:
-		return ((const uint8_t *)src)[i] != 0;
-	default: /* IPU_DTYPE_INT64 */
-		return ((const int64_t *)src)[i];
+	case IPU_DTYPE_INT32: EACH(int64_t, t, int32_t, src, v); break;
+	case IPU_DTYPE_INT8: EACH(int64_t, t, int8_t, src, v); break;
+	case IPU_DTYPE_UINT8: EACH(int64_t, t, uint8_t, src, v); break;
+	case IPU_DTYPE_BOOL: EACH(int64_t, t, uint8_t, src, v != 0); break;
+	default: EACH(int64_t, t, int64_t, src, v); break; /* INT64 */
 	}
 }
 
-/* Element @i of @src, a float array, as a double (exact). */
-static double load_float(const void *src, int dt, size_t i)
+/* @n floats of type @dt at @src into doubles (exactly). */
+static void floats_in(double *t, const void *src, int dt, size_t n)
 {
+	const struct fmt *f = small_fmt(dt);
+	size_t i;
+
 	switch (dt) {
-	case IPU_DTYPE_FLOAT32:
-		return ((const float *)src)[i];
-	case IPU_DTYPE_FLOAT64:
-		return ((const double *)src)[i];
+	case IPU_DTYPE_FLOAT32: EACH(double, t, float, src, v); break;
+	case IPU_DTYPE_FLOAT64: EACH(double, t, double, src, v); break;
 	case IPU_DTYPE_BFLOAT16:
-		return ipu_bf16_to_f32(((const uint16_t *)src)[i]);
-	case IPU_DTYPE_FLOAT16:
-		return decode(&fmt_f16, ((const uint16_t *)src)[i]);
-	default: /* FP8 */
-		return decode(small_fmt(dt), ((const uint8_t *)src)[i]);
-	}
-}
-
-/* Store code @c of a small format at element @i of @dst. */
-static void store_code(void *dst, int dt, size_t i, uint32_t c)
-{
-	if (ipu_dtype_size(dt) == 2)
-		((uint16_t *)dst)[i] = (uint16_t)c;
-	else
-		((uint8_t *)dst)[i] = (uint8_t)c;
-}
-
-/* Store @v at element @i of an integer or bool array, wrapping. */
-static void store_int(void *dst, int dt, size_t i, int64_t v)
-{
-	switch (dt) {
-	case IPU_DTYPE_INT32:
-		((int32_t *)dst)[i] = (int32_t)(uint32_t)v;
+		EACH(double, t, uint16_t, src, ipu_bf16_to_f32(v));
 		break;
-	case IPU_DTYPE_INT8:
-		((int8_t *)dst)[i] = (int8_t)(uint8_t)v;
-		break;
-	case IPU_DTYPE_UINT8:
-		((uint8_t *)dst)[i] = (uint8_t)v;
-		break;
-	case IPU_DTYPE_BOOL:
-		((uint8_t *)dst)[i] = v != 0;
-		break;
-	default: /* IPU_DTYPE_INT64 */
-		((int64_t *)dst)[i] = v;
-		break;
+	case IPU_DTYPE_FLOAT16: EACH(double, t, uint16_t, src, decode(f, v)); break;
+	default: EACH(double, t, uint8_t, src, decode(f, v)); break; /* FP8 */
 	}
 }
 
@@ -385,77 +377,100 @@ static int64_t float_to_int(double v, int dt)
 	return (int64_t)t;
 }
 
-static void store_from_int(void *dst, int dt, size_t i, int64_t v)
+/*
+ * @n int64s into type @dt at @dst: integers wrap (two's complement), bool
+ * is (v != 0), floats round once from the exact value.
+ */
+static void ints_out(void *dst, int dt, const int64_t *t, size_t n)
 {
+	const struct fmt *f = small_fmt(dt);
+	size_t i;
+
 	switch (dt) {
-	case IPU_DTYPE_FLOAT32:
-		((float *)dst)[i] = (float)v;
-		break;
-	case IPU_DTYPE_FLOAT64:
-		((double *)dst)[i] = (double)v;
-		break;
+	case IPU_DTYPE_INT32: EACH(int32_t, dst, int64_t, t, (int32_t)(uint32_t)v); break;
+	case IPU_DTYPE_INT8: EACH(int8_t, dst, int64_t, t, (int8_t)(uint8_t)v); break;
+	case IPU_DTYPE_UINT8: EACH(uint8_t, dst, int64_t, t, (uint8_t)v); break;
+	case IPU_DTYPE_BOOL: EACH(uint8_t, dst, int64_t, t, v != 0); break;
+	case IPU_DTYPE_INT64: EACH(int64_t, dst, int64_t, t, v); break;
+	case IPU_DTYPE_FLOAT32: EACH(float, dst, int64_t, t, (float)v); break;
+	case IPU_DTYPE_FLOAT64: EACH(double, dst, int64_t, t, (double)v); break;
 	case IPU_DTYPE_FLOAT16:
 	case IPU_DTYPE_BFLOAT16:
-	case IPU_DTYPE_FLOAT8_143:
-	case IPU_DTYPE_FLOAT8_152:
-		store_code(dst, dt, i, encode_int(small_fmt(dt), v));
+		EACH(uint16_t, dst, int64_t, t, (uint16_t)encode_int(f, v));
 		break;
-	default:
-		store_int(dst, dt, i, v);
+	default: /* FP8 */
+		EACH(uint8_t, dst, int64_t, t, (uint8_t)encode_int(f, v));
 		break;
 	}
 }
 
-static void store_from_float(void *dst, int dt, size_t i, double v)
+/*
+ * @n doubles into type @dt at @dst: floats round to nearest even (FP8
+ * saturates), integers truncate and saturate (NaN: 0), bool is (v != 0),
+ * NaN included, as NumPy.
+ */
+static void floats_out(void *dst, int dt, const double *t, size_t n)
 {
+	const struct fmt *f = small_fmt(dt);
+	size_t i;
+
 	switch (dt) {
-	case IPU_DTYPE_FLOAT32:
-		((float *)dst)[i] = (float)v;
-		break;
-	case IPU_DTYPE_FLOAT64:
-		((double *)dst)[i] = v;
-		break;
+	case IPU_DTYPE_FLOAT32: EACH(float, dst, double, t, (float)v); break;
+	case IPU_DTYPE_FLOAT64: EACH(double, dst, double, t, v); break;
 	case IPU_DTYPE_FLOAT16:
 	case IPU_DTYPE_BFLOAT16:
+		EACH(uint16_t, dst, double, t, (uint16_t)encode_double(f, v, false));
+		break;
 	case IPU_DTYPE_FLOAT8_143:
 	case IPU_DTYPE_FLOAT8_152:
-		store_code(dst, dt, i, encode_double(small_fmt(dt), v, false));
+		EACH(uint8_t, dst, double, t, (uint8_t)encode_double(f, v, false));
 		break;
-	case IPU_DTYPE_BOOL:
-		((uint8_t *)dst)[i] = v != 0; /* NaN != 0: true, as NumPy */
-		break;
-	default:
-		store_int(dst, dt, i, float_to_int(v, dt));
-		break;
+	case IPU_DTYPE_BOOL: EACH(uint8_t, dst, double, t, v != 0); break;
+	case IPU_DTYPE_INT32: EACH(int32_t, dst, double, t, (int32_t)float_to_int(v, dt)); break;
+	case IPU_DTYPE_INT8: EACH(int8_t, dst, double, t, (int8_t)float_to_int(v, dt)); break;
+	case IPU_DTYPE_UINT8: EACH(uint8_t, dst, double, t, (uint8_t)float_to_int(v, dt)); break;
+	default: EACH(int64_t, dst, double, t, float_to_int(v, dt)); break; /* INT64 */
 	}
 }
 
 int ipu_dtype_convert(void *dst, int dst_dt, const void *src, int src_dt,
 		      size_t n)
 {
-	size_t i;
+	size_t ssz = ipu_dtype_size(src_dt), dsz = ipu_dtype_size(dst_dt);
+	union {
+		int64_t i[CHUNK];
+		double d[CHUNK];
+	} t;
+	size_t done, c;
 
-	if (!ipu_dtype_valid(dst_dt) || !ipu_dtype_valid(src_dt))
+	if (!ssz || !dsz)
 		return -EINVAL;
 	if (n && (!dst || !src))
 		return -EINVAL;
 	if (dst_dt == src_dt) {
 		if (dst != src && n)
-			memmove(dst, src, n * ipu_dtype_size(dst_dt));
+			memmove(dst, src, n * dsz);
 		return 0;
 	}
-	/* Element i is read before it is written: in place works when both
-	 * element sizes are equal. */
-	if (is_intlike(src_dt)) {
-		for (i = 0; i < n; i++)
-			store_from_int(dst, dst_dt, i, load_int(src, src_dt, i));
-	} else {
-		for (i = 0; i < n; i++)
-			store_from_float(dst, dst_dt, i,
-					 load_float(src, src_dt, i));
+	/* A chunk is read whole before it is written: in place works when
+	 * both element sizes are equal. */
+	for (done = 0; done < n; done += c) {
+		const uint8_t *s = (const uint8_t *)src + done * ssz;
+		uint8_t *d = (uint8_t *)dst + done * dsz;
+
+		c = n - done < CHUNK ? n - done : CHUNK;
+		if (is_intlike(src_dt)) {
+			ints_in(t.i, s, src_dt, c);
+			ints_out(d, dst_dt, t.i, c);
+		} else {
+			floats_in(t.d, s, src_dt, c);
+			floats_out(d, dst_dt, t.d, c);
+		}
 	}
 	return 0;
 }
+
+#undef EACH
 
 /* ---------------------------------------------------------------------- */
 /* PopXL's FP8 helpers                                                     */
