@@ -106,7 +106,12 @@ float ipu_fp8_to_f32(uint8_t v, int dt);
  * complement, as C and NumPy's astype do). Anything to bool is (x != 0);
  * bool to anything is 0 or 1. Floats to FP8 saturate (nan_on_overflow off).
  *
- * Return: 0, or -EINVAL when a dtype is not valid.
+ * Each element is rounded once, from its exact value (no double rounding
+ * through float32). Arrays are accessed as their element types, so they
+ * must be aligned to their element sizes.
+ *
+ * Return: 0, or -EINVAL when a dtype is not valid or a pointer is NULL
+ * with @n > 0.
  */
 int ipu_dtype_convert(void *dst, int dst_dt, const void *src, int src_dt,
 		      size_t n);
