@@ -135,13 +135,12 @@ int fw_op_all_reduce(struct fw_replica *rep, const struct ipu_exe_instr *in)
 	stride = p[2];
 	if (mode != IPU_EXE_REDUCE_SUM && mode != IPU_EXE_REDUCE_MEAN)
 		return fw_fail(rep, -EINVAL, "mode %lld", (long long)mode);
-	if (size < 1 || stride < 1 ||
-	    __ipu_exe_check_grouping(run->nrep, (uint64_t)size,
-				     (uint64_t)stride, rep->msg,
-				     sizeof(rep->msg)))
-		return fw_fail(rep, -EINVAL,
-			       "group size %lld, stride %lld over %u replicas",
-			       (long long)size, (long long)stride, run->nrep);
+	/* Negative values read as huge ones, which no replica count fits. */
+	err = __ipu_exe_check_grouping(run->nrep, (uint64_t)size,
+				       (uint64_t)stride, rep->msg,
+				       sizeof(rep->msg));
+	if (err)
+		return err;
 	if (out->nelems != x->nelems)
 		return fw_fail(rep, -EINVAL, "%llu elements into %llu",
 			       (unsigned long long)x->nelems,

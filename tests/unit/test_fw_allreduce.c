@@ -242,6 +242,9 @@ static void test_all_reduce_defensive(void **state)
 	eb_op(b, IPU_OP_ALL_REDUCE, EB_U32(x, x), EB_I64(IPU_EXE_REDUCE_SUM, 2, 0));
 	assert_int_equal(eb_run_raw(b), -EINVAL); /* stride 0 */
 	b->exe.num_instrs = 0;
+	eb_op(b, IPU_OP_ALL_REDUCE, EB_U32(x, x), EB_I64(IPU_EXE_REDUCE_SUM, -2, 1));
+	assert_int_equal(eb_run_raw(b), -EINVAL); /* negative size */
+	b->exe.num_instrs = 0;
 	eb_op(b, IPU_OP_ALL_REDUCE, EB_U32(x, x), EB_I64(7, 2, 1));
 	assert_int_equal(eb_run_raw(b), -EINVAL); /* mode */
 	b->exe.num_instrs = 0;
