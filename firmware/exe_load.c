@@ -11,7 +11,6 @@
  * that cover it have been checked.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,18 +33,8 @@ struct reader {
 	uint64_t strtab_size;
 };
 
-static int __attribute__((format(printf, 2, 3)))
-fail(struct reader *r, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (r->err && r->errlen) {
-		va_start(ap, fmt);
-		vsnprintf(r->err, r->errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
+/* Report through @r's message buffer; evaluates to -EINVAL. */
+#define fail(r, ...) __ipu_exe_fail((r)->err, (r)->errlen, __VA_ARGS__)
 
 static const char *const blob_names[EXE_BLOB_LAST + 1] = {
 	[IPU_EXE_BLOB_META] = "META",	    [IPU_EXE_BLOB_STRTAB] = "STRTAB",

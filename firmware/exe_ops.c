@@ -103,27 +103,22 @@ int __ipu_exe_check_grouping(uint64_t replicas, uint64_t group_size,
 {
 	uint64_t span;
 
-	if (!stride) {
-		snprintf(err, errlen, "replica grouping stride 0: must be >= 1");
-		return -EINVAL;
-	}
-	if (!group_size) {
-		snprintf(err, errlen,
-			 "replica grouping group_size 0: must be >= 1");
-		return -EINVAL;
-	}
+	if (!stride)
+		return __ipu_exe_fail(err, errlen,
+				      "replica grouping stride 0: must be >= 1");
+	if (!group_size)
+		return __ipu_exe_fail(err, errlen,
+				      "replica grouping group_size 0: must be >= 1");
 	/* PopART's ReplicaGrouping: groups are laid out in blocks of
 	 * stride * group_size replicas, so the replicas must fill whole
 	 * blocks. */
 	if (__builtin_mul_overflow(stride, group_size, &span) ||
-	    !replicas || replicas % span) {
-		snprintf(err, errlen,
-			 "replica grouping stride %llu, group_size %llu: the replication factor %llu is not a multiple of stride * group_size",
-			 (unsigned long long)stride,
-			 (unsigned long long)group_size,
-			 (unsigned long long)replicas);
-		return -EINVAL;
-	}
+	    !replicas || replicas % span)
+		return __ipu_exe_fail(err, errlen,
+				      "replica grouping stride %llu, group_size %llu: the replication factor %llu is not a multiple of stride * group_size",
+				      (unsigned long long)stride,
+				      (unsigned long long)group_size,
+				      (unsigned long long)replicas);
 	return 0;
 }
 
@@ -135,18 +130,19 @@ struct checker {
 	size_t errlen;
 };
 
-static int __attribute__((format(printf, 2, 3)))
-fail(struct checker *c, const char *fmt, ...)
+int __ipu_exe_fail(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (c->err && c->errlen) {
+	if (err && errlen) {
 		va_start(ap, fmt);
-		vsnprintf(c->err, c->errlen, fmt, ap);
+		vsnprintf(err, errlen, fmt, ap);
 		va_end(ap);
 	}
 	return -EINVAL;
 }
+
+#define fail(c, ...) __ipu_exe_fail((c)->err, (c)->errlen, __VA_ARGS__)
 
 static const char *tname(const struct __ipu_exe_tdesc *t)
 {
@@ -208,6 +204,17 @@ static int same_shape(struct checker *c, const struct __ipu_exe_tdesc *a,
 		    shp(sa, a), tname(b), shp(sb, b));
 }
 
+/* Two operands of arithmetic: numeric, one dtype. */
+static int numeric_pair(struct checker *c, const struct __ipu_exe_tdesc *a,
+			const struct __ipu_exe_tdesc *b)
+{
+	int ret = check_class(c, a, DT_NUMERIC);
+
+	if (!ret)
+		ret = check_class(c, b, DT_NUMERIC);
+	return ret ? ret : same_dtype(c, a, b);
+}
+
 /* out takes x's dtype and shape, keeping its name. */
 static void like(struct __ipu_exe_tdesc *out, const struct __ipu_exe_tdesc *x)
 {
@@ -243,13 +250,8 @@ static int check_binary(struct checker *c, struct __ipu_exe_tdesc *ops)
 	char sa[__IPU_EXE_SHAPE_STRLEN], sb[__IPU_EXE_SHAPE_STRLEN];
 	const struct __ipu_exe_tdesc *a = &ops[1], *b = &ops[2];
 	uint32_t bad;
-	int ret;
+	int ret = numeric_pair(c, a, b);
 
-	ret = check_class(c, a, DT_NUMERIC);
-	if (!ret)
-		ret = check_class(c, b, DT_NUMERIC);
-	if (!ret)
-		ret = same_dtype(c, a, b);
 	if (ret)
 		return ret;
 	bad = broadcast(a->ndim, a->shape, b->ndim, b->shape, &ops[0].ndim,
@@ -269,13 +271,8 @@ static int check_matmul(struct checker *c, struct __ipu_exe_tdesc *ops)
 	const struct __ipu_exe_tdesc *a = &ops[1], *b = &ops[2];
 	struct __ipu_exe_tdesc *out = &ops[0];
 	uint32_t nbatch;
-	int ret;
+	int ret = numeric_pair(c, a, b);
 
-	ret = check_class(c, a, DT_NUMERIC);
-	if (!ret)
-		ret = check_class(c, b, DT_NUMERIC);
-	if (!ret)
-		ret = same_dtype(c, a, b);
 	if (ret)
 		return ret;
 	if (a->ndim < 2 || b->ndim < 2)

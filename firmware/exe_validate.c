@@ -7,7 +7,6 @@
  * bounded before it is used, and each error names what it found.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,18 +27,8 @@ struct vctx {
 	size_t errlen;
 };
 
-static int __attribute__((format(printf, 2, 3)))
-fail(struct vctx *v, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (v->err && v->errlen) {
-		va_start(ap, fmt);
-		vsnprintf(v->err, v->errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
+/* Report through @v's message buffer; evaluates to -EINVAL. */
+#define fail(v, ...) __ipu_exe_fail((v)->err, (v)->errlen, __VA_ARGS__)
 
 static const char *kind_name(uint32_t kind)
 {

@@ -11,8 +11,10 @@
 #ifndef IPU_TESTS_EXE_SAMPLES_H
 #define IPU_TESTS_EXE_SAMPLES_H
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
@@ -44,6 +46,34 @@ static inline void exe_refresh_crcs(uint8_t *buf, size_t len)
 	}
 	h.desc_crc32 = (uint32_t)crc32(0L, buf + sizeof(h), (uInt)dlen);
 	memcpy(buf, &h, sizeof(h));
+}
+
+/*
+ * exe_resave_matches() - save @e, load that, save again: the two files
+ * must be the same bytes (and everything must succeed).
+ * Return: 0; -EILSEQ when the bytes differ; else the failing call's error
+ * with its message in @msg.
+ */
+static inline int exe_resave_matches(const struct ipu_exe *e, char *msg,
+				     size_t len)
+{
+	struct ipu_exe *again = NULL;
+	void *b1 = NULL, *b2 = NULL;
+	size_t n1 = 0, n2 = 0;
+	int ret = ipu_exe_save(e, &b1, &n1, msg, len);
+
+	if (!ret)
+		ret = ipu_exe_load(b1, n1, &again, msg, len);
+	if (!ret)
+		ret = ipu_exe_save(again, &b2, &n2, msg, len);
+	if (!ret && (n1 != n2 || memcmp(b1, b2, n1))) {
+		snprintf(msg, len, "save, load, save changed the bytes");
+		ret = -EILSEQ;
+	}
+	free(b1);
+	free(b2);
+	ipu_exe_free(again);
+	return ret;
 }
 
 /* Sample programs. */

@@ -88,6 +88,13 @@ int __ipu_exe_check_grouping(uint64_t replicas, uint64_t group_size,
 			     uint64_t stride, char *err, size_t errlen);
 
 /**
+ * __ipu_exe_fail() - format a message into @err (if @err and @errlen) and
+ * return -EINVAL: every check of the format reports through it.
+ */
+int __ipu_exe_fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/**
  * __ipu_exe_fmt_shape() - print a shape as "[4, 3]" ("[]" for a scalar)
  * into @buf, truncating to @len. Return: @buf.
  */

@@ -16,57 +16,27 @@
 
 #include <cmocka.h>
 
+#include "ir_expect.h"
+
 #include "exe_samples.h"
 #include "ipu/exe.h"
 #include "ipu/ir.h"
 
-#define SHAPE(...) (const uint64_t[]){ __VA_ARGS__ }
-
-static struct ipu_ir *new_ir(void)
-{
-	struct ipu_ir *ir;
-
-	assert_int_equal(ipu_ir_create("t", &ir), 0);
-	return ir;
-}
-
-static struct ipu_exe *compile_ok(struct ipu_ir *ir)
-{
-	struct ipu_exe *e;
-	int ret = ipu_ir_compile(ir, &e);
-
-	if (ret)
-		fail_msg("compile: %d: %s", ret, ipu_ir_errmsg(ir));
-	return e;
-}
-
 static void expect_compile_error(struct ipu_ir *ir, const char *what)
 {
 	struct ipu_exe *e = (void *)1;
-	int ret = ipu_ir_compile(ir, &e);
 
-	if (ret != -EINVAL || !strstr(ipu_ir_errmsg(ir), what))
-		fail_msg("compile returned %d, \"%s\"; expected \"%s\"", ret,
-			 ipu_ir_errmsg(ir), what);
+	ir_expect_refused(ir, ipu_ir_compile(ir, &e), -EINVAL, what);
 	assert_null(e);
 }
 
 /* save, load, save: the same bytes, and what was loaded validates. */
 static void assert_round_trips(const struct ipu_exe *e)
 {
-	struct ipu_exe *l;
-	void *b1, *b2;
-	size_t n1, n2;
 	char msg[512];
 
-	assert_int_equal(ipu_exe_save(e, &b1, &n1, msg, sizeof(msg)), 0);
-	assert_int_equal(ipu_exe_load(b1, n1, &l, msg, sizeof(msg)), 0);
-	assert_int_equal(ipu_exe_save(l, &b2, &n2, msg, sizeof(msg)), 0);
-	assert_int_equal(n1, n2);
-	assert_memory_equal(b1, b2, n1);
-	free(b1);
-	free(b2);
-	ipu_exe_free(l);
+	if (exe_resave_matches(e, msg, sizeof(msg)))
+		fail_msg("%s", msg);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -145,9 +115,9 @@ static void test_every_op_in_every_dtype_round_trips(void **state)
 
 		if (!ipu_dtype_on_device(dt))
 			continue;
-		ir = new_ir();
+		ir = ir_new();
 		build_all_ops(ir, dt);
-		e = compile_ok(ir);
+		e = ir_compile_ok(ir);
 		assert_round_trips(e);
 		for (uint32_t i = 0; i < e->num_instrs; i++)
 			used[e->instrs[i].op] = true;
@@ -180,8 +150,8 @@ static void test_samples_compile(void **state)
 
 static void test_empty_program(void **state)
 {
-	struct ipu_ir *ir = new_ir();
-	struct ipu_exe *e = compile_ok(ir);
+	struct ipu_ir *ir = ir_new();
+	struct ipu_exe *e = ir_compile_ok(ir);
 
 	(void)state;
 	assert_int_equal(e->num_instrs, 0);
@@ -199,12 +169,12 @@ static void test_compiling_twice_gives_the_same_bytes(void **state)
 	void *ba, *bb;
 	size_t na, nb;
 	char msg[512];
-	struct ipu_ir *ir = new_ir();
+	struct ipu_ir *ir = ir_new();
 
 	(void)state;
 	build_all_ops(ir, IPU_DTYPE_FLOAT32);
-	a = compile_ok(ir);
-	b = compile_ok(ir);
+	a = ir_compile_ok(ir);
+	b = ir_compile_ok(ir);
 	assert_int_equal(ipu_exe_save(a, &ba, &na, msg, sizeof(msg)), 0);
 	assert_int_equal(ipu_exe_save(b, &bb, &nb, msg, sizeof(msg)), 0);
 	assert_int_equal(na, nb);
@@ -227,7 +197,7 @@ static const struct ipu_exe_tensor *find(const struct ipu_exe *e,
 
 static void test_executable_lists_what_a_session_needs(void **state)
 {
-	struct ipu_ir *ir = new_ir();
+	struct ipu_ir *ir = ir_new();
 	struct ipu_replica_grouping pairs, orth;
 	static const float w[2 * 3] = { 1, 2, 3, 4, 5, 6 };
 	static const int8_t k[3] = { 7, 8, 9 };
@@ -263,7 +233,7 @@ static void test_executable_lists_what_a_session_needs(void **state)
 	ipu_ir_push_ipu(ir, 3);
 	ipu_ir_neg(ir, plain);
 	ipu_ir_pop_ipu(ir);
-	e = compile_ok(ir);
+	e = ir_compile_ok(ir);
 
 	assert_int_equal(e->replication_factor, 4);
 	assert_int_equal(e->instance_replication_factor, 4);
@@ -323,7 +293,7 @@ static uint32_t count_ops(const struct ipu_exe *e, uint32_t op)
 
 static void test_calls_are_inlined_per_call_site(void **state)
 {
-	struct ipu_ir *ir = new_ir();
+	struct ipu_ir *ir = ir_new();
 	ipu_graph g = ipu_ir_create_graph(ir, "g");
 	ipu_tensor a, c, o1[1], o2[1];
 	struct ipu_exe *e;
@@ -339,7 +309,7 @@ static void test_calls_are_inlined_per_call_site(void **state)
 	ipu_ir_call(ir, g, o1, 1, o2, 1);
 	ipu_ir_host_store(ir, ipu_ir_d2h_stream(ir, "o", IPU_DTYPE_FLOAT32, 1,
 						SHAPE(2)), o2[0]);
-	e = compile_ok(ir);
+	e = ir_compile_ok(ir);
 	/* Two exps on two different outputs; no copies, no loops. */
 	assert_int_equal(count_ops(e, IPU_OP_EXP), 2);
 	assert_int_equal(count_ops(e, IPU_OP_COPY), 0);
@@ -355,7 +325,7 @@ static void test_calls_are_inlined_per_call_site(void **state)
 
 static void test_variable_passed_to_call_is_copied(void **state)
 {
-	struct ipu_ir *ir = new_ir();
+	struct ipu_ir *ir = ir_new();
 	ipu_graph g = ipu_ir_create_graph(ir, "g");
 	ipu_tensor v, a, o[1];
 	struct ipu_exe *e;
@@ -369,7 +339,7 @@ static void test_variable_passed_to_call_is_copied(void **state)
 	ipu_ir_graph_output(ir, ipu_ir_neg(ir, a));
 	ipu_ir_pop_graph(ir);
 	assert_int_equal(ipu_ir_call(ir, g, &v, 1, o, 1), 0);
-	e = compile_ok(ir);
+	e = ir_compile_ok(ir);
 	assert_int_equal(e->instrs[0].op, IPU_OP_COPY);
 	assert_int_equal(e->operands[e->instrs[0].first_operand + 1],
 			 ipu_exe_find_tensor(e, "v"));
@@ -380,7 +350,7 @@ static void test_variable_passed_to_call_is_copied(void **state)
 
 static void test_repeat_becomes_a_loop(void **state)
 {
-	struct ipu_ir *ir = new_ir();
+	struct ipu_ir *ir = ir_new();
 	ipu_graph g = ipu_ir_create_graph(ir, "g");
 	ipu_tensor a, b, c, o[2];
 	struct ipu_exe *e;
@@ -400,7 +370,7 @@ static void test_repeat_becomes_a_loop(void **state)
 				       2), 0);
 	ipu_ir_host_store(ir, ipu_ir_d2h_stream(ir, "o", IPU_DTYPE_FLOAT32, 1,
 						SHAPE(2)), o[0]);
-	e = compile_ok(ir);
+	e = ir_compile_ok(ir);
 	/* copy, copy (carried in), loop 7 { copy to temp, copy, copy }. */
 	assert_int_equal(e->instrs[2].op, IPU_OP_LOOP);
 	loop = &e->instrs[2];
@@ -414,7 +384,7 @@ static void test_repeat_becomes_a_loop(void **state)
 
 static void test_empty_repeat_emits_no_loop(void **state)
 {
-	struct ipu_ir *ir = new_ir();
+	struct ipu_ir *ir = ir_new();
 	ipu_graph g = ipu_ir_create_graph(ir, "g");
 	ipu_tensor a, c, o[1];
 	struct ipu_exe *e;
@@ -428,7 +398,7 @@ static void test_empty_repeat_emits_no_loop(void **state)
 	ipu_ir_pop_graph(ir);
 	assert_int_equal(ipu_ir_repeat(ir, g, 5, &c, 1, o, 1), 0);
 	assert_int_equal(ipu_ir_repeat(ir, g, 0, o, 1, o, 1), 0);
-	e = compile_ok(ir);
+	e = ir_compile_ok(ir);
 	assert_int_equal(count_ops(e, IPU_OP_LOOP), 0);
 	assert_int_equal(count_ops(e, IPU_OP_COPY), 2);
 	assert_int_equal(e->num_params, 0);
@@ -438,7 +408,7 @@ static void test_empty_repeat_emits_no_loop(void **state)
 
 static void test_all_reduce_over_all_replicas(void **state)
 {
-	struct ipu_ir *ir = new_ir();
+	struct ipu_ir *ir = ir_new();
 	struct ipu_exe *e;
 	const int64_t *p;
 	static const float z[2];
@@ -450,7 +420,7 @@ static void test_all_reduce_over_all_replicas(void **state)
 	/* The replication factor may change after the op: it is read at
 	 * compile time. */
 	ipu_ir_set_replication_factor(ir, 8);
-	e = compile_ok(ir);
+	e = ir_compile_ok(ir);
 	p = e->params + e->instrs[0].first_param;
 	assert_int_equal(p[0], IPU_EXE_REDUCE_SUM);
 	assert_int_equal(p[1], 8);
@@ -465,7 +435,7 @@ static void test_all_reduce_over_all_replicas(void **state)
 
 static void test_instance_replication_factor_must_match(void **state)
 {
-	struct ipu_ir *ir = new_ir();
+	struct ipu_ir *ir = ir_new();
 
 	(void)state;
 	ipu_ir_set_replication_factor(ir, 4);
@@ -476,7 +446,7 @@ static void test_instance_replication_factor_must_match(void **state)
 
 static void test_grouped_variable_outlives_replication_factor(void **state)
 {
-	struct ipu_ir *ir = new_ir();
+	struct ipu_ir *ir = ir_new();
 	struct ipu_replica_grouping g;
 
 	(void)state;
@@ -495,7 +465,7 @@ static void test_grouped_variable_outlives_replication_factor(void **state)
 
 static void test_all_reduce_grouping_outlives_replication_factor(void **state)
 {
-	struct ipu_ir *ir = new_ir();
+	struct ipu_ir *ir = ir_new();
 	struct ipu_replica_grouping g;
 	static const float z[1];
 
@@ -536,20 +506,20 @@ static void build_loads_in_repeat(struct ipu_ir *ir, uint64_t count,
 
 static void test_stream_loaded_more_than_host_transfers(void **state)
 {
-	struct ipu_ir *ir = new_ir();
+	struct ipu_ir *ir = ir_new();
 
 	(void)state;
 	ipu_ir_set_num_host_transfers(ir, 5);
 	build_loads_in_repeat(ir, 3, false);
 	expect_compile_error(ir, "compile: stream 's' is loaded 6 times per run, but num_host_transfers is 5");
 	ipu_ir_set_num_host_transfers(ir, 6);
-	ipu_exe_free(compile_ok(ir));
+	ipu_exe_free(ir_compile_ok(ir));
 	ipu_ir_destroy(ir);
 }
 
 static void test_stream_stored_more_than_host_transfers(void **state)
 {
-	struct ipu_ir *ir = new_ir();
+	struct ipu_ir *ir = ir_new();
 
 	(void)state;
 	build_loads_in_repeat(ir, 1ull << 62, true);
@@ -559,7 +529,7 @@ static void test_stream_stored_more_than_host_transfers(void **state)
 
 static void test_repeats_nest_too_deep(void **state)
 {
-	struct ipu_ir *ir = new_ir();
+	struct ipu_ir *ir = ir_new();
 	ipu_graph g[IPU_EXE_MAX_LOOP_DEPTH + 1];
 	static const float z;
 
@@ -586,7 +556,7 @@ static void test_repeats_nest_too_deep(void **state)
 
 static void test_too_many_ipus(void **state)
 {
-	struct ipu_ir *ir = new_ir();
+	struct ipu_ir *ir = ir_new();
 	static const float z;
 
 	(void)state;
@@ -599,7 +569,7 @@ static void test_too_many_ipus(void **state)
 
 static void test_null_arguments(void **state)
 {
-	struct ipu_ir *ir = new_ir();
+	struct ipu_ir *ir = ir_new();
 	struct ipu_exe *e;
 
 	(void)state;

@@ -16,9 +16,9 @@
 
 #include <cmocka.h>
 
-#include "ipu/ir.h"
+#include "ir_expect.h"
 
-#define SHAPE(...) (const uint64_t[]){ __VA_ARGS__ }
+#include "ipu/ir.h"
 
 struct fx {
 	struct ipu_ir *ir;
@@ -43,15 +43,6 @@ static int setup(void **state)
 	return ipu_stream_error(f->out) || ipu_tensor_error(f->c) ? -1 : 0;
 }
 
-static int teardown(void **state)
-{
-	struct fx *f = *state;
-
-	ipu_ir_destroy(f->ir);
-	free(f);
-	return 0;
-}
-
 static void assert_still_usable(struct fx *f)
 {
 	assert_int_equal(ipu_tensor_error(ipu_ir_variable(f->ir, "fine",
@@ -60,11 +51,7 @@ static void assert_still_usable(struct fx *f)
 
 static void expect_error(struct fx *f, int got, int err, const char *what)
 {
-	const char *msg = ipu_ir_errmsg(f->ir);
-
-	if (got != err || !strstr(msg, what))
-		fail_msg("got %d, message \"%s\"; expected %d and \"%s\"", got,
-			 msg, err, what);
+	ir_expect_refused(f->ir, got, err, what);
 	assert_still_usable(f);
 }
 
@@ -375,7 +362,7 @@ static void test_host_load_names(void **state)
 	assert_int_equal(ipu_stream_error((ipu_stream){ 0 }), -EINVAL);
 }
 
-#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown),
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, ir_fixture_teardown),
 #define TABLE_CASE(name, call, err, what) T(test_##name)
 
 int main(void)

@@ -15,9 +15,9 @@
 
 #include <cmocka.h>
 
-#include "ipu/ir.h"
+#include "ir_expect.h"
 
-#define SHAPE(...) (const uint64_t[]){ __VA_ARGS__ }
+#include "ipu/ir.h"
 
 /*
  * body(x [4], n [4]) = (x + n, n): a repeatable subgraph with two inputs
@@ -60,15 +60,6 @@ static int setup(void **state)
 	return 0;
 }
 
-static int teardown(void **state)
-{
-	struct fx *f = *state;
-
-	ipu_ir_destroy(f->ir);
-	free(f);
-	return 0;
-}
-
 static void assert_still_usable(struct fx *f)
 {
 	ipu_tensor out[1];
@@ -82,11 +73,7 @@ static void assert_still_usable(struct fx *f)
 
 static void expect_error(struct fx *f, int got, int err, const char *what)
 {
-	const char *msg = ipu_ir_errmsg(f->ir);
-
-	if (got != err || !strstr(msg, what))
-		fail_msg("got %d, message \"%s\"; expected %d and \"%s\"", got,
-			 msg, err, what);
+	ir_expect_refused(f->ir, got, err, what);
 	/* Scopes pushed by a case are its own to pop. */
 	while (ipu_ir_current_graph(f->ir).id != 1)
 		ipu_ir_pop_graph(f->ir);
@@ -349,7 +336,7 @@ static void test_null_arguments(void **state)
 	assert_int_equal(ipu_graph_error((ipu_graph){ 3 }), 0);
 }
 
-#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown),
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, ir_fixture_teardown),
 #define TABLE_CASE(name, call, err, what) T(test_##name)
 
 int main(void)

@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include "ir_expect.h"
+
 #include "ipu/ir.h"
 
 struct fx {
@@ -72,15 +74,6 @@ static int setup(void **state)
 	return 0;
 }
 
-static int teardown(void **state)
-{
-	struct fx *f = *state;
-
-	ipu_ir_destroy(f->ir);
-	free(f);
-	return 0;
-}
-
 /* After a refused op the ir still builds. */
 static void assert_still_usable(struct fx *f)
 {
@@ -91,11 +84,7 @@ static void assert_still_usable(struct fx *f)
 
 static void expect_error(struct fx *f, int got, int err, const char *what)
 {
-	const char *msg = ipu_ir_errmsg(f->ir);
-
-	if (got != err || !strstr(msg, what))
-		fail_msg("got %d, message \"%s\"; expected %d and \"%s\"", got,
-			 msg, err, what);
+	ir_expect_refused(f->ir, got, err, what);
 	assert_still_usable(f);
 }
 
@@ -303,8 +292,6 @@ static void expect_shape(struct fx *f, ipu_tensor t, enum ipu_dtype dt,
 		assert_int_equal(got[d], 0);
 }
 
-#define SHAPE(...) (const uint64_t[]){ __VA_ARGS__ }
-
 static void test_binary_ops_broadcast(void **state)
 {
 	struct fx *f = *state;
@@ -509,7 +496,7 @@ static void test_set_name_empty_refused(void **state)
 		     -EINVAL, "set_name: a name is required");
 }
 
-#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown),
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, ir_fixture_teardown),
 #define TABLE_CASE(name, call, err, what) T(test_##name)
 
 int main(void)

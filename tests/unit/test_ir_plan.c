@@ -17,6 +17,8 @@
 
 #include <cmocka.h>
 
+#include "ir_expect.h"
+
 #include "exe_samples.h"
 #include "ipu/exe.h"
 #include "ipu/ir.h"
@@ -132,10 +134,8 @@ static void check_plan(const struct ipu_exe *e)
 
 static struct ipu_exe *compile_ok(struct ipu_ir *ir)
 {
-	struct ipu_exe *e;
+	struct ipu_exe *e = ir_compile_ok(ir);
 
-	if (ipu_ir_compile(ir, &e))
-		fail_msg("compile: %s", ipu_ir_errmsg(ir));
 	check_plan(e);
 	return e;
 }

@@ -18,12 +18,12 @@
 
 #include <cmocka.h>
 
+#include "ir_expect.h"
+
 #include "exe_samples.h"
 #include "ipu/exe.h"
 #include "ipu/firmware.h"
 #include "ipu/ir.h"
-
-#define SHAPE(...) (const uint64_t[]){ __VA_ARGS__ }
 
 struct run {
 	struct ipu_exe *e;
@@ -99,22 +99,13 @@ static void launch(struct run *r)
 		fail_msg("ipufw_run: %d: %s", ret, msg);
 }
 
+/* Compile @ir and free it: the executable is all a run needs. */
 static struct ipu_exe *compile_ok(struct ipu_ir *ir)
 {
-	struct ipu_exe *e;
+	struct ipu_exe *e = ir_compile_ok(ir);
 
-	if (ipu_ir_compile(ir, &e))
-		fail_msg("compile: %s", ipu_ir_errmsg(ir));
 	ipu_ir_destroy(ir);
 	return e;
-}
-
-static struct ipu_ir *new_ir(void)
-{
-	struct ipu_ir *ir;
-
-	assert_int_equal(ipu_ir_create("run", &ir), 0);
-	return ir;
 }
 
 static void assert_close(const float *got, const float *want, size_t n,
@@ -165,7 +156,7 @@ static void test_mlp_matches_reference(void **state)
 
 static void test_repeat_reads_and_writes_every_transfer(void **state)
 {
-	struct ipu_ir *ir = new_ir();
+	struct ipu_ir *ir = ir_new();
 	ipu_graph body = ipu_ir_create_graph(ir, "body");
 	ipu_stream in, out;
 	ipu_tensor acc, o[1];
@@ -224,7 +215,7 @@ static void test_calls_and_carried_values(void **state)
 
 static void test_carried_swap(void **state)
 {
-	struct ipu_ir *ir = new_ir();
+	struct ipu_ir *ir = ir_new();
 	ipu_graph g = ipu_ir_create_graph(ir, "swap");
 	ipu_tensor a, b, o3[2], o0[2];
 	struct run r;
@@ -256,7 +247,7 @@ static void test_carried_swap(void **state)
 
 static void test_call_sees_variable_as_it_was(void **state)
 {
-	struct ipu_ir *ir = new_ir();
+	struct ipu_ir *ir = ir_new();
 	ipu_graph g = ipu_ir_create_graph(ir, "g");
 	ipu_tensor v, a, o[1];
 	struct run r;
@@ -282,7 +273,7 @@ static void test_call_sees_variable_as_it_was(void **state)
 
 static void test_all_reduce_over_groupings(void **state)
 {
-	struct ipu_ir *ir = new_ir();
+	struct ipu_ir *ir = ir_new();
 	struct ipu_replica_grouping pairs, orth;
 	ipu_stream in;
 	ipu_tensor x;
@@ -327,7 +318,7 @@ static void test_all_reduce_over_groupings(void **state)
 
 static void test_grouped_variable_holds_one_value_per_group(void **state)
 {
-	struct ipu_ir *ir = new_ir();
+	struct ipu_ir *ir = ir_new();
 	struct ipu_replica_grouping orth;
 	static const int32_t per_group[2] = { 10, 20 };
 	ipu_tensor v;
@@ -393,7 +384,7 @@ static void test_sgd_steps_match_reference(void **state)
 
 static void test_shape_ops_match_reference(void **state)
 {
-	struct ipu_ir *ir = new_ir();
+	struct ipu_ir *ir = ir_new();
 	float xs[2][3][4];
 	ipu_tensor x, t, s, c, m;
 	struct run r;
