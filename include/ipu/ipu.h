@@ -28,9 +28,9 @@
  *    zeroed.
  *
  * Devices are named "<backend>:<index>": "hw:0" is /dev/ipu0 through the
- * kernel driver. A "model" backend (an in-process software IPU) will join it;
- * the public interface does not change when it does. "auto" picks a device
- * (see ipu_device_open()).
+ * kernel driver, "model:0" the first IPU of the in-process software model
+ * (see "The model backend" below). Both offer the same interface. "auto"
+ * picks a device (see ipu_device_open()).
  */
 #ifndef IPU_IPU_H
 #define IPU_IPU_H
@@ -132,12 +132,44 @@ struct ipu_device_entry {
  *
  * Hardware devices come from sysfs (/sys/class/ipu), sorted by index. No
  * device present is not an error: the list is empty. Devices that disappear
- * while the list is made are left out.
+ * while the list is made are left out. The software model's devices are not
+ * listed (see ipu_device_list_create_opts()).
  *
  * Return: 0; -EINVAL if @listp is NULL; -ENOMEM; -errno if sysfs exists but
  * cannot be read.
  */
 int ipu_device_list_create(struct ipu_device_list **listp);
+
+/* Flags of ipu_list_opts.flags. */
+#define IPU_LIST_MODEL		(1u << 0) /* also list the model's devices */
+#define IPU_LIST_FLAGS_ALL	(IPU_LIST_MODEL)
+
+/**
+ * struct ipu_list_opts - options of ipu_device_list_create_opts(); declare
+ * with IPU_OPTS().
+ * @sz: sizeof(struct ipu_list_opts).
+ * @flags: IPU_LIST_* flags.
+ */
+struct ipu_list_opts {
+	size_t sz;
+	uint32_t flags;
+};
+
+/**
+ * ipu_device_list_create_opts() - ipu_device_list_create() with options.
+ * @opts: options, or NULL for the defaults (as ipu_device_list_create()).
+ * @listp: out: the new list; the caller frees it with ipu_device_list_free().
+ *
+ * The software model's devices ("model:0" ...) are listed only with
+ * IPU_LIST_MODEL, after the hardware: there are IPU_MODEL_DEVICES of them
+ * (16 by default) in every process, and a tool that lists what is plugged
+ * in should not show them unasked.
+ *
+ * Return: as ipu_device_list_create(); also -EINVAL for unknown flags and
+ * -E2BIG for non-zero option bytes this libipu does not know.
+ */
+int ipu_device_list_create_opts(const struct ipu_list_opts *opts,
+				struct ipu_device_list **listp);
 
 /**
  * ipu_device_list_count() - number of entries in @list (0 if @list is NULL).
@@ -178,15 +210,22 @@ struct ipu_open_opts {
 
 /**
  * ipu_device_open() - open a device.
- * @name: "hw:N" for /dev/ipuN; "auto" or NULL to pick one (below).
+ * @name: "hw:N" for /dev/ipuN, "model:N" for the software model's IPU N;
+ *	"auto" or NULL to pick one (below).
  * @opts: options, or NULL for the defaults.
  * @devp: out: the open device; close it with ipu_device_close().
  *
- * With "auto" (or NULL), the environment variable IPU_DEVICE, when set to
- * something other than "" or "auto", is taken as the name. Otherwise libipu
- * tries the hardware devices in index order and returns the first that it
- * can open (and, with IPU_OPEN_ATTACH, attach: busy devices are skipped),
- * else the software model when this libipu has one.
+ * "auto" (or NULL) follows the environment variable IPU_DEVICE:
+ *  - unset, "" or "auto": the hardware devices (and devices of backends
+ *    registered for tests) in the order ipu_device_list_create() lists
+ *    them, the first that opens (and, with IPU_OPEN_ATTACH, attaches: busy
+ *    devices are skipped); when none does, the software model: "model:0",
+ *    or with IPU_OPEN_ATTACH the first model device not attached yet;
+ *  - a backend's name alone, "hw" or "model": the first device of that
+ *    backend that opens (and attaches), with no fallback to another
+ *    backend ("hw" insists on hardware);
+ *  - a device name, "hw:1" or "model:3": that device.
+ * Explicit names given as @name are not affected by IPU_DEVICE.
  *
  * With IPU_OPEN_ATTACH the device is returned attached (ipu_device_attach()),
  * and a device that cannot be attached is closed again.
@@ -195,9 +234,10 @@ struct ipu_open_opts {
  * or unknown flags; -E2BIG for non-zero option bytes this libipu does not
  * know; -ENOENT when the named device does not exist; -ENOTTY when the node
  * is not an IPU; -EPROTO when the kernel speaks an older API than libipu
- * needs; -EBUSY (with IPU_OPEN_ATTACH) when another file owns the device;
- * -ENOMEM; other -errno from open(2). "auto": -ENODEV when no device is
- * listed at all, else the error of the last device tried.
+ * needs; -EBUSY (with IPU_OPEN_ATTACH) when another handle owns the device;
+ * -ENOMEM; other -errno from open(2). "auto" with a backend's name:
+ * -ENODEV when that backend lists no device, else the error of the last
+ * device tried; plain "auto" fails only when the model does too.
  */
 int ipu_device_open(const char *name, const struct ipu_open_opts *opts,
 		    struct ipu_device **devp);
@@ -225,6 +265,7 @@ const char *ipu_device_name(const struct ipu_device *dev);
 #define IPU_DEVICE_CAP_XFER	(1ull << 2) /* transfers */
 #define IPU_DEVICE_CAP_RESET	(1ull << 3) /* ipu_device_reset() */
 #define IPU_DEVICE_CAP_HOTPLUG	(1ull << 4) /* may vanish: calls then fail -ENODEV */
+#define IPU_DEVICE_CAP_LAUNCH	(1ull << 5) /* IPU_CMD_LAUNCH runs programs */
 
 /**
  * struct ipu_device_info - state of a device, from ipu_device_query().
@@ -408,11 +449,11 @@ int ipu_bo_unmap(struct ipu_bo *bo);
  * @length: bytes, > 0; @bo_offset + @length must not pass the end of @bo.
  * @dir: IPU_XFER_DIR_*.
  * @flags: 0; no flags are defined yet.
- * @user_data: the caller's; libipu does not look at it. (It will identify
- *	the completion of a transfer submitted to a queue.)
+ * @user_data: the caller's; libipu does not look at it. (A transfer
+ *	submitted to a queue is identified by ipu_cmd.user_data instead.)
  *
- * The same descriptor will describe transfers submitted to a queue
- * (io_uring) in a later version; ipu_xfer_run() is the synchronous path.
+ * The same descriptor describes transfers submitted to a queue
+ * (struct ipu_cmd); ipu_xfer_run() is the synchronous path.
  */
 struct ipu_xfer_desc {
 	struct ipu_bo *bo;
@@ -434,7 +475,10 @@ struct ipu_xfer_desc {
  * Every descriptor is checked before the first transfer starts, so an
  * invalid one fails the call with nothing moved (*@done = 0). The transfers
  * then run one after the other and the call stops at the first that fails;
- * each returns when its data has arrived.
+ * each returns when its data has arrived. Underneath, the transfers are one
+ * linked batch on a queue the device keeps for synchronous calls
+ * (ipu_queue_submit()); calls on one device from several threads take
+ * turns on it.
  *
  * Return: 0 when all completed; -EINVAL for NULL arguments, zero @count or
  * @length, unknown @dir or @flags, a range outside the buffer, or a buffer
@@ -462,6 +506,333 @@ int ipu_xfer_to_device(struct ipu_bo *bo, uint64_t bo_offset, const void *src,
  */
 int ipu_xfer_from_device(struct ipu_bo *bo, uint64_t bo_offset, void *dst,
 			 uint64_t length);
+
+/* ------------------------------------------------------------------------ */
+/* Launches                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* Alignment of ipu_launch_desc.arena_offset. */
+#define IPU_LAUNCH_ARENA_ALIGN		64
+/* Most replicas one program may run on (ipu_launch_desc.num_replicas). */
+#define IPU_LAUNCH_MAX_REPLICAS		1024
+
+/**
+ * struct ipu_launch_desc - one replica's share of running a program.
+ * @exe_bo: holds the executable's file image (the bytes ipu_exe_save()
+ *	writes) at offset 0; on the device of @arena_bo.
+ * @exe_size: bytes of the image, > 0, within @exe_bo.
+ * @arena_bo: holds this replica's arena (include/ipu/exe.h: the tensors,
+ *	stream slots and variables of one replica, at the offsets the
+ *	executable plans).
+ * @arena_offset: where the arena starts in @arena_bo; a multiple of
+ *	IPU_LAUNCH_ARENA_ALIGN, inside @arena_bo.
+ * @arena_size: bytes of the arena; 0: up to the end of @arena_bo. At least
+ *	the executable's arena_size when the program runs (else the launch
+ *	fails with -EINVAL).
+ * @replica: this replica's index, < @num_replicas.
+ * @num_replicas: replicas of the run, 1 to IPU_LAUNCH_MAX_REPLICAS; must
+ *	equal the executable's replication_factor.
+ * @group: with @num_replicas > 1: the id that ties the launches of one
+ *	run together (any value the caller likes, unique among the runs in
+ *	flight on the queue); ignored for a single replica.
+ * @flags: 0; no flags are defined yet.
+ * @reserved: 0.
+ *
+ * A program of R replicas runs as R launch commands, one per replica, each
+ * on the device holding that replica's arena (R devices, or fewer when
+ * arenas share one), all with the same @group and @num_replicas. The
+ * backend starts the run once it has all R (they may come in several
+ * submissions), runs the replicas together (all-reduce needs every one)
+ * and then completes each command, with the run's result. All R must carry
+ * the same executable image. Launches of one run must not be linked to one
+ * another, directly or through a chain (ipu_queue_submit() refuses that:
+ * the run would wait for itself); link each replica's transfers to its own
+ * launch instead.
+ */
+struct ipu_launch_desc {
+	struct ipu_bo *exe_bo;
+	uint64_t exe_size;
+	struct ipu_bo *arena_bo;
+	uint64_t arena_offset;
+	uint64_t arena_size;
+	uint32_t replica;
+	uint32_t num_replicas;
+	uint64_t group;
+	uint32_t flags;
+	uint32_t reserved;
+};
+
+/**
+ * ipu_launch() - run a single-replica program synchronously.
+ * @dev: the attached device of @desc's buffer objects.
+ * @desc: the launch; @num_replicas must be 1 (runs of several replicas go
+ *	through a queue, one command per replica).
+ *
+ * One IPU_CMD_LAUNCH through the device's queue for synchronous calls (see
+ * ipu_xfer_run()); returns when the program has finished.
+ *
+ * Return: 0; the errors of an IPU_CMD_LAUNCH command (see struct ipu_cmd),
+ * with the firmware's message in ipu_errmsg(); -EINVAL also for a NULL
+ * argument, a buffer object of another device or @num_replicas other than
+ * 1.
+ */
+int ipu_launch(struct ipu_device *dev, const struct ipu_launch_desc *desc);
+
+/* ------------------------------------------------------------------------ */
+/* Queues                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A queue takes commands (transfers and launches) in batches and completes
+ * them asynchronously, with a result per command: io_uring's model, which
+ * the kernel backend will use underneath. Submit a batch with
+ * ipu_queue_submit(), collect completions with ipu_queue_reap().
+ *
+ * Order and links. Commands that are not linked are independent: they may
+ * run in any order and each completes on its own (the model runs them in
+ * submission order, except launches waiting for the rest of their run). A
+ * command with IPU_CMD_F_LINK is linked to the next command of the same
+ * batch, which starts only after it succeeded; when a command of such a
+ * chain fails, every command after it in the chain completes with
+ * -ECANCELED without running (io_uring's IOSQE_IO_LINK). A chain ends at
+ * the first command without the flag, or at the end of the batch (a link
+ * on a batch's last command is ignored, as io_uring does).
+ *
+ * A run of a program, replicated R times:
+ *
+ *	for each replica r:
+ *		H2D transfers of r's input slots, each IPU_CMD_F_LINK
+ *		IPU_CMD_LAUNCH of replica r, group g, IPU_CMD_F_LINK
+ *		D2H transfers of r's output slots, linked one to the next
+ *	one ipu_queue_submit() of it all, then ipu_queue_reap() R chains' worth
+ *
+ * Devices. A queue belongs to the backend of the device it was created
+ * with and carries commands for every device of that backend (a run that
+ * spans four IPUs is one batch on one queue); a command for a device of
+ * another backend is -EINVAL. A command's device is that of its buffer
+ * objects, and the device must be attached when the command runs (else the
+ * command completes with -EACCES).
+ *
+ * Lifetimes. The caller keeps every buffer object, host buffer and device a
+ * command names alive and unchanged (host buffers of transfers to the
+ * device unchanged, host buffers of transfers from it unread) until the
+ * command's completion is reaped, as with io_uring or aio.
+ *
+ * Backends. The model runs commands on a DMA-engine thread of the queue.
+ * The kernel backend ("hw") has no asynchronous path yet: its queue runs
+ * transfers one by one inside ipu_queue_submit() (their completions are
+ * ready when it returns) and completes every IPU_CMD_LAUNCH with
+ * -EOPNOTSUPP; its devices do not report IPU_DEVICE_CAP_LAUNCH.
+ *
+ * Threads: one queue may be used from several threads; the calls are
+ * serialised. A completion goes to whichever ipu_queue_reap() takes it.
+ */
+struct ipu_queue;
+
+/* Values of ipu_cmd.op. */
+#define IPU_CMD_XFER		1 /* a transfer: ipu_cmd.xfer */
+#define IPU_CMD_LAUNCH		2 /* a replica of a program: ipu_cmd.launch */
+
+/* Flags of ipu_cmd.flags. */
+#define IPU_CMD_F_LINK		(1u << 0) /* the next command waits for this one */
+#define IPU_CMD_F_ALL		(IPU_CMD_F_LINK)
+
+/**
+ * struct ipu_cmd - one command of a batch.
+ * @op: IPU_CMD_*.
+ * @flags: IPU_CMD_F_* flags.
+ * @user_data: the caller's; returned in the command's completion.
+ * @xfer: IPU_CMD_XFER: the transfer, checked as ipu_xfer_run() checks
+ *	it (its own user_data and the rest are ignored).
+ * @launch: IPU_CMD_LAUNCH: the launch.
+ * @reserved_: room for the descriptors of later commands.
+ *
+ * The size of struct ipu_cmd is fixed. Zero a command before filling it
+ * (ipu_cmd_prep_xfer() and ipu_cmd_prep_launch() do): the bytes of the
+ * union past the descriptor @op uses must be zero, so that a command built
+ * for a later libipu is refused (-E2BIG) rather than half understood.
+ */
+struct ipu_cmd {
+	uint32_t op;
+	uint32_t flags;
+	uint64_t user_data;
+	union {
+		struct ipu_xfer_desc xfer;
+		struct ipu_launch_desc launch;
+		uint64_t reserved_[10];
+	};
+};
+
+/** ipu_cmd_prep_xfer() - zero @cmd and make it the transfer @xfer. */
+static inline void ipu_cmd_prep_xfer(struct ipu_cmd *cmd,
+				     const struct ipu_xfer_desc *xfer,
+				     uint64_t user_data)
+{
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->op = IPU_CMD_XFER;
+	cmd->user_data = user_data;
+	cmd->xfer = *xfer;
+}
+
+/** ipu_cmd_prep_launch() - zero @cmd and make it the launch @launch. */
+static inline void ipu_cmd_prep_launch(struct ipu_cmd *cmd,
+				       const struct ipu_launch_desc *launch,
+				       uint64_t user_data)
+{
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->op = IPU_CMD_LAUNCH;
+	cmd->user_data = user_data;
+	cmd->launch = *launch;
+}
+
+/**
+ * struct ipu_completion - the outcome of one command, from ipu_queue_reap().
+ * @user_data: the command's ipu_cmd.user_data.
+ * @result: 0, or the command's negative errno value (below).
+ * @op: the command's ipu_cmd.op.
+ * @msg: "" on success; otherwise a message naming the device, the command
+ *	and what went wrong (for a launch, the firmware's words: replica,
+ *	instruction, reason). Owned by the queue: valid until the next
+ *	ipu_queue_reap() on this queue or ipu_queue_destroy(); copy it to
+ *	keep it. Never NULL.
+ *
+ * Results of IPU_CMD_XFER: as ipu_xfer_run() for one transfer. Results of
+ * IPU_CMD_LAUNCH: -ENOEXEC when the image is not an executable (wrong
+ * magic, shorter than a header); -EINVAL when it is malformed (the
+ * loader's message says how), when its replication_factor is not
+ * num_replicas, when the replicas of a run carry different images or when
+ * an arena is smaller than the program needs; -ERANGE and others from the
+ * firmware as the program runs (include/ipu/firmware.h: ipufw_run());
+ * -ENOMEM; -EACCES when a device is not attached; -EOPNOTSUPP on a backend
+ * that cannot launch. Every replica of a run completes with the run's
+ * result, except that when one replica's executable or device is at fault,
+ * the others complete with -ECANCELED. Any command: -ECANCELED when a
+ * command it was linked to failed.
+ */
+struct ipu_completion {
+	uint64_t user_data;
+	int32_t result;
+	uint32_t op;
+	const char *msg;
+};
+
+/* Most commands one queue holds (ipu_queue_opts.entries). */
+#define IPU_QUEUE_MAX_ENTRIES		65536
+#define IPU_QUEUE_DEFAULT_ENTRIES	256
+
+/**
+ * struct ipu_queue_opts - options of ipu_queue_create(); declare with
+ * IPU_OPTS().
+ * @sz: sizeof(struct ipu_queue_opts).
+ * @entries: most commands in flight (submitted and not yet reaped), 1 to
+ *	IPU_QUEUE_MAX_ENTRIES; 0: IPU_QUEUE_DEFAULT_ENTRIES.
+ * @flags: 0; no flags are defined yet.
+ */
+struct ipu_queue_opts {
+	size_t sz;
+	uint32_t entries;
+	uint32_t flags;
+};
+
+/**
+ * ipu_queue_create() - make a command queue for the backend of @dev.
+ * @dev: an open device; the queue takes commands for every device of its
+ *	backend. @dev itself is not needed afterwards.
+ * @opts: options, or NULL for the defaults.
+ * @qp: out: the queue; free it with ipu_queue_destroy().
+ *
+ * The model backend starts the queue's DMA-engine thread here.
+ *
+ * Return: 0; -EINVAL for NULL @dev or @qp, an @entries over
+ * IPU_QUEUE_MAX_ENTRIES or unknown flags; -E2BIG for non-zero option bytes
+ * this libipu does not know; -ENOMEM; -errno of pthread_create().
+ */
+int ipu_queue_create(struct ipu_device *dev, const struct ipu_queue_opts *opts,
+		     struct ipu_queue **qp);
+
+/**
+ * ipu_queue_destroy() - stop and free @q. NULL is a no-op.
+ *
+ * Commands in flight are cancelled: a command already running finishes,
+ * the others never run; their completions are discarded, and the messages
+ * of reaped completions go with the queue.
+ */
+void ipu_queue_destroy(struct ipu_queue *q);
+
+/**
+ * ipu_queue_submit() - submit @n commands as one batch.
+ * @q: the queue.
+ * @cmds: the commands; copied, @cmds may be reused when the call returns
+ *	(what they point to may not: see "Lifetimes" above).
+ * @n: commands, 1 to the queue's entries.
+ *
+ * Every command is checked before any is submitted: one bad command
+ * rejects the whole batch and nothing runs (ipu_errmsg() names it by its
+ * index). The batch is then handed to the backend at once (on io_uring,
+ * one io_uring_enter()).
+ *
+ * Return: 0; -EINVAL for NULL arguments, @n of 0 or over the queue's
+ * entries, an unknown op or flag, a transfer that ipu_xfer_run() would
+ * refuse, a launch with a NULL or foreign buffer object (@exe_bo and
+ * @arena_bo on different devices), @exe_size 0 or past the end of
+ * @exe_bo, an arena that is misaligned or past the end of @arena_bo,
+ * @replica not below @num_replicas, @num_replicas 0 or over
+ * IPU_LAUNCH_MAX_REPLICAS, unknown launch flags or reserved bits, two
+ * launches of one replica of a run in flight at once, launches of one run
+ * that disagree on @num_replicas or are linked to one another, or a device
+ * of another backend; -E2BIG for a command with non-zero bytes past its
+ * descriptor; -EBUSY when the batch would put more than entries commands
+ * in flight (reap first); -ENOMEM.
+ */
+int ipu_queue_submit(struct ipu_queue *q, const struct ipu_cmd *cmds,
+		     size_t n);
+
+/**
+ * ipu_queue_reap() - collect completions.
+ * @q: the queue.
+ * @cqes: out: room for @max completions, filled in completion order.
+ * @max: most completions to return, > 0.
+ * @min_complete: wait until at least this many completions are ready (0:
+ *	do not wait); at most the commands in flight.
+ * @timeout_ns: longest wait in nanoseconds, relative to the call
+ *	(CLOCK_MONOTONIC); negative: no limit; 0: do not wait.
+ *
+ * Takes up to @max ready completions off @q. Fewer than @min_complete
+ * are returned only when @timeout_ns ran out first (not an error: the
+ * rest come later). Reaping releases the messages of the previous reap.
+ *
+ * Return: the number of completions written to @cqes (0 to @max);
+ * -EINVAL for NULL @q or @cqes, @max of 0, or @min_complete over the
+ * commands in flight (the wait could never end).
+ */
+int ipu_queue_reap(struct ipu_queue *q, struct ipu_completion *cqes,
+		   size_t max, size_t min_complete, int64_t timeout_ns);
+
+/* ------------------------------------------------------------------------ */
+/* The model backend                                                        */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * "model:N" is IPU N of a software model that lives in the process:
+ *
+ *  - IPU_MODEL_DEVICES IPUs (1 to 256, default 16), each with
+ *    IPU_MODEL_MEM_MB MiB of device memory (1 to 1048576, default 4096),
+ *    both read from the environment when the model is first used. The
+ *    memory is reserved (mmap, MAP_NORESERVE) when a device is first
+ *    opened and released when its last handle closes: untouched memory
+ *    costs nothing. A bad value makes opening a model device fail with
+ *    -EINVAL, naming the variable.
+ *  - Attaching is exclusive among the handles of the process (-EBUSY);
+ *    another process has a model of its own.
+ *  - Buffer objects are page-granular ranges of the device memory, zeroed
+ *    when allocated; ipu_bo_map() returns a pointer into that memory.
+ *  - Transfers are memcpy() by the queue's DMA-engine thread; they do not
+ *    detect bad host pointers (no -EFAULT: like memcpy(), they fault).
+ *  - Launches run the firmware executor (libipufw) on the engine thread.
+ *  - ipu_device_info: platform IPU_DEVICE_PLATFORM_MODEL, firmware_version
+ *    IPUFW_VERSION, serial 0x49505500 + N, caps including
+ *    IPU_DEVICE_CAP_LAUNCH; resets keep memory.
+ */
 
 #ifdef __cplusplus
 }

@@ -179,20 +179,37 @@ static void test_auto_with_attach_skips_busy_devices(void **state)
 	ipu_device_close(dev);
 }
 
-static void test_auto_with_all_devices_busy_is_ebusy(void **state)
+static void test_auto_with_all_devices_of_a_backend_busy_is_ebusy(void **state)
 {
 	IPU_OPTS(ipu_open_opts, opts, .flags = IPU_OPEN_ATTACH);
 	struct ipu_device *dev = (void *)1;
+
+	(void)state;
+	setenv("IPU_DEVICE", "fake", 1);
+	fake.listed = 1;
+	fake.attach_err[0] = -EBUSY;
+	fake.attach_err[1] = -EBUSY;
+	assert_int_equal(ipu_device_open("auto", &opts, &dev), -EBUSY);
+	unsetenv("IPU_DEVICE");
+	assert_null(dev);
+	assert_non_null(strstr(ipu_errmsg(), "attached"));
+	assert_int_equal(fake.opens, fake.closes);
+}
+
+static void test_auto_with_all_devices_busy_falls_back_to_the_model(void **state)
+{
+	IPU_OPTS(ipu_open_opts, opts, .flags = IPU_OPEN_ATTACH);
+	struct ipu_device *dev = NULL;
 
 	(void)state;
 	unsetenv("IPU_DEVICE");
 	fake.listed = 1;
 	fake.attach_err[0] = -EBUSY;
 	fake.attach_err[1] = -EBUSY;
-	assert_int_equal(ipu_device_open("auto", &opts, &dev), -EBUSY);
-	assert_null(dev);
-	assert_non_null(strstr(ipu_errmsg(), "attached"));
+	assert_int_equal(ipu_device_open("auto", &opts, &dev), 0);
+	assert_string_equal(ipu_device_name(dev), "model:0");
 	assert_int_equal(fake.opens, fake.closes);
+	ipu_device_close(dev);
 }
 
 static void test_enumeration_error_of_a_backend_fails_the_list(void **state)
@@ -271,7 +288,8 @@ int main(void)
 		FAKE_TEST(test_ebusy_message_says_who_to_look_for),
 		FAKE_TEST(test_auto_opens_the_first_listed_device),
 		FAKE_TEST(test_auto_with_attach_skips_busy_devices),
-		FAKE_TEST(test_auto_with_all_devices_busy_is_ebusy),
+		FAKE_TEST(test_auto_with_all_devices_of_a_backend_busy_is_ebusy),
+		FAKE_TEST(test_auto_with_all_devices_busy_falls_back_to_the_model),
 		FAKE_TEST(test_enumeration_error_of_a_backend_fails_the_list),
 		FAKE_TEST(test_enumeration_includes_every_backend),
 		FAKE_TEST(test_backend_registry_refuses_bad_registrations),

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
 /*
  * test_open.c - ipu_device_open() without a device: names, options,
- * "auto" and IPU_DEVICE, a missing node, a node that is no IPU.
+ * "auto" and IPU_DEVICE (falling back to the model, or not with "hw"), a
+ * missing node, a node that is no IPU.
  */
 #include <stdbool.h>
 
@@ -154,24 +155,50 @@ static void test_ipu_opts_zeroes_and_sizes_the_struct(void **state)
 	assert_int_equal(opts.flags, IPU_OPEN_ATTACH);
 }
 
-static void test_auto_without_devices_is_enodev(void **state)
+static void test_auto_without_devices_falls_back_to_the_model(void **state)
+{
+	struct ipu_device *dev = NULL;
+
+	(void)state;
+	assert_int_equal(ipu_device_open("auto", NULL, &dev), 0);
+	assert_string_equal(ipu_device_name(dev), "model:0");
+	ipu_device_close(dev);
+	assert_int_equal(ipu_device_open(NULL, NULL, &dev), 0);
+	assert_string_equal(ipu_device_name(dev), "model:0");
+	ipu_device_close(dev);
+}
+
+static void test_auto_hw_without_devices_is_enodev(void **state)
 {
 	struct ipu_device *dev = (void *)1;
 
 	(void)state;
+	setenv("IPU_DEVICE", "hw", 1);
 	assert_int_equal(ipu_device_open("auto", NULL, &dev), -ENODEV);
 	assert_null(dev);
 	assert_int_equal(ipu_device_open(NULL, NULL, &dev), -ENODEV);
 	assert_non_null(strstr(ipu_errmsg(), "auto"));
 }
 
-static void test_auto_with_listed_but_unopenable_devices_reports_why(void **state)
+static void test_auto_with_listed_but_unopenable_devices_falls_back(void **state)
 {
-	struct ipu_device *dev;
+	struct ipu_device *dev = NULL;
 
 	/* sysfs lists ipu0, but its node is missing */
 	fake_root_device(*state, 0, "sim", 1 << 20, 0, 0, "1.0.0",
 			 "0000000000000001", 0);
+	assert_int_equal(ipu_device_open("auto", NULL, &dev), 0);
+	assert_string_equal(ipu_device_name(dev), "model:0");
+	ipu_device_close(dev);
+}
+
+static void test_auto_hw_with_listed_but_unopenable_devices_reports_why(void **state)
+{
+	struct ipu_device *dev;
+
+	fake_root_device(*state, 0, "sim", 1 << 20, 0, 0, "1.0.0",
+			 "0000000000000001", 0);
+	setenv("IPU_DEVICE", "hw", 1);
 	assert_int_equal(ipu_device_open("auto", NULL, &dev), -ENOENT);
 	assert_non_null(strstr(ipu_errmsg(), "hw:0"));
 }
@@ -214,9 +241,13 @@ static void test_ipu_device_auto_or_empty_means_auto(void **state)
 
 	(void)state;
 	setenv("IPU_DEVICE", "auto", 1);
-	assert_int_equal(ipu_device_open(NULL, NULL, &dev), -ENODEV);
+	assert_int_equal(ipu_device_open(NULL, NULL, &dev), 0);
+	assert_string_equal(ipu_device_name(dev), "model:0");
+	ipu_device_close(dev);
 	setenv("IPU_DEVICE", "", 1);
-	assert_int_equal(ipu_device_open(NULL, NULL, &dev), -ENODEV);
+	assert_int_equal(ipu_device_open(NULL, NULL, &dev), 0);
+	assert_string_equal(ipu_device_name(dev), "model:0");
+	ipu_device_close(dev);
 }
 
 int main(void)
@@ -234,8 +265,10 @@ int main(void)
 		T(test_options_with_unknown_zero_tail_are_accepted),
 		T(test_unknown_open_flags_are_einval),
 		T(test_ipu_opts_zeroes_and_sizes_the_struct),
-		T(test_auto_without_devices_is_enodev),
-		T(test_auto_with_listed_but_unopenable_devices_reports_why),
+		T(test_auto_without_devices_falls_back_to_the_model),
+		T(test_auto_hw_without_devices_is_enodev),
+		T(test_auto_with_listed_but_unopenable_devices_falls_back),
+		T(test_auto_hw_with_listed_but_unopenable_devices_reports_why),
 		T(test_ipu_device_names_the_device_for_auto),
 		T(test_ipu_device_does_not_override_an_explicit_name),
 		T(test_malformed_ipu_device_is_einval),

@@ -2,8 +2,8 @@
 /*
  * backend.c - the registry of backends: which one serves "<prefix>:N".
  *
- * Built in: "hw" (the kernel driver). The model backend will be added to
- * builtin[]; tests add fakes with __ipu_backend_register().
+ * Built in: "hw" (the kernel driver), then "model" (the in-process
+ * software IPU); tests add fakes with __ipu_backend_register().
  */
 #include <errno.h>
 #include <string.h>
@@ -12,6 +12,7 @@
 
 static const struct ipu_backend_ops *const builtin[] = {
 	&ipu_backend_kernel,
+	&ipu_backend_model,
 };
 
 #define NBUILTIN (sizeof(builtin) / sizeof(builtin[0]))

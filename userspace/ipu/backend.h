@@ -5,9 +5,17 @@
  * The front end (device.c, bo.c, xfer.c) checks arguments, keeps the
  * bookkeeping (which BOs a device holds, their mappings) and records error
  * messages. A backend only talks to a device: the kernel backend
- * (backend_kernel.c) through /dev/ipuN, the model backend (to come) to an
- * in-process software IPU. The backend is chosen when a device is opened,
- * by the prefix of its name ("hw:0", "model:0"), and never changes.
+ * (backend_kernel.c) through /dev/ipuN, the model backend
+ * (backend_model*.c) to an in-process software IPU. The backend is chosen
+ * when a device is opened, by the prefix of its name ("hw:0",
+ * "model:0"), and never changes.
+ *
+ * Queues: a backend with queue ops runs batches its own way (the model: a
+ * DMA-engine thread; the kernel, later: an io_uring ring). The front end
+ * checks every command first and keeps the completions: a backend posts
+ * each with ipu_queue_complete(). A backend without queue_submit gets the
+ * synchronous queue of queue.c (ipu_queue_submit_sync()): transfers
+ * through @xfer inside the submit, launches -EOPNOTSUPP.
  *
  * Every operation returns 0 or a negative errno value, and records nothing
  * in the thread's error message: the front end does that, naming the
@@ -21,6 +29,8 @@
 /**
  * struct ipu_backend_ops - one backend.
  * @prefix: device name prefix ("hw" for "hw:N").
+ * @list_flag: 0, or the IPU_LIST_* flag without which ipu_device_list_*
+ *	leave this backend out (the model's devices are listed on request).
  * @enumerate: add an entry per device to @list; @list names them
  *	"<prefix>:N". NULL: the backend has nothing to list.
  * @open: open device @index into @dev (whose @index and @name are set);
@@ -37,7 +47,18 @@
  * @bo_map: map all of @bo shared, read-write; NULL if the backend cannot.
  * @bo_unmap: undo @bo_map.
  * @xfer: one synchronous transfer; the front end checked @desc against
- *	the BO's size and the public constants.
+ *	the BO's size and the public constants. Used by the synchronous
+ *	queue only; NULL for a backend with queue_submit.
+ * @queue_create: set up @q->priv for a new queue (may be NULL).
+ * @queue_destroy: stop and free @q->priv: finish the command running, drop
+ *	the others without posting them (may be NULL).
+ * @queue_submit: take a checked batch, all or nothing: either return
+ *	-errno having taken nothing (and may say why in @why, which the
+ *	front end makes the message), or return 0 and post, in time, one
+ *	completion per command. @cmds is the caller's: copy it. NULL: the
+ *	synchronous queue.
+ * @open_error: what made @open fail with @err when the code alone does
+ *	not say it (a bad setting), or NULL; may be NULL.
  */
 struct ipu_backend_ops {
 	const char *prefix;
@@ -56,10 +77,19 @@ struct ipu_backend_ops {
 	int (*bo_map)(struct ipu_device *dev, struct ipu_bo *bo, void **ptrp);
 	void (*bo_unmap)(struct ipu_device *dev, struct ipu_bo *bo, void *ptr);
 	int (*xfer)(struct ipu_device *dev, const struct ipu_xfer_desc *desc);
+	uint32_t list_flag;
+	int (*queue_create)(struct ipu_queue *q);
+	void (*queue_destroy)(struct ipu_queue *q);
+	int (*queue_submit)(struct ipu_queue *q, const struct ipu_cmd *cmds,
+			    size_t n, char *why, size_t whylen);
+	const char *(*open_error)(int err);
 };
 
 /* The kernel backend: "hw:N" is /dev/ipuN. */
 extern const struct ipu_backend_ops ipu_backend_kernel;
+
+/* The model backend: "model:N" is IPU N of the in-process model. */
+extern const struct ipu_backend_ops ipu_backend_model;
 
 /* backend.c: the registry of backends, built-in ones first. */
 
@@ -78,5 +108,13 @@ int __ipu_backend_register(const struct ipu_backend_ops *ops);
 
 /* __ipu_backend_unregister() - remove @ops. Return 0 or -ENOENT. */
 int __ipu_backend_unregister(const struct ipu_backend_ops *ops);
+
+/*
+ * __ipu_model_reinit() - forget the model IPUs so that their next use
+ * reads IPU_MODEL_DEVICES and IPU_MODEL_MEM_MB again (tests). Not
+ * thread-safe with other model calls. Return 0, or -EBUSY while a model
+ * device is open.
+ */
+int __ipu_model_reinit(void);
 
 #endif /* IPU_BACKEND_H */

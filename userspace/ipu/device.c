@@ -5,7 +5,9 @@
  * A name is "<backend>:<index>" ("hw:0"), or "auto": the IPU_DEVICE
  * environment variable if set, else the first device, in the order
  * ipu_device_list_create() lists them (hardware first), that opens (and
- * attaches, with IPU_OPEN_ATTACH).
+ * attaches, with IPU_OPEN_ATTACH), else the first model device that does.
+ * IPU_DEVICE may also name a backend alone ("hw", "model"): the first of
+ * its devices, without falling back to another backend.
  */
 #include <errno.h>
 #include <limits.h>
@@ -51,6 +53,7 @@ static int open_one(const struct ipu_backend_ops *ops, unsigned int index,
 		    uint32_t flags, struct ipu_device **devp)
 {
 	struct ipu_device *dev;
+	const char *hint;
 	int err;
 
 	dev = calloc(1, sizeof(*dev));
@@ -59,15 +62,17 @@ static int open_one(const struct ipu_backend_ops *ops, unsigned int index,
 	dev->ops = ops;
 	dev->index = index;
 	snprintf(dev->name, sizeof(dev->name), "%s:%u", ops->prefix, index);
-	err = pthread_mutex_init(&dev->lock, NULL);
-	if (err) {
-		free(dev);
-		return ipu_err(-err, "opening %s:%u", ops->prefix, index);
-	}
+	/* Default mutexes cannot fail to initialise on Linux. */
+	pthread_mutex_init(&dev->lock, NULL);
+	pthread_mutex_init(&dev->sync_lock, NULL);
 
 	err = ops->open(dev, index);
 	if (err) {
-		ipu_err(err, "opening %s", dev->name);
+		hint = ops->open_error ? ops->open_error(err) : NULL;
+		if (hint)
+			ipu_err(err, "opening %s: %s", dev->name, hint);
+		else
+			ipu_err(err, "opening %s", dev->name);
 		goto err_free;
 	}
 	if (flags & IPU_OPEN_ATTACH) {
@@ -83,24 +88,23 @@ static int open_one(const struct ipu_backend_ops *ops, unsigned int index,
 err_close:
 	ops->close(dev);
 err_free:
+	pthread_mutex_destroy(&dev->sync_lock);
 	pthread_mutex_destroy(&dev->lock);
 	free(dev);
 	return err;
 }
 
-static int open_auto(uint32_t flags, struct ipu_device **devp)
+/* Try the devices of @list in order; the error of the last one tried,
+ * -ENODEV when there was none. */
+static int open_listed(struct ipu_device_list *list, uint32_t flags,
+		       struct ipu_device **devp)
 {
 	const struct ipu_device_entry *e;
 	const struct ipu_backend_ops *ops;
-	struct ipu_device_list *list;
 	unsigned int index;
-	int err, last = -ENODEV;
-	char why[256];
+	int last = -ENODEV;
 	size_t i;
 
-	err = ipu_device_list_create(&list);
-	if (err)
-		return err;
 	for (i = 0; (e = ipu_device_list_get(list, i)); i++) {
 		if (parse_name(e->name, &ops, &index))
 			continue;
@@ -108,16 +112,58 @@ static int open_auto(uint32_t flags, struct ipu_device **devp)
 		if (!last)
 			break;
 	}
+	return last;
+}
+
+/* The first device of @only's backend (NULL: of any backend listed by
+ * default) that opens. */
+static int open_first(const struct ipu_backend_ops *only, uint32_t flags,
+		      struct ipu_device **devp)
+{
+	struct ipu_device_list *list;
+	int err;
+
+	if (only)
+		err = ipu_device_list_of(only, &list);
+	else
+		err = ipu_device_list_create(&list);
+	if (err)
+		return err;
+	err = open_listed(list, flags, devp);
 	ipu_device_list_free(list);
-	if (last == -ENODEV)
-		return ipu_err(-ENODEV, "auto: no IPU device found");
-	if (last) {
-		snprintf(why, sizeof(why), "%s", ipu_errmsg());
-		return ipu_err(last, "auto: no IPU device could be %s (last: %s)",
-			       flags & IPU_OPEN_ATTACH ? "attached" : "opened",
-			       why);
+	return err;
+}
+
+static int auto_failed(int err, const char *what, uint32_t flags)
+{
+	char why[256];
+
+	if (err == -ENODEV)
+		return ipu_err(err, "auto: no %s device found", what);
+	snprintf(why, sizeof(why), "%s", ipu_errmsg());
+	return ipu_err(err, "auto: no %s device could be %s (last: %s)", what,
+		       flags & IPU_OPEN_ATTACH ? "attached" : "opened", why);
+}
+
+/*
+ * "auto": @policy is IPU_DEVICE's backend name, or NULL for hardware (and
+ * test backends) first, then the model.
+ */
+static int open_auto(const char *policy, uint32_t flags,
+		     struct ipu_device **devp)
+{
+	const struct ipu_backend_ops *ops;
+	int err;
+
+	if (policy) {
+		ops = ipu_backend_find(policy, strlen(policy));
+		err = open_first(ops, flags, devp);
+		return err ? auto_failed(err, policy, flags) : 0;
 	}
-	return 0;
+	err = open_first(NULL, flags, devp);
+	if (err) /* no hardware that opens: the model */
+		err = open_first(&ipu_backend_model, flags, devp);
+	return err ? auto_failed(err, "IPU", flags) : 0;
 }
 
 int ipu_device_open(const char *name, const struct ipu_open_opts *opts,
@@ -148,7 +194,9 @@ int ipu_device_open(const char *name, const struct ipu_open_opts *opts,
 	if (!name || !strcmp(name, "auto")) {
 		env = getenv("IPU_DEVICE");
 		if (!env || !env[0] || !strcmp(env, "auto"))
-			return open_auto(flags, devp);
+			return open_auto(NULL, flags, devp);
+		if (!strchr(env, ':') && ipu_backend_find(env, strlen(env)))
+			return open_auto(env, flags, devp);
 		name = env;
 	}
 	err = parse_name(name, &ops, &index);
@@ -163,8 +211,11 @@ void ipu_device_close(struct ipu_device *dev)
 
 	if (!dev)
 		return;
+	/* Its commands name the BOs: the queue goes first. */
+	ipu_queue_destroy(dev->sync_q);
 	ipu_bo_destroy_all(dev);
 	dev->ops->close(dev);
+	pthread_mutex_destroy(&dev->sync_lock);
 	pthread_mutex_destroy(&dev->lock);
 	free(dev);
 }

@@ -65,24 +65,64 @@ int ipu_device_list_add(struct ipu_device_list *list,
 	return 0;
 }
 
-int ipu_device_list_create(struct ipu_device_list **listp)
+#define IPU_LIST_OPTS_SZ_V1 sizeof(struct ipu_list_opts)
+
+/* Add the devices of @ops to @list. */
+static int list_backend(struct ipu_device_list *list,
+			const struct ipu_backend_ops *ops)
+{
+	return ops->enumerate ? ops->enumerate(list) : 0;
+}
+
+int ipu_device_list_of(const struct ipu_backend_ops *ops,
+		       struct ipu_device_list **listp)
+{
+	struct ipu_device_list *list;
+	int err;
+
+	list = calloc(1, sizeof(*list));
+	if (!list)
+		return -ENOMEM;
+	err = list_backend(list, ops);
+	if (err) {
+		ipu_device_list_free(list);
+		return err;
+	}
+	*listp = list;
+	return 0;
+}
+
+int ipu_device_list_create_opts(const struct ipu_list_opts *opts,
+				struct ipu_device_list **listp)
 {
 	IPU_KEEP_ERRNO();
 	const struct ipu_backend_ops *ops;
 	struct ipu_device_list *list;
+	uint32_t flags = 0;
 	size_t i;
 	int err;
 
 	if (!listp)
 		return ipu_err(-EINVAL, "ipu_device_list_create: listp is NULL");
 	*listp = NULL;
+	if (opts) {
+		err = ipu_opts_check(opts, opts->sz, IPU_LIST_OPTS_SZ_V1,
+				     sizeof(*opts));
+		if (err)
+			return ipu_err(err, "ipu_device_list_create_opts: options of %zu bytes (this libipu knows %zu)",
+				       opts->sz, sizeof(*opts));
+		flags = opts->flags;
+		if (flags & ~IPU_LIST_FLAGS_ALL)
+			return ipu_err(-EINVAL, "ipu_device_list_create_opts: unknown flags 0x%x",
+				       flags & ~IPU_LIST_FLAGS_ALL);
+	}
 	list = calloc(1, sizeof(*list));
 	if (!list)
 		return ipu_err(-ENOMEM, "ipu_device_list_create");
 	for (i = 0; (ops = ipu_backend_at(i)); i++) {
-		if (!ops->enumerate)
+		if (ops->list_flag && !(flags & ops->list_flag))
 			continue;
-		err = ops->enumerate(list);
+		err = list_backend(list, ops);
 		if (err) {
 			ipu_device_list_free(list);
 			return ipu_err(err, "listing the \"%s\" devices",
@@ -91,6 +131,13 @@ int ipu_device_list_create(struct ipu_device_list **listp)
 	}
 	*listp = list;
 	return 0;
+}
+
+int ipu_device_list_create(struct ipu_device_list **listp)
+{
+	IPU_KEEP_ERRNO();
+
+	return ipu_device_list_create_opts(NULL, listp);
 }
 
 size_t ipu_device_list_count(const struct ipu_device_list *list)

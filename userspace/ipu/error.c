@@ -52,6 +52,12 @@ int ipu_err(int err, const char *fmt, ...)
 	return err;
 }
 
+int ipu_err_raw(int err, const char *msg)
+{
+	snprintf(ipu_errbuf, sizeof(ipu_errbuf), "%s", msg);
+	return err;
+}
+
 void ipu_errno_restore(const int *saved)
 {
 	errno = *saved;

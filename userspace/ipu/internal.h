@@ -26,6 +26,9 @@ struct ipu_backend_ops;
  * @name: "<backend>:N".
  * @lock: protects @bos and every bo's @map.
  * @bos: live buffer objects of this device, a NULL-terminated list.
+ * @sync_lock: taken for the whole of a synchronous call (ipu_xfer_run(),
+ *	ipu_launch()); protects @sync_q, so those calls take turns on it.
+ * @sync_q: the queue of synchronous calls, made on first use.
  */
 struct ipu_device {
 	const struct ipu_backend_ops *ops;
@@ -34,6 +37,8 @@ struct ipu_device {
 	char name[32];
 	pthread_mutex_t lock;
 	struct ipu_bo *bos;
+	pthread_mutex_t sync_lock;
+	struct ipu_queue *sync_q;
 };
 
 /**
@@ -54,6 +59,43 @@ struct ipu_bo {
 	uint64_t device_addr;
 	uint64_t cookie;
 	void *map;
+};
+
+/**
+ * struct ipu_cqe_slot - a posted completion, waiting to be reaped.
+ * @msg: malloc()ed message of a failure, or NULL.
+ */
+struct ipu_cqe_slot {
+	uint64_t user_data;
+	int32_t result;
+	uint32_t op;
+	char *msg;
+};
+
+/**
+ * struct ipu_queue - a command queue (queue.c); the backend's part is @priv.
+ * @ops: the backend of every command; never changes.
+ * @priv: the backend's state (the model's DMA engine).
+ * @entries: most commands in flight.
+ * @lock: protects everything below.
+ * @posted: signalled when a completion is posted.
+ * @ring: @entries slots; @ready posted completions start at @head.
+ * @inflight: commands submitted and not yet reaped (posted or not). Never
+ *	above @entries, so a posted completion always finds a free slot.
+ * @old_msgs: messages handed out by the last reap, freed by the next;
+ *	@nold of them (room for @entries).
+ */
+struct ipu_queue {
+	const struct ipu_backend_ops *ops;
+	void *priv;
+	uint32_t entries;
+	pthread_mutex_t lock;
+	pthread_cond_t posted;
+	struct ipu_cqe_slot *ring;
+	size_t head, ready;
+	size_t inflight;
+	char **old_msgs;
+	size_t nold;
 };
 
 /* error.c */
@@ -114,6 +156,11 @@ int __ipu_set_dev_root(const char *root);
 int ipu_device_list_add(struct ipu_device_list *list,
 			const struct ipu_device_entry *entry);
 
+/* enumerate.c: a list of @ops's devices alone (listed on request or not);
+ * records no message. */
+int ipu_device_list_of(const struct ipu_backend_ops *ops,
+		       struct ipu_device_list **listp);
+
 /* sysfs.c */
 
 /* Read the first line of a small sysfs file at "<dir>/<attr>" into @buf. */
@@ -132,5 +179,69 @@ unsigned int ipu_platform_from_name(const char *name);
 
 /* bo.c: destroy every BO of @dev (ipu_device_close()). */
 void ipu_bo_destroy_all(struct ipu_device *dev);
+
+/* error.c: record @msg as the thread's error message, verbatim. */
+int ipu_err_raw(int err, const char *msg);
+
+/* cmd.c: checking and describing commands. */
+
+/*
+ * ipu_xfer_check() - check one transfer descriptor against its BO and the
+ * public constants (not which device it belongs to). @who and @what name
+ * it in the message: "<who>: <what> <i>: ...". Records the message.
+ */
+int ipu_xfer_check(const struct ipu_xfer_desc *d, const char *who,
+		   const char *what, size_t i);
+
+/*
+ * ipu_cmd_check_batch() - check every command of a batch for a queue of
+ * @ops: each command, then the launches of a run against one another.
+ * Records the message, naming the command by its index.
+ */
+int ipu_cmd_check_batch(const struct ipu_backend_ops *ops,
+			const struct ipu_cmd *cmds, size_t n);
+
+/* ipu_cmd_device() - the device a (checked) command runs on. */
+struct ipu_device *ipu_cmd_device(const struct ipu_cmd *cmd);
+
+/* queue.c: the parts of a queue that backends and sync calls use. */
+
+/*
+ * ipu_queue_complete() - post the completion of @cmd with @result. For a
+ * failure the message is "<device>: <command>: <detail>: <strerror>"
+ * (without "<detail>: " when @detail is NULL). Thread-safe; never fails
+ * (without memory for the message, it is strerror's alone).
+ */
+void ipu_queue_complete(struct ipu_queue *q, const struct ipu_cmd *cmd,
+			int result, const char *detail);
+
+/*
+ * ipu_queue_push() / ipu_queue_pop() - ipu_queue_submit() and
+ * ipu_queue_reap() without the argument checks, for calls that made their
+ * commands themselves. Record no message; a backend's reason for refusing
+ * the batch goes to @why.
+ */
+int ipu_queue_push(struct ipu_queue *q, const struct ipu_cmd *cmds, size_t n,
+		   char *why, size_t whylen);
+int ipu_queue_pop(struct ipu_queue *q, struct ipu_completion *cqes,
+		  size_t max, size_t min_complete, int64_t timeout_ns);
+
+/*
+ * ipu_queue_submit_sync() - the queue of a backend without one of its own:
+ * runs the batch inside the call, transfers through ops->xfer, and
+ * completes launches with -EOPNOTSUPP.
+ */
+int ipu_queue_submit_sync(struct ipu_queue *q, const struct ipu_cmd *cmds,
+			  size_t n);
+
+/* ipu_queue_new() - a queue of @entries for @ops; no message recorded. */
+int ipu_queue_new(const struct ipu_backend_ops *ops, uint32_t entries,
+		  struct ipu_queue **qp);
+
+/*
+ * ipu_device_sync_queue() - @dev's queue for synchronous calls, made on
+ * first use. The caller holds @dev->sync_lock. Records no message.
+ */
+int ipu_device_sync_queue(struct ipu_device *dev, struct ipu_queue **qp);
 
 #endif /* IPU_INTERNAL_H */

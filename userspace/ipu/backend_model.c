@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
+/*
+ * backend_model.c - the "model" backend: IPUs simulated in the process.
+ *
+ * A process has IPU_MODEL_DEVICES model IPUs, made on first use. Each has
+ * IPU_MODEL_MEM_MB of device memory, an anonymous private mapping with
+ * MAP_NORESERVE made when the device is first opened: pages cost nothing
+ * until a transfer touches them, and every page starts zeroed. Buffer
+ * objects are page-granular ranges of it, found first fit. A freed range
+ * is handed back to the kernel (MADV_DONTNEED), which both returns the
+ * memory and zeroes it, so allocating never has to clear anything: free
+ * ranges are always zero.
+ *
+ * Attachment, BOs and accounting follow the kernel driver's rules, with
+ * the handle (struct ipu_device) in the role of the open file. The queue,
+ * which does transfers and launches, is backend_model_queue.c.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <ipu/firmware.h>
+
+#include "backend.h"
+#include "backend_model.h"
+#include "internal.h"
+
+#define MODEL_DEFAULT_DEVICES	16
+#define MODEL_MAX_DEVICES	256
+#define MODEL_DEFAULT_MEM_MB	4096
+#define MODEL_MAX_MEM_MB	(1u << 20)
+#define MODEL_PAGE		4096u
+/* Device addresses of model:N start at (N + 1) * MODEL_ADDR_STRIDE, so an
+ * address names its device and 0 is never one. */
+#define MODEL_ADDR_STRIDE	(1ull << 44)
+#define MODEL_SERIAL_BASE	0x49505500ull /* "IPU\0" */
+
+/*
+ * The set of model IPUs: made from the environment on first use, under
+ * models_lock, which also protects the pointers below (the IPUs' own state
+ * is under each one's lock).
+ */
+static pthread_mutex_t models_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct model_ipu *models;
+static unsigned int nmodels;
+static int models_err;		/* a bad setting: -EINVAL */
+static char models_errmsg[160];
+static uint64_t model_page;
+
+/* Parse environment variable @name: decimal, 1 to @max; @def if unset. */
+static int env_uint(const char *name, unsigned long def, unsigned long max,
+		    unsigned long *val)
+{
+	const char *s = getenv(name);
+	unsigned long v;
+	char *end;
+
+	*val = def;
+	if (!s || !s[0])
+		return 0;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || s[0] < '0' || s[0] > '9' || v < 1 || v > max) {
+		snprintf(models_errmsg, sizeof(models_errmsg),
+			 "%s=\"%s\": expected a number from 1 to %lu", name, s,
+			 max);
+		return -EINVAL;
+	}
+	*val = v;
+	return 0;
+}
+
+/* Make the model IPUs if not made yet; under models_lock. */
+static int models_init_locked(void)
+{
+	unsigned long n, mb;
+	long ps;
+	unsigned int i;
+	int err;
+
+	if (models || models_err)
+		return models_err;
+	err = env_uint("IPU_MODEL_DEVICES", MODEL_DEFAULT_DEVICES,
+		       MODEL_MAX_DEVICES, &n);
+	if (!err)
+		err = env_uint("IPU_MODEL_MEM_MB", MODEL_DEFAULT_MEM_MB,
+			       MODEL_MAX_MEM_MB, &mb);
+	if (err)
+		return models_err = err;
+	models = calloc(n, sizeof(*models));
+	if (!models)
+		return -ENOMEM; /* not remembered: may work next time */
+	ps = sysconf(_SC_PAGESIZE);
+	model_page = ps > (long)MODEL_PAGE ? (uint64_t)ps : MODEL_PAGE;
+	for (i = 0; i < n; i++) {
+		pthread_mutex_init(&models[i].lock, NULL);
+		models[i].index = i;
+		models[i].mem_size = (uint64_t)mb << 20;
+	}
+	nmodels = n;
+	return 0;
+}
+
+/* Model IPU @index, or NULL with the error in *@err. */
+static struct model_ipu *model_get(unsigned int index, int *err)
+{
+	struct model_ipu *m = NULL;
+
+	pthread_mutex_lock(&models_lock);
+	*err = models_init_locked();
+	if (!*err && index >= nmodels)
+		*err = -ENOENT;
+	if (!*err)
+		m = &models[index];
+	pthread_mutex_unlock(&models_lock);
+	return m;
+}
+
+int __ipu_model_reinit(void)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&models_lock);
+	for (i = 0; i < nmodels; i++) {
+		if (models[i].opens) {
+			pthread_mutex_unlock(&models_lock);
+			return -EBUSY;
+		}
+	}
+	for (i = 0; i < nmodels; i++)
+		pthread_mutex_destroy(&models[i].lock);
+	free(models);
+	models = NULL;
+	nmodels = 0;
+	models_err = 0;
+	models_errmsg[0] = '\0';
+	pthread_mutex_unlock(&models_lock);
+	return 0;
+}
+
+bool model_attached(struct ipu_device *dev)
+{
+	struct model_ipu *m = model_of(dev);
+	bool owner;
+
+	pthread_mutex_lock(&m->lock);
+	owner = m->owner == dev;
+	pthread_mutex_unlock(&m->lock);
+	return owner;
+}
+
+static void fill_entry(struct model_ipu *m, struct ipu_device_entry *e,
+		       const char *name)
+{
+	memset(e, 0, sizeof(*e));
+	e->name = name;
+	e->node = "";
+	e->index = m->index;
+	e->platform = IPU_DEVICE_PLATFORM_MODEL;
+	e->platform_name = "model";
+	e->firmware_version = IPUFW_VERSION;
+	e->serial = MODEL_SERIAL_BASE + m->index;
+	pthread_mutex_lock(&m->lock);
+	e->memory_total = m->mem_size;
+	e->memory_used = m->used;
+	e->owner_pid = m->owner ? (uint32_t)m->owner_pid : 0;
+	e->reset_count = m->reset_count;
+	pthread_mutex_unlock(&m->lock);
+}
+
+static int m_enumerate(struct ipu_device_list *list)
+{
+	struct ipu_device_entry e;
+	struct model_ipu *m;
+	unsigned int i;
+	char name[32];
+	int err;
+
+	for (i = 0;; i++) {
+		m = model_get(i, &err);
+		if (err == -ENOENT)
+			return 0;
+		if (err)
+			return err;
+		snprintf(name, sizeof(name), "model:%u", i);
+		fill_entry(m, &e, name);
+		err = ipu_device_list_add(list, &e);
+		if (err)
+			return err;
+	}
+}
+
+static const char *m_open_error(int err)
+{
+	if (err != -EINVAL)
+		return NULL;
+	return models_errmsg;
+}
+
+static int m_open(struct ipu_device *dev, unsigned int index)
+{
+	struct model_ipu *m;
+	void *mem;
+	int err;
+
+	m = model_get(index, &err);
+	if (!m)
+		return err;
+	pthread_mutex_lock(&m->lock);
+	if (!m->mem) {
+		mem = mmap(NULL, m->mem_size, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (mem == MAP_FAILED) {
+			pthread_mutex_unlock(&m->lock);
+			return -ENOMEM;
+		}
+		m->mem = mem;
+	}
+	m->opens++;
+	pthread_mutex_unlock(&m->lock);
+	dev->priv = m;
+	return 0;
+}
+
+static void m_close(struct ipu_device *dev)
+{
+	struct model_ipu *m = model_of(dev);
+
+	pthread_mutex_lock(&m->lock);
+	if (m->owner == dev)
+		m->owner = NULL;
+	/* The last handle takes the memory with it, as a file takes its
+	 * BOs: nothing of it is reachable any more. */
+	if (--m->opens == 0) {
+		munmap(m->mem, m->mem_size);
+		m->mem = NULL;
+	}
+	pthread_mutex_unlock(&m->lock);
+	dev->priv = NULL;
+}
+
+static int m_query(struct ipu_device *dev, struct ipu_device_info *info)
+{
+	struct model_ipu *m = model_of(dev);
+	struct ipu_device_entry e;
+
+	fill_entry(m, &e, dev->name);
+	info->api_version = 0;
+	info->platform = IPU_DEVICE_PLATFORM_MODEL;
+	info->caps = IPU_DEVICE_CAP_BO | IPU_DEVICE_CAP_MAP |
+		     IPU_DEVICE_CAP_XFER | IPU_DEVICE_CAP_RESET |
+		     IPU_DEVICE_CAP_LAUNCH;
+	info->memory_total = e.memory_total;
+	info->memory_used = e.memory_used;
+	info->mem_page_size = (uint32_t)model_page;
+	info->owner_pid = e.owner_pid;
+	info->firmware_version = e.firmware_version;
+	info->serial = e.serial;
+	info->reset_count = e.reset_count;
+	return 0;
+}
+
+static int m_attach(struct ipu_device *dev)
+{
+	struct model_ipu *m = model_of(dev);
+	int err = 0;
+
+	pthread_mutex_lock(&m->lock);
+	if (m->owner == dev) {
+		err = -EALREADY;
+	} else if (m->owner) {
+		err = -EBUSY;
+	} else {
+		m->owner = dev;
+		m->owner_pid = getpid();
+	}
+	pthread_mutex_unlock(&m->lock);
+	return err;
+}
+
+static int m_detach(struct ipu_device *dev)
+{
+	struct model_ipu *m = model_of(dev);
+	int err = 0;
+
+	pthread_mutex_lock(&m->lock);
+	if (m->owner == dev)
+		m->owner = NULL;
+	else
+		err = -EACCES;
+	pthread_mutex_unlock(&m->lock);
+	return err;
+}
+
+static int m_reset(struct ipu_device *dev)
+{
+	struct model_ipu *m = model_of(dev);
+	int err = 0;
+
+	/* Nothing runs between commands, so a reset is only counted; memory
+	 * is kept, as the simulated IPU keeps it. */
+	pthread_mutex_lock(&m->lock);
+	if (m->owner == dev)
+		m->reset_count++;
+	else
+		err = -EACCES;
+	pthread_mutex_unlock(&m->lock);
+	return err;
+}
+
+/*
+ * The first free range of @size bytes: returns its offset and the BO to
+ * insert the new one after (NULL: at the head). Under the device lock.
+ */
+static int find_room_locked(struct model_ipu *m, uint64_t size,
+			    uint64_t *offset, struct model_bo **after)
+{
+	struct model_bo *b, *prev = NULL;
+	uint64_t start = 0;
+
+	for (b = m->bos; b; prev = b, b = b->next) {
+		if (b->offset - start >= size)
+			break;
+		start = b->offset + b->size;
+	}
+	if (m->mem_size - start < size)
+		return -ENOSPC;
+	*offset = start;
+	*after = prev;
+	return 0;
+}
+
+static int m_bo_create(struct ipu_device *dev, struct ipu_bo *bo,
+		       uint64_t size, uint32_t flags)
+{
+	struct model_ipu *m = model_of(dev);
+	struct model_bo *mbo, *after;
+	uint64_t offset;
+	int err;
+
+	(void)flags; /* none defined */
+	if (size > m->mem_size)
+		return -ENOSPC;
+	size = (size + model_page - 1) / model_page * model_page;
+	mbo = calloc(1, sizeof(*mbo));
+	if (!mbo)
+		return -ENOMEM;
+
+	pthread_mutex_lock(&m->lock);
+	if (m->owner != dev) {
+		err = -EACCES;
+		goto err_unlock;
+	}
+	err = find_room_locked(m, size, &offset, &after);
+	if (err)
+		goto err_unlock;
+	mbo->offset = offset;
+	mbo->size = size;
+	mbo->prev = after;
+	mbo->next = after ? after->next : m->bos;
+	if (mbo->next)
+		mbo->next->prev = mbo;
+	if (after)
+		after->next = mbo;
+	else
+		m->bos = mbo;
+	m->used += size;
+	if (++m->next_handle == 0)
+		m->next_handle = 1;
+	bo->handle = m->next_handle;
+	pthread_mutex_unlock(&m->lock);
+
+	bo->size = size;
+	bo->device_addr = (m->index + 1) * MODEL_ADDR_STRIDE + offset;
+	bo->cookie = (uint64_t)(uintptr_t)mbo;
+	return 0;
+
+err_unlock:
+	pthread_mutex_unlock(&m->lock);
+	free(mbo);
+	return err;
+}
+
+static int m_bo_destroy(struct ipu_device *dev, struct ipu_bo *bo)
+{
+	struct model_ipu *m = model_of(dev);
+	struct model_bo *mbo = model_bo_of(bo);
+	uint8_t *p = m->mem + mbo->offset;
+
+	pthread_mutex_lock(&m->lock);
+	if (mbo->prev)
+		mbo->prev->next = mbo->next;
+	else
+		m->bos = mbo->next;
+	if (mbo->next)
+		mbo->next->prev = mbo->prev;
+	m->used -= mbo->size;
+	model_exe_uncache_locked(mbo);
+	/* Zero the range for the next BO (and give the pages back) before
+	 * anyone can allocate it. */
+	if (madvise(p, mbo->size, MADV_DONTNEED))
+		memset(p, 0, mbo->size);
+	pthread_mutex_unlock(&m->lock);
+	free(mbo);
+	return 0;
+}
+
+static int m_bo_query(struct ipu_device *dev, struct ipu_bo *bo,
+		      struct ipu_bo_props *props)
+{
+	(void)dev;
+	props->handle = bo->handle;
+	props->size = bo->size;
+	props->device_addr = bo->device_addr;
+	return 0;
+}
+
+static void set_mapped(struct ipu_device *dev, struct ipu_bo *bo, bool mapped)
+{
+	struct model_ipu *m = model_of(dev);
+
+	pthread_mutex_lock(&m->lock);
+	model_bo_of(bo)->mapped = mapped;
+	model_bo_touch(bo);
+	pthread_mutex_unlock(&m->lock);
+}
+
+static int m_bo_map(struct ipu_device *dev, struct ipu_bo *bo, void **ptrp)
+{
+	set_mapped(dev, bo, true);
+	*ptrp = model_bo_ptr(bo, 0);
+	return 0;
+}
+
+static void m_bo_unmap(struct ipu_device *dev, struct ipu_bo *bo, void *ptr)
+{
+	(void)ptr;
+	set_mapped(dev, bo, false);
+}
+
+const struct ipu_backend_ops ipu_backend_model = {
+	.prefix = "model",
+	.list_flag = IPU_LIST_MODEL,
+	.enumerate = m_enumerate,
+	.open = m_open,
+	.open_error = m_open_error,
+	.close = m_close,
+	.query = m_query,
+	.attach = m_attach,
+	.detach = m_detach,
+	.reset = m_reset,
+	.bo_create = m_bo_create,
+	.bo_destroy = m_bo_destroy,
+	.bo_query = m_bo_query,
+	.bo_map = m_bo_map,
+	.bo_unmap = m_bo_unmap,
+	.queue_create = model_queue_create,
+	.queue_destroy = model_queue_destroy,
+	.queue_submit = model_queue_submit,
+};

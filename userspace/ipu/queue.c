@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
+/*
+ * queue.c - command queues: submission, completions, reaping.
+ *
+ * The front end owns the completions of every backend: a ring of @entries
+ * slots that backends post into (ipu_queue_complete()) and callers reap
+ * from, waiting on a condition variable. Counting every command from
+ * submission to reaping (@inflight) against the ring's size is what lets a
+ * backend post from any thread without ever finding the ring full.
+ *
+ * Backends without a queue of their own (the kernel's, until it has
+ * io_uring) get ipu_queue_submit_sync(): the batch runs inside the submit.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backend.h"
+#include "internal.h"
+
+#define IPU_QUEUE_OPTS_SZ_V1 sizeof(struct ipu_queue_opts)
+#define IPU_QUEUE_FLAGS_ALL 0u
+
+/* What a command is, for its completion's message. */
+static void describe(const struct ipu_cmd *cmd, char *buf, size_t len)
+{
+	const struct ipu_xfer_desc *x = &cmd->xfer;
+	const struct ipu_launch_desc *l = &cmd->launch;
+
+	if (cmd->op == IPU_CMD_XFER)
+		snprintf(buf, len,
+			 "transfer (%s) of %llu bytes at offset %llu of buffer object %u",
+			 x->dir == IPU_XFER_DIR_TO_DEVICE ? "to device" :
+							    "from device",
+			 (unsigned long long)x->length,
+			 (unsigned long long)x->bo_offset, x->bo->handle);
+	else if (l->num_replicas > 1)
+		snprintf(buf, len, "launch of replica %u of %u (group %llu)",
+			 l->replica, l->num_replicas,
+			 (unsigned long long)l->group);
+	else
+		snprintf(buf, len, "launch of buffer object %u", l->exe_bo->handle);
+}
+
+/* The message of a failed command; NULL without memory. */
+static char *fail_msg(const struct ipu_cmd *cmd, int result,
+		      const char *detail)
+{
+	char what[160];
+	char *msg;
+	int n;
+
+	describe(cmd, what, sizeof(what));
+	if (!detail && result == -ECANCELED)
+		detail = "not run: a command it was linked to failed";
+	else if (!detail && result == -EACCES)
+		detail = "the device is not attached (ipu_device_attach())";
+	if (detail)
+		n = asprintf(&msg, "%s: %s: %s: %s", ipu_cmd_device(cmd)->name,
+			     what, detail, ipu_strerror(result));
+	else
+		n = asprintf(&msg, "%s: %s: %s", ipu_cmd_device(cmd)->name,
+			     what, ipu_strerror(result));
+	return n < 0 ? NULL : msg;
+}
+
+void ipu_queue_complete(struct ipu_queue *q, const struct ipu_cmd *cmd,
+			int result, const char *detail)
+{
+	char *msg = result ? fail_msg(cmd, result, detail) : NULL;
+	struct ipu_cqe_slot *slot;
+
+	pthread_mutex_lock(&q->lock);
+	slot = &q->ring[(q->head + q->ready) % q->entries];
+	slot->user_data = cmd->user_data;
+	slot->result = result;
+	slot->op = cmd->op;
+	slot->msg = msg;
+	q->ready++;
+	pthread_cond_broadcast(&q->posted);
+	pthread_mutex_unlock(&q->lock);
+}
+
+int ipu_queue_new(const struct ipu_backend_ops *ops, uint32_t entries,
+		  struct ipu_queue **qp)
+{
+	pthread_condattr_t attr;
+	struct ipu_queue *q;
+	int err;
+
+	q = calloc(1, sizeof(*q));
+	if (!q)
+		return -ENOMEM;
+	q->ops = ops;
+	q->entries = entries;
+	q->ring = calloc(entries, sizeof(*q->ring));
+	q->old_msgs = calloc(entries, sizeof(*q->old_msgs));
+	if (!q->ring || !q->old_msgs) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+	pthread_mutex_init(&q->lock, NULL);
+	/* Waits are measured on the monotonic clock, immune to date changes. */
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&q->posted, &attr);
+	pthread_condattr_destroy(&attr);
+	if (ops->queue_create) {
+		err = ops->queue_create(q);
+		if (err)
+			goto err_destroy;
+	}
+	*qp = q;
+	return 0;
+
+err_destroy:
+	pthread_cond_destroy(&q->posted);
+	pthread_mutex_destroy(&q->lock);
+err_free:
+	free(q->old_msgs);
+	free(q->ring);
+	free(q);
+	return err;
+}
+
+int ipu_queue_create(struct ipu_device *dev, const struct ipu_queue_opts *opts,
+		     struct ipu_queue **qp)
+{
+	IPU_KEEP_ERRNO();
+	uint32_t entries = IPU_QUEUE_DEFAULT_ENTRIES;
+	int err;
+
+	if (!dev || !qp)
+		return ipu_err(-EINVAL, "ipu_queue_create: %s is NULL",
+			       dev ? "qp" : "dev");
+	*qp = NULL;
+	if (opts) {
+		err = ipu_opts_check(opts, opts->sz, IPU_QUEUE_OPTS_SZ_V1,
+				     sizeof(*opts));
+		if (err)
+			return ipu_err(err, "%s: queue options of %zu bytes (this libipu knows %zu)",
+				       dev->name, opts->sz, sizeof(*opts));
+		if (opts->flags & ~IPU_QUEUE_FLAGS_ALL)
+			return ipu_err(-EINVAL, "%s: queue: unknown flags 0x%x",
+				       dev->name, opts->flags & ~IPU_QUEUE_FLAGS_ALL);
+		if (opts->entries > IPU_QUEUE_MAX_ENTRIES)
+			return ipu_err(-EINVAL, "%s: queue of %u entries (at most %u)",
+				       dev->name, opts->entries,
+				       IPU_QUEUE_MAX_ENTRIES);
+		if (opts->entries)
+			entries = opts->entries;
+	}
+	err = ipu_queue_new(dev->ops, entries, qp);
+	if (err)
+		return ipu_err(err, "%s: making a queue of %u entries", dev->name,
+			       entries);
+	return 0;
+}
+
+/* Free the messages handed out by the last reap; under @q->lock. */
+static void drop_old_msgs_locked(struct ipu_queue *q)
+{
+	while (q->nold)
+		free(q->old_msgs[--q->nold]);
+}
+
+void ipu_queue_destroy(struct ipu_queue *q)
+{
+	IPU_KEEP_ERRNO();
+
+	if (!q)
+		return;
+	/* The backend first: after it, nothing posts any more. */
+	if (q->ops->queue_destroy)
+		q->ops->queue_destroy(q);
+	for (; q->ready; q->ready--, q->head = (q->head + 1) % q->entries)
+		free(q->ring[q->head].msg);
+	drop_old_msgs_locked(q);
+	pthread_cond_destroy(&q->posted);
+	pthread_mutex_destroy(&q->lock);
+	free(q->old_msgs);
+	free(q->ring);
+	free(q);
+}
+
+int ipu_queue_push(struct ipu_queue *q, const struct ipu_cmd *cmds, size_t n,
+		   char *why, size_t whylen)
+{
+	int err;
+
+	/* Room is taken before the backend can post anything. */
+	pthread_mutex_lock(&q->lock);
+	if (n > q->entries - q->inflight) {
+		pthread_mutex_unlock(&q->lock);
+		return -EBUSY;
+	}
+	q->inflight += n;
+	pthread_mutex_unlock(&q->lock);
+
+	why[0] = '\0';
+	if (q->ops->queue_submit)
+		err = q->ops->queue_submit(q, cmds, n, why, whylen);
+	else
+		err = ipu_queue_submit_sync(q, cmds, n);
+	if (err) {
+		pthread_mutex_lock(&q->lock);
+		q->inflight -= n;
+		pthread_mutex_unlock(&q->lock);
+	}
+	return err;
+}
+
+int ipu_queue_submit(struct ipu_queue *q, const struct ipu_cmd *cmds,
+		     size_t n)
+{
+	IPU_KEEP_ERRNO();
+	char why[256];
+	int err;
+
+	if (!q || !cmds)
+		return ipu_err(-EINVAL, "ipu_queue_submit: %s is NULL",
+			       q ? "cmds" : "q");
+	if (n == 0 || n > q->entries)
+		return ipu_err(-EINVAL, "queue: a batch of %zu commands (1 to %u)",
+			       n, q->entries);
+	err = ipu_cmd_check_batch(q->ops, cmds, n);
+	if (err)
+		return err;
+	err = ipu_queue_push(q, cmds, n, why, sizeof(why));
+	if (err == -EBUSY)
+		return ipu_err(err, "queue: %zu more commands would pass the %u in flight it holds: reap first",
+			       n, q->entries);
+	if (err && why[0])
+		return ipu_err(err, "queue: %s", why);
+	if (err)
+		return ipu_err(err, "queue: submitting %zu commands", n);
+	return 0;
+}
+
+/* The absolute CLOCK_MONOTONIC time @ns from now. */
+static struct timespec deadline_in(int64_t ns)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	t.tv_sec += ns / 1000000000;
+	t.tv_nsec += ns % 1000000000;
+	if (t.tv_nsec >= 1000000000) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000;
+	}
+	return t;
+}
+
+int ipu_queue_pop(struct ipu_queue *q, struct ipu_completion *cqes,
+		  size_t max, size_t min_complete, int64_t timeout_ns)
+{
+	struct timespec deadline;
+	struct ipu_cqe_slot *slot;
+	size_t k;
+
+	if (timeout_ns > 0)
+		deadline = deadline_in(timeout_ns);
+	pthread_mutex_lock(&q->lock);
+	if (min_complete > q->inflight) {
+		pthread_mutex_unlock(&q->lock);
+		return -EINVAL;
+	}
+	while (q->ready < min_complete && timeout_ns != 0) {
+		if (timeout_ns < 0)
+			pthread_cond_wait(&q->posted, &q->lock);
+		else if (pthread_cond_timedwait(&q->posted, &q->lock,
+						&deadline) == ETIMEDOUT)
+			break;
+	}
+	drop_old_msgs_locked(q);
+	for (k = 0; k < max && q->ready; k++) {
+		slot = &q->ring[q->head];
+		cqes[k].user_data = slot->user_data;
+		cqes[k].result = slot->result;
+		cqes[k].op = slot->op;
+		cqes[k].msg = "";
+		if (slot->msg) {
+			cqes[k].msg = slot->msg;
+			q->old_msgs[q->nold++] = slot->msg;
+		} else if (slot->result) {
+			/* no memory for the message when it was posted */
+			cqes[k].msg = ipu_strerror(slot->result);
+		}
+		q->head = (q->head + 1) % q->entries;
+		q->ready--;
+		q->inflight--;
+	}
+	pthread_mutex_unlock(&q->lock);
+	return (int)k;
+}
+
+int ipu_queue_reap(struct ipu_queue *q, struct ipu_completion *cqes,
+		   size_t max, size_t min_complete, int64_t timeout_ns)
+{
+	IPU_KEEP_ERRNO();
+	int n;
+
+	if (!q || !cqes)
+		return ipu_err(-EINVAL, "ipu_queue_reap: %s is NULL",
+			       q ? "cqes" : "q");
+	if (max == 0)
+		return ipu_err(-EINVAL, "queue: reaping at most 0 completions");
+	if (max > q->entries)
+		max = q->entries; /* no more can be ready; keeps n an int */
+	n = ipu_queue_pop(q, cqes, max, min_complete, timeout_ns);
+	if (n == -EINVAL)
+		return ipu_err(n, "queue: waiting for %zu completions with fewer commands in flight",
+			       min_complete);
+	return n;
+}
+
+int ipu_queue_submit_sync(struct ipu_queue *q, const struct ipu_cmd *cmds,
+			  size_t n)
+{
+	bool cancel = false;
+	size_t i;
+	int res;
+
+	for (i = 0; i < n; i++) {
+		const struct ipu_cmd *cmd = &cmds[i];
+
+		if (cancel)
+			res = -ECANCELED;
+		else if (cmd->op == IPU_CMD_XFER)
+			res = cmd->xfer.bo->dev->ops->xfer(cmd->xfer.bo->dev,
+							   &cmd->xfer);
+		else
+			res = -EOPNOTSUPP;
+		ipu_queue_complete(q, cmd, res,
+				   res == -EOPNOTSUPP ?
+					   "this backend cannot launch programs yet" :
+					   NULL);
+		/* A failure cancels the rest of its chain, which ends at the
+		 * first command without a link. */
+		if (!(cmd->flags & IPU_CMD_F_LINK))
+			cancel = false;
+		else if (res)
+			cancel = true;
+	}
+	return 0;
+}
+
+int ipu_device_sync_queue(struct ipu_device *dev, struct ipu_queue **qp)
+{
+	int err;
+
+	if (!dev->sync_q) {
+		err = ipu_queue_new(dev->ops, IPU_QUEUE_DEFAULT_ENTRIES,
+				    &dev->sync_q);
+		if (err)
+			return err;
+	}
+	*qp = dev->sync_q;
+	return 0;
+}
