@@ -203,7 +203,11 @@ ipu_tensor ipu_ir_constant(struct ipu_ir *ir, const char *name,
 
 ipu_tensor ipu_ir_scalar(struct ipu_ir *ir, enum ipu_dtype dtype, double value)
 {
-	uint8_t buf[8];
+	/* Aligned for any element type: the conversion writes one. */
+	union {
+		uint8_t bytes[8];
+		uint64_t align;
+	} buf;
 
 	if (!ir)
 		return ir_bad(-EINVAL);
@@ -211,11 +215,12 @@ ipu_tensor ipu_ir_scalar(struct ipu_ir *ir, enum ipu_dtype dtype, double value)
 		return ir_bad(ir_fail(ir, -EINVAL,
 			"scalar: dtype %d (%s) is not a device dtype",
 			(int)dtype, ipu_dtype_name((int)dtype)));
-	if (ipu_dtype_convert(buf, (int)dtype, &value, IPU_DTYPE_FLOAT64, 1))
+	if (ipu_dtype_convert(buf.bytes, (int)dtype, &value, IPU_DTYPE_FLOAT64,
+			      1))
 		return ir_bad(ir_fail(ir, -EINVAL,
 			"scalar: cannot convert %g to %s", value,
 			ipu_dtype_name((int)dtype)));
-	return ipu_ir_constant(ir, NULL, dtype, 0, NULL, buf);
+	return ipu_ir_constant(ir, NULL, dtype, 0, NULL, buf.bytes);
 }
 
 /* ---------------------------------------------------------------------- */
