@@ -191,7 +191,7 @@ static int get_exes(const struct ipu_launch_desc *const *l, uint32_t nrep,
 		if (r && !model_exe_same(e[r], e[0])) {
 			fail_at(out, -EINVAL, r, "replica %u carries another executable than replica 0",
 				r);
-			r++;
+			model_exe_put(e[r]);
 			break;
 		}
 	}
