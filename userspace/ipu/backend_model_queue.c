@@ -451,6 +451,14 @@ static void run_chain(struct mq *mq, struct mq_chain *c)
 	free(c);
 }
 
+static bool has_work(const void *arg)
+{
+	const struct mq *mq = arg;
+
+	return __atomic_load_n(&mq->head, __ATOMIC_ACQUIRE) ||
+	       __atomic_load_n(&mq->stop, __ATOMIC_RELAXED);
+}
+
 static void *engine_main(void *arg)
 {
 	struct mq *mq = arg;
@@ -458,6 +466,13 @@ static void *engine_main(void *arg)
 
 	pthread_mutex_lock(&mq->lock);
 	for (;;) {
+		if (!mq->head && !mq->stop) {
+			/* A caller that submits, reaps and submits again
+			 * finds the engine still awake. */
+			pthread_mutex_unlock(&mq->lock);
+			ipu_spin(has_work, mq);
+			pthread_mutex_lock(&mq->lock);
+		}
 		while (!mq->head && !mq->stop)
 			pthread_cond_wait(&mq->work, &mq->lock);
 		if (mq->stop)
@@ -665,7 +680,7 @@ int model_queue_submit(struct ipu_queue *q, const struct ipu_cmd *cmds,
 	if (mq->tail)
 		mq->tail->next = chains;
 	else
-		mq->head = chains;
+		__atomic_store_n(&mq->head, chains, __ATOMIC_RELEASE);
 	mq->tail = last;
 	pthread_cond_signal(&mq->work);
 	pthread_mutex_unlock(&mq->lock);

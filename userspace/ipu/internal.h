@@ -84,6 +84,10 @@ struct ipu_cqe_slot {
  *	above @entries, so a posted completion always finds a free slot.
  * @old_msgs: messages handed out by the last reap, freed by the next;
  *	@nold of them (room for @entries).
+ * @waiters: reapers waiting on @posted.
+ * @want: the fewest ready completions one of them waits for (SIZE_MAX:
+ *	none waits). A post wakes the waiters only once @ready reaches it,
+ *	so a reaper of a batch sleeps through all but the last completion.
  */
 struct ipu_queue {
 	const struct ipu_backend_ops *ops;
@@ -96,6 +100,8 @@ struct ipu_queue {
 	size_t inflight;
 	char **old_msgs;
 	size_t nold;
+	unsigned int waiters;
+	size_t want;
 };
 
 /* error.c */
@@ -233,6 +239,16 @@ int ipu_queue_pop(struct ipu_queue *q, struct ipu_completion *cqes,
  */
 int ipu_queue_submit_sync(struct ipu_queue *q, const struct ipu_cmd *cmds,
 			  size_t n);
+
+/*
+ * ipu_spin() - poll @done(@arg) for up to IPU_SPIN_NS before a thread goes
+ * to sleep on a condition variable: a hand-off between two running
+ * threads then costs no futex round trip. Returns what @done last said.
+ * @done reads shared state without the lock (atomically); the caller
+ * checks again under the lock.
+ */
+#define IPU_SPIN_NS 20000
+bool ipu_spin(bool (*done)(const void *arg), const void *arg);
 
 /* ipu_queue_new() - a queue of @entries for @ops; no message recorded. */
 int ipu_queue_new(const struct ipu_backend_ops *ops, uint32_t entries,

@@ -13,6 +13,8 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,8 +82,9 @@ void ipu_queue_complete(struct ipu_queue *q, const struct ipu_cmd *cmd,
 	slot->result = result;
 	slot->op = cmd->op;
 	slot->msg = msg;
-	q->ready++;
-	pthread_cond_broadcast(&q->posted);
+	__atomic_store_n(&q->ready, q->ready + 1, __ATOMIC_RELEASE);
+	if (q->waiters && q->ready >= q->want)
+		pthread_cond_broadcast(&q->posted);
 	pthread_mutex_unlock(&q->lock);
 }
 
@@ -97,6 +100,7 @@ int ipu_queue_new(const struct ipu_backend_ops *ops, uint32_t entries,
 		return -ENOMEM;
 	q->ops = ops;
 	q->entries = entries;
+	q->want = SIZE_MAX;
 	q->ring = calloc(entries, sizeof(*q->ring));
 	q->old_msgs = calloc(entries, sizeof(*q->old_msgs));
 	if (!q->ring || !q->old_msgs) {
@@ -256,11 +260,45 @@ static struct timespec deadline_in(int64_t ns)
 	return t;
 }
 
+bool ipu_spin(bool (*done)(const void *arg), const void *arg)
+{
+	struct timespec start, t;
+	unsigned int i;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		for (i = 0; i < 64; i++) {
+			if (done(arg))
+				return true;
+			__builtin_ia32_pause();
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((t.tv_sec - start.tv_sec) * 1000000000 +
+		    (t.tv_nsec - start.tv_nsec) > IPU_SPIN_NS)
+			return done(arg);
+		/* On a busy machine the thread we wait for may need our CPU. */
+		sched_yield();
+	}
+}
+
+struct want {
+	const struct ipu_queue *q;
+	size_t min;
+};
+
+static bool enough_ready(const void *arg)
+{
+	const struct want *w = arg;
+
+	return __atomic_load_n(&w->q->ready, __ATOMIC_ACQUIRE) >= w->min;
+}
+
 int ipu_queue_pop(struct ipu_queue *q, struct ipu_completion *cqes,
 		  size_t max, size_t min_complete, int64_t timeout_ns)
 {
 	struct timespec deadline;
 	struct ipu_cqe_slot *slot;
+	int err = 0;
 	size_t k;
 
 	if (timeout_ns > 0)
@@ -270,11 +308,27 @@ int ipu_queue_pop(struct ipu_queue *q, struct ipu_completion *cqes,
 		pthread_mutex_unlock(&q->lock);
 		return -EINVAL;
 	}
+	if (q->ready < min_complete && timeout_ns != 0) {
+		struct want w = { q, min_complete };
+
+		/* The engine is likely at work on them right now. */
+		pthread_mutex_unlock(&q->lock);
+		ipu_spin(enough_ready, &w);
+		pthread_mutex_lock(&q->lock);
+	}
 	while (q->ready < min_complete && timeout_ns != 0) {
+		/* Another waiter may have lowered it since; never raise it. */
+		if (min_complete < q->want)
+			q->want = min_complete;
+		q->waiters++;
 		if (timeout_ns < 0)
-			pthread_cond_wait(&q->posted, &q->lock);
-		else if (pthread_cond_timedwait(&q->posted, &q->lock,
-						&deadline) == ETIMEDOUT)
+			err = pthread_cond_wait(&q->posted, &q->lock);
+		else
+			err = pthread_cond_timedwait(&q->posted, &q->lock,
+						     &deadline);
+		if (--q->waiters == 0)
+			q->want = SIZE_MAX;
+		if (err == ETIMEDOUT)
 			break;
 	}
 	drop_old_msgs_locked(q);
