@@ -547,7 +547,9 @@ int ipu_xfer_from_device(struct ipu_bo *bo, uint64_t bo_offset, void *dst,
  * the same executable image. Launches of one run must not be linked to one
  * another, directly or through a chain (ipu_queue_submit() refuses that:
  * the run would wait for itself); link each replica's transfers to its own
- * launch instead.
+ * launch instead. Likewise, chains that each launch replicas of several
+ * runs must reach those runs in the same order, or they wait for one
+ * another forever (this is not detected; reap with a timeout).
  */
 struct ipu_launch_desc {
 	struct ipu_bo *exe_bo;

@@ -6,8 +6,11 @@
  * EINTR) and returns -errno. Nothing here keeps state the kernel does not
  * have: the attachment and the handles belong to the open file.
  *
- * Later: an io_uring ring (SQE128, IORING_OP_URING_CMD) per device for
- * queued transfers and launches lives in this backend's state.
+ * Queues: this backend has no queue ops yet, so its queues are the
+ * synchronous queue of queue.c (transfers through k_xfer() inside
+ * ipu_queue_submit(), launches -EOPNOTSUPP). Later: an io_uring ring
+ * (SQE128, IORING_OP_URING_CMD) per queue, one io_uring_enter() per batch,
+ * the front end's links mapped to IOSQE_IO_LINK.
  */
 #include <errno.h>
 #include <fcntl.h>

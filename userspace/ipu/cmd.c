@@ -18,6 +18,12 @@
 #define IPU_XFER_DESC_FLAGS_ALL 0u
 #define IPU_LAUNCH_FLAGS_ALL 0u
 
+/* The size of a command is ABI: arrays of them cross the library boundary. */
+_Static_assert(sizeof(struct ipu_cmd) == 96, "struct ipu_cmd changed size");
+_Static_assert(sizeof(struct ipu_launch_desc) <= sizeof(((struct ipu_cmd *)0)->reserved_) &&
+	       sizeof(struct ipu_xfer_desc) <= sizeof(((struct ipu_cmd *)0)->reserved_),
+	       "a descriptor outgrew the command");
+
 static const char *dir_name(uint32_t dir)
 {
 	return dir == IPU_XFER_DIR_TO_DEVICE ? "to device" : "from device";

@@ -260,6 +260,17 @@ static struct timespec deadline_in(int64_t ns)
 	return t;
 }
 
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield" ::: "memory");
+#else
+	__asm__ volatile("" ::: "memory");
+#endif
+}
+
 bool ipu_spin(bool (*done)(const void *arg), const void *arg)
 {
 	struct timespec start, t;
@@ -270,7 +281,7 @@ bool ipu_spin(bool (*done)(const void *arg), const void *arg)
 		for (i = 0; i < 64; i++) {
 			if (done(arg))
 				return true;
-			__builtin_ia32_pause();
+			cpu_relax();
 		}
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		if ((t.tv_sec - start.tv_sec) * 1000000000 +
