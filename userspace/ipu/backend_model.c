@@ -391,6 +391,11 @@ static int m_bo_destroy(struct ipu_device *dev, struct ipu_bo *bo)
 	struct model_bo *mbo = model_bo_of(bo);
 	uint8_t *p = m->mem + mbo->offset;
 
+	/* Zero the range for the next BO (and give the pages back) while it
+	 * is still this BO's, so nobody can allocate it half cleared, and
+	 * outside the lock: for a large BO it takes a while. */
+	if (madvise(p, mbo->size, MADV_DONTNEED))
+		memset(p, 0, mbo->size);
 	pthread_mutex_lock(&m->lock);
 	if (mbo->prev)
 		mbo->prev->next = mbo->next;
@@ -400,10 +405,6 @@ static int m_bo_destroy(struct ipu_device *dev, struct ipu_bo *bo)
 		mbo->next->prev = mbo->prev;
 	m->used -= mbo->size;
 	model_exe_uncache_locked(mbo);
-	/* Zero the range for the next BO (and give the pages back) before
-	 * anyone can allocate it. */
-	if (madvise(p, mbo->size, MADV_DONTNEED))
-		memset(p, 0, mbo->size);
 	pthread_mutex_unlock(&m->lock);
 	free(mbo);
 	return 0;
