@@ -357,7 +357,7 @@ int ipu_queue_pop(struct ipu_queue *q, struct ipu_completion *cqes,
 			cqes[k].msg = ipu_strerror(slot->result);
 		}
 		q->head = (q->head + 1) % q->entries;
-		q->ready--;
+		__atomic_store_n(&q->ready, q->ready - 1, __ATOMIC_RELAXED);
 		q->inflight--;
 	}
 	pthread_mutex_unlock(&q->lock);
