@@ -6,6 +6,9 @@
  * flight, and the synchronous queue of backends without one (the kernel's
  * today), seen through the fake backend.
  */
+#include <pthread.h>
+#include <sched.h>
+
 #include "model_helpers.h"
 #include "fake_backend.h"
 
@@ -218,6 +221,45 @@ static void test_destroying_a_queue_with_work_in_flight(void **state)
 	f->q = NULL;
 }
 
+#define THREADED_CMDS 400
+
+static void *reaper(void *arg)
+{
+	struct fixture *f = arg;
+	struct ipu_completion c[16];
+	size_t got = 0;
+	int n;
+
+	while (got < THREADED_CMDS) {
+		n = ipu_queue_reap(f->q, c, 16, 0, 1000000);
+		if (n < 0 || (n > 0 && c[0].result))
+			return (void *)1;
+		got += (size_t)n;
+	}
+	return NULL;
+}
+
+static void test_one_thread_submits_while_another_reaps(void **state)
+{
+	struct fixture *f = *state;
+	struct ipu_cmd cmds[4];
+	pthread_t t;
+	void *ret;
+	int i, err;
+
+	for (i = 0; i < 4; i++)
+		write_cmd(f, cmds, i, f->bo, 0);
+	assert_int_equal(pthread_create(&t, NULL, reaper, f), 0);
+	for (i = 0; i < THREADED_CMDS; i += 4) {
+		/* a full queue is not an error: wait for the reaper */
+		while ((err = ipu_queue_submit(f->q, cmds, 4)) == -EBUSY)
+			sched_yield();
+		assert_int_equal(err, 0);
+	}
+	assert_int_equal(pthread_join(t, &ret), 0);
+	assert_null(ret);
+}
+
 /* The synchronous queue, through the fake backend. */
 
 static struct ipu_device *fake_dev(struct ipu_bo **bo)
@@ -311,6 +353,7 @@ int main(void)
 		T(test_waiting_for_more_than_is_in_flight_is_einval),
 		T(test_reap_arguments_are_checked),
 		T(test_destroying_a_queue_with_work_in_flight),
+		T(test_one_thread_submits_while_another_reaps),
 #undef T
 		cmocka_unit_test_setup_teardown(test_sync_queue_completes_transfers_at_submit,
 						fake_setup_, fake_teardown_),
