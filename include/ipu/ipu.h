@@ -626,8 +626,11 @@ int ipu_launch(struct ipu_device *dev, const struct ipu_launch_desc *desc);
  * ready when it returns) and completes every IPU_CMD_LAUNCH with
  * -EOPNOTSUPP; its devices do not report IPU_DEVICE_CAP_LAUNCH.
  *
- * Threads: one queue may be used from several threads; the calls are
- * serialised. A completion goes to whichever ipu_queue_reap() takes it.
+ * Threads: one queue may be used from several threads at once (one
+ * submitting while another reaps, say). A completion goes to whichever
+ * ipu_queue_reap() takes it; its message lives until the next reap by any
+ * thread, so when several threads reap one queue, reaping and reading
+ * messages need a lock of the caller's.
  */
 struct ipu_queue;
 
