@@ -17,6 +17,7 @@
 #include "ipu_bo.h"
 #include "ipu_drv.h"
 #include "ipu_file.h"
+#include "ipu_fw.h"
 
 static void ipu_bo_release(struct kref *ref)
 {
@@ -251,6 +252,8 @@ int ipu_bo_mmap(struct ipu_file *ifile, struct vm_area_struct *vma)
 		return -EINVAL;
 	if (handle > IPU_BO_MAX_HANDLE)
 		return -EINVAL;
+	if (!handle)
+		return ipu_fw_mmap(ifile, vma);
 
 	ret = ipu_dev_enter(ifile->idev);
 	if (ret)

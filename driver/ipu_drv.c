@@ -79,6 +79,7 @@ int ipu_device_init(struct ipu_device *idev, struct device *parent,
 	init_rwsem(&idev->unplug_rwsem);
 	mutex_init(&idev->lock);
 	atomic64_set(&idev->reset_count, 0);
+	ipu_launch_queue_init(&idev->launches);
 
 	device_initialize(&idev->dev);
 	idev->dev.class = &ipu_class;
@@ -134,6 +135,7 @@ void ipu_device_unregister(struct ipu_device *idev)
 	down_write(&idev->unplug_rwsem);
 	idev->unplugged = true;
 	up_write(&idev->unplug_rwsem);
+	ipu_launch_queue_fini(idev);
 
 	debugfs_remove_recursive(idev->debugfs);
 	cdev_device_del(&idev->cdev, &idev->dev);
@@ -172,6 +174,26 @@ bool ipu_device_is_owner(struct ipu_device *idev, struct ipu_file *ifile)
 }
 
 /**
+ * ipu_device_reset_count - reset a device that hung, and count it
+ * @idev: the device
+ *
+ * The launches in flight have been failed already. A failing hardware
+ * reset is logged: there is nobody to return it to.
+ */
+void ipu_device_reset_count(struct ipu_device *idev)
+{
+	int ret;
+
+	mutex_lock(&idev->lock);
+	ret = ipu_hw_reset(idev);
+	if (!ret)
+		atomic64_inc(&idev->reset_count);
+	mutex_unlock(&idev->lock);
+	if (ret)
+		dev_err(&idev->dev, "reset failed: %d\n", ret);
+}
+
+/**
  * ipu_device_fill_info - everything GET_INFO and sysfs report
  * @idev: the device
  * @info: zeroed output; owner_pid is left to the caller, which knows the
@@ -182,7 +204,11 @@ void ipu_device_fill_info(struct ipu_device *idev, struct ipu_info *info)
 	info->api_version = IPU_API_VERSION;
 	info->platform = idev->ops->platform;
 	info->features = IPU_FEATURE_BO | IPU_FEATURE_MMAP | IPU_FEATURE_XFER |
-			 IPU_FEATURE_RESET | IPU_FEATURE_HOTPLUG;
+			 IPU_FEATURE_RESET | IPU_FEATURE_HOTPLUG |
+			 IPU_FEATURE_URING_CMD | IPU_FEATURE_LAUNCH |
+			 IPU_FEATURE_URING_FIXED;
+	if (idev->ops->fw_in_userspace)
+		info->features |= IPU_FEATURE_FW_SIM;
 	info->memory_total = idev->mem_size;
 	info->memory_used = idev->mem_size - gen_pool_avail(idev->pool);
 	info->reset_count = atomic64_read(&idev->reset_count);

@@ -12,6 +12,7 @@
 #include <linux/types.h>
 
 #include "ipu_hw.h"
+#include "ipu_launch.h"
 
 #define IPU_DRIVER_NAME "ipu"
 #define IPU_MAX_DEVICES 256
@@ -45,6 +46,7 @@ struct ipu_info;
  * @owner_pid: thread group of the process that attached, or NULL.
  * @reset_count: resets since the device appeared.
  * @debugfs: /sys/kernel/debug/ipu/ipuN.
+ * @launches: launches in flight and the firmware that runs them.
  */
 struct ipu_device {
 	struct device dev;
@@ -60,6 +62,7 @@ struct ipu_device {
 	struct pid *owner_pid;
 	atomic64_t reset_count;
 	struct dentry *debugfs;
+	struct ipu_launch_queue launches;
 };
 
 static inline struct ipu_device *to_ipu_device(struct device *dev)
@@ -74,6 +77,7 @@ void ipu_device_unregister(struct ipu_device *idev);
 void ipu_device_put(struct ipu_device *idev);
 void ipu_device_fill_info(struct ipu_device *idev, struct ipu_info *info);
 bool ipu_device_is_owner(struct ipu_device *idev, struct ipu_file *ifile);
+void ipu_device_reset_count(struct ipu_device *idev);
 
 /**
  * ipu_dev_enter - start an operation that needs the device present
@@ -99,10 +103,9 @@ static inline void ipu_dev_exit(struct ipu_device *idev)
 
 /* Small inline wrappers, so the core never calls through ops directly. */
 static inline int ipu_hw_dma(struct ipu_device *idev, u64 dev_off,
-			     struct page **pages, unsigned int first_off,
-			     size_t len, bool to_device)
+			     struct iov_iter *iter, bool to_device)
 {
-	return idev->ops->dma(idev, dev_off, pages, first_off, len, to_device);
+	return idev->ops->dma(idev, dev_off, iter, to_device);
 }
 
 static inline void ipu_hw_mem_clear(struct ipu_device *idev, u64 dev_off,

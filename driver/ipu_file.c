@@ -11,7 +11,10 @@
 #include "ipu_bo.h"
 #include "ipu_drv.h"
 #include "ipu_file.h"
+#include "ipu_fw.h"
 #include "ipu_ioctl.h"
+#include "ipu_launch.h"
+#include "ipu_uring.h"
 
 static int ipu_open(struct inode *inode, struct file *filp)
 {
@@ -32,6 +35,8 @@ static int ipu_open(struct inode *inode, struct file *filp)
 
 	ifile->idev = idev;
 	xa_init_flags(&ifile->bos, XA_FLAGS_ALLOC1);
+	xa_init_flags(&ifile->fences, XA_FLAGS_ALLOC1);
+	ifile->mapping = filp->f_mapping;
 	filp->private_data = ifile;
 	return nonseekable_open(inode, filp);
 
@@ -53,6 +58,9 @@ static int ipu_release(struct inode *inode, struct file *filp)
 	}
 	mutex_unlock(&idev->lock);
 
+	ipu_fw_detach_file(ifile);
+	ipu_launch_release_fences(ifile);
+	xa_destroy(&ifile->fences);
 	ipu_bo_release_all(ifile);
 	xa_destroy(&ifile->bos);
 	ipu_device_put(idev);
@@ -78,4 +86,5 @@ const struct file_operations ipu_fops = {
 	.unlocked_ioctl = ipu_unlocked_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.mmap = ipu_mmap,
+	.uring_cmd = ipu_uring_cmd,
 };

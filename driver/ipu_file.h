@@ -15,10 +15,15 @@ struct ipu_device;
  * @idev: the device; the file holds a reference to it.
  * @bos: handle -> struct ipu_bo; the xarray's own lock protects it, each
  *	entry holds one reference to its buffer object.
+ * @fences: fence -> struct ipu_launch_req of LAUNCH ioctls not yet waited
+ *	for; each entry holds the submitter's reference.
+ * @mapping: the address space mmap() of this file populates.
  */
 struct ipu_file {
 	struct ipu_device *idev;
 	struct xarray bos;
+	struct xarray fences;
+	struct address_space *mapping;
 };
 
 extern const struct file_operations ipu_fops;

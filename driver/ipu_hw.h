@@ -14,14 +14,17 @@
 
 struct ipu_device;
 struct ipu_info;
+struct iov_iter;
 struct page;
 
 /**
  * struct ipu_hw_ops - what a kind of IPU provides to the core
  * @platform: IPU_PLATFORM_* value reported to userspace.
- * @dma: move @len bytes between device memory at @dev_off and the pinned
- *	host pages @pages, starting @first_off bytes into @pages[0]. Returns 0
- *	or a negative errno. Called with the device entered (not unplugged).
+ * @fw_in_userspace: the device's firmware is a userspace process that
+ *	attaches through the FW_* ioctls (simulated IPUs).
+ * @dma: move all of @iter (pinned host pages, a bvec iterator) to or from
+ *	device memory at @dev_off. Returns 0 or a negative errno. Called with
+ *	the device entered (not unplugged), from process or workqueue context.
  * @mem_clear: zero @len bytes of device memory at @dev_off.
  * @mem_page: the page backing device memory at @dev_off, for mmap faults.
  * @reset: reset the execution state; 0 or a negative errno.
@@ -32,8 +35,9 @@ struct page;
  */
 struct ipu_hw_ops {
 	u32 platform;
-	int (*dma)(struct ipu_device *idev, u64 dev_off, struct page **pages,
-		   unsigned int first_off, size_t len, bool to_device);
+	bool fw_in_userspace;
+	int (*dma)(struct ipu_device *idev, u64 dev_off, struct iov_iter *iter,
+		   bool to_device);
 	void (*mem_clear)(struct ipu_device *idev, u64 dev_off, u64 len);
 	struct page *(*mem_page)(struct ipu_device *idev, u64 dev_off);
 	int (*reset)(struct ipu_device *idev);

@@ -19,7 +19,9 @@
 #include "ipu_bo.h"
 #include "ipu_drv.h"
 #include "ipu_file.h"
+#include "ipu_fw.h"
 #include "ipu_ioctl.h"
+#include "ipu_launch.h"
 #include "ipu_xfer.h"
 
 static int ipu_ioctl_get_info(struct ipu_file *ifile, void *data)
@@ -107,6 +109,8 @@ static int ipu_ioctl_reset(struct ipu_file *ifile, void *data)
 	if (idev->owner != ifile) {
 		ret = -EACCES;
 	} else {
+		/* A reset stops the firmware and whatever it was running. */
+		ipu_launch_fail_all(idev, -EIO);
 		ret = ipu_hw_reset(idev);
 		if (!ret)
 			atomic64_inc(&idev->reset_count);
@@ -129,6 +133,11 @@ union ipu_ioctl_args {
 	struct ipu_bo_info bo_info;
 	struct ipu_xfer xfer;
 	struct ipu_reset reset;
+	struct ipu_launch launch;
+	struct ipu_wait wait;
+	struct ipu_fw_attach fw_attach;
+	struct ipu_fw_work fw_work;
+	struct ipu_fw_done fw_done;
 };
 
 /**
@@ -160,6 +169,11 @@ static const struct ipu_ioctl_desc ipu_ioctls[] = {
 	IPU_IOCTL_DEF(IPU_IOCTL_BO_INFO, ipu_ioctl_bo_info, ipu_bo_info),
 	IPU_IOCTL_DEF(IPU_IOCTL_XFER, ipu_ioctl_xfer, ipu_xfer),
 	IPU_IOCTL_DEF(IPU_IOCTL_RESET, ipu_ioctl_reset, ipu_reset),
+	IPU_IOCTL_DEF(IPU_IOCTL_LAUNCH, ipu_ioctl_launch, ipu_launch),
+	IPU_IOCTL_DEF(IPU_IOCTL_WAIT, ipu_ioctl_wait, ipu_wait),
+	IPU_IOCTL_DEF(IPU_IOCTL_FW_ATTACH, ipu_ioctl_fw_attach, ipu_fw_attach),
+	IPU_IOCTL_DEF(IPU_IOCTL_FW_NEXT, ipu_ioctl_fw_next, ipu_fw_work),
+	IPU_IOCTL_DEF(IPU_IOCTL_FW_DONE, ipu_ioctl_fw_done, ipu_fw_done),
 };
 
 /**

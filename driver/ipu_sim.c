@@ -14,11 +14,12 @@
  */
 #include <linux/debugfs.h>
 #include <linux/device.h>
-#include <linux/highmem.h>
 #include <linux/list.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
+#include <linux/uio.h>
 #include <linux/vmalloc.h>
 
 #include <uapi/linux/ipu.h>
@@ -76,30 +77,21 @@ static bool ipu_sim_should_fail(atomic_t *counter)
 }
 
 static int ipu_sim_dma(struct ipu_device *idev, u64 dev_off,
-		       struct page **pages, unsigned int first_off, size_t len,
-		       bool to_device)
+		       struct iov_iter *iter, bool to_device)
 {
 	struct ipu_sim *sim = to_ipu_sim(idev);
 	u8 *mem = (u8 *)sim->mem + dev_off;
-	unsigned int off = first_off;
+	size_t len = iov_iter_count(iter);
+	size_t done;
 
 	if (ipu_sim_should_fail(&sim->fail_dma))
 		return -EIO;
 
-	for (; len; pages++) {
-		size_t n = min_t(size_t, len, PAGE_SIZE - off);
-		u8 *host = kmap_local_page(*pages);
-
-		if (to_device)
-			memcpy(mem, host + off, n);
-		else
-			memcpy(host + off, mem, n);
-		kunmap_local(host);
-		mem += n;
-		len -= n;
-		off = 0;
-	}
-	return 0;
+	if (to_device)
+		done = copy_from_iter(mem, len, iter);
+	else
+		done = copy_to_iter(mem, len, iter);
+	return done == len ? 0 : -EFAULT;
 }
 
 static void ipu_sim_mem_clear(struct ipu_device *idev, u64 dev_off, u64 len)
@@ -136,6 +128,7 @@ static void ipu_sim_release(struct ipu_device *idev)
 
 static const struct ipu_hw_ops ipu_sim_ops = {
 	.platform = IPU_PLATFORM_SIM,
+	.fw_in_userspace = true,
 	.dma = ipu_sim_dma,
 	.mem_clear = ipu_sim_mem_clear,
 	.mem_page = ipu_sim_mem_page,

@@ -31,15 +31,15 @@ static void test_get_info_features_cover_the_v1_commands(void **state)
 	assert_int_equal(info.features & v1, v1);
 }
 
-static void test_get_info_never_sets_reserved_feature_bits(void **state)
+static void test_get_info_reports_uring_launch_and_sim_firmware(void **state)
 {
+	const uint64_t bits = IPU_FEATURE_URING_CMD | IPU_FEATURE_LAUNCH |
+			      IPU_FEATURE_URING_FIXED | IPU_FEATURE_FW_SIM;
 	int fd = kt_open(0);
 	struct ipu_info info = kt_info(fd);
 
 	(void)state;
-	/* "Reserved for later versions; never set by a v1 kernel." */
-	assert_int_equal(info.features & IPU_FEATURE_URING_CMD, 0);
-	assert_int_equal(info.features & IPU_FEATURE_LAUNCH, 0);
+	assert_int_equal(info.features & bits, bits);
 }
 
 static void test_get_info_mem_page_size_is_a_power_of_two(void **state)
@@ -115,7 +115,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		KT_TEST(test_get_info_reports_a_v1_simulated_ipu),
 		KT_TEST(test_get_info_features_cover_the_v1_commands),
-		KT_TEST(test_get_info_never_sets_reserved_feature_bits),
+		KT_TEST(test_get_info_reports_uring_launch_and_sim_firmware),
 		KT_TEST(test_get_info_mem_page_size_is_a_power_of_two),
 		KT_TEST(test_get_info_of_idle_device_shows_no_owner_and_no_memory_used),
 		KT_TEST(test_get_info_works_while_another_file_is_attached),

@@ -46,9 +46,10 @@
 #define IPU_FEATURE_XFER	(1ULL << 2) /* synchronous XFER ioctl */
 #define IPU_FEATURE_RESET	(1ULL << 3) /* RESET ioctl */
 #define IPU_FEATURE_HOTPLUG	(1ULL << 4) /* device may vanish: -ENODEV */
-/* Reserved for later versions; never set by a v1 kernel. */
 #define IPU_FEATURE_URING_CMD	(1ULL << 8) /* io_uring passthrough */
 #define IPU_FEATURE_LAUNCH	(1ULL << 9) /* LAUNCH and WAIT */
+#define IPU_FEATURE_URING_FIXED	(1ULL << 10) /* IORING_URING_CMD_FIXED */
+#define IPU_FEATURE_FW_SIM	(1ULL << 11) /* FW_* role: firmware in userspace */
 
 /**
  * struct ipu_info - IPU_IOCTL_GET_INFO output; allowed without attaching.
@@ -217,11 +218,147 @@ struct ipu_reset {
 
 #define IPU_RESET_FLAGS_ALL 0u
 
+/* Flags of &ipu_launch.flags: none defined yet. */
+#define IPU_LAUNCH_FLAGS_ALL 0u
+
+/**
+ * struct ipu_launch - IPU_IOCTL_LAUNCH and IPU_URING_CMD_LAUNCH: run a
+ * program on the device.
+ * @exe_handle: buffer object whose first @exe_size bytes are an executable
+ *	image (the format of include/ipu/exe.h; the firmware validates it).
+ * @arena_handle: buffer object holding this replica's arena.
+ * @exe_size: bytes of the image, > 0, inside the buffer.
+ * @arena_offset: where the arena starts in its buffer object; a multiple of
+ *	64.
+ * @arena_size: bytes of the arena, > 0; the range must lie in the buffer.
+ * @replica: this replica's index, < @num_replicas.
+ * @num_replicas: replicas of the program. A program with several replicas
+ *	is several launches, one per replica, possibly on several devices,
+ *	that share @group; the firmware runs them together.
+ * @group: identifies the launches of one run of a replicated program; must
+ *	be non-zero when @num_replicas > 1. Chosen by userspace, unique among
+ *	its launches in flight.
+ * @flags: zero.
+ * @pad: zero.
+ * @fence: out (ioctl only; zero on input): pass it to IPU_IOCTL_WAIT.
+ *
+ * Requires attachment (-EACCES). The launch completes when the firmware
+ * reports the program done: with io_uring the CQE result is 0 or a negative
+ * errno; with the ioctl, WAIT returns it. Errors: -EINVAL for a malformed
+ * argument or a program the firmware rejects, -ENOENT for an unknown
+ * handle, -EUNATCH when no firmware is attached to the device (simulated
+ * IPUs: ipu-simd is not running), -ETIMEDOUT when the firmware did not
+ * answer within the device timeout (the device is then reset), -EIO when
+ * the device was reset meanwhile, -EAGAIN when this file has too many
+ * launches in flight.
+ */
+struct ipu_launch {
+	__u32 exe_handle;
+	__u32 arena_handle;
+	__u64 exe_size;
+	__u64 arena_offset;
+	__u64 arena_size;
+	__u32 replica;
+	__u32 num_replicas;
+	__u64 group;
+	__u32 flags;
+	__u32 pad;
+	__u64 fence;
+};
+
+/**
+ * struct ipu_wait - IPU_IOCTL_WAIT input and output.
+ * @fence: from IPU_IOCTL_LAUNCH in this file.
+ * @timeout_ns: absolute CLOCK_MONOTONIC time at which to give up; 0 polls.
+ * @status: out: the launch's result, 0 or a negative errno.
+ * @flags: zero.
+ *
+ * Waits (interruptibly) for the launch to complete and consumes the fence.
+ * Returns -ETIME when the timeout passes first (the fence stays valid),
+ * -ENOENT for an unknown or already consumed fence.
+ */
+struct ipu_wait {
+	__u64 fence;
+	__s64 timeout_ns;
+	__s32 status;
+	__u32 flags;
+};
+
+#define IPU_WAIT_FLAGS_ALL 0u
+
 /*
- * Command numbers. 0x08-0x1f are reserved for the launch and wait commands
- * and for firmware control; io_uring command opcodes (cmd_op) use 0x20 and
- * up, encoded with _IOWR like the ioctls so that size and direction are
- * checked the same way.
+ * Firmware role. A simulated IPU has no processor: its firmware runs in
+ * userspace (ipu-simd). A file that becomes the device's firmware (FW_ATTACH,
+ * CAP_SYS_ADMIN, simulated devices only) can mmap the whole device memory at
+ * mmap offset 0 (IPU_FW_MMAP_OFFSET), takes launches with FW_NEXT and reports
+ * their results with FW_DONE. One firmware file per device; closing it
+ * detaches the firmware (launches in flight then time out).
+ */
+#define IPU_FW_MMAP_OFFSET 0ULL
+
+/**
+ * struct ipu_fw_attach - IPU_IOCTL_FW_ATTACH input.
+ * @flags: zero.
+ * @pad: zero.
+ *
+ * Errors: -EPERM without CAP_SYS_ADMIN, -EOPNOTSUPP on a device whose
+ * firmware is not in userspace, -EBUSY when another file is the firmware.
+ */
+struct ipu_fw_attach {
+	__u32 flags;
+	__u32 pad;
+};
+
+/**
+ * struct ipu_fw_work - IPU_IOCTL_FW_NEXT output: one launch to run.
+ * @timeout_ns: in: absolute CLOCK_MONOTONIC time at which to give up
+ *	waiting (-ETIME); 0 polls.
+ * @id: out: pass it to FW_DONE.
+ * @exe_offset: out: offset of the executable image in device memory.
+ * @exe_size: out: its bytes.
+ * @arena_offset: out: offset of the replica's arena in device memory.
+ * @arena_size: out: its bytes.
+ * @replica: out: as &ipu_launch.replica.
+ * @num_replicas: out: as &ipu_launch.num_replicas.
+ * @group: out: as &ipu_launch.group.
+ * @pid: out: thread group (initial pid namespace) that launched; with
+ *	@group it identifies the launches of one run across devices.
+ * @pad: out: zero.
+ */
+struct ipu_fw_work {
+	__s64 timeout_ns;
+	__u64 id;
+	__u64 exe_offset;
+	__u64 exe_size;
+	__u64 arena_offset;
+	__u64 arena_size;
+	__u32 replica;
+	__u32 num_replicas;
+	__u64 group;
+	__u32 pid;
+	__u32 pad;
+};
+
+/**
+ * struct ipu_fw_done - IPU_IOCTL_FW_DONE input.
+ * @id: from FW_NEXT.
+ * @status: the result, 0 or a negative errno (-EINVAL: bad program).
+ * @pad: zero.
+ *
+ * -ENOENT for an id that is not in flight (e.g. it timed out meanwhile).
+ */
+struct ipu_fw_done {
+	__u64 id;
+	__s32 status;
+	__u32 pad;
+};
+
+/*
+ * Command numbers. 0x0a-0x0f are reserved; 0x10-0x1f are the firmware
+ * role's. io_uring command opcodes (cmd_op) use 0x20 and up, encoded with
+ * _IOWR like the ioctls, so that size and direction are checked the same
+ * way; their payload is the same struct, in the SQE's 80-byte command area
+ * (the ring must be set up with IORING_SETUP_SQE128, else -EINVAL).
  */
 #define IPU_IOCTL_GET_INFO	_IOR(IPU_IOCTL_TYPE, 0x00, struct ipu_info)
 #define IPU_IOCTL_ATTACH	_IOW(IPU_IOCTL_TYPE, 0x01, struct ipu_attach)
@@ -231,6 +368,22 @@ struct ipu_reset {
 #define IPU_IOCTL_BO_INFO	_IOWR(IPU_IOCTL_TYPE, 0x05, struct ipu_bo_info)
 #define IPU_IOCTL_XFER		_IOW(IPU_IOCTL_TYPE, 0x06, struct ipu_xfer)
 #define IPU_IOCTL_RESET		_IOW(IPU_IOCTL_TYPE, 0x07, struct ipu_reset)
+#define IPU_IOCTL_LAUNCH	_IOWR(IPU_IOCTL_TYPE, 0x08, struct ipu_launch)
+#define IPU_IOCTL_WAIT		_IOWR(IPU_IOCTL_TYPE, 0x09, struct ipu_wait)
+
+#define IPU_IOCTL_FW_ATTACH	_IOW(IPU_IOCTL_TYPE, 0x10, struct ipu_fw_attach)
+#define IPU_IOCTL_FW_NEXT	_IOWR(IPU_IOCTL_TYPE, 0x11, struct ipu_fw_work)
+#define IPU_IOCTL_FW_DONE	_IOW(IPU_IOCTL_TYPE, 0x12, struct ipu_fw_done)
+
+/*
+ * io_uring passthrough (IORING_OP_URING_CMD). XFER may use a registered
+ * buffer: set IORING_URING_CMD_FIXED in sqe->uring_cmd_flags and
+ * sqe->buf_index; user_ptr then points into that registered buffer. The
+ * CQE's result is 0 or a negative errno, so IOSQE_IO_LINK chains stop at
+ * the first failure.
+ */
+#define IPU_URING_CMD_XFER	_IOWR(IPU_IOCTL_TYPE, 0x20, struct ipu_xfer)
+#define IPU_URING_CMD_LAUNCH	_IOWR(IPU_IOCTL_TYPE, 0x21, struct ipu_launch)
 
 /*
  * mmap(): map a buffer object by passing its mmap_offset (plus a page-aligned

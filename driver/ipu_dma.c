@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Pinning user memory for the device.
+ *
+ * FOLL_PIN (pin_user_pages_fast()) rather than get_user_pages(), so that the
+ * kernel knows a device holds the pages (writeback, fork and the
+ * nr_foll_pin_* counters see it). Pages written by the device are marked
+ * dirty when they are unpinned.
+ */
+#include <linux/mm.h>
+#include <linux/slab.h>
+
+#include "ipu_dma.h"
+
+/**
+ * ipu_dma_pin - pin a user range and describe it as an iterator
+ * @buf: out: the pinned range; release with ipu_dma_unpin()
+ * @uaddr: first byte, any alignment
+ * @len: bytes, > 0
+ * @to_device: the device reads the range (else writes it)
+ *
+ * Return: 0; -EFAULT when part of the range is not mapped (or not writable
+ * when the device writes it); -ENOMEM.
+ */
+int ipu_dma_pin(struct ipu_dma_buf *buf, unsigned long uaddr, size_t len,
+		bool to_device)
+{
+	unsigned int off = offset_in_page(uaddr);
+	unsigned long npages = DIV_ROUND_UP(off + len, PAGE_SIZE);
+	size_t left = len;
+	unsigned long i;
+	int pinned;
+
+	if (npages > INT_MAX)
+		return -EINVAL;
+	buf->pages = kvmalloc_array(npages, sizeof(*buf->pages), GFP_KERNEL);
+	buf->bvecs = kvmalloc_array(npages, sizeof(*buf->bvecs), GFP_KERNEL);
+	if (!buf->pages || !buf->bvecs) {
+		pinned = -ENOMEM;
+		goto err_free;
+	}
+
+	pinned = pin_user_pages_fast(uaddr & PAGE_MASK, npages,
+				     to_device ? 0 : FOLL_WRITE, buf->pages);
+	if (pinned < 0)
+		goto err_free;
+	if (pinned < npages) {
+		unpin_user_pages(buf->pages, pinned);
+		pinned = -EFAULT;
+		goto err_free;
+	}
+
+	for (i = 0; i < npages; i++) {
+		size_t n = min_t(size_t, left, PAGE_SIZE - off);
+
+		buf->bvecs[i].bv_page = buf->pages[i];
+		buf->bvecs[i].bv_offset = off;
+		buf->bvecs[i].bv_len = n;
+		left -= n;
+		off = 0;
+	}
+	buf->npages = npages;
+	buf->to_device = to_device;
+	/* WRITE: the iterator is the source of the data; READ: the sink. */
+	iov_iter_bvec(&buf->iter, to_device ? WRITE : READ, buf->bvecs, npages,
+		      len);
+	return 0;
+
+err_free:
+	kvfree(buf->bvecs);
+	kvfree(buf->pages);
+	return pinned;
+}
+
+/**
+ * ipu_dma_unpin - release a range pinned by ipu_dma_pin()
+ * @buf: the range
+ * @written: the device wrote the pages: mark them dirty
+ */
+void ipu_dma_unpin(struct ipu_dma_buf *buf, bool written)
+{
+	if (buf->to_device)
+		unpin_user_pages(buf->pages, buf->npages);
+	else
+		unpin_user_pages_dirty_lock(buf->pages, buf->npages, written);
+	kvfree(buf->bvecs);
+	kvfree(buf->pages);
+	buf->pages = NULL;
+	buf->bvecs = NULL;
+}

@@ -1,0 +1,520 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Launches: a program handed to the device's firmware, from the LAUNCH
+ * ioctl (completion through a fence and WAIT) or io_uring (completion as a
+ * CQE, ipu_uring.c).
+ *
+ * Every launch completes in bounded time whatever the firmware does: it has
+ * a deadline (module parameter launch_timeout_ms), and a worker fails the
+ * launches of a device whose firmware missed one, then resets the device.
+ * That bound is what lets a process exit while launches are in flight on
+ * kernels whose io_uring cannot cancel commands (Debian's 6.1).
+ */
+#include <linux/jiffies.h>
+#include <linux/ktime.h>
+#include <linux/module.h>
+#include <linux/overflow.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+
+#include <uapi/linux/ipu.h>
+
+#include "ipu_bo.h"
+#include "ipu_drv.h"
+#include "ipu_file.h"
+#include "ipu_fw.h"
+#include "ipu_launch.h"
+
+static unsigned int launch_timeout_ms = 30000;
+module_param(launch_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(launch_timeout_ms, "Time the firmware has to finish a launch before the device is reset (ms, default 30000)");
+
+/* Launches one file may have behind fences at once. */
+#define IPU_MAX_FENCES 256
+/* How often the timeout worker looks while launches are in flight. */
+#define IPU_LAUNCH_POLL (HZ / 10)
+
+static struct ipu_device *lq_to_idev(struct ipu_launch_queue *lq)
+{
+	return container_of(lq, struct ipu_device, launches);
+}
+
+static unsigned long ipu_launch_deadline(void)
+{
+	return jiffies + msecs_to_jiffies(max(READ_ONCE(launch_timeout_ms), 1U));
+}
+
+static void ipu_launch_timeout_fn(struct work_struct *work);
+
+/**
+ * ipu_launch_queue_init - set up a device's launch queue
+ * @lq: the queue, zeroed
+ */
+void ipu_launch_queue_init(struct ipu_launch_queue *lq)
+{
+	spin_lock_init(&lq->lock);
+	mutex_init(&lq->fw_lock);
+	INIT_LIST_HEAD(&lq->pending);
+	INIT_LIST_HEAD(&lq->running);
+	lq->next_id = 1;
+	init_waitqueue_head(&lq->fw_wq);
+	INIT_DELAYED_WORK(&lq->timeout_work, ipu_launch_timeout_fn);
+}
+
+static void ipu_launch_release(struct kref *ref)
+{
+	struct ipu_launch_req *req = container_of(ref, struct ipu_launch_req,
+						  ref);
+
+	if (req->exe_bo)
+		ipu_bo_put(req->exe_bo);
+	if (req->arena_bo)
+		ipu_bo_put(req->arena_bo);
+	kfree(req);
+}
+
+/**
+ * ipu_launch_put - drop a reference to a launch
+ * @req: the launch
+ */
+void ipu_launch_put(struct ipu_launch_req *req)
+{
+	kref_put(&req->ref, ipu_launch_release);
+}
+
+/**
+ * ipu_launch_alloc - a launch not yet submitted
+ * @complete: called once when the launch completes (may be NULL)
+ * @priv: the submitter's
+ *
+ * Return: the launch, holding the submitter's reference, or NULL.
+ */
+struct ipu_launch_req *ipu_launch_alloc(void (*complete)(struct ipu_launch_req *),
+					void *priv)
+{
+	struct ipu_launch_req *req = kzalloc(sizeof(*req), GFP_KERNEL);
+
+	if (!req)
+		return NULL;
+	kref_init(&req->ref);
+	INIT_LIST_HEAD(&req->node);
+	init_completion(&req->completion);
+	req->complete = complete;
+	req->priv = priv;
+	return req;
+}
+
+/* Record the result; the caller holds lq->lock. False if already done. */
+static bool ipu_launch_finish_locked(struct ipu_launch_req *req, int status)
+{
+	if (req->done)
+		return false;
+	req->done = true;
+	req->status = status;
+	list_del_init(&req->node);
+	return true;
+}
+
+/* After ipu_launch_finish_locked(), without the lock: tell the submitter. */
+static void ipu_launch_signal(struct ipu_launch_req *req, bool notify)
+{
+	complete_all(&req->completion);
+	if (notify && req->complete)
+		req->complete(req);
+	ipu_launch_put(req); /* the queue's reference */
+}
+
+static int ipu_launch_check_args(const struct ipu_launch *args)
+{
+	u64 end;
+
+	if (args->flags & ~IPU_LAUNCH_FLAGS_ALL || args->pad ||
+	    !args->exe_size || !args->arena_size || !args->num_replicas ||
+	    args->replica >= args->num_replicas ||
+	    (args->num_replicas > 1 && !args->group) ||
+	    !IS_ALIGNED(args->arena_offset, 64))
+		return -EINVAL;
+	if (check_add_overflow(args->arena_offset, args->arena_size, &end))
+		return -EINVAL;
+	return 0;
+}
+
+/* Resolve the buffers; the device is entered. */
+static int ipu_launch_lookup(struct ipu_file *ifile,
+			     const struct ipu_launch *args,
+			     struct ipu_launch_req *req)
+{
+	if (!ipu_device_is_owner(ifile->idev, ifile))
+		return -EACCES;
+	req->exe_bo = ipu_bo_lookup(ifile, args->exe_handle);
+	req->arena_bo = ipu_bo_lookup(ifile, args->arena_handle);
+	if (!req->exe_bo || !req->arena_bo)
+		return -ENOENT;
+	if (args->exe_size > req->exe_bo->size ||
+	    args->arena_offset + args->arena_size > req->arena_bo->size)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * ipu_launch_submit - queue a launch for the firmware
+ * @ifile: the submitting file (the owner)
+ * @args: the request
+ * @req: from ipu_launch_alloc(); on failure the caller still holds it and
+ *	puts it
+ *
+ * Once queued, @req may complete (and @req->complete run) before this
+ * returns.
+ *
+ * Return: 0; -EINVAL, -EACCES, -ENOENT as the UAPI says; -EUNATCH when the
+ * device has no firmware; -ENODEV after unplug.
+ */
+int ipu_launch_submit(struct ipu_file *ifile, const struct ipu_launch *args,
+		      struct ipu_launch_req *req)
+{
+	struct ipu_device *idev = ifile->idev;
+	struct ipu_launch_queue *lq = &idev->launches;
+	int ret;
+
+	ret = ipu_launch_check_args(args);
+	if (ret)
+		return ret;
+
+	ret = ipu_dev_enter(idev);
+	if (ret)
+		return ret;
+	ret = ipu_launch_lookup(ifile, args, req);
+	if (ret)
+		goto out_exit;
+
+	req->idev = idev;
+	req->exe_size = args->exe_size;
+	req->arena_offset = args->arena_offset;
+	req->arena_size = args->arena_size;
+	req->replica = args->replica;
+	req->num_replicas = args->num_replicas;
+	req->group = args->group;
+	req->pid = task_tgid_nr(current);
+
+	spin_lock(&lq->lock);
+	if (!lq->fw_file) {
+		ret = -EUNATCH;
+	} else {
+		req->id = lq->next_id++;
+		req->deadline = ipu_launch_deadline();
+		kref_get(&req->ref); /* the queue's */
+		list_add_tail(&req->node, &lq->pending);
+	}
+	spin_unlock(&lq->lock);
+	if (!ret) {
+		wake_up(&lq->fw_wq);
+		mod_delayed_work(system_wq, &lq->timeout_work, IPU_LAUNCH_POLL);
+	}
+out_exit:
+	ipu_dev_exit(idev);
+	return ret;
+}
+
+/**
+ * ipu_launch_cancel - withdraw a launch the firmware has not taken yet
+ * @req: the launch
+ *
+ * Return: true if it was withdrawn (its status is -ECANCELED and its
+ * complete callback will not run), false if it is running or done.
+ */
+bool ipu_launch_cancel(struct ipu_launch_req *req)
+{
+	struct ipu_launch_queue *lq = &req->idev->launches;
+	bool found = false;
+	struct ipu_launch_req *pos;
+
+	spin_lock(&lq->lock);
+	list_for_each_entry(pos, &lq->pending, node) {
+		if (pos == req) {
+			found = ipu_launch_finish_locked(req, -ECANCELED);
+			break;
+		}
+	}
+	spin_unlock(&lq->lock);
+	if (found)
+		ipu_launch_signal(req, false);
+	return found;
+}
+
+/*
+ * Fail every launch of the device: those past their deadline with
+ * @late_status, the others with @status.
+ */
+static void ipu_launch_fail(struct ipu_device *idev, int status,
+			    int late_status)
+{
+	struct ipu_launch_queue *lq = &idev->launches;
+	struct ipu_launch_req *req, *tmp;
+	unsigned long now = jiffies;
+	LIST_HEAD(failed);
+
+	spin_lock(&lq->lock);
+	list_splice_tail_init(&lq->running, &failed);
+	list_splice_tail_init(&lq->pending, &failed);
+	list_for_each_entry(req, &failed, node) {
+		req->done = true;
+		req->status = time_after_eq(now, req->deadline) ?
+			      late_status : status;
+	}
+	spin_unlock(&lq->lock);
+
+	list_for_each_entry_safe(req, tmp, &failed, node) {
+		list_del_init(&req->node);
+		ipu_launch_signal(req, true);
+	}
+}
+
+/**
+ * ipu_launch_fail_all - fail every launch of a device
+ * @idev: the device
+ * @status: their result
+ *
+ * For resets and unplug. Also revokes the firmware: a firmware that may
+ * still be running one of them must not write into memory that is about to
+ * be reused.
+ */
+void ipu_launch_fail_all(struct ipu_device *idev, int status)
+{
+	ipu_fw_revoke(idev);
+	ipu_launch_fail(idev, status, status);
+}
+
+static void ipu_launch_timeout_fn(struct work_struct *work)
+{
+	struct ipu_launch_queue *lq =
+		container_of(to_delayed_work(work), struct ipu_launch_queue,
+			     timeout_work);
+	struct ipu_device *idev = lq_to_idev(lq);
+	struct ipu_launch_req *req;
+	unsigned long now = jiffies;
+	bool late = false, busy;
+
+	spin_lock(&lq->lock);
+	list_for_each_entry(req, &lq->running, node)
+		late |= time_after_eq(now, req->deadline);
+	list_for_each_entry(req, &lq->pending, node)
+		late |= time_after_eq(now, req->deadline);
+	busy = !list_empty(&lq->running) || !list_empty(&lq->pending);
+	spin_unlock(&lq->lock);
+
+	if (late) {
+		dev_err_ratelimited(&idev->dev,
+				    "firmware missed a launch deadline (%u ms): resetting the device\n",
+				    READ_ONCE(launch_timeout_ms));
+		ipu_fw_revoke(idev);
+		ipu_launch_fail(idev, -EIO, -ETIMEDOUT);
+		ipu_device_reset_count(idev);
+	} else if (busy && !READ_ONCE(idev->unplugged)) {
+		mod_delayed_work(system_wq, &lq->timeout_work, IPU_LAUNCH_POLL);
+	}
+}
+
+/**
+ * ipu_launch_queue_fini - stop the queue of a device being unplugged
+ * @idev: the device, already marked unplugged
+ */
+void ipu_launch_queue_fini(struct ipu_device *idev)
+{
+	ipu_launch_fail_all(idev, -ENODEV);
+	wake_up_all(&idev->launches.fw_wq);
+	cancel_delayed_work_sync(&idev->launches.timeout_work);
+}
+
+int ipu_ioctl_launch(struct ipu_file *ifile, void *data)
+{
+	struct ipu_launch *args = data;
+	struct ipu_launch_req *req;
+	u32 fence;
+	int ret;
+
+	if (args->fence)
+		return -EINVAL;
+
+	req = ipu_launch_alloc(NULL, NULL);
+	if (!req)
+		return -ENOMEM;
+	/* Reserve the fence first, so that nothing fails after submission. */
+	ret = xa_alloc(&ifile->fences, &fence, NULL,
+		       XA_LIMIT(1, IPU_MAX_FENCES), GFP_KERNEL);
+	if (ret) {
+		ret = ret == -EBUSY ? -EAGAIN : ret;
+		goto err_put;
+	}
+	ret = ipu_launch_submit(ifile, args, req);
+	if (ret)
+		goto err_release;
+	/* The submitter's reference now belongs to the fence. */
+	xa_store(&ifile->fences, fence, req, GFP_KERNEL);
+	args->fence = fence;
+	return 0;
+
+err_release:
+	xa_release(&ifile->fences, fence);
+err_put:
+	ipu_launch_put(req);
+	return ret;
+}
+
+int ipu_ioctl_wait(struct ipu_file *ifile, void *data)
+{
+	struct ipu_wait *args = data;
+	struct ipu_launch_req *req;
+	long left = 0;
+
+	if (args->flags & ~IPU_WAIT_FLAGS_ALL || args->status ||
+	    args->fence > IPU_MAX_FENCES)
+		return -EINVAL;
+
+	xa_lock(&ifile->fences);
+	req = xa_load(&ifile->fences, args->fence);
+	if (req)
+		kref_get(&req->ref);
+	xa_unlock(&ifile->fences);
+	if (!req)
+		return -ENOENT;
+
+	if (args->timeout_ns > 0) {
+		s64 ns = args->timeout_ns - ktime_get_ns();
+
+		left = ns > 0 ? nsecs_to_jiffies(ns) : 0;
+	}
+	if (!completion_done(&req->completion)) {
+		left = left ? wait_for_completion_interruptible_timeout(&req->completion,
+									left) : 0;
+		if (left <= 0) {
+			ipu_launch_put(req);
+			/* Absolute timeouts make restarting safe. */
+			return left < 0 ? -ERESTARTSYS : -ETIME;
+		}
+	}
+
+	args->status = req->status;
+	if (xa_cmpxchg(&ifile->fences, args->fence, req, NULL, GFP_KERNEL) == req)
+		ipu_launch_put(req); /* the fence's */
+	ipu_launch_put(req);
+	return 0;
+}
+
+/**
+ * ipu_launch_release_fences - drop the fences of a file being closed
+ * @ifile: the file
+ *
+ * Launches in flight go on; their buffers stay referenced until they end.
+ */
+void ipu_launch_release_fences(struct ipu_file *ifile)
+{
+	struct ipu_launch_req *req;
+	unsigned long fence;
+
+	xa_for_each(&ifile->fences, fence, req) {
+		xa_erase(&ifile->fences, fence);
+		ipu_launch_put(req);
+	}
+}
+
+/* What wakes a firmware waiting in FW_NEXT. */
+static bool ipu_fw_has_news(struct ipu_launch_queue *lq, struct ipu_file *ifile)
+{
+	return !list_empty_careful(&lq->pending) ||
+	       READ_ONCE(lq->fw_file) != ifile ||
+	       READ_ONCE(lq_to_idev(lq)->unplugged);
+}
+
+/**
+ * ipu_fw_next - give the firmware the next launch, waiting for one
+ * @ifile: the firmware's file
+ * @work: in: the timeout; out: the launch
+ *
+ * Return: 0; -ENOLINK when @ifile is not (or no longer) the firmware;
+ * -ETIME when the timeout passed; -ERESTARTSYS on a signal; -ENODEV after
+ * unplug.
+ */
+int ipu_fw_next(struct ipu_file *ifile, struct ipu_fw_work *work)
+{
+	struct ipu_device *idev = ifile->idev;
+	struct ipu_launch_queue *lq = &idev->launches;
+	struct ipu_launch_req *req;
+	long left;
+
+	for (;;) {
+		if (READ_ONCE(idev->unplugged))
+			return -ENODEV;
+		spin_lock(&lq->lock);
+		if (lq->fw_file != ifile) {
+			spin_unlock(&lq->lock);
+			return -ENOLINK;
+		}
+		req = list_first_entry_or_null(&lq->pending,
+					       struct ipu_launch_req, node);
+		if (req) {
+			list_move_tail(&req->node, &lq->running);
+			req->deadline = ipu_launch_deadline();
+			work->id = req->id;
+			work->exe_offset = ipu_bo_dev_off(req->exe_bo);
+			work->exe_size = req->exe_size;
+			work->arena_offset = ipu_bo_dev_off(req->arena_bo) +
+					     req->arena_offset;
+			work->arena_size = req->arena_size;
+			work->replica = req->replica;
+			work->num_replicas = req->num_replicas;
+			work->group = req->group;
+			work->pid = req->pid;
+			spin_unlock(&lq->lock);
+			return 0;
+		}
+		spin_unlock(&lq->lock);
+
+		left = 0;
+		if (work->timeout_ns > 0) {
+			s64 ns = work->timeout_ns - ktime_get_ns();
+
+			left = ns > 0 ? nsecs_to_jiffies(ns) : 0;
+		}
+		if (!left)
+			return -ETIME;
+		left = wait_event_interruptible_timeout(lq->fw_wq,
+							ipu_fw_has_news(lq, ifile),
+							left);
+		if (left < 0)
+			return -ERESTARTSYS;
+	}
+}
+
+/**
+ * ipu_fw_done - the firmware reports a launch's result
+ * @ifile: the firmware's file
+ * @id: the launch
+ * @status: 0 or a negative errno
+ *
+ * Return: 0; -ENOLINK when @ifile is not the firmware; -ENOENT when no
+ * launch @id is running (it may have timed out).
+ */
+int ipu_fw_done(struct ipu_file *ifile, u64 id, int status)
+{
+	struct ipu_launch_queue *lq = &ifile->idev->launches;
+	struct ipu_launch_req *req, *found = NULL;
+	int ret = -ENOENT;
+
+	spin_lock(&lq->lock);
+	if (lq->fw_file != ifile) {
+		ret = -ENOLINK;
+	} else {
+		list_for_each_entry(req, &lq->running, node) {
+			if (req->id == id) {
+				found = req;
+				ipu_launch_finish_locked(req, status);
+				ret = 0;
+				break;
+			}
+		}
+	}
+	spin_unlock(&lq->lock);
+	if (found)
+		ipu_launch_signal(found, true);
+	return ret;
+}

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Launches: programs handed to the device's firmware, and their completion.
+ */
+#ifndef _IPU_LAUNCH_H
+#define _IPU_LAUNCH_H
+
+#include <linux/completion.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+struct address_space;
+struct ipu_bo;
+struct ipu_device;
+struct ipu_file;
+struct ipu_launch;
+struct ipu_fw_work;
+
+/**
+ * struct ipu_launch_req - one launch in flight
+ * @ref: the device's queue holds one while the launch is queued or running,
+ *	the submitter (fence or io_uring command) one until it has the result.
+ * @node: in &ipu_launch_queue.pending or .running.
+ * @idev: the device.
+ * @exe_bo: buffer holding the executable; referenced.
+ * @arena_bo: buffer holding the arena; referenced.
+ * @id: identifies the launch to the firmware.
+ * @exe_size: bytes of the executable image.
+ * @arena_offset: arena start in @arena_bo.
+ * @arena_size: arena bytes.
+ * @replica: replica index.
+ * @num_replicas: replicas of the run.
+ * @group: the submitter's group id.
+ * @pid: thread group of the submitter (initial namespace).
+ * @deadline: jiffies by which the firmware must have finished.
+ * @status: the result once @done.
+ * @done: completed; @status is final.
+ * @complete: called once, without locks held, when the launch completes.
+ * @completion: completed when @done (for WAIT).
+ * @priv: the submitter's (the io_uring command).
+ */
+struct ipu_launch_req {
+	struct kref ref;
+	struct list_head node;
+	struct ipu_device *idev;
+	struct ipu_bo *exe_bo;
+	struct ipu_bo *arena_bo;
+	u64 id;
+	u64 exe_size;
+	u64 arena_offset;
+	u64 arena_size;
+	u32 replica;
+	u32 num_replicas;
+	u64 group;
+	u32 pid;
+	unsigned long deadline;
+	int status;
+	bool done;
+	void (*complete)(struct ipu_launch_req *req);
+	struct completion completion;
+	void *priv;
+};
+
+/**
+ * struct ipu_launch_queue - a device's launches and its firmware
+ * @lock: protects everything below but @fw_lock.
+ * @fw_lock: serialises attaching, detaching and revoking the firmware, so
+ *	that a revoke can zap @fw_mapping while its file is still open.
+ * @pending: launches not yet taken by the firmware, oldest first.
+ * @running: launches the firmware took, oldest first.
+ * @next_id: id of the next launch.
+ * @fw_file: the file acting as the device's firmware, or NULL.
+ * @fw_mapping: the address space of @fw_file's mapping of device memory,
+ *	zapped when the firmware is revoked.
+ * @fw_wq: where the firmware waits for work.
+ * @timeout_work: fails launches whose deadline passed and resets the device.
+ */
+struct ipu_launch_queue {
+	spinlock_t lock; /* pending, running, next_id, fw_file, fw_mapping */
+	struct mutex fw_lock; /* attach, detach, revoke of the firmware */
+	struct list_head pending;
+	struct list_head running;
+	u64 next_id;
+	struct ipu_file *fw_file;
+	struct address_space *fw_mapping;
+	wait_queue_head_t fw_wq;
+	struct delayed_work timeout_work;
+};
+
+void ipu_launch_queue_init(struct ipu_launch_queue *lq);
+void ipu_launch_queue_fini(struct ipu_device *idev);
+
+struct ipu_launch_req *ipu_launch_alloc(void (*complete)(struct ipu_launch_req *),
+					void *priv);
+int ipu_launch_submit(struct ipu_file *ifile, const struct ipu_launch *args,
+		      struct ipu_launch_req *req);
+bool ipu_launch_cancel(struct ipu_launch_req *req);
+void ipu_launch_put(struct ipu_launch_req *req);
+void ipu_launch_fail_all(struct ipu_device *idev, int status);
+
+int ipu_ioctl_launch(struct ipu_file *ifile, void *data);
+int ipu_ioctl_wait(struct ipu_file *ifile, void *data);
+void ipu_launch_release_fences(struct ipu_file *ifile);
+
+int ipu_fw_next(struct ipu_file *ifile, struct ipu_fw_work *work);
+int ipu_fw_done(struct ipu_file *ifile, u64 id, int status);
+
+#endif /* _IPU_LAUNCH_H */

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * io_uring passthrough: XFER and LAUNCH as SQE128 commands, with the same
+ * payload structs as the ioctls. Both are asynchronous: ->uring_cmd checks
+ * the command, takes what it needs from the submitting task (pinned pages,
+ * or the registered buffer's bvecs with IORING_URING_CMD_FIXED), queues the
+ * work and returns -EIOCBQUEUED. Transfers run on a workqueue (the simulated
+ * device's DMA engine), launches on the firmware; either completes through
+ * io_uring task work, so the CQE is posted from the submitter's context.
+ *
+ * Results are 0 or a negative errno, so IOSQE_IO_LINK chains stop at the
+ * first failure. On kernels with io_uring_cmd_mark_cancelable(), launches
+ * the firmware has not taken yet can be cancelled; everything else
+ * completes by itself in bounded time (transfers at once, launches by their
+ * deadline).
+ */
+#include <linux/bits.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uio.h>
+#include <linux/workqueue.h>
+
+#include <uapi/linux/ipu.h>
+
+#include "compat.h"
+#include "ipu_bo.h"
+#include "ipu_dma.h"
+#include "ipu_drv.h"
+#include "ipu_file.h"
+#include "ipu_launch.h"
+#include "ipu_uring.h"
+#include "ipu_xfer.h"
+
+/* The command area of an SQE128 submission. */
+#define IPU_URING_PAYLOAD 80
+/* Largest asynchronous transfer: it is pinned whole at submission. */
+#define IPU_URING_XFER_MAX BIT_ULL(30)
+
+/**
+ * struct ipu_uring_xfer - an asynchronous transfer
+ * @work: runs on the DMA workqueue.
+ * @cmd: the io_uring command.
+ * @idev: the device.
+ * @bo: the buffer object; referenced.
+ * @dev_off: device memory offset of the first byte.
+ * @buf: the pinned host range (unless @fixed).
+ * @fixed_iter: the registered buffer's range (if @fixed).
+ * @fixed: the host range is a registered buffer, already pinned.
+ * @to_device: direction.
+ * @status: the result.
+ */
+struct ipu_uring_xfer {
+	struct work_struct work;
+	struct io_uring_cmd *cmd;
+	struct ipu_device *idev;
+	struct ipu_bo *bo;
+	u64 dev_off;
+	struct ipu_dma_buf buf;
+	struct iov_iter fixed_iter;
+	bool fixed;
+	bool to_device;
+	int status;
+};
+
+/* What ->pdu of a command in flight holds. */
+struct ipu_uring_pdu {
+	struct ipu_uring_xfer *xfer;
+	struct ipu_launch_req *launch;
+};
+
+static struct ipu_uring_pdu *ipu_uring_pdu(struct io_uring_cmd *cmd)
+{
+	BUILD_BUG_ON(sizeof(struct ipu_uring_pdu) > sizeof(cmd->pdu));
+	return (struct ipu_uring_pdu *)cmd->pdu;
+}
+
+/*
+ * The payload as the ioctl dispatcher would take it: at least the v1 size,
+ * bytes past what this kernel knows zero.
+ */
+static int ipu_uring_copy_args(void *dst, size_t ksize, const void *payload,
+			       size_t usize)
+{
+	if (usize < ksize || usize > IPU_URING_PAYLOAD)
+		return -EINVAL;
+	if (usize > ksize && memchr_inv((const u8 *)payload + ksize, 0,
+					usize - ksize))
+		return -E2BIG;
+	memcpy(dst, payload, ksize);
+	return 0;
+}
+
+static void ipu_uring_xfer_tw(struct io_uring_cmd *cmd, unsigned int issue_flags)
+{
+	struct ipu_uring_xfer *x = ipu_uring_pdu(cmd)->xfer;
+	int status = x->status;
+
+	if (!x->fixed)
+		ipu_dma_unpin(&x->buf, !status);
+	ipu_bo_put(x->bo);
+	kfree(x);
+	io_uring_cmd_done(cmd, status, 0, issue_flags);
+}
+
+static void ipu_uring_xfer_work(struct work_struct *work)
+{
+	struct ipu_uring_xfer *x = container_of(work, struct ipu_uring_xfer,
+						work);
+	struct iov_iter *iter = x->fixed ? &x->fixed_iter : &x->buf.iter;
+
+	x->status = ipu_dev_enter(x->idev);
+	if (!x->status) {
+		x->status = ipu_hw_dma(x->idev, x->dev_off, iter, x->to_device);
+		ipu_dev_exit(x->idev);
+	}
+	/* The buffers are released in task context, never here. */
+	io_uring_cmd_complete_in_task(x->cmd, ipu_uring_xfer_tw);
+}
+
+static int ipu_uring_xfer(struct io_uring_cmd *cmd, struct ipu_file *ifile,
+			  const void *payload, size_t usize)
+{
+	struct ipu_device *idev = ifile->idev;
+	struct ipu_uring_xfer *x;
+	struct ipu_xfer args;
+	int ret;
+
+	ret = ipu_uring_copy_args(&args, sizeof(args), payload, usize);
+	if (ret)
+		return ret;
+	ret = ipu_xfer_check_args(&args);
+	if (ret)
+		return ret;
+	if (args.length > IPU_URING_XFER_MAX)
+		return -EINVAL;
+
+	x = kzalloc(sizeof(*x), GFP_KERNEL);
+	if (!x)
+		return -ENOMEM;
+	x->cmd = cmd;
+	x->idev = idev;
+	x->to_device = args.flags & IPU_XFER_TO_DEVICE;
+	x->fixed = cmd->flags & IORING_URING_CMD_FIXED;
+
+	ret = ipu_dev_enter(idev);
+	if (ret)
+		goto err_free;
+	ret = ipu_xfer_lookup(ifile, &args, &x->bo);
+	ipu_dev_exit(idev);
+	if (ret)
+		goto err_free;
+	x->dev_off = ipu_bo_dev_off(x->bo) + args.bo_offset;
+
+	if (x->fixed)
+		ret = io_uring_cmd_import_fixed(args.user_ptr, args.length,
+						x->to_device ? WRITE : READ,
+						&x->fixed_iter, cmd);
+	else
+		ret = ipu_dma_pin(&x->buf, args.user_ptr, args.length,
+				  x->to_device);
+	if (ret)
+		goto err_put_bo;
+
+	ipu_uring_pdu(cmd)->xfer = x;
+	INIT_WORK(&x->work, ipu_uring_xfer_work);
+	queue_work(system_unbound_wq, &x->work);
+	return -EIOCBQUEUED;
+
+err_put_bo:
+	ipu_bo_put(x->bo);
+err_free:
+	kfree(x);
+	return ret;
+}
+
+static void ipu_uring_launch_tw(struct io_uring_cmd *cmd,
+				unsigned int issue_flags)
+{
+	struct ipu_launch_req *req = ipu_uring_pdu(cmd)->launch;
+	int status = req->status;
+
+	ipu_launch_put(req);
+	io_uring_cmd_done(cmd, status, 0, issue_flags);
+}
+
+/* Called by the launch queue when the firmware (or the timeout) is done. */
+static void ipu_uring_launch_complete(struct ipu_launch_req *req)
+{
+	io_uring_cmd_complete_in_task(req->priv, ipu_uring_launch_tw);
+}
+
+static int ipu_uring_launch(struct io_uring_cmd *cmd, struct ipu_file *ifile,
+			    const void *payload, size_t usize,
+			    unsigned int issue_flags)
+{
+	struct ipu_launch_req *req;
+	struct ipu_launch args;
+	int ret;
+
+	ret = ipu_uring_copy_args(&args, sizeof(args), payload, usize);
+	if (ret)
+		return ret;
+	if (args.fence || cmd->flags & IORING_URING_CMD_FIXED)
+		return -EINVAL;
+
+	req = ipu_launch_alloc(ipu_uring_launch_complete, cmd);
+	if (!req)
+		return -ENOMEM;
+	/* Before submitting: the launch may complete before we return. */
+	ipu_uring_pdu(cmd)->launch = req;
+	io_uring_cmd_mark_cancelable(cmd, issue_flags);
+	ret = ipu_launch_submit(ifile, &args, req);
+	if (ret) {
+		ipu_launch_put(req);
+		return ret;
+	}
+	return -EIOCBQUEUED;
+}
+
+/* io_uring is tearing the ring down: withdraw a launch not yet running. */
+static int ipu_uring_cancel(struct io_uring_cmd *cmd, unsigned int issue_flags)
+{
+	struct ipu_launch_req *req = ipu_uring_pdu(cmd)->launch;
+
+	if (req && ipu_launch_cancel(req)) {
+		ipu_launch_put(req);
+		io_uring_cmd_done(cmd, -ECANCELED, 0, issue_flags);
+	}
+	return 0;
+}
+
+/**
+ * ipu_uring_cmd - file_operations.uring_cmd of /dev/ipuN
+ * @cmd: the command
+ * @issue_flags: io_uring's
+ *
+ * Return: -EIOCBQUEUED when the command went asynchronous, else its result
+ * (posted as the CQE): -EINVAL without SQE128 or for a malformed payload,
+ * -ENOTTY for an unknown cmd_op, the command's errors.
+ */
+int ipu_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags)
+{
+	struct ipu_file *ifile = cmd->file->private_data;
+	unsigned int op = cmd->cmd_op;
+	const void *payload;
+
+	if (IPU_URING_CAN_CANCEL && (issue_flags & IPU_URING_F_CANCEL))
+		return ipu_uring_cancel(cmd, issue_flags);
+	if (!(issue_flags & IO_URING_F_SQE128))
+		return -EINVAL;
+	memset(ipu_uring_pdu(cmd), 0, sizeof(struct ipu_uring_pdu));
+	payload = ipu_uring_cmd_payload(cmd);
+
+	if (_IOC_TYPE(op) != IPU_IOCTL_TYPE)
+		return -ENOTTY;
+	if (_IOC_NR(op) == _IOC_NR(IPU_URING_CMD_XFER) &&
+	    _IOC_DIR(op) == _IOC_DIR(IPU_URING_CMD_XFER))
+		return ipu_uring_xfer(cmd, ifile, payload, _IOC_SIZE(op));
+	if (_IOC_NR(op) == _IOC_NR(IPU_URING_CMD_LAUNCH) &&
+	    _IOC_DIR(op) == _IOC_DIR(IPU_URING_CMD_LAUNCH))
+		return ipu_uring_launch(cmd, ifile, payload, _IOC_SIZE(op),
+					issue_flags);
+	return -ENOTTY;
+}
