@@ -19,12 +19,13 @@ O := $(BUILD)
 CC ?= gcc
 SAN ?=
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
-CPPFLAGS_ALL := -D_GNU_SOURCE -Iinclude -Iinclude/uapi -Iuserspace/ipu
+CPPFLAGS_ALL := -D_GNU_SOURCE -Iinclude -Iinclude/uapi -Iuserspace/ipu -Iuserspace/session
 CFLAGS_ALL := -std=gnu11 -O2 -g -fPIC $(WARN) $(SAN) $(CFLAGS)
 LDFLAGS_ALL := $(SAN) $(LDFLAGS)
 
 # Libraries, bottom up: libipufw (firmware: dtypes, executable format,
-# executor), libipu (devices), libipuir (IR builder and compiler).
+# executor), libipu (devices), libipuir (IR builder and compiler),
+# libsession (PopXL's Session).
 LIBIPUFW_SRCS := $(sort $(wildcard firmware/*.c))
 LIBIPUFW_OBJS := $(LIBIPUFW_SRCS:%.c=$(O)/%.o)
 LIBIPUFW := $(O)/lib/libipufw.a
@@ -34,7 +35,10 @@ LIBIPU := $(O)/lib/libipu.a
 LIBIPUIR_SRCS := $(sort $(wildcard userspace/ir/*.c))
 LIBIPUIR_OBJS := $(LIBIPUIR_SRCS:%.c=$(O)/%.o)
 LIBIPUIR := $(O)/lib/libipuir.a
-ALL_LIBS := $(LIBIPUIR) $(LIBIPU) $(LIBIPUFW)
+LIBSESSION_SRCS := $(sort $(wildcard userspace/session/*.c))
+LIBSESSION_OBJS := $(LIBSESSION_SRCS:%.c=$(O)/%.o)
+LIBSESSION := $(O)/lib/libsession.a
+ALL_LIBS := $(LIBSESSION) $(LIBIPUIR) $(LIBIPU) $(LIBIPUFW)
 SYS_LIBS := -lopenblas -lz -lm -lpthread
 
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
@@ -62,6 +66,7 @@ $(O)/%.o: %.c
 $(LIBIPUFW): $(LIBIPUFW_OBJS)
 $(LIBIPU): $(LIBIPU_OBJS)
 $(LIBIPUIR): $(LIBIPUIR_OBJS)
+$(LIBSESSION): $(LIBSESSION_OBJS)
 $(ALL_LIBS):
 	@mkdir -p $(dir $@)
 	rm -f $@
@@ -135,4 +140,4 @@ bench: deps
 clean:
 	rm -rf $(BUILD)
 
--include $(LIBIPUFW_OBJS:.o=.d) $(LIBIPU_OBJS:.o=.d) $(LIBIPUIR_OBJS:.o=.d) $(UNIT_BINS:=.d) $(BENCH_BINS:=.d) $(KTEST_BINS:=.d)
+-include $(LIBIPUFW_OBJS:.o=.d) $(LIBIPU_OBJS:.o=.d) $(LIBIPUIR_OBJS:.o=.d) $(LIBSESSION_OBJS:.o=.d) $(UNIT_BINS:=.d) $(BENCH_BINS:=.d) $(KTEST_BINS:=.d)

@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
+/*
+ * session.c - making and destroying sessions: the options, the IPUs a
+ * program needs (S03) and which device runs it (S02, S04, S24).
+ *
+ * Creating a session touches no device beyond looking at what is there:
+ * IPUs are acquired when the session is entered (attach.c).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "session_internal.h"
+
+/* The device descriptions of S02, and "auto" (S24). */
+struct device_type {
+	const char *name;
+	enum sess_backend backend;
+};
+
+static const struct device_type device_types[] = {
+	{ "ipu_hw", SESS_HW },
+	{ "ipu_model", SESS_MODEL },
+	{ "cpu", SESS_MODEL },
+};
+
+#define VALID_DEVICES "\"auto\", \"ipu_hw\", \"ipu_model\", \"cpu\""
+
+static const struct device_type *find_type(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(device_types) / sizeof(device_types[0]); i++)
+		if (!strcmp(device_types[i].name, name))
+			return &device_types[i];
+	return NULL;
+}
+
+static bool is_cpu(const struct device_type *t)
+{
+	return t == &device_types[2];
+}
+
+const char *ipu_sess_backend_prefix(enum sess_backend b)
+{
+	return b == SESS_HW ? "hw" : "model";
+}
+
+/* Whether @name is "<prefix>:N". */
+static bool has_prefix(const char *name, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return !strncmp(name, prefix, n) && name[n] == ':';
+}
+
+bool ipu_sess_backend_has(enum sess_backend b, const char *name)
+{
+	return has_prefix(name, ipu_sess_backend_prefix(b));
+}
+
+int ipu_sess_list_devices(enum sess_backend b, struct ipu_device_list **listp,
+			  size_t *countp)
+{
+	IPU_OPTS(ipu_list_opts, opts,
+		 .flags = b == SESS_MODEL ? IPU_LIST_MODEL : 0);
+	size_t i, count = 0;
+	int err;
+
+	err = ipu_device_list_create_opts(&opts, listp);
+	if (err)
+		return err;
+	for (i = 0; i < ipu_device_list_count(*listp); i++)
+		if (ipu_sess_backend_has(b, ipu_device_list_get(*listp, i)->name))
+			count++;
+	*countp = count;
+	return 0;
+}
+
+/*
+ * "auto" on hardware? Only when enough hardware IPUs are free and they can
+ * run programs: a kernel driver without launches would take the session
+ * and fail every run.
+ */
+static bool hw_can_run(uint32_t need)
+{
+	struct ipu_device_info info = { .sz = sizeof(info) };
+	const struct ipu_device_entry *e, *first = NULL;
+	struct ipu_device_list *list;
+	struct ipu_device *dev;
+	size_t i, count, free_ipus = 0;
+	bool ok = false;
+
+	if (ipu_sess_list_devices(SESS_HW, &list, &count))
+		return false;
+	for (i = 0; i < ipu_device_list_count(list); i++) {
+		e = ipu_device_list_get(list, i);
+		if (!ipu_sess_backend_has(SESS_HW, e->name) || e->owner_pid)
+			continue;
+		if (!first)
+			first = e;
+		free_ipus++;
+	}
+	if (first && free_ipus >= need && !ipu_device_open(first->name, NULL, &dev)) {
+		ok = !ipu_device_query(dev, &info) &&
+		     (info.caps & IPU_DEVICE_CAP_LAUNCH);
+		ipu_device_close(dev);
+	}
+	ipu_device_list_free(list);
+	return ok;
+}
+
+/* What "auto" is: IPU_DEVICE's backend when it names one, as libipu's
+ * "auto" does; else hardware that can run the program; else the model. */
+static const struct device_type *resolve_auto(uint32_t need)
+{
+	const char *env = getenv("IPU_DEVICE");
+
+	if (env && (!strcmp(env, "model") || has_prefix(env, "model")))
+		return find_type("ipu_model");
+	if (env && (!strcmp(env, "hw") || has_prefix(env, "hw")))
+		return find_type("ipu_hw");
+	return hw_can_run(need) ? find_type("ipu_hw") : find_type("ipu_model");
+}
+
+/* S03: 2^ceil(log2(ipus_per_replica * instance_replication_factor)). */
+static uint32_t ipus_needed(const struct ipu_exe *exe)
+{
+	uint64_t n = (uint64_t)exe->ipus_per_replica *
+		     exe->instance_replication_factor;
+	uint64_t p = 1;
+
+	while (p < n)
+		p <<= 1;
+	return (uint32_t)p; /* the validator keeps n <= 2^31 */
+}
+
+static int choose_device(struct ipu_session *s, const char *desc)
+{
+	const char *offline = getenv("IPU_OFFLINE_DEVICE");
+	const struct device_type *t;
+	struct ipu_device_list *list;
+	size_t count;
+	int err;
+
+	if (offline && offline[0]) {
+		/* S04: build for that type; IPUs are acquired on entry. */
+		t = find_type(offline);
+		if (!t)
+			return ipu_sess_err(s, -EINVAL,
+					    "IPU_OFFLINE_DEVICE=\"%s\" is not a device type: use \"ipu_hw\", \"ipu_model\" or \"cpu\"",
+					    offline);
+		s->offline = true;
+	} else if (!desc || !desc[0] || !strcmp(desc, "auto")) {
+		t = resolve_auto(s->num_ipus);
+	} else {
+		t = find_type(desc);
+		if (!t)
+			return ipu_sess_err(s, -EINVAL,
+					    "unknown device \"%s\": valid devices are " VALID_DEVICES,
+					    desc);
+	}
+	if (is_cpu(t) && s->num_ipus > 1)
+		return ipu_sess_err(s, -EINVAL,
+				    "device \"cpu\" is one IPU without replication; the program needs %u IPUs (%u per replica, %u replicas): use \"ipu_model\"",
+				    s->num_ipus, s->ipus_per_replica, s->replicas);
+	s->backend = t->backend;
+	s->device_name = t->name;
+	if (s->offline)
+		return 0;
+	err = ipu_sess_list_devices(t->backend, &list, &count);
+	if (err)
+		return ipu_sess_err(s, err, "device \"%s\": listing IPUs: %s",
+				    t->name, ipu_errmsg());
+	ipu_device_list_free(list);
+	if (count < s->num_ipus)
+		return ipu_sess_err(s, -ENODEV,
+				    "device \"%s\" has %zu IPUs, the program needs %u (see ipu-info)",
+				    t->name, count, s->num_ipus);
+	return 0;
+}
+
+/* libbpf's rules: the caller's struct may be bigger if the rest is 0. */
+static int check_opts(struct ipu_session *s, const struct ipu_session_opts *o)
+{
+	const unsigned char *p = (const unsigned char *)o;
+	size_t i;
+
+	if (o->sz < sizeof(*o))
+		return ipu_sess_err(s, -EINVAL,
+				    "session options of %zu bytes: at least %zu",
+				    o->sz, sizeof(*o));
+	for (i = sizeof(*o); i < o->sz; i++)
+		if (p[i])
+			return ipu_sess_err(s, -E2BIG,
+					    "session options: non-zero byte %zu past the %zu this libsession knows",
+					    i, sizeof(*o));
+	if (o->flags & ~IPU_SESSION_FLAGS_ALL)
+		return ipu_sess_err(s, -EINVAL,
+				    "session options: unknown flags 0x%x",
+				    o->flags & ~IPU_SESSION_FLAGS_ALL);
+	return 0;
+}
+
+static int setup(struct ipu_session *s, const struct ipu_session_opts *opts)
+{
+	const struct ipu_exe *exe = s->exe;
+	char msg[512];
+	int err;
+
+	if (opts) {
+		err = check_opts(s, opts);
+		if (err)
+			return err;
+	}
+	if (exe->num_instrs == 0)
+		return ipu_sess_err(s, -EINVAL,
+				    "the program \"%s\" has no graphs: the graphs may have all been optimised to nothing, try adding more operations to your graphs",
+				    exe->name);
+	s->ipus_per_replica = exe->ipus_per_replica;
+	s->replicas = exe->replication_factor;
+	s->transfers = exe->num_host_transfers;
+	s->num_ipus = ipus_needed(exe);
+	s->attach_timeout_ms = opts && opts->attach_timeout_ms ?
+				       opts->attach_timeout_ms :
+				       SESS_DEFAULT_ATTACH_TIMEOUT_MS;
+	err = choose_device(s, opts ? opts->device : NULL);
+	if (err)
+		return err;
+	/* The image launches run; saving also validates the executable. */
+	err = ipu_exe_save(exe, &s->image, &s->image_size, msg, sizeof(msg));
+	if (err)
+		return ipu_sess_err(s, err, "the executable: %s", msg);
+	err = ipu_sess_streams_init(s);
+	if (!err)
+		err = ipu_sess_tensors_init(s);
+	if (err)
+		return err;
+	/* S05: a read-only mapping cannot take the device's values. */
+	s->to_host_on_exit = !(opts && opts->flags &
+			       IPU_SESSION_NO_WEIGHTS_TO_HOST_ON_EXIT);
+	if (s->ro_mmap && s->to_host_on_exit) {
+		s->to_host_on_exit = false;
+		ipu_sess_log("weights to host on exit has been disabled: the program holds the read-only memory-mapped variable '%s'",
+			     s->ro_mmap->t->name);
+	}
+	return 0;
+}
+
+int ipu_session_create_from_exe(struct ipu_exe *exe,
+				const struct ipu_session_opts *opts,
+				struct ipu_session **sp)
+{
+	struct ipu_session *s;
+	int err;
+
+	if (!exe || !sp) {
+		ipu_exe_free(exe);
+		return ipu_sess_err(NULL, -EINVAL, "ipu_session_create: %s is NULL",
+				    exe ? "sp" : "the executable");
+	}
+	*sp = NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		ipu_exe_free(exe);
+		return ipu_sess_err(NULL, -ENOMEM, "no memory for a session");
+	}
+	s->exe = exe;
+	err = setup(s, opts);
+	if (err) {
+		ipu_sess_err(NULL, err, "%s", s->errmsg);
+		ipu_session_destroy(s);
+		return err;
+	}
+	*sp = s;
+	return 0;
+}
+
+int ipu_session_create(struct ipu_ir *ir, const struct ipu_session_opts *opts,
+		       struct ipu_session **sp)
+{
+	struct ipu_exe *exe;
+	int err;
+
+	if (!ir || !sp) {
+		ipu_ir_destroy(ir);
+		return ipu_sess_err(NULL, -EINVAL, "ipu_session_create: %s is NULL",
+				    ir ? "sp" : "ir");
+	}
+	*sp = NULL;
+	/* S01: the session owns the program from here on. */
+	err = ipu_ir_compile(ir, &exe);
+	if (err) {
+		ipu_sess_err(NULL, err, "compiling the program: %s",
+			     ipu_ir_errmsg(ir));
+		ipu_ir_destroy(ir);
+		return err;
+	}
+	ipu_ir_destroy(ir);
+	return ipu_session_create_from_exe(exe, opts, sp);
+}
+
+void ipu_session_destroy(struct ipu_session *s)
+{
+	if (!s)
+		return;
+	if (s->depth)
+		ipu_sess_release(s);
+	ipu_sess_tensors_free(s);
+	ipu_sess_streams_free(s);
+	free(s->scratch);
+	free(s->image);
+	ipu_exe_free(s->exe);
+	free(s);
+}
+
+const struct ipu_exe *ipu_session_exe(const struct ipu_session *s)
+{
+	return s ? s->exe : NULL;
+}
+
+const char *ipu_session_device_name(const struct ipu_session *s)
+{
+	return s && s->device_name ? s->device_name : "";
+}
+
+uint32_t ipu_session_num_ipus(const struct ipu_session *s)
+{
+	return s ? s->num_ipus : 0;
+}
+
+uint64_t __ipu_session_submissions(const struct ipu_session *s)
+{
+	return s ? s->submissions : 0;
+}

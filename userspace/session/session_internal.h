@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT) */
+/*
+ * session_internal.h - libsession's private objects, shared by its files:
+ *
+ *	session.c	create, destroy, options, which device (S01-S05, S24)
+ *	attach.c	the context manager: acquire and release IPUs (S04, S06-S08)
+ *	batch.c		submitting commands to the queue and reaping them (S26)
+ *	buffers.c	host buffers: S11 shapes, S12 downcast, host outputs (S15)
+ *	run.c		a run (S09-S14)
+ *	hostcopy.c	host copies of variables: malloc'ed or file mappings (S22)
+ *	weights.c	weights to and from the device, get and write (S17-S21)
+ *	errors.c	messages (S25)
+ *
+ * Not installed. Unit tests include it for the test hook at the end.
+ */
+#ifndef IPU_SESSION_INTERNAL_H
+#define IPU_SESSION_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <ipu/session.h>
+
+#define SESS_ERRMSG_LEN 4096
+#define SESS_DEFAULT_ATTACH_TIMEOUT_MS 60000
+
+/* The backends a session runs on: libipu's "hw:N" and "model:N". */
+enum sess_backend {
+	SESS_HW,
+	SESS_MODEL,
+};
+
+/**
+ * struct sess_tensor - a variable or constant as the host keeps it.
+ * @t: the executable's entry.
+ * @index: its index in the tensor table.
+ * @num_groups: values the host keeps (1 for constants).
+ * @host: the host copy: @num_groups values of @t->nbytes in group order.
+ *	Constants point into the executable's data; mapped variables into
+ *	their file mapping (@map_len bytes); the others own a malloc()ed
+ *	copy.
+ * @map_len: bytes mapped at @host, 0 when @host is not a mapping.
+ * @readonly: a read-only file mapping (S05).
+ * @all_replicas: retrieval all_replicas with group_size > 1: the host
+ *	shape is one value per replica (S20).
+ * @replicas: for @all_replicas: the values of every replica in replica
+ *	order, as last fetched; valid when @replicas_valid. Otherwise the
+ *	per-replica view is @host broadcast over each group, which is what
+ *	the device holds after weights_from_host.
+ * @desc: what ipu_session_tensor_desc() reports.
+ */
+struct sess_tensor {
+	const struct ipu_exe_tensor *t;
+	uint32_t index;
+	uint32_t num_groups;
+	uint8_t *host;
+	size_t map_len;
+	bool readonly;
+	bool all_replicas;
+	uint8_t *replicas;
+	bool replicas_valid;
+	struct ipu_tensor_desc desc;
+};
+
+/*
+ * struct sess_io - a validated stream buffer: what the transfers of a run
+ * need. @host is where slice (iteration i, replica r) starts:
+ * @host + (i * replicas + r) * @slice.
+ */
+struct sess_io {
+	uint32_t stream;	/* index in the executable's stream table */
+	uint8_t *host;
+	uint64_t slice;
+	const struct ipu_host_buffer *buf;
+	bool downcast;		/* stage through scratch as the stream dtype */
+};
+
+/**
+ * struct sess_replica - where one replica runs while attached.
+ * @dev: the IPU holding its arena (one of ipu_session.devs, not owned).
+ * @exe_bo: the executable image, uploaded at attach.
+ * @arena_bo: the replica's arena.
+ */
+struct sess_replica {
+	struct ipu_device *dev;
+	struct ipu_bo *exe_bo;
+	struct ipu_bo *arena_bo;
+};
+
+/**
+ * struct ipu_session - see include/ipu/session.h.
+ * @exe: the program (owned).
+ * @image, @image_size: its file image (ipu_exe_save()), what launches run.
+ * @backend: where it runs; @device_name its S02 name.
+ * @offline: built for @device_name without looking for devices (S04).
+ * @num_ipus: IPUs needed (S03); @ipus_per_replica of them per replica.
+ * @replicas: the replication factor; @transfers: num_host_transfers.
+ * @to_host_on_exit: weights_to_host when the context is left (S05, S07).
+ * @attach_timeout_ms: how long attaching waits for busy IPUs.
+ * @ro_mmap: the first read-only mapped variable, or NULL (S05).
+ * @inputs, @n_inputs, @outputs, @n_outputs: the streams as reported (S16),
+ *	in the executable's stream order; @in_idx / @out_idx their indices
+ *	in the executable's stream table.
+ * @io_in, @io_out: a run's validated buffers, one per stream; @given
+ *	which buffer names each stream, for S10. Allocated at create, so a
+ *	run allocates nothing but downcast scratch.
+ * @tensors, @n_tensors: every variable and constant, in table order.
+ * @in_sync: the host copies hold what the device holds (S13, S19).
+ * @depth: enters not yet exited. The device is attached exactly while
+ *	@depth > 0: only the outermost enter attaches (S06, S07), and
+ *	nothing else attaches a session, so PopXL's stack of "was attached"
+ *	flags reduces to this count.
+ * @devs: the @num_ipus IPUs held while attached; @reps the replicas on
+ *	them; @q the queue every command goes through.
+ * @q_entries: the queue's size; @cmds and @cqes have room for as many.
+ * @run_id: group id of the next replicated launch.
+ * @scratch, @scratch_cap: staging for downcast inputs, kept between runs.
+ * @submissions: batches submitted to @q (S26; see the test hook).
+ * @errmsg: the message of the last failed call.
+ */
+struct ipu_session {
+	struct ipu_exe *exe;
+	void *image;
+	size_t image_size;
+	enum sess_backend backend;
+	const char *device_name;
+	bool offline;
+	uint32_t num_ipus;
+	uint32_t ipus_per_replica;
+	uint32_t replicas;
+	uint32_t transfers;
+	bool to_host_on_exit;
+	uint32_t attach_timeout_ms;
+	const struct sess_tensor *ro_mmap;
+
+	struct ipu_stream_desc *inputs, *outputs;
+	size_t n_inputs, n_outputs;
+	uint32_t *in_idx, *out_idx;
+	struct sess_io *io_in, *io_out;
+	size_t *given;
+
+	struct sess_tensor *tensors;
+	size_t n_tensors;
+	bool in_sync;
+
+	uint32_t depth;
+	struct ipu_device **devs;
+	struct sess_replica *reps;
+	struct ipu_queue *q;
+	uint32_t q_entries;
+	struct ipu_cmd *cmds;
+	struct ipu_completion *cqes;
+	uint64_t run_id;
+
+	void *scratch;
+	size_t scratch_cap;
+
+	uint64_t submissions;
+	char errmsg[SESS_ERRMSG_LEN];
+};
+
+/* errors.c */
+
+/*
+ * ipu_sess_err() - record the message of a failed call on @s (NULL: the
+ * thread's, for create) and return @err.
+ */
+int ipu_sess_err(struct ipu_session *s, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* ipu_sess_log() - a line on stderr, "libsession: ..." (S04, S05). */
+void ipu_sess_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ipu_sess_fmt_shape() - "(4, 2, 3)" into @buf; returns @buf. */
+char *ipu_sess_fmt_shape(char *buf, size_t len, uint32_t ndim,
+			 const uint64_t *shape);
+
+/* session.c */
+
+/* ipu_sess_backend_prefix() - libipu's name of @b: "hw" or "model". */
+const char *ipu_sess_backend_prefix(enum sess_backend b);
+
+/* ipu_sess_backend_has() - whether device @name is @b's ("<prefix>:N"). */
+bool ipu_sess_backend_has(enum sess_backend b, const char *name);
+
+/*
+ * ipu_sess_list_devices() - a list holding @b's devices (free it with
+ * ipu_device_list_free()) and how many of its entries are @b's.
+ */
+int ipu_sess_list_devices(enum sess_backend b, struct ipu_device_list **listp,
+			  size_t *countp);
+
+/* attach.c */
+
+/*
+ * ipu_sess_need_attached() - 0 when attached, else -EPERM with S08's
+ * "attach first" message naming @what.
+ */
+int ipu_sess_need_attached(struct ipu_session *s, const char *what);
+
+/* Release the IPUs and everything on them (destroy, failed enter). */
+void ipu_sess_release(struct ipu_session *s);
+
+/* batch.c */
+
+/*
+ * struct sess_batch - commands on their way to the session's queue. Add
+ * commands with ipu_sess_batch_add(); ipu_sess_batch_flush() submits what
+ * has been added as one batch and reaps all of it. A batch that fills the
+ * queue is flushed on the next add, so any number of commands can go
+ * through; callers that need a single submission (a run, S26) keep to
+ * s->q_entries commands. After a failure nothing more is submitted and
+ * every flush returns the first error.
+ * @what: the operation, for messages ("run", "weights_to_host").
+ * @launched: a launch completed successfully: the program ran.
+ */
+struct sess_batch {
+	struct ipu_session *s;
+	const char *what;
+	size_t n;
+	int err;
+	bool launched;
+};
+
+void ipu_sess_batch_init(struct sess_batch *b, struct ipu_session *s,
+			 const char *what);
+
+/* ipu_sess_batch_add() - a zeroed command to fill in; never NULL. */
+struct ipu_cmd *ipu_sess_batch_add(struct sess_batch *b);
+
+/* ipu_sess_batch_xfer() - add a transfer; @flags are IPU_CMD_F_*. */
+void ipu_sess_batch_xfer(struct sess_batch *b, struct ipu_bo *bo,
+			 uint64_t offset, void *host, uint64_t len,
+			 uint32_t dir, uint32_t flags);
+
+/*
+ * ipu_sess_batch_unlink_last() - end the chain at the last command added
+ * (it was added with IPU_CMD_F_LINK and no flush came since).
+ */
+void ipu_sess_batch_unlink_last(struct sess_batch *b);
+
+/*
+ * ipu_sess_batch_flush() - submit and reap what was added.
+ * Return: 0, or the first error: a command's (the message is "<what>:
+ * <the completion's message>", preferring a failure to the cancellations
+ * it caused) or the submission's.
+ */
+int ipu_sess_batch_flush(struct sess_batch *b);
+
+/* buffers.c */
+
+
+/*
+ * ipu_sess_check_io() - S10-S12 for one direction: @bufs against the
+ * streams @want (indices @idx). Fills @io in @want's order.
+ */
+int ipu_sess_check_io(struct ipu_session *s, bool input,
+		      const struct ipu_stream_buffer *bufs, size_t n,
+		      const uint32_t *idx, size_t n_want, unsigned int flags,
+		      struct sess_io *io);
+
+/* ipu_sess_streams_init() - the stream descriptions (S16); at create. */
+int ipu_sess_streams_init(struct ipu_session *s);
+
+/* ipu_sess_streams_free() - what ipu_sess_streams_init() allocated. */
+void ipu_sess_streams_free(struct ipu_session *s);
+
+/* ipu_sess_shape_elems() - product of @shape; false on overflow. */
+bool ipu_sess_shape_elems(uint32_t ndim, const uint64_t *shape,
+			  uint64_t *elems);
+
+/* run.c */
+
+/* ipu_sess_run_cmds() - commands of a run in one batch (S26). */
+uint64_t ipu_sess_run_cmds(const struct ipu_session *s);
+
+/* hostcopy.c */
+
+/* ipu_sess_tensors_init() - host copies of every variable and constant. */
+int ipu_sess_tensors_init(struct ipu_session *s);
+
+/* ipu_sess_tensors_free() - release them (unmapping files). */
+void ipu_sess_tensors_free(struct ipu_session *s);
+
+/* ipu_sess_flush_mmaps() - msync() every writable mapping (S18, S22). */
+int ipu_sess_flush_mmaps(struct ipu_session *s);
+
+/* weights.c */
+
+/* ipu_sess_weights_from_host() - S17 without the attached check. */
+int ipu_sess_weights_from_host(struct ipu_session *s);
+
+/*
+ * ipu_sess_fetch() - device values into the host copies of every
+ * variable but read-only mapped ones, all or nothing; marks them in sync.
+ */
+int ipu_sess_fetch(struct ipu_session *s);
+
+/* Test hook: batches the session submitted to its queue so far (S26). */
+uint64_t __ipu_session_submissions(const struct ipu_session *s);
+
+#endif /* IPU_SESSION_INTERNAL_H */
