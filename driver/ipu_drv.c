@@ -141,12 +141,27 @@ void ipu_device_unregister(struct ipu_device *idev)
 	cdev_device_del(&idev->cdev, &idev->dev);
 
 	mutex_lock(&idev->lock);
-	WRITE_ONCE(idev->owner, NULL);
-	put_pid(idev->owner_pid);
-	idev->owner_pid = NULL;
+	ipu_device_set_owner_locked(idev, NULL);
 	mutex_unlock(&idev->lock);
 
 	ipu_device_put(idev);
+}
+
+/**
+ * ipu_device_set_owner_locked - attach a file, or detach whoever is attached
+ * @idev: the device; its lock held
+ * @ifile: the new owner, or NULL
+ *
+ * The owner's pid is the calling process's thread group.
+ */
+void ipu_device_set_owner_locked(struct ipu_device *idev,
+				 struct ipu_file *ifile)
+{
+	lockdep_assert_held(&idev->lock);
+
+	put_pid(idev->owner_pid);
+	idev->owner_pid = ifile ? get_task_pid(current, PIDTYPE_TGID) : NULL;
+	WRITE_ONCE(idev->owner, ifile);
 }
 
 /**

@@ -78,6 +78,8 @@ void ipu_device_put(struct ipu_device *idev);
 void ipu_device_fill_info(struct ipu_device *idev, struct ipu_info *info);
 bool ipu_device_is_owner(struct ipu_device *idev, struct ipu_file *ifile);
 void ipu_device_reset_count(struct ipu_device *idev);
+void ipu_device_set_owner_locked(struct ipu_device *idev,
+				 struct ipu_file *ifile);
 
 /**
  * ipu_dev_enter - start an operation that needs the device present

@@ -51,11 +51,8 @@ static int ipu_release(struct inode *inode, struct file *filp)
 	struct ipu_device *idev = ifile->idev;
 
 	mutex_lock(&idev->lock);
-	if (idev->owner == ifile) {
-		WRITE_ONCE(idev->owner, NULL);
-		put_pid(idev->owner_pid);
-		idev->owner_pid = NULL;
-	}
+	if (idev->owner == ifile)
+		ipu_device_set_owner_locked(idev, NULL);
 	mutex_unlock(&idev->lock);
 
 	ipu_fw_detach_file(ifile);

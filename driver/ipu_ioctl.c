@@ -41,55 +41,44 @@ static int ipu_ioctl_get_info(struct ipu_file *ifile, void *data)
 	return 0;
 }
 
-static int ipu_ioctl_attach(struct ipu_file *ifile, void *data)
+/* ATTACH and DETACH: the same checks around one change of owner. */
+static int ipu_change_owner(struct ipu_file *ifile, bool attach)
 {
 	struct ipu_device *idev = ifile->idev;
-	struct ipu_attach *args = data;
 	int ret;
-
-	if (args->flags & ~IPU_ATTACH_FLAGS_ALL || args->pad)
-		return -EINVAL;
 
 	ret = ipu_dev_enter(idev);
 	if (ret)
 		return ret;
 	mutex_lock(&idev->lock);
-	if (idev->owner == ifile) {
-		ret = -EALREADY;
-	} else if (idev->owner) {
-		ret = -EBUSY;
-	} else {
-		idev->owner_pid = get_task_pid(current, PIDTYPE_TGID);
-		WRITE_ONCE(idev->owner, ifile);
-	}
+	if (attach)
+		ret = idev->owner == ifile ? -EALREADY :
+		      idev->owner ? -EBUSY : 0;
+	else
+		ret = idev->owner == ifile ? 0 : -EACCES;
+	if (!ret)
+		ipu_device_set_owner_locked(idev, attach ? ifile : NULL);
 	mutex_unlock(&idev->lock);
 	ipu_dev_exit(idev);
 	return ret;
 }
 
+static int ipu_ioctl_attach(struct ipu_file *ifile, void *data)
+{
+	struct ipu_attach *args = data;
+
+	if (args->flags & ~IPU_ATTACH_FLAGS_ALL || args->pad)
+		return -EINVAL;
+	return ipu_change_owner(ifile, true);
+}
+
 static int ipu_ioctl_detach(struct ipu_file *ifile, void *data)
 {
-	struct ipu_device *idev = ifile->idev;
 	struct ipu_detach *args = data;
-	int ret;
 
 	if (args->flags & ~IPU_DETACH_FLAGS_ALL || args->pad)
 		return -EINVAL;
-
-	ret = ipu_dev_enter(idev);
-	if (ret)
-		return ret;
-	mutex_lock(&idev->lock);
-	if (idev->owner != ifile) {
-		ret = -EACCES;
-	} else {
-		WRITE_ONCE(idev->owner, NULL);
-		put_pid(idev->owner_pid);
-		idev->owner_pid = NULL;
-	}
-	mutex_unlock(&idev->lock);
-	ipu_dev_exit(idev);
-	return ret;
+	return ipu_change_owner(ifile, false);
 }
 
 static int ipu_ioctl_reset(struct ipu_file *ifile, void *data)
