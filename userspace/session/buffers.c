@@ -283,11 +283,15 @@ static int check_dtype(struct ipu_session *s, bool input,
 					    b->data);
 		return 0;
 	}
+	if (*downcast)
+		return ipu_sess_err(s, -EINVAL,
+				    "input stream '%s': an array of dtype %s (downcast from %s), the stream has dtype %s",
+				    d->name, ipu_dtype_name(dt),
+				    ipu_dtype_name(b->dtype),
+				    ipu_dtype_name(d->dtype));
 	return ipu_sess_err(s, -EINVAL,
-			    "%s stream '%s': an array of dtype %s%s%s, the stream has dtype %s",
+			    "%s stream '%s': an array of dtype %s, the stream has dtype %s",
 			    dir, d->name, ipu_dtype_name(dt),
-			    *downcast ? " (downcast from " : "",
-			    *downcast ? ipu_dtype_name(b->dtype) : "",
 			    ipu_dtype_name(d->dtype));
 }
 
