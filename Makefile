@@ -74,7 +74,17 @@ $(ALL_LIBS):
 
 $(O)/tests/%: tests/%.c $(ALL_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_ALL) -Itests $(CFLAGS_ALL) -MMD -MP $< -o $@ $(ALL_LIBS) $(LDFLAGS_ALL) $(TEST_LIBS)
+	$(CC) $(CPPFLAGS_ALL) -Itests $(CFLAGS_ALL) -MMD -MP $< $(filter %.o,$^) -o $@ $(ALL_LIBS) $(LDFLAGS_ALL) $(TEST_LIBS)
+
+# Examples (userspace/examples) and tools (userspace/tools), built into
+# $(O)/examples and $(O)/tools. A test of their code names the objects it
+# needs as prerequisites; the rule above links every .o prerequisite.
+NPY_OBJS := $(O)/userspace/tools/npy.o
+
+$(O)/tests/unit/test_npy: $(NPY_OBJS)
+$(O)/tests/unit/test_npy: CPPFLAGS_ALL += -Iuserspace/tools
+
+-include $(NPY_OBJS:.o=.d)
 
 module: deps
 	scripts/build-module host $(O)/kmod/host
