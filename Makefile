@@ -79,12 +79,23 @@ $(O)/tests/%: tests/%.c $(ALL_LIBS)
 # Examples (userspace/examples) and tools (userspace/tools), built into
 # $(O)/examples and $(O)/tools. A test of their code names the objects it
 # needs as prerequisites; the rule above links every .o prerequisite.
+MLP_OBJS := $(addprefix $(O)/userspace/examples/,mlp_model.o mlp_data.o mlp_session.o)
 NPY_OBJS := $(O)/userspace/tools/npy.o
+APP_BINS := $(O)/examples/mlp_train
 
+userspace: $(APP_BINS)
+
+$(O)/examples/mlp_train: $(O)/userspace/examples/mlp_train.o $(MLP_OBJS)
+$(APP_BINS): $(ALL_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(filter %.o,$^) -o $@ $(ALL_LIBS) $(LDFLAGS_ALL) $(SYS_LIBS)
+
+$(O)/tests/unit/test_demo_mlp: $(MLP_OBJS)
+$(O)/tests/unit/test_demo_mlp: CPPFLAGS_ALL += -Iuserspace/examples
 $(O)/tests/unit/test_npy: $(NPY_OBJS)
 $(O)/tests/unit/test_npy: CPPFLAGS_ALL += -Iuserspace/tools
 
--include $(NPY_OBJS:.o=.d)
+-include $(MLP_OBJS:.o=.d) $(NPY_OBJS:.o=.d) $(patsubst $(O)/%,$(O)/userspace/%.d,$(APP_BINS))
 
 module: deps
 	scripts/build-module host $(O)/kmod/host
@@ -99,8 +110,10 @@ unit: deps
 unit-plain: userspace
 	BUILD=$(BUILD) scripts/run-tests unit $(UNIT_BINS)
 
+ASAN_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
 unit-asan:
-	$(MAKE) BUILD=$(BUILD)/asan SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" userspace
+	$(MAKE) BUILD=$(BUILD)/asan SAN="$(ASAN_SAN)" userspace
 	BUILD=$(BUILD) ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 		scripts/run-tests unit-asan $(UNIT_SRCS:%.c=$(BUILD)/asan/%)
 
@@ -146,6 +159,13 @@ check: deps
 bench: deps
 	$(MAKE) $(BENCH_BINS)
 	@for b in $(BENCH_BINS); do echo "== $$b"; $$b || exit 1; done
+
+# The main job: train the example MLP (userspace/examples/mlp_train.c) on
+# the default device, the model when there is no IPU. DEMO_ARGS passes
+# options: make demo DEMO_ARGS="--epochs 50 --seed 7".
+demo: deps
+	@$(MAKE) -s --no-print-directory $(O)/examples/mlp_train
+	$(O)/examples/mlp_train $(DEMO_ARGS)
 
 clean:
 	rm -rf $(BUILD)

@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
+/*
+ * test_demo_mlp.c - the demo's network (userspace/examples/mlp.h) on the
+ * model through libsession: the forward pass against plain C, the
+ * hand-written backward pass against central finite differences of the
+ * device's own loss, and training that lowers the loss and ends far above
+ * chance, reproducibly.
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "mlp.h"
+
+#define DEVICE "ipu_model"
+
+/* A small network and one step over 2 replicas: cheap enough to take the
+ * finite difference of every parameter. */
+static const struct mlp_config small = {
+	.hidden = 5, .batch = 6, .steps = 1, .replicas = 2, .lr = 0.5f,
+};
+
+struct fixture {
+	struct mlp_config cfg;
+	struct mlp_data data;
+	size_t *idx;
+	float *params;
+	size_t nparams;
+};
+
+static int setup_small(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	uint64_t rng = 42;
+
+	if (!f)
+		return -1;
+	f->cfg = small;
+	if (mlp_data_spiral(&f->data, 4, 7))
+		return -1;
+	f->nparams = mlp_params_layout(&f->cfg, NULL);
+	f->params = malloc(f->nparams * sizeof(float));
+	f->idx = malloc(f->data.n * sizeof(size_t));
+	if (!f->params || !f->idx)
+		return -1;
+	mlp_params_init(&f->cfg, f->params, 3);
+	/* Non-zero biases, so that their gradients are not a special case. */
+	for (size_t i = 0; i < f->nparams; i++)
+		f->params[i] += (float)((int)(mlp_rng_next(&rng) % 201) - 100) *
+				1e-3f;
+	for (size_t i = 0; i < f->data.n; i++)
+		f->idx[i] = i;
+	mlp_shuffle(f->idx, f->data.n, &rng);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	mlp_data_free(&f->data);
+	free(f->idx);
+	free(f->params);
+	free(f);
+	return 0;
+}
+
+static struct mlp_session *open_ok(const struct mlp_config *cfg,
+				   enum mlp_program prog, const float *params,
+				   const char *device)
+{
+	struct mlp_session *ms = NULL;
+	char err[1024];
+	int ret = mlp_session_open(cfg, prog, params, device, &ms, err,
+				   sizeof(err));
+
+	if (ret)
+		fail_msg("mlp_session_open: %d: %s", ret, err);
+	return ms;
+}
+
+static void run_ok(struct mlp_session *ms, const struct mlp_data *d,
+		   const size_t *idx, struct mlp_stats *st)
+{
+	int ret = mlp_session_run(ms, d, idx, st);
+
+	if (ret)
+		fail_msg("mlp_session_run: %d: %s", ret, mlp_session_errmsg(ms));
+}
+
+/* The loss of one run of the eval program with @params. */
+static double eval_loss(struct mlp_session *ms, const struct fixture *f,
+			const float *params)
+{
+	struct mlp_stats st = { 0 };
+
+	assert_int_equal(mlp_session_set_params(ms, params), 0);
+	run_ok(ms, &f->data, f->idx, &st);
+	return st.loss_sum / (double)st.loss_count;
+}
+
+/* Plain C, in double: the mean loss over the samples of one run. */
+static double reference_loss(const struct fixture *f, size_t *correct)
+{
+	struct mlp_param p[MLP_NUM_PARAMS];
+	size_t n = mlp_samples_per_run(&f->cfg);
+	double loss = 0;
+
+	assert_true(f->cfg.hidden <= 16);
+	mlp_params_layout(&f->cfg, p);
+	*correct = 0;
+	for (size_t s = 0; s < n; s++) {
+		double h[3][16] = { { 0 } }, z[MLP_CLASSES], max = -INFINITY,
+		       sum = 0;
+		const float *x = &f->data.x[f->idx[s] * MLP_FEATURES];
+		unsigned int label = f->data.label[f->idx[s]], best = 0;
+
+		for (int k = 0; k < MLP_FEATURES; k++)
+			h[0][k] = x[k];
+		for (int l = 0; l < MLP_LAYERS; l++) {
+			const float *w = f->params + p[2 * l].offset;
+			const float *b = f->params + p[2 * l + 1].offset;
+			uint64_t in = p[2 * l].shape[0], out = p[2 * l].shape[1];
+
+			for (uint64_t j = 0; j < out; j++) {
+				double a = b[j];
+
+				for (uint64_t k = 0; k < in; k++)
+					a += h[l][k] * w[k * out + j];
+				if (l + 1 < MLP_LAYERS)
+					h[l + 1][j] = tanh(a);
+				else
+					z[j] = a;
+			}
+		}
+		for (int c = 0; c < MLP_CLASSES; c++) {
+			max = fmax(max, z[c]);
+			if (z[c] > z[best])
+				best = c;
+		}
+		for (int c = 0; c < MLP_CLASSES; c++)
+			sum += exp(z[c] - max);
+		loss -= z[label] - max - log(sum);
+		*correct += best == label;
+	}
+	return loss / (double)n;
+}
+
+static void test_forward_matches_plain_c(void **state)
+{
+	struct fixture *f = *state;
+	struct mlp_session *ms = open_ok(&f->cfg, MLP_EVAL, f->params, DEVICE);
+	struct mlp_stats st = { 0 };
+	size_t correct;
+	double want = reference_loss(f, &correct);
+
+	run_ok(ms, &f->data, f->idx, &st);
+	assert_int_equal(st.loss_count, f->cfg.steps * f->cfg.replicas);
+	assert_int_equal(st.seen, mlp_samples_per_run(&f->cfg));
+	assert_int_equal(st.correct, correct);
+	if (!(fabs(st.loss_sum / (double)st.loss_count - want) < 1e-5))
+		fail_msg("loss %.8f, plain C %.8f",
+			 st.loss_sum / (double)st.loss_count, want);
+	mlp_session_close(ms);
+}
+
+static void test_gradients_match_finite_differences(void **state)
+{
+	struct fixture *f = *state;
+	struct mlp_param p[MLP_NUM_PARAMS];
+	struct mlp_session *gs, *es;
+	struct mlp_stats st = { 0 };
+	float *grads = calloc(f->nparams, sizeof(float));
+	float *w = malloc(f->nparams * sizeof(float));
+	const float eps = 1e-2f;
+	double norm = 0;
+
+	assert_non_null(grads);
+	assert_non_null(w);
+	mlp_params_layout(&f->cfg, p);
+	gs = open_ok(&f->cfg, MLP_GRADS, f->params, DEVICE);
+	run_ok(gs, &f->data, f->idx, &st);
+	assert_int_equal(mlp_session_get_grads(gs, grads), 0);
+	mlp_session_close(gs);
+
+	es = open_ok(&f->cfg, MLP_EVAL, f->params, DEVICE);
+	memcpy(w, f->params, f->nparams * sizeof(float));
+	for (int k = 0; k < MLP_NUM_PARAMS; k++) {
+		for (size_t i = p[k].offset; i < p[k].offset + p[k].count; i++) {
+			double up, down, fd;
+
+			w[i] = f->params[i] + eps;
+			up = eval_loss(es, f, w);
+			w[i] = f->params[i] - eps;
+			down = eval_loss(es, f, w);
+			w[i] = f->params[i];
+			fd = (up - down) / (2.0 * (double)eps);
+			norm += fabs(fd);
+			/* float32 losses: about 1e-7 of noise over 2 * eps,
+			 * plus the O(eps^2) error of the central difference. */
+			if (!(fabs(grads[i] - fd) <= 1e-4 + 1e-2 * fabs(fd)))
+				fail_msg("%s[%zu]: backward pass %.6g, finite difference %.6g",
+					 p[k].name, i - p[k].offset, grads[i], fd);
+		}
+	}
+	/* Not vacuous: the loss does depend on the parameters. */
+	assert_true(norm > 0.1);
+	mlp_session_close(es);
+	free(w);
+	free(grads);
+}
+
+/* One epoch of @ms over @d in a fresh order from @rng. */
+static struct mlp_stats epoch(struct mlp_session *ms, const struct mlp_data *d,
+			      size_t *order, uint64_t *rng)
+{
+	struct mlp_stats st = { 0 };
+	int ret;
+
+	mlp_shuffle(order, d->n, rng);
+	ret = mlp_session_run_all(ms, d, order, &st);
+	if (ret)
+		fail_msg("epoch: %d: %s", ret, mlp_session_errmsg(ms));
+	return st;
+}
+
+/*
+ * Train @cfg for @epochs on a 3 x @per_class spiral from @seed; returns
+ * the first and last epoch's stats and the final weights' checksum.
+ */
+static uint64_t train(const struct mlp_config *cfg, const char *device,
+		      unsigned int epochs, size_t per_class, uint64_t seed,
+		      struct mlp_stats *first, struct mlp_stats *last)
+{
+	struct mlp_data d;
+	size_t nparams = mlp_params_layout(cfg, NULL);
+	float *params = malloc(nparams * sizeof(float));
+	size_t *order;
+	struct mlp_session *ms;
+	uint64_t rng = seed, sum;
+
+	assert_non_null(params);
+	assert_int_equal(mlp_data_spiral(&d, per_class, seed), 0);
+	order = malloc(d.n * sizeof(*order));
+	assert_non_null(order);
+	for (size_t i = 0; i < d.n; i++)
+		order[i] = i;
+	mlp_params_init(cfg, params, seed);
+	ms = open_ok(cfg, MLP_TRAIN, params, device);
+	for (unsigned int e = 0; e < epochs; e++) {
+		struct mlp_stats st = epoch(ms, &d, order, &rng);
+
+		if (e == 0)
+			*first = st;
+		*last = st;
+	}
+	assert_int_equal(mlp_session_get_params(ms, params), 0);
+	mlp_session_close(ms);
+	sum = mlp_checksum(params, nparams);
+	mlp_data_free(&d);
+	free(order);
+	free(params);
+	return sum;
+}
+
+static void test_training_lowers_loss_and_beats_chance(void **state)
+{
+	struct mlp_config cfg;
+	struct mlp_stats first, last;
+	double l0, l1, acc;
+
+	(void)state;
+	mlp_config_default(&cfg);
+	train(&cfg, DEVICE, 30, 256, 1, &first, &last);
+	l0 = first.loss_sum / (double)first.loss_count;
+	l1 = last.loss_sum / (double)last.loss_count;
+	acc = (double)last.correct / (double)last.seen;
+	print_message("loss %.4f -> %.4f, accuracy %.3f\n", l0, l1, acc);
+	/* Chance is 1/3 and a loss of ln 3 = 1.0986. */
+	if (!(l1 < 0.5 * l0 && acc > 0.8))
+		fail_msg("loss %.4f -> %.4f, final accuracy %.3f", l0, l1, acc);
+}
+
+static void test_training_is_reproducible(void **state)
+{
+	struct mlp_config cfg;
+	struct mlp_stats first, last;
+	uint64_t a, b, c;
+
+	(void)state;
+	mlp_config_default(&cfg);
+	a = train(&cfg, DEVICE, 2, 64, 5, &first, &last);
+	b = train(&cfg, DEVICE, 2, 64, 5, &first, &last);
+	c = train(&cfg, DEVICE, 2, 64, 6, &first, &last);
+	assert_true(a == b);
+	assert_true(a != c);
+}
+
+/* The demo prints the checksum so that backends can be compared: the one
+ * IPU of "cpu" and the model agree bit for bit. */
+static void test_cpu_and_model_give_the_same_weights(void **state)
+{
+	struct mlp_config cfg;
+	struct mlp_stats first, last;
+	uint64_t model, cpu;
+
+	(void)state;
+	mlp_config_default(&cfg);
+	cfg.replicas = 1;
+	model = train(&cfg, "ipu_model", 2, 64, 9, &first, &last);
+	cpu = train(&cfg, "cpu", 2, 64, 9, &first, &last);
+	assert_true(model == cpu);
+}
+
+static void test_bad_config_is_refused(void **state)
+{
+	struct mlp_config cfg = small;
+	struct ipu_ir *ir = NULL;
+	char err[256] = "";
+
+	(void)state;
+	cfg.hidden = 0;
+	assert_int_equal(mlp_build(&cfg, MLP_TRAIN, NULL, &ir, err,
+				   sizeof(err)), -EINVAL);
+	assert_null(ir);
+	assert_non_null(strstr(err, "hidden"));
+}
+
+static void test_out_of_range_sample_is_refused(void **state)
+{
+	struct fixture *f = *state;
+	struct mlp_session *ms = open_ok(&f->cfg, MLP_EVAL, f->params, DEVICE);
+	struct mlp_stats st = { 0 };
+	size_t saved = f->idx[3];
+
+	f->idx[3] = f->data.n;
+	assert_int_equal(mlp_session_run(ms, &f->data, f->idx, &st), -EINVAL);
+	f->idx[3] = saved;
+	assert_non_null(strstr(mlp_session_errmsg(ms), "out of range"));
+	assert_int_equal(st.seen, 0);
+	mlp_session_close(ms);
+}
+
+static void test_grads_only_from_grads_program(void **state)
+{
+	struct fixture *f = *state;
+	struct mlp_session *ms = open_ok(&f->cfg, MLP_EVAL, f->params, DEVICE);
+	float *g = calloc(f->nparams, sizeof(float));
+
+	assert_non_null(g);
+	assert_int_equal(mlp_session_get_grads(ms, g), -EINVAL);
+	mlp_session_close(ms);
+	free(g);
+}
+
+static void test_data_is_deterministic_and_balanced(void **state)
+{
+	struct mlp_data a, b;
+	size_t count[MLP_CLASSES] = { 0 };
+
+	(void)state;
+	assert_int_equal(mlp_data_spiral(&a, 10, 3), 0);
+	assert_int_equal(mlp_data_spiral(&b, 10, 3), 0);
+	assert_int_equal(a.n, 30);
+	assert_memory_equal(a.x, b.x, a.n * MLP_FEATURES * sizeof(float));
+	for (size_t i = 0; i < a.n; i++)
+		count[a.label[i]]++;
+	for (int c = 0; c < MLP_CLASSES; c++)
+		assert_int_equal(count[c], 10);
+	mlp_data_free(&b);
+	assert_int_equal(mlp_data_spiral(&b, 0, 3), -EINVAL);
+	assert_null(b.x);
+	mlp_data_free(&a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_forward_matches_plain_c,
+						setup_small, teardown),
+		cmocka_unit_test_setup_teardown(test_gradients_match_finite_differences,
+						setup_small, teardown),
+		cmocka_unit_test_setup_teardown(test_out_of_range_sample_is_refused,
+						setup_small, teardown),
+		cmocka_unit_test_setup_teardown(test_grads_only_from_grads_program,
+						setup_small, teardown),
+		cmocka_unit_test(test_training_lowers_loss_and_beats_chance),
+		cmocka_unit_test(test_training_is_reproducible),
+		cmocka_unit_test(test_cpu_and_model_give_the_same_weights),
+		cmocka_unit_test(test_bad_config_is_refused),
+		cmocka_unit_test(test_data_is_deterministic_and_balanced),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
