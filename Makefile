@@ -50,7 +50,7 @@ KTEST_BINS := $(KTEST_SRCS:%.c=$(O)/%)
 TEST_LIBS := -lcmocka $(SYS_LIBS)
 
 .PHONY: all deps userspace module unit unit-plain unit-asan unit-valgrind \
-	lint kernel-check fuzz check demo bench clean
+	unit-tools lint kernel-check fuzz check demo bench clean
 
 all: userspace module
 
@@ -81,11 +81,13 @@ $(O)/tests/%: tests/%.c $(ALL_LIBS)
 # needs as prerequisites; the rule above links every .o prerequisite.
 MLP_OBJS := $(addprefix $(O)/userspace/examples/,mlp_model.o mlp_data.o mlp_session.o)
 NPY_OBJS := $(O)/userspace/tools/npy.o
-APP_BINS := $(O)/examples/mlp_train
+APP_BINS := $(O)/examples/mlp_train $(O)/examples/make_example_exe $(O)/tools/ipu-run
 
 userspace: $(APP_BINS)
 
 $(O)/examples/mlp_train: $(O)/userspace/examples/mlp_train.o $(MLP_OBJS)
+$(O)/examples/make_example_exe: $(O)/userspace/examples/make_example_exe.o $(NPY_OBJS)
+$(O)/tools/ipu-run: $(O)/userspace/tools/ipu-run.o $(NPY_OBJS)
 $(APP_BINS): $(ALL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(filter %.o,$^) -o $@ $(ALL_LIBS) $(LDFLAGS_ALL) $(SYS_LIBS)
@@ -103,7 +105,7 @@ module: deps
 # Unit tests: the same sources three ways. Each run writes its counts to
 # $(O)/results/ so that `make check` can print one total.
 unit: deps
-	$(MAKE) unit-plain unit-asan unit-valgrind
+	$(MAKE) unit-plain unit-asan unit-valgrind unit-tools
 
 # BUILD=$(BUILD): the scripts read the build directory from the environment,
 # and a BUILD given on make's command line is not exported to recipes.
@@ -111,6 +113,8 @@ unit-plain: userspace
 	BUILD=$(BUILD) scripts/run-tests unit $(UNIT_BINS)
 
 ASAN_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+VALGRIND_RUN := valgrind -q --error-exitcode=99 --leak-check=full \
+	--show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect
 
 unit-asan:
 	$(MAKE) BUILD=$(BUILD)/asan SAN="$(ASAN_SAN)" userspace
@@ -119,6 +123,21 @@ unit-asan:
 
 unit-valgrind: userspace
 	BUILD=$(BUILD) scripts/run-tests --valgrind unit-valgrind $(UNIT_BINS)
+
+# ipu-run end to end (tests/tools/test_ipu_run.sh: NumPy writes the inputs
+# and checks the outputs), plainly, built with ASan+UBSan, and under
+# valgrind; each run writes $(O)/results/unit-tools*. All three run even
+# when one fails.
+unit-tools: userspace
+	$(MAKE) BUILD=$(BUILD)/asan SAN="$(ASAN_SAN)" $(BUILD)/asan/tools/ipu-run \
+		$(BUILD)/asan/examples/make_example_exe
+	@st=0; \
+	BUILD=$(BUILD) tests/tools/test_ipu_run.sh unit-tools $(BUILD) || st=1; \
+	BUILD=$(BUILD) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		tests/tools/test_ipu_run.sh unit-tools-asan $(BUILD)/asan || st=1; \
+	BUILD=$(BUILD) IPU_RUN_WRAPPER="$(VALGRIND_RUN)" \
+		tests/tools/test_ipu_run.sh unit-tools-valgrind $(BUILD) || st=1; \
+	exit $$st
 
 lint: deps
 	BUILD=$(BUILD) scripts/lint-driver

@@ -1,0 +1,241 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tests/tools/test_ipu_run.sh NAME BINDIR
+#
+# End-to-end tests of ipu-run: real NumPy writes the inputs, ipu-run runs an
+# executable from make_example_exe (y = relu(x @ w + b)) on the model, and
+# NumPy checks the outputs against its own x @ w + b (np.allclose). Then
+# every kind of bad input: each must exit non-zero (never by a signal or a
+# sanitizer report) with a message naming what is wrong.
+#
+#   NAME    the phase: counts go to $BUILD/results/NAME ("passed failed
+#           skipped"), the log to $BUILD/test-logs/NAME/test_ipu_run.log
+#   BINDIR  a build directory holding tools/ipu-run and
+#           examples/make_example_exe (plain or sanitized builds)
+#
+# Environment: BUILD (default build), IPU_RUN_WRAPPER (a command prefix for
+# ipu-run, e.g. "valgrind -q --error-exitcode=99 --leak-check=full": any
+# report it prints fails the test), IPU_VERBOSE=1 (print the whole log).
+# The last line is "NAME: N passed, N failed".
+set -uo pipefail
+
+# shellcheck source=../../scripts/lib/results.sh
+. "$(dirname "$0")/../../scripts/lib/results.sh"
+
+[ $# -eq 2 ] || { echo "usage: $0 NAME BINDIR" >&2; exit 1; }
+NAME=$1
+BIN=$2
+BUILD=${BUILD:-build}
+RESULTS=$BUILD/results
+LOGDIR=$BUILD/test-logs/$NAME
+LOG=$LOGDIR/test_ipu_run.log
+IPU_RUN=$BIN/tools/ipu-run
+MAKE_EXE=$BIN/examples/make_example_exe
+read -ra WRAP <<<"${IPU_RUN_WRAPPER:-}"
+mkdir -p "$RESULTS" "$LOGDIR"
+: >"$LOG"
+
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+passed=0 failed=0
+pass() { passed=$((passed + 1)); echo "  ok   $1" >>"$LOG"; }
+fail() {
+	failed=$((failed + 1))
+	echo "  FAIL $1: $2" | tee -a "$LOG"
+	sed 's/^/       | /' "$T/out" | tee -a "$LOG"
+}
+
+# Debian's python3 has python3-numpy; a python3 earlier in PATH may not.
+PY=
+for p in python3 /usr/bin/python3; do
+	if "$p" -c 'import numpy' 2>/dev/null; then
+		PY=$p
+		break
+	fi
+done
+
+finish() {
+	echo "$passed $failed 0" >"$RESULTS/$NAME"
+	[ "${IPU_VERBOSE:-0}" != 1 ] || cat "$LOG"
+	counts_line "$NAME" "$passed" "$failed" 0
+	[ "$failed" -eq 0 ]
+	exit
+}
+if [ -z "$PY" ]; then
+	echo "no python3 with numpy: run scripts/install-deps" >"$T/out"
+	fail setup "numpy is missing"
+	finish
+fi
+py() { "$PY" -c "import numpy as np, sys; $1" >>"$T/out" 2>&1; }
+
+# ipu-run ARGS...: run it (under the wrapper), output in $T/out, status in $st.
+run() {
+	"${WRAP[@]}" "$IPU_RUN" "$@" >"$T/out" 2>&1
+	st=$?
+}
+
+# A run that crashed or that a checker complained about.
+broken() {
+	[ "$st" -ge 128 ] || grep -qE 'ERROR: [A-Za-z]*Sanitizer|runtime error:|^==[0-9]+== ' "$T/out"
+}
+
+# expect_ok TEST ARGS...: ipu-run succeeds.
+expect_ok() {
+	local t=$1
+	shift
+	run "$@"
+	if [ "$st" -ne 0 ] || broken; then
+		fail "$t" "exit status $st, expected 0"
+		return 1
+	fi
+	return 0
+}
+
+# expect_fail TEST STATUS MESSAGE ARGS...: ipu-run exits with STATUS (1: a
+# failure, 2: a usage error) and prints MESSAGE (a fixed string).
+expect_fail() {
+	local t=$1 want=$2 msg=$3
+	shift 3
+	run "$@"
+	if broken; then
+		fail "$t" "crashed or reported by a checker (exit status $st)"
+	elif [ "$st" -ne "$want" ]; then
+		fail "$t" "exit status $st, expected $want"
+	elif ! grep -qF -- "$msg" "$T/out"; then
+		fail "$t" "no message '$msg'"
+	else
+		pass "$t"
+	fi
+}
+
+# check_y TEST X_FILE Y_FILE RTOL ATOL [DTYPE]: Y = relu(X @ w + b) in
+# NumPy, with the weights make_example_exe wrote next to the program.
+check_y() {
+	local t=$1 x=$2 y=$3 rtol=$4 atol=$5 dtype=${6:-}
+	: >"$T/out"
+	if py "
+x = np.load('$x').astype(np.float64); y = np.load('$y')
+w = np.load('$T/ex-w.npy'); b = np.load('$T/ex-b.npy')
+want = np.maximum(x @ w + b, 0)
+if '$dtype' and y.dtype != np.dtype('$dtype'): sys.exit('dtype %s' % y.dtype)
+if y.shape != want.shape: sys.exit('shape %s, expected %s' % (y.shape, want.shape))
+if not np.allclose(y, want, rtol=$rtol, atol=$atol): sys.exit('max error %g' % abs(y - want).max())
+"; then
+		pass "$t"
+	else
+		fail "$t" "outputs differ from NumPy's"
+	fi
+}
+
+# make_exe ARGS...: the example program, as $T/ex.ipux (+ weights).
+make_exe() {
+	if ! "$MAKE_EXE" --weights "$T/ex" "$@" "$T/ex.ipux" >"$T/out" 2>&1; then
+		fail "make_example_exe $*" "could not write the program"
+		return 1
+	fi
+}
+
+# rand FILE SHAPE SEED DTYPE: normal random numbers saved by NumPy.
+rand() {
+	py "np.save('$1', np.random.default_rng($3).standard_normal($2).astype('$4'))" ||
+		{ fail "rand $*" "NumPy could not write it"; return 1; }
+}
+
+# --- runs that work ---------------------------------------------------------
+
+make_exe && rand "$T/x.npy" "(4, 3)" 1 '<f4' &&
+	expect_ok one_transfer --input "x=$T/x.npy" --output "y=$T/y.npy" "$T/ex.ipux" &&
+	check_y one_transfer_matches_numpy "$T/x.npy" "$T/y.npy" 1e-5 1e-6 float32
+
+make_exe --steps 3 --replicas 2 && rand "$T/x.npy" "(3, 2, 4, 3)" 2 '<f4' &&
+	expect_ok transfers_and_replicas -i "x=$T/x.npy" -o "y=$T/y.npy" --device ipu_model "$T/ex.ipux" &&
+	check_y transfers_and_replicas_match_numpy "$T/x.npy" "$T/y.npy" 1e-5 1e-6 float32
+
+make_exe && rand "$T/x.npy" "(4, 3)" 3 '<f8' &&
+	expect_ok float64_input_downcast -i "x=$T/x.npy" -o "y=$T/y.npy" "$T/ex.ipux" &&
+	check_y float64_input_matches_numpy "$T/x.npy" "$T/y.npy" 1e-5 1e-5 float32
+
+make_exe && py "np.save('$T/xb.npy', np.random.default_rng(4).standard_normal((4, 3)).astype('>f4'))" &&
+	expect_ok big_endian_input -i "x=$T/xb.npy" -o "y=$T/y.npy" "$T/ex.ipux" &&
+	check_y big_endian_input_matches_numpy "$T/xb.npy" "$T/y.npy" 1e-5 1e-6 float32
+
+make_exe --dtype float16 && rand "$T/x.npy" "(4, 3)" 5 '<f2' &&
+	expect_ok float16 -i "x=$T/x.npy" -o "y=$T/y.npy" "$T/ex.ipux" &&
+	check_y float16_matches_numpy "$T/x.npy" "$T/y.npy" 1e-2 1e-2 float16
+
+make_exe --dtype bfloat16 --steps 2 && rand "$T/x.npy" "(2, 4, 3)" 6 '<f4' &&
+	expect_ok bfloat16_from_float32 -i "x=$T/x.npy" -o "y=$T/y.npy" "$T/ex.ipux" &&
+	check_y bfloat16_written_as_float32 "$T/x.npy" "$T/y.npy" 3e-2 3e-2 float32
+
+make_exe --steps 2 && rand "$T/x.npy" "(2, 4, 3)" 7 '<f4' &&
+	expect_ok three_runs -i "x=$T/x.npy" -o "y=$T/y.npy" --runs 3 "$T/ex.ipux" &&
+	if grep -q '^run 3: ' "$T/out" && grep -q '^3 runs: total ' "$T/out"; then
+		pass three_runs_timed
+	else
+		fail three_runs_timed "no per-run and total timing"
+	fi
+
+make_exe && rand "$T/x.npy" "(4, 3)" 8 '<f4' &&
+	expect_ok outputs_are_optional -i "x=$T/x.npy" "$T/ex.ipux" &&
+	pass outputs_are_optional
+
+run --help
+if [ "$st" -eq 0 ] && grep -q '^usage: ' "$T/out" && ! broken; then
+	pass help
+else
+	fail help "exit status $st or no usage text"
+fi
+
+# --- malformed files ----------------------------------------------------------
+
+make_exe
+rand "$T/x.npy" "(4, 3)" 9 '<f4'
+printf 'garbage, not an array' >"$T/bad.npy"
+expect_fail bad_magic 1 "$T/bad.npy: not a .npy file (bad magic" -i "x=$T/bad.npy" "$T/ex.ipux"
+head -c 30 "$T/x.npy" >"$T/bad.npy"
+expect_fail truncated_header 1 "$T/bad.npy: header truncated" -i "x=$T/bad.npy" "$T/ex.ipux"
+head -c 8 "$T/x.npy" >"$T/bad.npy"
+expect_fail truncated_preamble 1 "end before the header length" -i "x=$T/bad.npy" "$T/ex.ipux"
+py "np.save('$T/bad.npy', np.asfortranarray(np.ones((4, 3), dtype='<f4')))"
+expect_fail fortran_order 1 "only C order" -i "x=$T/bad.npy" "$T/ex.ipux"
+cp "$T/x.npy" "$T/bad.npy" && printf 'x' >>"$T/bad.npy"
+expect_fail data_longer_than_shape 1 "data is 49 bytes, but shape (4, 3) of '<f4' needs 48" -i "x=$T/bad.npy" "$T/ex.ipux"
+head -c -4 "$T/x.npy" >"$T/bad.npy"
+expect_fail data_shorter_than_shape 1 "data is 44 bytes" -i "x=$T/bad.npy" "$T/ex.ipux"
+py "np.save('$T/bad.npy', np.ones((4, 3), dtype='<c8'))"
+expect_fail unsupported_dtype 1 "unsupported dtype '<c8'" -i "x=$T/bad.npy" "$T/ex.ipux"
+py "open('$T/bad.npy', 'wb').write(open('$T/x.npy', 'rb').read().replace(b'(4, 3)', b'(4; 3)'))"
+expect_fail unparsable_header 1 "header dict unparsable" -i "x=$T/bad.npy" "$T/ex.ipux"
+expect_fail missing_file 1 "$T/none.npy: cannot open" -i "x=$T/none.npy" "$T/ex.ipux"
+
+# --- arrays that do not fit the program -----------------------------------------
+
+rand "$T/x44.npy" "(4, 4)" 10 '<f4'
+expect_fail shape_mismatch 1 "shape (4, 4) does not fit stream 'x': it takes (4, 3)" -i "x=$T/x44.npy" "$T/ex.ipux"
+py "np.save('$T/xi.npy', np.ones((4, 3), dtype='<i4'))"
+expect_fail dtype_mismatch 1 "dtype int32 ('<i4') cannot feed stream 'x' of float32" -i "x=$T/xi.npy" "$T/ex.ipux"
+make_exe --steps 3 --replicas 2
+expect_fail shape_without_leading_dims 1 "it takes (3, 2, 4, 3)" -i "x=$T/x.npy" "$T/ex.ipux"
+make_exe
+expect_fail missing_input 1 "no --input for host-to-device stream 'x'" "$T/ex.ipux"
+expect_fail unknown_input_stream 1 "no host-to-device stream 'z' (it has: 'x')" -i "x=$T/x.npy" -i "z=$T/x.npy" "$T/ex.ipux"
+expect_fail input_given_twice 1 "stream 'x' is given twice" -i "x=$T/x.npy" -i "x=$T/x.npy" "$T/ex.ipux"
+expect_fail unknown_output_stream 1 "no device-to-host stream 'q' (it has: 'y')" -i "x=$T/x.npy" -o "q=$T/q.npy" "$T/ex.ipux"
+expect_fail unwritable_output 1 "/nonexistent/y.npy: cannot create" -i "x=$T/x.npy" -o "y=/nonexistent/y.npy" "$T/ex.ipux"
+
+# --- bad programs and usage -----------------------------------------------------
+
+printf 'not an executable' >"$T/bad.ipux"
+expect_fail bad_program 1 "$T/bad.ipux" -i "x=$T/x.npy" "$T/bad.ipux"
+expect_fail missing_program 1 "$T/none.ipux" -i "x=$T/x.npy" "$T/none.ipux"
+expect_fail binding_without_file 2 "expected STREAM=FILE.npy" -i x "$T/ex.ipux"
+expect_fail zero_runs 2 "--runs '0'" -i "x=$T/x.npy" --runs 0 "$T/ex.ipux"
+expect_fail no_program 2 "which program?" -i "x=$T/x.npy"
+expect_fail unknown_device 1 "tpu" -i "x=$T/x.npy" --device tpu "$T/ex.ipux"
+make_exe --replicas 2
+rand "$T/x2.npy" "(2, 4, 3)" 11 '<f4'
+expect_fail cpu_has_one_ipu 1 "cpu" -i "x=$T/x2.npy" --device cpu "$T/ex.ipux"
+
+finish

@@ -1,0 +1,488 @@
+// SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
+/*
+ * ipu-run - run a saved IPU executable on NumPy arrays.
+ *
+ *	ipu-run program.ipux --input x=x.npy --output y=y.npy [--runs N]
+ *
+ * Loads the executable (ipu_exe_read_file()), makes a libsession session
+ * from it on the chosen device, attaches (the variables' initial values go
+ * to the device), feeds each host-to-device stream from a .npy file, runs
+ * N times, and writes the device-to-host streams asked for as .npy files
+ * (from the last run). Timing of every run and the total go to stdout,
+ * errors to stderr; the exit status is 0 on success, 1 on any failure, 2
+ * for a usage error.
+ *
+ * Types. An input array has its stream's dtype, with these exceptions:
+ * float64 and int64 arrays feed float32 and int32 streams (libsession
+ * downcasts them, S12); float32 and float64 arrays feed float16, bfloat16
+ * and FP8 streams (converted here, rounding to nearest even, FP8
+ * saturating); uint8 arrays feed FP8 streams as raw codes (S12). Outputs
+ * are written in their stream's dtype, except bfloat16 and FP8, which
+ * NumPy lacks: they are written as float32 values (exact; the codes can be
+ * had back with ml_dtypes or host_pow2scale_cast_to_fp8()).
+ *
+ * Shapes. An input's shape is its stream's host shape (S11):
+ * (num_host_transfers, replicas) + the stream's shape, each leading
+ * dimension present only when > 1; the first dimension may be larger than
+ * num_host_transfers, as libsession allows.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ipu/session.h"
+#include "npy.h"
+
+/* One --input or --output: a stream name and a file. */
+struct binding {
+	const char *stream;
+	const char *path;
+	const struct ipu_stream_desc *desc;
+	struct npy_array arr;		/* inputs: the file's array */
+	struct ipu_host_buffer buf;	/* inputs: what the session gets */
+	void *converted;		/* inputs: buf.data when converted here */
+};
+
+struct options {
+	const char *program;
+	const char *device;
+	unsigned long runs;
+	struct binding *in, *out;
+	size_t nin, nout;
+};
+
+static const char *prog_name = "ipu-run";
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: %s PROGRAM.ipux [--input STREAM=FILE.npy]... [--output STREAM=FILE.npy]...\n"
+		"               [--device auto|ipu_model|cpu|ipu_hw] [--runs N]\n"
+		"\n"
+		"Run a saved IPU executable: every host-to-device stream is fed from a\n"
+		"NumPy .npy file, the device-to-host streams named are written as .npy\n"
+		"files after the last run, and the time of each run is printed.\n"
+		"\n"
+		"  -i, --input STREAM=FILE    feed host-to-device stream STREAM from FILE\n"
+		"                             (one for every such stream of the program)\n"
+		"  -o, --output STREAM=FILE   write device-to-host stream STREAM to FILE\n"
+		"  -d, --device DEVICE        auto (default: hardware if present, else the\n"
+		"                             model), ipu_model, cpu (one IPU) or ipu_hw\n"
+		"  -n, --runs N               run N times (default 1); outputs are the last's\n"
+		"  -h, --help                 this text\n"
+		"\n"
+		"Shapes: (num_host_transfers, replicas) + the stream's shape, each leading\n"
+		"dimension only when > 1. Types: the stream's, or float64/int64 for\n"
+		"float32/int32 streams, float32/float64 for float16, bfloat16 and FP8\n"
+		"streams (converted, FP8 saturating), uint8 codes for FP8 streams.\n"
+		"Outputs keep their type, except bfloat16 and FP8, written as float32.\n"
+		"\n"
+		"Files: .npy versions 1.0-3.0, C order, dtypes <f4 <f8 <f2 <i4 <i8 |i1\n"
+		"|u1 |b1 (big-endian ones are converted).\n",
+		prog_name);
+}
+
+/* "STREAM=FILE" into @b; -1 with a message when malformed. */
+static int parse_binding(const char *opt, char *arg, struct binding *b)
+{
+	char *eq = strchr(arg, '=');
+
+	if (!eq || eq == arg || !eq[1]) {
+		fprintf(stderr, "%s: --%s '%s': expected STREAM=FILE.npy\n",
+			prog_name, opt, arg);
+		return -1;
+	}
+	*eq = '\0';
+	memset(b, 0, sizeof(*b));
+	b->stream = arg;
+	b->path = eq + 1;
+	return 0;
+}
+
+/* 0 to run, 1 after --help, -1 for a usage error (reported). */
+static int parse_options(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "device", required_argument, NULL, 'd' },
+		{ "runs", required_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	char *end;
+	int c;
+
+	o->device = "auto";
+	o->runs = 1;
+	/* At most one binding per argument. */
+	o->in = calloc((size_t)argc, sizeof(*o->in));
+	o->out = calloc((size_t)argc, sizeof(*o->out));
+	if (!o->in || !o->out) {
+		fprintf(stderr, "%s: out of memory\n", prog_name);
+		return -1;
+	}
+	while ((c = getopt_long(argc, argv, "i:o:d:n:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			if (parse_binding("input", optarg, &o->in[o->nin++]))
+				return -1;
+			break;
+		case 'o':
+			if (parse_binding("output", optarg, &o->out[o->nout++]))
+				return -1;
+			break;
+		case 'd':
+			o->device = optarg;
+			break;
+		case 'n':
+			errno = 0;
+			o->runs = strtoul(optarg, &end, 10);
+			if (optarg[0] < '0' || optarg[0] > '9' || errno || *end ||
+			    o->runs < 1 || o->runs > 1000000) {
+				fprintf(stderr,
+					"%s: --runs '%s': expected a number from 1 to 1000000\n",
+					prog_name, optarg);
+				return -1;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "%s: %s\n", prog_name,
+			optind < argc ? "one program, please" :
+					"which program? (PROGRAM.ipux)");
+		usage(stderr);
+		return -1;
+	}
+	o->program = argv[optind];
+	return 0;
+}
+
+/* The names of @n streams, ", "-separated, into @buf. */
+static const char *stream_names(const struct ipu_stream_desc *d, size_t n,
+				char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s'%s'",
+					 i ? ", " : "", d[i].name);
+	return n ? buf : "none";
+}
+
+/*
+ * Match each binding of one direction to a stream of the program, and
+ * (inputs) check that every stream has one.
+ */
+static int match_streams(struct binding *b, size_t nb,
+			 const struct ipu_stream_desc *d, size_t nd,
+			 const char *dir, bool all_needed)
+{
+	char names[1024];
+
+	for (size_t i = 0; i < nb; i++) {
+		for (size_t j = 0; j < nd && !b[i].desc; j++)
+			if (!strcmp(b[i].stream, d[j].name))
+				b[i].desc = &d[j];
+		for (size_t j = 0; j < i && b[i].desc; j++)
+			if (b[j].desc == b[i].desc) {
+				fprintf(stderr, "%s: stream '%s' is given twice\n",
+					prog_name, b[i].stream);
+				return -1;
+			}
+		if (!b[i].desc) {
+			fprintf(stderr,
+				"%s: %s=%s: the program has no %s stream '%s' (it has: %s)\n",
+				prog_name, b[i].stream, b[i].path, dir,
+				b[i].stream, stream_names(d, nd, names, sizeof(names)));
+			return -1;
+		}
+	}
+	for (size_t j = 0; all_needed && j < nd; j++) {
+		size_t i = 0;
+		char shape[128];
+
+		while (i < nb && b[i].desc != &d[j])
+			i++;
+		if (i == nb) {
+			fprintf(stderr,
+				"%s: no --input for %s stream '%s' (%s %s)\n",
+				prog_name, dir, d[j].name,
+				ipu_dtype_name(d[j].dtype),
+				npy_shape_str(d[j].host_shape, d[j].host_ndim,
+					      shape, sizeof(shape)));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Whether @a fits stream @d's host shape (S11; see the file comment). */
+static bool shape_fits(const struct npy_array *a,
+		       const struct ipu_stream_desc *d, uint32_t transfers)
+{
+	if (a->ndim != d->host_ndim)
+		return false;
+	for (uint32_t i = 0; i < a->ndim; i++)
+		if (a->shape[i] != d->host_shape[i] &&
+		    !(i == 0 && transfers > 1 && a->shape[0] > transfers))
+			return false;
+	return true;
+}
+
+/* How an array of type @have feeds a stream of type @want. */
+enum feed { FEED_NO, FEED_AS_IS, FEED_CONVERT };
+
+static enum feed feed_kind(uint32_t have, uint32_t want)
+{
+	if (have == want)
+		return FEED_AS_IS;
+	/* libsession downcasts these (S12) and takes FP8 codes as uint8. */
+	if ((want == IPU_DTYPE_FLOAT32 && have == IPU_DTYPE_FLOAT64) ||
+	    (want == IPU_DTYPE_INT32 && have == IPU_DTYPE_INT64) ||
+	    (ipu_dtype_is_fp8((int)want) && have == IPU_DTYPE_UINT8))
+		return FEED_AS_IS;
+	/* Types NumPy lacks (or that are awkward in it) come as floats. */
+	if ((want == IPU_DTYPE_FLOAT16 || want == IPU_DTYPE_BFLOAT16 ||
+	     ipu_dtype_is_fp8((int)want)) &&
+	    (have == IPU_DTYPE_FLOAT32 || have == IPU_DTYPE_FLOAT64))
+		return FEED_CONVERT;
+	return FEED_NO;
+}
+
+/* Read @b's file and make the buffer the session gets. */
+static int load_input(struct binding *b, uint32_t transfers)
+{
+	const struct ipu_stream_desc *d = b->desc;
+	char err[1024], have[128], want[128];
+	enum feed feed;
+	size_t elem;
+	int ret;
+
+	ret = npy_read_file(b->path, &b->arr, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "%s: --input %s=%s\n", prog_name, b->stream, err);
+		return -1;
+	}
+	npy_shape_str(b->arr.shape, b->arr.ndim, have, sizeof(have));
+	npy_shape_str(d->host_shape, d->host_ndim, want, sizeof(want));
+	if (!shape_fits(&b->arr, d, transfers)) {
+		fprintf(stderr,
+			"%s: --input %s=%s: shape %s does not fit stream '%s': it takes %s\n"
+			"  (num_host_transfers, replicas) + the stream's shape, each leading dimension only when > 1\n",
+			prog_name, b->stream, b->path, have, d->name, want);
+		return -1;
+	}
+	feed = feed_kind(b->arr.dtype, d->dtype);
+	if (feed == FEED_NO) {
+		fprintf(stderr,
+			"%s: --input %s=%s: dtype %s ('%s') cannot feed stream '%s' of %s\n",
+			prog_name, b->stream, b->path,
+			ipu_dtype_name(b->arr.dtype), npy_descr(b->arr.dtype),
+			d->name, ipu_dtype_name(d->dtype));
+		return -1;
+	}
+	b->buf.data = b->arr.data;
+	b->buf.dtype = b->arr.dtype;
+	b->buf.ndim = b->arr.ndim;
+	memcpy(b->buf.shape, b->arr.shape, b->arr.ndim * sizeof(uint64_t));
+	if (feed == FEED_AS_IS)
+		return 0;
+	elem = ipu_dtype_size(d->dtype);
+	b->converted = malloc(b->arr.count ? b->arr.count * elem : 1);
+	if (!b->converted) {
+		fprintf(stderr, "%s: --input %s=%s: out of memory\n", prog_name,
+			b->stream, b->path);
+		return -1;
+	}
+	/* Cannot fail: both types are valid and the pointers set. */
+	ipu_dtype_convert(b->converted, (int)d->dtype, b->arr.data,
+			  (int)b->arr.dtype, b->arr.count);
+	b->buf.data = b->converted;
+	b->buf.dtype = d->dtype;
+	return 0;
+}
+
+/* Write output @buf to @b's file, as float32 if NumPy lacks its type. */
+static int save_output(const struct binding *b,
+		       const struct ipu_host_buffer *buf)
+{
+	struct npy_array a = { .dtype = buf->dtype, .ndim = buf->ndim,
+			       .count = 1, .data = buf->data };
+	char err[1024], shape[128];
+	void *f32 = NULL;
+	int ret;
+
+	for (uint32_t i = 0; i < buf->ndim; i++) {
+		a.shape[i] = buf->shape[i];
+		a.count *= buf->shape[i];
+	}
+	if (!npy_descr(buf->dtype)) {
+		f32 = malloc(a.count ? a.count * sizeof(float) : 1);
+		if (!f32) {
+			fprintf(stderr, "%s: --output %s=%s: out of memory\n",
+				prog_name, b->stream, b->path);
+			return -1;
+		}
+		ipu_dtype_convert(f32, IPU_DTYPE_FLOAT32, buf->data,
+				  (int)buf->dtype, a.count);
+		a.dtype = IPU_DTYPE_FLOAT32;
+		a.data = f32;
+	}
+	ret = npy_write_file(b->path, &a, err, sizeof(err));
+	if (ret)
+		fprintf(stderr, "%s: --output %s=%s\n", prog_name, b->stream, err);
+	else
+		printf("wrote %s: %s %s to %s\n", b->stream,
+		       ipu_dtype_name(buf->dtype),
+		       npy_shape_str(a.shape, a.ndim, shape, sizeof(shape)),
+		       b->path);
+	free(f32);
+	return ret ? -1 : 0;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Attach, run @o->runs times with timing, write the outputs, detach. */
+static int run(struct ipu_session *s, const struct options *o)
+{
+	struct ipu_stream_buffer *in, *out = NULL;
+	size_t nout = 0;
+	double total = 0, best = 0;
+	int ret, status = 0;
+
+	in = calloc(o->nin ? o->nin : 1, sizeof(*in));
+	if (!in) {
+		fprintf(stderr, "%s: out of memory\n", prog_name);
+		return -1;
+	}
+	for (size_t i = 0; i < o->nin; i++) {
+		in[i].stream = o->in[i].desc->name;
+		in[i].buf = o->in[i].buf;
+	}
+	ret = ipu_session_create_host_outputs(s, &out, &nout);
+	if (ret) {
+		fprintf(stderr, "%s: %s\n", prog_name, ipu_session_errmsg(s));
+		free(in);
+		return -1;
+	}
+	ret = ipu_session_attach(s);
+	if (ret) {
+		fprintf(stderr, "%s: attaching: %s\n", prog_name,
+			ipu_session_errmsg(s));
+		status = -1;
+		goto out;
+	}
+	for (unsigned long r = 1; r <= o->runs; r++) {
+		double t0 = now_ms(), dt;
+
+		ret = ipu_session_run_with_outputs(s, in, o->nin, out, nout, 0);
+		dt = now_ms() - t0;
+		if (ret) {
+			fprintf(stderr, "%s: run %lu: %s\n", prog_name, r,
+				ipu_session_errmsg(s));
+			status = -1;
+			break;
+		}
+		total += dt;
+		best = r == 1 || dt < best ? dt : best;
+		printf("run %lu: %.3f ms\n", r, dt);
+	}
+	if (!status)
+		printf("%lu run%s: total %.3f ms, mean %.3f ms, best %.3f ms\n",
+		       o->runs, o->runs == 1 ? "" : "s", total,
+		       total / (double)o->runs, best);
+	ret = ipu_session_detach(s, status ? IPU_DETACH_ERROR : 0);
+	if (ret) {
+		fprintf(stderr, "%s: detaching: %s\n", prog_name,
+			ipu_session_errmsg(s));
+		status = -1;
+	}
+	for (size_t i = 0; !status && i < o->nout; i++)
+		for (size_t j = 0; j < nout; j++)
+			if (!strcmp(out[j].stream, o->out[i].desc->name) &&
+			    save_output(&o->out[i], &out[j].buf))
+				status = -1;
+out:
+	ipu_session_free_buffers(out, nout);
+	free(in);
+	return status;
+}
+
+static int run_program(struct options *o)
+{
+	IPU_OPTS(ipu_session_opts, opts, .device = o->device);
+	const struct ipu_stream_desc *ind, *outd;
+	struct ipu_session *s;
+	struct ipu_exe *exe;
+	size_t nind, noutd;
+	char err[1024];
+	int ret;
+
+	ret = ipu_exe_read_file(o->program, &exe, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "%s: %s: %s\n", prog_name, o->program, err);
+		return -1;
+	}
+	/* The session takes the executable, whatever happens. */
+	ret = ipu_session_create_from_exe(exe, &opts, &s);
+	if (ret) {
+		fprintf(stderr, "%s: %s: %s\n", prog_name, o->program,
+			ipu_session_errmsg(NULL));
+		return -1;
+	}
+	ind = ipu_session_expected_inputs(s, &nind);
+	outd = ipu_session_expected_outputs(s, &noutd);
+	ret = match_streams(o->in, o->nin, ind, nind, "host-to-device", true) ?:
+	      match_streams(o->out, o->nout, outd, noutd, "device-to-host",
+			    false);
+	for (size_t i = 0; !ret && i < o->nin; i++)
+		ret = load_input(&o->in[i],
+				 ipu_session_exe(s)->num_host_transfers);
+	if (!ret) {
+		printf("%s: %s on %s (%u IPU%s), %lu run%s\n", prog_name,
+		       o->program, ipu_session_device_name(s),
+		       ipu_session_num_ipus(s),
+		       ipu_session_num_ipus(s) == 1 ? "" : "s", o->runs,
+		       o->runs == 1 ? "" : "s");
+		ret = run(s, o);
+	}
+	ipu_session_destroy(s);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { 0 };
+	int ret;
+
+	ret = parse_options(argc, argv, &o);
+	if (!ret)
+		ret = run_program(&o) ? 1 : 0;
+	else
+		ret = ret > 0 ? 0 : 2;
+	for (size_t i = 0; i < o.nin; i++) {
+		npy_free(&o.in[i].arr);
+		free(o.in[i].converted);
+	}
+	free(o.in);
+	free(o.out);
+	return ret;
+}
