@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
+/*
+ * bench_session.c - what libsession adds to a run, on the model.
+ *
+ * Overhead: a one-op program (y = x + x on one float, a 4-byte input and
+ * output) run with ipu_session_run_with_outputs(), against libipu alone
+ * on the session's own queue and buffer objects: a bare LAUNCH, and the
+ * chain a run is (H2D -> LAUNCH -> D2H) built by hand.
+ *
+ * Bandwidth: y = x for 64 MiB streams through ipu_session_run_with_outputs()
+ * against memcpy() of the same bytes (64 MiB in, 64 MiB out). The program
+ * itself copies too (the firmware's host_load and host_store move the slot
+ * to the tensor and back), so the time of a bare launch of it is printed,
+ * and the ratio of the transfers alone (run less launch).
+ *
+ *	bench session.run_4B.us_per_run <x> us
+ *	bench libipu.launch.us_per_launch <x> us
+ *	bench libipu.h2d_launch_d2h.us_per_run <x> us
+ *	bench session.stream_64MiB.gbps <x> GB/s
+ *	bench memcpy_64MiB_in_out.gbps <x> GB/s
+ *	bench session.stream_64MiB.ratio_vs_memcpy <x> x
+ *	bench session.stream_64MiB.program_ms <x> ms
+ *	bench session.stream_64MiB.transfers_ratio_vs_memcpy <x> x
+ *
+ * Best of five rounds. No timing is asserted.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <ipu/ir.h>
+#include <ipu/session.h>
+
+#include "session_internal.h"
+
+#define ROUNDS 5
+#define RUNS 5000
+#define BIG (64ull << 20)
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int fail(struct ipu_session *s, const char *what)
+{
+	fprintf(stderr, "bench_session: %s: %s\n", what,
+		s ? ipu_session_errmsg(s) : ipu_session_errmsg(NULL));
+	return 1;
+}
+
+/* A session, attached, for y = op(x) over @n floats. */
+static struct ipu_session *make(uint64_t n, bool add)
+{
+	IPU_OPTS(ipu_session_opts, opts, .device = "ipu_model");
+	struct ipu_session *s = NULL;
+	struct ipu_ir *ir = NULL;
+	ipu_stream x, y;
+	ipu_tensor t;
+
+	if (ipu_ir_create("bench", &ir))
+		return NULL;
+	x = ipu_ir_h2d_stream(ir, "x", IPU_DTYPE_FLOAT32, 1, &n);
+	y = ipu_ir_d2h_stream(ir, "y", IPU_DTYPE_FLOAT32, 1, &n);
+	t = ipu_ir_host_load(ir, x, NULL);
+	if (add)
+		t = ipu_ir_add(ir, t, t);
+	if (ipu_ir_host_store(ir, y, t)) {
+		fprintf(stderr, "bench_session: %s\n", ipu_ir_errmsg(ir));
+		ipu_ir_destroy(ir);
+		return NULL;
+	}
+	if (ipu_session_create(ir, &opts, &s)) {
+		fail(NULL, "create");
+		return NULL;
+	}
+	if (ipu_session_attach(s)) {
+		fail(s, "attach");
+		ipu_session_destroy(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* Seconds per ipu_session_run_with_outputs() over @runs runs. */
+static double time_runs(struct ipu_session *s, void *x, void *y, uint64_t n,
+			int runs)
+{
+	struct ipu_stream_buffer in = {
+		.stream = "x",
+		.buf = { .data = x, .dtype = IPU_DTYPE_FLOAT32, .ndim = 1,
+			 .shape = { n } },
+	};
+	struct ipu_stream_buffer out = in;
+	double t = now();
+	int i;
+
+	out.stream = "y";
+	out.buf.data = y;
+	for (i = 0; i < runs; i++)
+		if (ipu_session_run_with_outputs(s, &in, 1, &out, 1, 0))
+			return fail(s, "run"), -1;
+	return (now() - t) / runs;
+}
+
+/*
+ * Seconds per batch of libipu commands on the session's queue: a bare
+ * launch (@x NULL), or the chain of a run.
+ */
+static double time_libipu(struct ipu_session *s, void *x, void *y,
+			  uint64_t bytes, int runs)
+{
+	const struct ipu_exe_stream *in = &s->exe->streams[s->in_idx[0]];
+	const struct ipu_exe_stream *out = &s->exe->streams[s->out_idx[0]];
+	struct ipu_launch_desc l = {
+		.exe_bo = s->reps[0].exe_bo, .exe_size = s->image_size,
+		.arena_bo = s->reps[0].arena_bo, .num_replicas = 1,
+	};
+	struct ipu_xfer_desc h2d = {
+		.bo = l.arena_bo, .bo_offset = in->slots_offset, .host = x,
+		.length = bytes, .dir = IPU_XFER_DIR_TO_DEVICE,
+	};
+	struct ipu_xfer_desc d2h = {
+		.bo = l.arena_bo, .bo_offset = out->slots_offset, .host = y,
+		.length = bytes, .dir = IPU_XFER_DIR_FROM_DEVICE,
+	};
+	struct ipu_completion cqes[3];
+	struct ipu_cmd cmds[3];
+	size_t n = x ? 3 : 1, got;
+	double t;
+	int i, ret;
+
+	if (x) {
+		ipu_cmd_prep_xfer(&cmds[0], &h2d, 0);
+		ipu_cmd_prep_launch(&cmds[1], &l, 1);
+		ipu_cmd_prep_xfer(&cmds[2], &d2h, 2);
+		cmds[0].flags = cmds[1].flags = IPU_CMD_F_LINK;
+	} else {
+		ipu_cmd_prep_launch(&cmds[0], &l, 1);
+	}
+	t = now();
+	for (i = 0; i < runs; i++) {
+		if (ipu_queue_submit(s->q, cmds, n))
+			return fprintf(stderr, "bench_session: %s\n",
+				       ipu_errmsg()), -1;
+		for (got = 0; got < n; got += (size_t)ret) {
+			ret = ipu_queue_reap(s->q, cqes, n, n - got, -1);
+			if (ret <= 0 || cqes[0].result)
+				return fprintf(stderr, "bench_session: %s\n",
+					       ret <= 0 ? ipu_errmsg() :
+							  cqes[0].msg),
+				       -1;
+		}
+	}
+	return (now() - t) / runs;
+}
+
+/* Keep the smallest of @t and *@best; false when @t failed. */
+static bool best_of(double t, double *best)
+{
+	if (t < 0)
+		return false;
+	if (t < *best)
+		*best = t;
+	return true;
+}
+
+/*
+ * The three are measured round by round, interleaved, so that a machine
+ * busy with other work slows them alike; round 0 warms up (pages touched,
+ * the executable parsed and cached).
+ */
+static int bench_overhead(void)
+{
+	struct ipu_session *s = make(1, true);
+	double run = 1e30, launch = 1e30, chain = 1e30;
+	float x = 1, y = 0;
+	bool ok = s;
+	int round;
+
+	for (round = 0; ok && round <= ROUNDS; round++) {
+		double r = time_runs(s, &x, &y, 1, RUNS);
+		double l = time_libipu(s, NULL, NULL, 4, RUNS);
+		double c = time_libipu(s, &x, &y, 4, RUNS);
+
+		ok = r >= 0 && l >= 0 && c >= 0;
+		if (round)
+			ok = best_of(r, &run) && best_of(l, &launch) &&
+			     best_of(c, &chain);
+	}
+	ipu_session_destroy(s);
+	if (!ok || y != 2)
+		return 1;
+	printf("bench session.run_4B.us_per_run %.3f us\n", run * 1e6);
+	printf("bench libipu.launch.us_per_launch %.3f us\n", launch * 1e6);
+	printf("bench libipu.h2d_launch_d2h.us_per_run %.3f us\n", chain * 1e6);
+	return 0;
+}
+
+static int bench_bandwidth(void)
+{
+	struct ipu_session *s = make(BIG / 4, false);
+	char *x = malloc(BIG), *y = malloc(BIG), *z = malloc(BIG);
+	double run = 1e30, program = 1e30, copy = 1e30, t;
+	int round, err = 1;
+	bool ok = s && x && y && z;
+
+	if (ok) {
+		memset(x, 1, BIG);
+		memset(y, 2, BIG);
+		memset(z, 3, BIG);
+	}
+	for (round = 0; ok && round <= ROUNDS; round++) {
+		t = now();
+		memcpy(z, x, BIG);	/* what goes in */
+		memcpy(y, z, BIG);	/* and what comes out */
+		t = now() - t;
+		memset(y, 0, BIG);
+		double r = time_runs(s, x, y, BIG / 4, 1);
+		double p = time_libipu(s, NULL, NULL, BIG, 1);
+
+		ok = r >= 0 && p >= 0 && !memcmp(x, y, BIG);
+		if (round && ok) {
+			best_of(t, &copy);
+			best_of(r, &run);
+			best_of(p, &program);
+		}
+	}
+	if (!ok)
+		goto out;
+	printf("bench session.stream_64MiB.gbps %.2f GB/s\n", 2 * BIG / run / 1e9);
+	printf("bench memcpy_64MiB_in_out.gbps %.2f GB/s\n", 2 * BIG / copy / 1e9);
+	printf("bench session.stream_64MiB.ratio_vs_memcpy %.3f x\n", copy / run);
+	printf("bench session.stream_64MiB.program_ms %.3f ms\n", program * 1e3);
+	printf("bench session.stream_64MiB.transfers_ratio_vs_memcpy %.3f x\n",
+	       copy / (run - program));
+	err = 0;
+out:
+	free(x);
+	free(y);
+	free(z);
+	ipu_session_destroy(s);
+	return err;
+}
+
+int main(void)
+{
+	return bench_overhead() || bench_bandwidth();
+}
