@@ -95,8 +95,12 @@ struct ipu_stream_desc {
  * struct ipu_session_opts - options of ipu_session_create(); IPU_OPTS().
  * @sz: sizeof(struct ipu_session_opts).
  * @device: "auto" (default, also for NULL), "ipu_hw", "ipu_model" or "cpu"
- *	(S02, S24). The environment variable IPU_OFFLINE_DEVICE overrides it
- *	(S04).
+ *	(S02, S24). "auto" is the backend IPU_DEVICE names ("hw..." or
+ *	"model...", as libipu's "auto"), else hardware when enough of its
+ *	IPUs are free and can launch programs, else the model. The
+ *	environment variable IPU_OFFLINE_DEVICE ("ipu_hw", "ipu_model" or
+ *	"cpu") overrides it (S04): the session is built for that type
+ *	without looking for its IPUs, which are acquired on attach.
  * @flags: IPU_SESSION_* flags.
  * @attach_timeout_ms: how long attaching waits for busy hardware (S04,
  *	S06); 0 = the default, 60000.
@@ -175,8 +179,14 @@ uint32_t ipu_session_num_ipus(const struct ipu_session *s);
  * timeout while they are busy) and, on that detached -> attached transition,
  * runs weights_from_host; inner ones only count. A failure undoes the enter.
  *
- * Return: 0; -EBUSY/-ETIMEDOUT "could not attach to device N, see ipu-info
- * for device usage"; errors of weights_from_host.
+ * Replica r runs on IPU r * ipus_per_replica of an aligned set of
+ * num_ipus IPUs; the set's other IPUs are held but hold nothing (the model
+ * runs all virtual graphs of a replica in one arena).
+ *
+ * Return: 0; once the attach timeout has passed, -EBUSY (IPUs held by
+ * others) or -ENODEV (too few IPUs present), with "could not attach to
+ * device N ..., see ipu-info for device usage"; errors of putting the
+ * program on the IPUs (-ENOSPC, -ENOMEM) and of weights_from_host.
  */
 int ipu_session_attach(struct ipu_session *s);
 
@@ -220,8 +230,12 @@ bool ipu_session_is_attached(const struct ipu_session *s);
  * Every buffer is checked before anything moves (S10, S11, S12); float64
  * and int64 inputs are downcast to float32 and int32 unless
  * IPU_RUN_NO_DOWNCAST; FP8 streams take uint8 buffers (their codes) or
- * FP8 ones. Afterwards the host copies of variables are out of sync (S13).
- * On hardware one run is one batch of submissions (S26).
+ * FP8 ones. Afterwards the host copies of variables are out of sync (S13),
+ * also after a device error once the program ran. One run is one batch
+ * of submissions (S26) while it fits a queue (IPU_QUEUE_MAX_ENTRIES
+ * commands: a transfer per stream per replica per iteration, without
+ * replication one per stream, and a launch per replica); a bigger one goes
+ * as inputs, launches and outputs in turn.
  *
  * Return: 0; -EPERM when not attached ("attach first"); -EINVAL with a
  * message listing unexpected and missing streams (S10), or naming the
@@ -247,8 +261,9 @@ int ipu_session_run(struct ipu_session *s,
 
 /**
  * ipu_session_create_host_outputs() - one zeroed buffer per device-to-host
- * stream, shaped as S11 says (S15).
- * @outputsp, @np: out; free with ipu_session_free_buffers().
+ * stream, of its dtype, shaped as S11 says (S15). Works detached.
+ * @outputsp, @np: out; free with ipu_session_free_buffers(). The buffers'
+ *	stream names are the session's: valid while it lives.
  */
 int ipu_session_create_host_outputs(struct ipu_session *s,
 				    struct ipu_stream_buffer **outputsp,
@@ -296,7 +311,9 @@ int ipu_session_weights_to_host(struct ipu_session *s);
  * @is_variable: a variable (else a constant).
  * @dtype: element type.
  * @ndim, @shape: the host shape for the tensor's retrieval mode (S20):
- *	(num_groups,) + shape when grouped, etc.
+ *	(num_groups,) + shape when grouped (num_groups > 1); for
+ *	all_replicas with group_size > 1, (replication_factor,) + shape, one
+ *	value per replica in replica order; else shape.
  */
 struct ipu_tensor_desc {
 	const char *name;
@@ -320,10 +337,15 @@ int ipu_session_tensor_desc(const struct ipu_session *s, const char *name,
  * (S19), fetching from the device first only if a variable is asked for,
  * the session is attached and the host copies are out of sync.
  * @dst: in: data (room for the host shape), dtype and shape as
- *	ipu_session_tensor_desc() gives; the value is copied there.
+ *	ipu_session_tensor_desc() gives (uint8 also for FP8 tensors: their
+ *	codes); the value is copied there.
+ *
+ * The fetch is weights_to_host, so, as in PopXL, it fails with -EROFS
+ * when the program holds a read-only memory-mapped variable (S05).
  *
  * Return: 0; -ENOENT; -ENOTSUP for other tensors (type error); -EINVAL when
- * @dst's dtype or shape differ (the message says which); device errors.
+ * @dst's dtype or shape differ (the message says which); -EROFS; device
+ * errors.
  */
 int ipu_session_get_tensor_data(struct ipu_session *s, const char *name,
 				struct ipu_host_buffer *dst);
@@ -339,8 +361,13 @@ int ipu_session_get_tensors_data(struct ipu_session *s,
 /**
  * ipu_session_write_variable_data() - set the host value of variable @name
  * (S21), then, if attached, weights_from_host.
- * @src: the value: the exact dtype and host shape; or a scalar (ndim 0),
- *	cast and broadcast, except for FP8 variables.
+ * @src: the value: the exact dtype (uint8 codes also for FP8 variables)
+ *	and host shape; or a scalar (ndim 0), cast and broadcast, except for
+ *	FP8 variables.
+ *
+ * Attached with the host copies out of sync, the device's values are
+ * fetched first, so that the weights_from_host that follows does not roll
+ * the other variables back to before the last run.
  *
  * Return: 0; -ENOENT; -ENOTSUP for a non-variable (type error); -EINVAL for
  * a dtype or shape mismatch (the message says which) or all_replicas with

@@ -22,37 +22,27 @@
 #include <ipu/ir.h>
 #include <ipu/session.h>
 
-#include "backend.h"
-#include "internal.h"
+#include "model_helpers.h"
 #include "session_internal.h"
 
 /* 16 IPUs: the largest programs here are 16 replicas. */
 #define SH_DEVICES "16"
 
 /*
- * Group setup: SH_DEVICES model IPUs of 64 MiB, and nothing of the
- * machine's: no IPU_DEVICE or IPU_OFFLINE_DEVICE, no hardware devices.
+ * Group setup: model_helpers.h's (small model IPUs, no IPU_DEVICE, the
+ * machine's devices hidden) with SH_DEVICES IPUs and no
+ * IPU_OFFLINE_DEVICE either.
  */
 static inline int sh_group_setup(void **state)
 {
-	(void)state;
-	setenv("IPU_MODEL_DEVICES", SH_DEVICES, 1);
-	setenv("IPU_MODEL_MEM_MB", "64", 1);
-	unsetenv("IPU_DEVICE");
-	unsetenv("IPU_OFFLINE_DEVICE");
-	if (__ipu_set_sysfs_root("/nonexistent-ipu-sysfs") ||
-	    __ipu_set_dev_root("/nonexistent-ipu-dev"))
+	if (mh_group_setup(state))
 		return -1;
+	setenv("IPU_MODEL_DEVICES", SH_DEVICES, 1);
+	unsetenv("IPU_OFFLINE_DEVICE");
 	return __ipu_model_reinit();
 }
 
-static inline int sh_group_teardown(void **state)
-{
-	(void)state;
-	__ipu_set_sysfs_root(NULL);
-	__ipu_set_dev_root(NULL);
-	return 0;
-}
+#define sh_group_teardown mh_group_teardown
 
 /* An ir with @replicas replicas and @transfers host transfers. */
 static inline struct ipu_ir *sh_ir(uint32_t replicas, uint32_t transfers)
