@@ -37,6 +37,7 @@ static int stage_downcasts(struct ipu_session *s)
 	uint64_t slices = (uint64_t)s->transfers * s->replicas;
 	size_t total = 0, at = 0, j;
 	struct sess_io *io;
+	int dt;
 
 	for (j = 0; j < s->n_inputs; j++)
 		if (s->io_in[j].downcast)
@@ -56,10 +57,10 @@ static int stage_downcasts(struct ipu_session *s)
 		if (!io->downcast)
 			continue;
 		/* Only the first d iterations move; they come first. */
-		ipu_dtype_convert((uint8_t *)s->scratch + at,
-				  (int)s->exe->streams[io->stream].dtype,
-				  io->host, (int)io->buf->dtype,
-				  slices * io->slice / 4);
+		dt = (int)s->exe->streams[io->stream].dtype;
+		ipu_dtype_convert((uint8_t *)s->scratch + at, dt, io->host,
+				  (int)io->buf->dtype,
+				  slices * io->slice / ipu_dtype_size(dt));
 		io->host = (uint8_t *)s->scratch + at;
 		at += slices * io->slice;
 	}

@@ -12,16 +12,17 @@
 
 #include "session_internal.h"
 
-/* The device descriptions of S02, and "auto" (S24). */
+/* The device descriptions of S02; "auto" (S24) resolves to one. */
 struct device_type {
 	const char *name;
 	enum sess_backend backend;
+	bool one_ipu; /* PopXL's "cpu": no replication */
 };
 
 static const struct device_type device_types[] = {
-	{ "ipu_hw", SESS_HW },
-	{ "ipu_model", SESS_MODEL },
-	{ "cpu", SESS_MODEL },
+	{ "ipu_hw", SESS_HW, false },
+	{ "ipu_model", SESS_MODEL, false },
+	{ "cpu", SESS_MODEL, true },
 };
 
 #define VALID_DEVICES "\"auto\", \"ipu_hw\", \"ipu_model\", \"cpu\""
@@ -34,11 +35,6 @@ static const struct device_type *find_type(const char *name)
 		if (!strcmp(device_types[i].name, name))
 			return &device_types[i];
 	return NULL;
-}
-
-static bool is_cpu(const struct device_type *t)
-{
-	return t == &device_types[2];
 }
 
 const char *ipu_sess_backend_prefix(enum sess_backend b)
@@ -138,19 +134,19 @@ static uint32_t ipus_needed(const struct ipu_exe *exe)
 static int choose_device(struct ipu_session *s, const char *desc)
 {
 	const char *offline = getenv("IPU_OFFLINE_DEVICE");
+	bool is_offline = offline && offline[0];
 	const struct device_type *t;
 	struct ipu_device_list *list;
 	size_t count;
 	int err;
 
-	if (offline && offline[0]) {
+	if (is_offline) {
 		/* S04: build for that type; IPUs are acquired on entry. */
 		t = find_type(offline);
 		if (!t)
 			return ipu_sess_err(s, -EINVAL,
 					    "IPU_OFFLINE_DEVICE=\"%s\" is not a device type: use \"ipu_hw\", \"ipu_model\" or \"cpu\"",
 					    offline);
-		s->offline = true;
 	} else if (!desc || !desc[0] || !strcmp(desc, "auto")) {
 		t = resolve_auto(s->num_ipus);
 	} else {
@@ -160,13 +156,13 @@ static int choose_device(struct ipu_session *s, const char *desc)
 					    "unknown device \"%s\": valid devices are " VALID_DEVICES,
 					    desc);
 	}
-	if (is_cpu(t) && s->num_ipus > 1)
+	if (t->one_ipu && s->num_ipus > 1)
 		return ipu_sess_err(s, -EINVAL,
 				    "device \"cpu\" is one IPU without replication; the program needs %u IPUs (%u per replica, %u replicas): use \"ipu_model\"",
 				    s->num_ipus, s->ipus_per_replica, s->replicas);
 	s->backend = t->backend;
 	s->device_name = t->name;
-	if (s->offline)
+	if (is_offline)
 		return 0;
 	err = ipu_sess_list_devices(t->backend, &list, &count);
 	if (err)

@@ -93,7 +93,6 @@ struct sess_replica {
  * @exe: the program (owned).
  * @image, @image_size: its file image (ipu_exe_save()), what launches run.
  * @backend: where it runs; @device_name its S02 name.
- * @offline: built for @device_name without looking for devices (S04).
  * @num_ipus: IPUs needed (S03); @ipus_per_replica of them per replica.
  * @replicas: the replication factor; @transfers: num_host_transfers.
  * @to_host_on_exit: weights_to_host when the context is left (S05, S07).
@@ -125,7 +124,6 @@ struct ipu_session {
 	size_t image_size;
 	enum sess_backend backend;
 	const char *device_name;
-	bool offline;
 	uint32_t num_ipus;
 	uint32_t ipus_per_replica;
 	uint32_t replicas;
