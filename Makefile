@@ -39,7 +39,13 @@ LIBSESSION_SRCS := $(sort $(wildcard userspace/session/*.c))
 LIBSESSION_OBJS := $(LIBSESSION_SRCS:%.c=$(O)/%.o)
 LIBSESSION := $(O)/lib/libsession.a
 ALL_LIBS := $(LIBSESSION) $(LIBIPUIR) $(LIBIPU) $(LIBIPUFW)
-SYS_LIBS := -lopenblas -lz -lm -lpthread
+SYS_LIBS := -luring -lopenblas -lz -lm -lpthread
+
+# ipu-simd: the firmware daemon of the kernel's simulated IPUs (not part of
+# libipufw: firmware/*.c is not recursive).
+SIMD_SRCS := $(sort $(wildcard firmware/simd/*.c))
+SIMD_OBJS := $(SIMD_SRCS:%.c=$(O)/%.o)
+SIMD := $(O)/firmware/ipu-simd
 
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:%.c=$(O)/%)
@@ -47,17 +53,19 @@ BENCH_SRCS := $(sort $(wildcard tests/bench/bench_*.c))
 BENCH_BINS := $(BENCH_SRCS:%.c=$(O)/%)
 KTEST_SRCS := $(sort $(wildcard tests/kernel/test_*.c))
 KTEST_BINS := $(KTEST_SRCS:%.c=$(O)/%)
+KBENCH_SRCS := $(sort $(wildcard tests/kernel/bench_*.c))
+KBENCH_BINS := $(KBENCH_SRCS:%.c=$(O)/%)
 TEST_LIBS := -lcmocka $(SYS_LIBS)
 
 .PHONY: all deps userspace module unit unit-plain unit-asan unit-valgrind \
-	unit-tools lint kernel-check fuzz check demo bench clean
+	unit-tools lint kernel-check kernel-bench fuzz check demo bench clean
 
 all: userspace module
 
 deps:
 	@scripts/install-deps
 
-userspace: $(ALL_LIBS) $(UNIT_BINS) $(KTEST_BINS)
+userspace: $(ALL_LIBS) $(UNIT_BINS) $(KTEST_BINS) $(SIMD)
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -71,6 +79,9 @@ $(ALL_LIBS):
 	@mkdir -p $(dir $@)
 	rm -f $@
 	$(AR) rcs $@ $^
+
+$(SIMD): $(SIMD_OBJS) $(LIBIPUFW)
+	$(CC) $(SIMD_OBJS) -o $@ $(LIBIPUFW) $(LDFLAGS_ALL) $(filter-out -luring,$(SYS_LIBS))
 
 $(O)/tests/%: tests/%.c $(ALL_LIBS)
 	@mkdir -p $(dir $@)
@@ -145,6 +156,12 @@ lint: deps
 kernel-check: deps userspace
 	scripts/kernel-check $(O)
 
+# The guest benchmarks (tests/kernel/bench_*.c) alone, on every kernel of
+# the matrix: transfers through io_uring, the ioctl and memcpy, system
+# calls per run. Not part of `make check`: TCG makes them slow.
+kernel-bench: deps userspace $(KBENCH_BINS)
+	IPU_KBENCH=1 IPU_KTEST=none scripts/kernel-check $(O)
+
 # libFuzzer targets (tests/fuzz/fuzz_*.c, clang), each run for a bounded
 # time (IPU_FUZZ_SECONDS, default 60); the counts go to $(O)/results/fuzz.
 fuzz: deps
@@ -189,4 +206,4 @@ demo: deps
 clean:
 	rm -rf $(BUILD)
 
--include $(LIBIPUFW_OBJS:.o=.d) $(LIBIPU_OBJS:.o=.d) $(LIBIPUIR_OBJS:.o=.d) $(LIBSESSION_OBJS:.o=.d) $(UNIT_BINS:=.d) $(BENCH_BINS:=.d) $(KTEST_BINS:=.d)
+-include $(SIMD_OBJS:.o=.d) $(LIBIPUFW_OBJS:.o=.d) $(LIBIPU_OBJS:.o=.d) $(LIBIPUIR_OBJS:.o=.d) $(LIBSESSION_OBJS:.o=.d) $(UNIT_BINS:=.d) $(BENCH_BINS:=.d) $(KTEST_BINS:=.d) $(KBENCH_BINS:=.d)

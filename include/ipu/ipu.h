@@ -38,6 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -621,10 +622,20 @@ int ipu_launch(struct ipu_device *dev, const struct ipu_launch_desc *desc);
  * command's completion is reaped, as with io_uring or aio.
  *
  * Backends. The model runs commands on a DMA-engine thread of the queue.
- * The kernel backend ("hw") has no asynchronous path yet: its queue runs
- * transfers one by one inside ipu_queue_submit() (their completions are
- * ready when it returns) and completes every IPU_CMD_LAUNCH with
- * -EOPNOTSUPP; its devices do not report IPU_DEVICE_CAP_LAUNCH.
+ * The kernel backend ("hw") makes each queue an io_uring ring (SQE128):
+ * ipu_queue_submit() turns the batch into IORING_OP_URING_CMD entries
+ * (IPU_URING_CMD_XFER, IPU_URING_CMD_LAUNCH on the file of each command's
+ * device), IPU_CMD_F_LINK into IOSQE_IO_LINK, and hands them to the kernel
+ * in one io_uring_enter(); ipu_queue_reap() collects the CQEs, waiting in
+ * at most one io_uring_enter() for those still missing. A run (transfers
+ * in, the launch linked after them, transfers out linked after it) thus
+ * costs two system calls whatever its number of streams. Launches run on
+ * the device's firmware (for the kernel's simulated IPUs: the ipu-simd
+ * daemon); the kernel fails a launch the firmware does not finish within
+ * its deadline (-ETIMEDOUT, the device is then reset). Where io_uring is
+ * unavailable, the queue runs transfers one by one inside
+ * ipu_queue_submit() and completes launches with -EOPNOTSUPP, and the
+ * devices do not report IPU_DEVICE_CAP_LAUNCH.
  *
  * Threads: one queue may be used from several threads at once (one
  * submitting while another reaps, say). A completion goes to whichever
@@ -760,7 +771,10 @@ int ipu_queue_create(struct ipu_device *dev, const struct ipu_queue_opts *opts,
  *
  * Commands in flight are cancelled: a command already running finishes,
  * the others never run; their completions are discarded, and the messages
- * of reaped completions go with the queue.
+ * of reaped completions go with the queue. On the kernel backend every
+ * command in flight is already the kernel's, so the call waits for them
+ * all to finish (launches end by the device's deadline at the latest):
+ * when it returns, no transfer touches the caller's memory any more.
  */
 void ipu_queue_destroy(struct ipu_queue *q);
 
@@ -812,6 +826,48 @@ int ipu_queue_submit(struct ipu_queue *q, const struct ipu_cmd *cmds,
  */
 int ipu_queue_reap(struct ipu_queue *q, struct ipu_completion *cqes,
 		   size_t max, size_t min_complete, int64_t timeout_ns);
+
+/*
+ * Registered host buffers. A transfer makes the kernel pin the pages of
+ * its host range, and unpin them when it is done: for the same buffers
+ * moved run after run, that is repeated work. A queue can instead be given
+ * the host buffers it will move, once (io_uring's registered buffers):
+ * their pages stay pinned while registered, and a transfer on this queue
+ * whose host range lies wholly inside one of them goes without pinning
+ * (IORING_URING_CMD_FIXED). Other transfers work as before. The model
+ * backend, devices without IPU_FEATURE_URING_FIXED and queues without
+ * io_uring accept the registration and ignore it.
+ */
+
+/* Most host buffers one registration may name. */
+#define IPU_QUEUE_MAX_BUFFERS		1024
+
+/**
+ * ipu_queue_register_buffers() - register host buffers with @q.
+ * @q: the queue.
+ * @bufs: @n host ranges (base and length, each > 0 bytes, mapped
+ *	read-write); copied. The memory must stay mapped until it is
+ *	unregistered or @q destroyed; it is pinned meanwhile (locked-memory
+ *	limits apply to unprivileged processes).
+ * @n: 1 to IPU_QUEUE_MAX_BUFFERS.
+ *
+ * One set at a time: to change it, unregister first.
+ *
+ * Return: 0; -EINVAL for NULL arguments, @n out of range, a NULL, empty
+ * or wrapping buffer; -EBUSY when buffers are registered already;
+ * -EFAULT when a range is not mapped; -ENOMEM (also past the locked-memory
+ * limit); other -errno from io_uring_register(2).
+ */
+int ipu_queue_register_buffers(struct ipu_queue *q, const struct iovec *bufs,
+			       size_t n);
+
+/**
+ * ipu_queue_unregister_buffers() - drop the host buffers registered with
+ * @q. Transfers in flight that use them finish first (the kernel waits).
+ *
+ * Return: 0; -EINVAL for NULL @q; -ENOENT when none are registered.
+ */
+int ipu_queue_unregister_buffers(struct ipu_queue *q);
 
 /* ------------------------------------------------------------------------ */
 /* The model backend                                                        */

@@ -11,11 +11,14 @@
  * "model:0"), and never changes.
  *
  * Queues: a backend with queue ops runs batches its own way (the model: a
- * DMA-engine thread; the kernel, later: an io_uring ring). The front end
- * checks every command first and keeps the completions: a backend posts
- * each with ipu_queue_complete(). A backend without queue_submit gets the
- * synchronous queue of queue.c (ipu_queue_submit_sync()): transfers
- * through @xfer inside the submit, launches -EOPNOTSUPP.
+ * DMA-engine thread; the kernel: an io_uring ring). The front end checks
+ * every command first and keeps the completions: a backend posts each with
+ * ipu_queue_complete(). A backend whose completions arrive only when
+ * someone asks the kernel for them (io_uring's CQ ring) also has
+ * queue_harvest, which reapers call instead of sleeping on the front end's
+ * condition variable. A backend without queue_submit gets the synchronous
+ * queue of queue.c (ipu_queue_submit_sync()): transfers through @xfer
+ * inside the submit, launches -EOPNOTSUPP.
  *
  * Every operation returns 0 or a negative errno value, and records nothing
  * in the thread's error message: the front end does that, naming the
@@ -23,6 +26,9 @@
  */
 #ifndef IPU_BACKEND_H
 #define IPU_BACKEND_H
+
+#include <sys/uio.h>
+#include <time.h>
 
 #include "internal.h"
 
@@ -59,6 +65,13 @@
  *	synchronous queue.
  * @open_error: what made @open fail with @err when the code alone does
  *	not say it (a bad setting), or NULL; may be NULL.
+ * @queue_harvest: post what has completed; then, if @wait, wait until
+ *	the front end holds at least @want ready completions or @deadline
+ *	(CLOCK_MONOTONIC; NULL: none) passes (-ETIME). May be NULL: the
+ *	backend posts by itself and reapers sleep until it does.
+ * @queue_register: register @n host buffers with @q (@n 0: unregister
+ *	the set); the front end checked them. May be NULL: registering is
+ *	then accepted and changes nothing.
  */
 struct ipu_backend_ops {
 	const char *prefix;
@@ -83,6 +96,10 @@ struct ipu_backend_ops {
 	int (*queue_submit)(struct ipu_queue *q, const struct ipu_cmd *cmds,
 			    size_t n, char *why, size_t whylen);
 	const char *(*open_error)(int err);
+	int (*queue_harvest)(struct ipu_queue *q, size_t want,
+			     const struct timespec *deadline, bool wait);
+	int (*queue_register)(struct ipu_queue *q, const struct iovec *bufs,
+			      size_t n);
 };
 
 /* The kernel backend: "hw:N" is /dev/ipuN. */

@@ -6,11 +6,9 @@
  * EINTR) and returns -errno. Nothing here keeps state the kernel does not
  * have: the attachment and the handles belong to the open file.
  *
- * Queues: this backend has no queue ops yet, so its queues are the
- * synchronous queue of queue.c (transfers through k_xfer() inside
- * ipu_queue_submit(), launches -EOPNOTSUPP). Later: an io_uring ring
- * (SQE128, IORING_OP_URING_CMD) per queue, one io_uring_enter() per batch,
- * the front end's links mapped to IOSQE_IO_LINK.
+ * Queues are io_uring rings (backend_kernel_queue.c): transfers and
+ * launches as IORING_OP_URING_CMD, one io_uring_enter() per batch. Where
+ * io_uring is missing, batches run synchronously through k_xfer().
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,18 +23,15 @@
 #include <linux/ipu.h>
 
 #include "backend.h"
+#include "backend_kernel.h"
 #include "internal.h"
 
 /* The UAPI version this backend was written against. */
 #define KERNEL_API_MIN 1
 
-struct kdev {
-	int fd;
-};
-
 static int kfd(const struct ipu_device *dev)
 {
-	return ((const struct kdev *)dev->priv)->fd;
+	return kdev_of(dev)->fd;
 }
 
 static int kioctl(int fd, unsigned long req, void *arg)
@@ -89,6 +84,7 @@ static int k_open(struct ipu_device *dev, unsigned int index)
 		goto err_close;
 	}
 	k->fd = fd;
+	k->features = info.features;
 	dev->priv = k;
 	return 0;
 
@@ -131,12 +127,15 @@ static uint64_t caps_from_uapi(__u64 features)
 		{ IPU_FEATURE_XFER, IPU_DEVICE_CAP_XFER },
 		{ IPU_FEATURE_RESET, IPU_DEVICE_CAP_RESET },
 		{ IPU_FEATURE_HOTPLUG, IPU_DEVICE_CAP_HOTPLUG },
+		/* Launches go through the io_uring queue. */
+		{ IPU_FEATURE_LAUNCH | IPU_FEATURE_URING_CMD,
+		  IPU_DEVICE_CAP_LAUNCH },
 	};
 	uint64_t caps = 0;
 	size_t i;
 
 	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
-		if (features & map[i].feature)
+		if ((features & map[i].feature) == map[i].feature)
 			caps |= map[i].cap;
 	return caps;
 }
@@ -282,4 +281,9 @@ const struct ipu_backend_ops ipu_backend_kernel = {
 	.bo_map = k_bo_map,
 	.bo_unmap = k_bo_unmap,
 	.xfer = k_xfer,
+	.queue_create = kq_create,
+	.queue_destroy = kq_destroy,
+	.queue_submit = kq_submit,
+	.queue_harvest = kq_harvest,
+	.queue_register = kq_register,
 };

@@ -581,6 +581,7 @@ static int check_runs_locked(struct mq *mq, const struct ipu_cmd *cmds,
 	const struct ipu_launch_desc *l;
 	struct mq_run *run;
 	size_t i;
+	int err;
 
 	for (i = 0; i < n; i++) {
 		if (!in_a_run(&cmds[i]))
@@ -589,17 +590,11 @@ static int check_runs_locked(struct mq *mq, const struct ipu_cmd *cmds,
 		run = find_run_locked(mq->runs, l->group);
 		if (!run)
 			continue;
-		if (run->nrep != l->num_replicas) {
-			snprintf(why, whylen, "command %zu (launch): group %llu, in flight, has %u replicas, not %u",
-				 i, (unsigned long long)l->group, run->nrep,
-				 l->num_replicas);
-			return -EINVAL;
-		}
-		if (run->seen[l->replica]) {
-			snprintf(why, whylen, "command %zu (launch): replica %u of group %llu is in flight already",
-				 i, l->replica, (unsigned long long)l->group);
-			return -EINVAL;
-		}
+		err = ipu_run_conflict(l, i, run->nrep,
+				       l->replica < run->nrep && run->seen[l->replica],
+				       why, whylen);
+		if (err)
+			return err;
 	}
 	return 0;
 }

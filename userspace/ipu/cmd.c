@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "backend.h"
@@ -200,6 +201,22 @@ static int check_runs(const struct ipu_cmd *cmds, size_t n)
 					       "queue: command %zu (launch): linked after command %zu, a launch of the same run (group %llu), which would wait for it forever",
 					       i, j, (unsigned long long)a->group);
 		}
+	}
+	return 0;
+}
+
+int ipu_run_conflict(const struct ipu_launch_desc *l, size_t i, uint32_t nrep,
+		     bool seen, char *why, size_t whylen)
+{
+	if (nrep != l->num_replicas) {
+		snprintf(why, whylen, "command %zu (launch): group %llu, in flight, has %u replicas, not %u",
+			 i, (unsigned long long)l->group, nrep, l->num_replicas);
+		return -EINVAL;
+	}
+	if (seen) {
+		snprintf(why, whylen, "command %zu (launch): replica %u of group %llu is in flight already",
+			 i, l->replica, (unsigned long long)l->group);
+		return -EINVAL;
 	}
 	return 0;
 }

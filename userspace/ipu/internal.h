@@ -62,6 +62,45 @@ struct ipu_bo {
 };
 
 /**
+ * struct ipu_queue_stats - what a queue (or every queue of the process)
+ * did, from __ipu_queue_stats(): for tests and benchmarks that count
+ * system calls. All counts since the queue was made (the process started).
+ * @batches: batches handed to the backend (ipu_queue_submit(), and the
+ *	batches of ipu_xfer_run() and ipu_launch()).
+ * @commands: commands in them.
+ * @enters: io_uring_enter() system calls: @submit_enters + @wait_enters.
+ * @submit_enters: those that submitted a batch (one per batch, unless a
+ *	batch is longer than the ring).
+ * @wait_enters: those that waited for completions.
+ * @fixed_xfers: transfers sent with a registered buffer
+ *	(IORING_URING_CMD_FIXED).
+ */
+struct ipu_queue_stats {
+	uint64_t batches;
+	uint64_t commands;
+	uint64_t enters;
+	uint64_t submit_enters;
+	uint64_t wait_enters;
+	uint64_t fixed_xfers;
+};
+
+/*
+ * __ipu_queue_stats() - the counters of @q, or with @q NULL the totals of
+ * every queue the process made. Exported for tests and benchmarks; not
+ * part of the interface. Return 0, or -EINVAL for a NULL @st.
+ */
+int __ipu_queue_stats(const struct ipu_queue *q, struct ipu_queue_stats *st);
+
+/* queue.c: add @n to counter @field of @q and of the process. */
+#define IPU_QUEUE_STAT_ADD(q, field, n)                                   \
+	do {                                                              \
+		__atomic_add_fetch(&(q)->stats.field, (n), __ATOMIC_RELAXED); \
+		__atomic_add_fetch(&ipu_queue_totals.field, (n),          \
+				   __ATOMIC_RELAXED);                     \
+	} while (0)
+extern struct ipu_queue_stats ipu_queue_totals;
+
+/**
  * struct ipu_cqe_slot - a posted completion, waiting to be reaped.
  * @msg: malloc()ed message of a failure, or NULL.
  */
@@ -88,6 +127,8 @@ struct ipu_cqe_slot {
  * @want: the fewest ready completions one of them waits for (SIZE_MAX:
  *	none waits). A post wakes the waiters only once @ready reaches it,
  *	so a reaper of a batch sleeps through all but the last completion.
+ * @nbufs: host buffers registered (ipu_queue_register_buffers()).
+ * @stats: counters for __ipu_queue_stats(); updated atomically.
  */
 struct ipu_queue {
 	const struct ipu_backend_ops *ops;
@@ -102,6 +143,8 @@ struct ipu_queue {
 	size_t nold;
 	unsigned int waiters;
 	size_t want;
+	size_t nbufs;
+	struct ipu_queue_stats stats;
 };
 
 /* error.c */
@@ -206,6 +249,15 @@ int ipu_xfer_check(const struct ipu_xfer_desc *d, const char *who,
  */
 int ipu_cmd_check_batch(const struct ipu_backend_ops *ops,
 			const struct ipu_cmd *cmds, size_t n);
+
+/*
+ * ipu_run_conflict() - for backends that track replicated runs in flight:
+ * whether launch @l (command @i of a batch) may join the run of its group
+ * in flight, which has @nrep replicas and already has @l's replica in
+ * flight when @seen. Return 0, or -EINVAL with the reason in @why.
+ */
+int ipu_run_conflict(const struct ipu_launch_desc *l, size_t i, uint32_t nrep,
+		     bool seen, char *why, size_t whylen);
 
 /* ipu_cmd_device() - the device a (checked) command runs on. */
 struct ipu_device *ipu_cmd_device(const struct ipu_cmd *cmd);

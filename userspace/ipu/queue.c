@@ -8,11 +8,18 @@
  * submission to reaping (@inflight) against the ring's size is what lets a
  * backend post from any thread without ever finding the ring full.
  *
- * Backends without a queue of their own (the kernel's, until it has
- * io_uring) get ipu_queue_submit_sync(): the batch runs inside the submit.
+ * Completions reach the ring in one of two ways. The model's engine
+ * thread posts them as commands finish, and reapers sleep on a condition
+ * variable until enough are there. The kernel's completions sit in an
+ * io_uring CQ ring until someone looks, so its reapers call the backend's
+ * queue_harvest instead, which posts them and waits in io_uring_enter()
+ * for the rest. Backends without a queue of their own (a test's fake, or
+ * the kernel's when io_uring is unavailable) get ipu_queue_submit_sync():
+ * the batch runs inside the submit.
  */
 #include <errno.h>
 #include <limits.h>
+#include <sys/uio.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdarg.h>
@@ -26,6 +33,8 @@
 
 #define IPU_QUEUE_OPTS_SZ_V1 sizeof(struct ipu_queue_opts)
 #define IPU_QUEUE_FLAGS_ALL 0u
+
+struct ipu_queue_stats ipu_queue_totals;
 
 /* What a command is, for its completion's message. */
 static void describe(const struct ipu_cmd *cmd, char *buf, size_t len)
@@ -214,8 +223,11 @@ int ipu_queue_push(struct ipu_queue *q, const struct ipu_cmd *cmds, size_t n,
 		pthread_mutex_lock(&q->lock);
 		q->inflight -= n;
 		pthread_mutex_unlock(&q->lock);
+		return err;
 	}
-	return err;
+	IPU_QUEUE_STAT_ADD(q, batches, 1);
+	IPU_QUEUE_STAT_ADD(q, commands, n);
+	return 0;
 }
 
 int ipu_queue_submit(struct ipu_queue *q, const struct ipu_cmd *cmds,
@@ -319,7 +331,15 @@ int ipu_queue_pop(struct ipu_queue *q, struct ipu_completion *cqes,
 		pthread_mutex_unlock(&q->lock);
 		return -EINVAL;
 	}
-	if (q->ready < min_complete && timeout_ns != 0) {
+	if (q->ops->queue_harvest) {
+		/* Completions come only when asked for: the harvester posts
+		 * them (and waits for them) outside the front end's lock. */
+		pthread_mutex_unlock(&q->lock);
+		q->ops->queue_harvest(q, min_complete,
+				      timeout_ns > 0 ? &deadline : NULL,
+				      timeout_ns != 0);
+		pthread_mutex_lock(&q->lock);
+	} else if (q->ready < min_complete && timeout_ns != 0) {
 		struct want w = { q, min_complete };
 
 		/* The engine is likely at work on them right now. */
@@ -327,7 +347,8 @@ int ipu_queue_pop(struct ipu_queue *q, struct ipu_completion *cqes,
 		ipu_spin(enough_ready, &w);
 		pthread_mutex_lock(&q->lock);
 	}
-	while (q->ready < min_complete && timeout_ns != 0) {
+	while (!q->ops->queue_harvest && q->ready < min_complete &&
+	       timeout_ns != 0) {
 		/* Another waiter may have lowered it since; never raise it. */
 		if (min_complete < q->want)
 			q->want = min_complete;
@@ -426,5 +447,83 @@ int ipu_device_sync_queue(struct ipu_device *dev, struct ipu_queue **qp)
 			return err;
 	}
 	*qp = dev->sync_q;
+	return 0;
+}
+
+int __ipu_queue_stats(const struct ipu_queue *q, struct ipu_queue_stats *st)
+{
+	const struct ipu_queue_stats *from = q ? &q->stats : &ipu_queue_totals;
+
+	if (!st)
+		return -EINVAL;
+	st->batches = __atomic_load_n(&from->batches, __ATOMIC_RELAXED);
+	st->commands = __atomic_load_n(&from->commands, __ATOMIC_RELAXED);
+	st->enters = __atomic_load_n(&from->enters, __ATOMIC_RELAXED);
+	st->submit_enters = __atomic_load_n(&from->submit_enters,
+					    __ATOMIC_RELAXED);
+	st->wait_enters = __atomic_load_n(&from->wait_enters, __ATOMIC_RELAXED);
+	st->fixed_xfers = __atomic_load_n(&from->fixed_xfers, __ATOMIC_RELAXED);
+	return 0;
+}
+
+int ipu_queue_register_buffers(struct ipu_queue *q, const struct iovec *bufs,
+			       size_t n)
+{
+	IPU_KEEP_ERRNO();
+	uintptr_t base;
+	size_t i;
+	int err;
+
+	if (!q || !bufs)
+		return ipu_err(-EINVAL, "ipu_queue_register_buffers: %s is NULL",
+			       q ? "bufs" : "q");
+	if (n == 0 || n > IPU_QUEUE_MAX_BUFFERS)
+		return ipu_err(-EINVAL, "queue: registering %zu host buffers (1 to %u)",
+			       n, IPU_QUEUE_MAX_BUFFERS);
+	for (i = 0; i < n; i++) {
+		base = (uintptr_t)bufs[i].iov_base;
+		if (!base || !bufs[i].iov_len ||
+		    bufs[i].iov_len > UINTPTR_MAX - base)
+			return ipu_err(-EINVAL, "queue: host buffer %zu (%p, %zu bytes) is NULL, empty or wraps",
+				       i, bufs[i].iov_base, bufs[i].iov_len);
+	}
+	pthread_mutex_lock(&q->lock);
+	if (q->nbufs) {
+		pthread_mutex_unlock(&q->lock);
+		return ipu_err(-EBUSY, "queue: %zu host buffers are registered already (unregister them first)",
+			       q->nbufs);
+	}
+	/* Claimed under the lock so that two registrations cannot race. */
+	q->nbufs = n;
+	pthread_mutex_unlock(&q->lock);
+	err = q->ops->queue_register ? q->ops->queue_register(q, bufs, n) : 0;
+	if (err) {
+		pthread_mutex_lock(&q->lock);
+		q->nbufs = 0;
+		pthread_mutex_unlock(&q->lock);
+		return ipu_err(err, "queue: registering %zu host buffers", n);
+	}
+	return 0;
+}
+
+int ipu_queue_unregister_buffers(struct ipu_queue *q)
+{
+	IPU_KEEP_ERRNO();
+	size_t n;
+	int err;
+
+	if (!q)
+		return ipu_err(-EINVAL, "ipu_queue_unregister_buffers: q is NULL");
+	pthread_mutex_lock(&q->lock);
+	n = q->nbufs;
+	pthread_mutex_unlock(&q->lock);
+	if (!n)
+		return ipu_err(-ENOENT, "queue: no host buffers are registered");
+	err = q->ops->queue_register ? q->ops->queue_register(q, NULL, 0) : 0;
+	if (err)
+		return ipu_err(err, "queue: unregistering %zu host buffers", n);
+	pthread_mutex_lock(&q->lock);
+	q->nbufs = 0;
+	pthread_mutex_unlock(&q->lock);
 	return 0;
 }

@@ -1,0 +1,809 @@
+// SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
+/*
+ * backend_kernel_queue.c - the "hw" backend's queues: an io_uring ring.
+ *
+ * A queue is one ring set up with IORING_SETUP_SQE128 (the commands'
+ * payloads, struct ipu_xfer and struct ipu_launch, travel in the SQE's
+ * 80-byte command area). A batch becomes one IORING_OP_URING_CMD SQE per
+ * command (IPU_URING_CMD_XFER or IPU_URING_CMD_LAUNCH, on the file of the
+ * command's device, so one ring serves every /dev/ipuN the process has
+ * open), IPU_CMD_F_LINK becomes IOSQE_IO_LINK, and the batch goes to the
+ * kernel in one io_uring_enter() (io_uring_submit()). The kernel finishes
+ * commands in any order, each with a CQE whose result is 0 or -errno; the
+ * CQE's user_data is the index of the command's slot here, which keeps a
+ * copy of the command so its completion can name the device and say what
+ * it was.
+ *
+ * Reaping. CQEs sit in the ring until a reaper comes: ipu_queue_reap()
+ * calls kq_harvest(), which posts what is there to the front end and, if
+ * that is not enough, waits in one io_uring_enter(IORING_ENTER_GETEVENTS)
+ * for exactly the number still missing. So a run (its transfers, the
+ * launch linked after them, the transfers linked after the launch) costs
+ * two system calls however many streams it has: one to submit, one to
+ * wait. One thread harvests at a time (cq_lock); another reaper waits for
+ * the lock, then finds what the first posted.
+ *
+ * Transfers larger than the kernel takes in one command (1 GiB) go as
+ * several SQEs linked together, completing the command once; a transfer
+ * whose host range lies in a buffer registered with the queue
+ * (ipu_queue_register_buffers()) goes with IORING_URING_CMD_FIXED, so the
+ * kernel uses the pages pinned at registration instead of pinning them
+ * for every transfer.
+ *
+ * Replicated runs. The kernel ties a run's launches together by the
+ * launching process and a non-zero group id, and libipu lets a caller
+ * use any group value per queue, so each run gets a group id unique in
+ * the process for as long as any of its launches is in flight. That
+ * record is also where a replica submitted twice is refused.
+ *
+ * Fallback: where io_uring cannot be set up (an old kernel, io_uring
+ * disabled) or a device does not offer io_uring commands, batches run
+ * synchronously through the ioctls (ipu_queue_submit_sync()).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <liburing.h>
+#include <linux/ipu.h>
+
+#include "backend.h"
+#include "backend_kernel.h"
+#include "internal.h"
+
+/* The most SQEs a ring holds (io_uring's IORING_MAX_ENTRIES). */
+#define KQ_MAX_SQ		32768u
+/* The largest transfer one io_uring command may carry (ipu_uring.c). */
+#define KQ_XFER_MAX		(1ull << 30)
+/* Bytes of the command area of an SQE128 submission. */
+#define KQ_CMD_BYTES		80
+/* No slot: ends the free list. */
+#define KQ_NONE			UINT32_MAX
+
+/**
+ * struct kq_run - a replicated run with launches in flight on this queue.
+ * @group: the caller's ipu_launch_desc.group.
+ * @kgroup: the group id the kernel sees, unique in the process.
+ * @nrep: its replica count.
+ * @inflight: its launches submitted and not yet completed.
+ * @seen: per replica, whether its launch is in flight.
+ */
+struct kq_run {
+	struct kq_run *next;
+	uint64_t group;
+	uint64_t kgroup;
+	uint32_t nrep;
+	uint32_t inflight;
+	uint8_t seen[];
+};
+
+/**
+ * struct kq_slot - a command in flight.
+ * @cmd: a copy, for the completion.
+ * @parts: its SQEs whose CQE has not come yet (a long transfer has
+ *	several).
+ * @result: the first failure among its parts (one that is not the
+ *	-ECANCELED of a later part).
+ * @run: the run of a replicated launch, or NULL.
+ * @next_free: the next free slot when this one is free.
+ */
+struct kq_slot {
+	struct ipu_cmd cmd;
+	uint32_t parts;
+	int32_t result;
+	struct kq_run *run;
+	uint32_t next_free;
+};
+
+/* A registered host buffer, kept sorted by address for the lookup. */
+struct kq_buf {
+	uintptr_t base;
+	size_t len;
+	uint16_t index;
+};
+
+/**
+ * struct kq - the io_uring side of a queue.
+ * @ring: the ring.
+ * @lock: protects the SQ ring, @slots, @free, @runs, @bufs and @broken.
+ * @cq_lock: held by the one thread harvesting CQEs (kq_harvest()).
+ * @slots: q->entries of them; @free heads the free list.
+ * @runs: replicated runs with launches in flight.
+ * @bufs, @nbufs: registered host buffers, sorted by base.
+ * @broken: io_uring_enter() failed after SQEs were in the ring: they may
+ *	still be submitted later, so no slot can be trusted to be free
+ *	again; further batches are refused with this error.
+ */
+struct kq {
+	struct io_uring ring;
+	pthread_mutex_t lock;
+	pthread_mutex_t cq_lock;
+	struct kq_slot *slots;
+	uint32_t free;
+	struct kq_run *runs;
+	struct kq_buf *bufs;
+	size_t nbufs;
+	int broken;
+};
+
+/* Group ids handed to the kernel: process-wide, never 0. */
+static uint64_t next_kgroup;
+
+static struct kq *kq_of(const struct ipu_queue *q)
+{
+	return q->priv;
+}
+
+static int kfd_of(const struct ipu_device *dev)
+{
+	return kdev_of(dev)->fd;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Setting up and tearing down                                             */
+/* ---------------------------------------------------------------------- */
+
+int kq_create(struct ipu_queue *q)
+{
+	struct io_uring_params p;
+	struct kq *kq;
+	uint32_t i;
+	int err;
+
+	kq = calloc(1, sizeof(*kq));
+	if (!kq)
+		return -ENOMEM;
+	kq->slots = calloc(q->entries, sizeof(*kq->slots));
+	if (!kq->slots) {
+		free(kq);
+		return -ENOMEM;
+	}
+	memset(&p, 0, sizeof(p));
+	/*
+	 * SQE128 for the payloads; SUBMIT_ALL so that a command the kernel
+	 * refuses at submission completes with its error instead of
+	 * stopping the rest of the batch; a CQ ring with room for every
+	 * command in flight (CLAMP: the kernel's limits over ours).
+	 */
+	p.flags = IORING_SETUP_SQE128 | IORING_SETUP_SUBMIT_ALL |
+		  IORING_SETUP_CQSIZE | IORING_SETUP_CLAMP;
+	p.cq_entries = q->entries < 2 ? 2 : 2 * q->entries;
+	err = io_uring_queue_init_params(q->entries < KQ_MAX_SQ ? q->entries :
+				       KQ_MAX_SQ, &kq->ring, &p);
+	if (!err && !(p.features & IORING_FEAT_EXT_ARG)) {
+		/* Every kernel with io_uring commands has it (5.11). */
+		io_uring_queue_exit(&kq->ring);
+		err = -EOPNOTSUPP;
+	}
+	if (err) {
+		free(kq->slots);
+		free(kq);
+		/* No io_uring here: batches run through the ioctls. */
+		if (err == -ENOMEM)
+			return err;
+		q->priv = NULL;
+		return 0;
+	}
+	for (i = 0; i < q->entries; i++)
+		kq->slots[i].next_free = i + 1 < q->entries ? i + 1 : KQ_NONE;
+	kq->free = 0;
+	pthread_mutex_init(&kq->lock, NULL);
+	pthread_mutex_init(&kq->cq_lock, NULL);
+	q->priv = kq;
+	return 0;
+}
+
+/* io_uring_enter() to wait for completions, counted: liburing 2.3's
+ * wrappers differ in how they report errors and may enter more than once. */
+static int uring_enter(struct ipu_queue *q, unsigned int to_submit,
+		       unsigned int min_complete, unsigned int flags,
+		       const void *arg, size_t argsz)
+{
+	long ret;
+
+	IPU_QUEUE_STAT_ADD(q, enters, 1);
+	IPU_QUEUE_STAT_ADD(q, wait_enters, 1);
+	ret = syscall(__NR_io_uring_enter, kq_of(q)->ring.ring_fd, to_submit,
+		      min_complete, flags, arg, argsz);
+	return ret < 0 ? -errno : (int)ret;
+}
+
+static void drain(struct ipu_queue *q);
+
+void kq_destroy(struct ipu_queue *q)
+{
+	struct kq *kq = kq_of(q);
+	bool busy;
+	uint32_t i;
+
+	if (!kq)
+		return;
+	/*
+	 * Commands in flight hold the caller's host memory: the kernel may
+	 * still write into it. They all end in bounded time (transfers at
+	 * once, launches by the device's deadline), so wait for them here
+	 * rather than let the caller free memory the kernel writes to.
+	 */
+	pthread_mutex_lock(&kq->cq_lock);
+	for (;;) {
+		drain(q);
+		pthread_mutex_lock(&kq->lock);
+		busy = false;
+		for (i = 0; i < q->entries && !busy; i++)
+			busy = kq->slots[i].parts != 0;
+		pthread_mutex_unlock(&kq->lock);
+		if (!busy || kq->broken)
+			break;
+		uring_enter(q, 0, 1, IORING_ENTER_GETEVENTS, NULL, 0);
+	}
+	pthread_mutex_unlock(&kq->cq_lock);
+	io_uring_queue_exit(&kq->ring);
+	while (kq->runs) {
+		struct kq_run *run = kq->runs;
+
+		kq->runs = run->next;
+		free(run);
+	}
+	pthread_mutex_destroy(&kq->cq_lock);
+	pthread_mutex_destroy(&kq->lock);
+	free(kq->bufs);
+	free(kq->slots);
+	free(kq);
+	q->priv = NULL;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Registered buffers                                                      */
+/* ---------------------------------------------------------------------- */
+
+static int cmp_buf(const void *a, const void *b)
+{
+	const struct kq_buf *x = a, *y = b;
+
+	return x->base < y->base ? -1 : x->base > y->base;
+}
+
+int kq_register(struct ipu_queue *q, const struct iovec *bufs, size_t n)
+{
+	struct kq *kq = kq_of(q);
+	struct kq_buf *table = NULL;
+	size_t i;
+	int err;
+
+	if (!kq)
+		return 0; /* transfers pin per call anyway */
+	if (n) {
+		table = calloc(n, sizeof(*table));
+		if (!table)
+			return -ENOMEM;
+		for (i = 0; i < n; i++) {
+			table[i].base = (uintptr_t)bufs[i].iov_base;
+			table[i].len = bufs[i].iov_len;
+			table[i].index = (uint16_t)i;
+		}
+		qsort(table, n, sizeof(*table), cmp_buf);
+	}
+	pthread_mutex_lock(&kq->lock);
+	err = n ? io_uring_register_buffers(&kq->ring, bufs, (unsigned int)n) :
+		  io_uring_unregister_buffers(&kq->ring);
+	if (!err) {
+		free(kq->bufs);
+		kq->bufs = table;
+		kq->nbufs = n;
+		table = NULL;
+	}
+	pthread_mutex_unlock(&kq->lock);
+	free(table);
+	return err;
+}
+
+/* The registered buffer holding all of [@host, @host + @len), or -1. */
+static int find_buf_locked(const struct kq *kq, const void *host,
+			   uint64_t len)
+{
+	uintptr_t p = (uintptr_t)host;
+	size_t lo = 0, hi = kq->nbufs, mid;
+	const struct kq_buf *b;
+
+	/* The last buffer starting at or before @p. */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (kq->bufs[mid].base <= p)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return -1;
+	b = &kq->bufs[lo - 1];
+	if (p - b->base > b->len || len > b->len - (p - b->base))
+		return -1;
+	return b->index;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Submitting                                                              */
+/* ---------------------------------------------------------------------- */
+
+static uint32_t parts_of(const struct ipu_cmd *cmd)
+{
+	if (cmd->op != IPU_CMD_XFER)
+		return 1;
+	return (uint32_t)((cmd->xfer.length + KQ_XFER_MAX - 1) / KQ_XFER_MAX);
+}
+
+static bool in_a_run(const struct ipu_cmd *cmd)
+{
+	return cmd->op == IPU_CMD_LAUNCH && cmd->launch.num_replicas > 1;
+}
+
+static struct kq_run *find_run_locked(struct kq *kq, uint64_t group)
+{
+	struct kq_run *run;
+
+	for (run = kq->runs; run; run = run->next)
+		if (run->group == group)
+			return run;
+	return NULL;
+}
+
+/*
+ * The launches of runs against the runs in flight (the front end checked
+ * the batch against itself), then records for the new runs; all or
+ * nothing. Under kq->lock.
+ */
+static int add_runs_locked(struct kq *kq, const struct ipu_cmd *cmds,
+			   size_t n, char *why, size_t whylen)
+{
+	struct kq_run *fresh = NULL, *run;
+	const struct ipu_launch_desc *l;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!in_a_run(&cmds[i]))
+			continue;
+		l = &cmds[i].launch;
+		run = find_run_locked(kq, l->group);
+		if (run && ipu_run_conflict(l, i, run->nrep,
+					    l->replica < run->nrep &&
+						    run->seen[l->replica],
+					    why, whylen))
+			goto err_free;
+		if (run)
+			continue;
+		for (run = fresh; run && run->group != l->group; run = run->next)
+			;
+		if (run)
+			continue;
+		run = calloc(1, sizeof(*run) + l->num_replicas);
+		if (!run) {
+			snprintf(why, whylen, "no memory for the run of group %llu",
+				 (unsigned long long)l->group);
+			while ((run = fresh)) {
+				fresh = run->next;
+				free(run);
+			}
+			return -ENOMEM;
+		}
+		run->group = l->group;
+		run->nrep = l->num_replicas;
+		do {
+			run->kgroup = __atomic_add_fetch(&next_kgroup, 1,
+							 __ATOMIC_RELAXED);
+		} while (!run->kgroup);
+		run->next = fresh;
+		fresh = run;
+	}
+	while ((run = fresh)) {
+		fresh = run->next;
+		run->next = kq->runs;
+		kq->runs = run;
+	}
+	return 0;
+
+err_free:
+	while ((run = fresh)) {
+		fresh = run->next;
+		free(run);
+	}
+	return -EINVAL;
+}
+
+/* A free slot for @cmd; there always is one (the front end counts). */
+static uint32_t take_slot_locked(struct kq *kq, const struct ipu_cmd *cmd)
+{
+	uint32_t s = kq->free;
+	struct kq_slot *slot = &kq->slots[s];
+	struct kq_run *run = NULL;
+
+	kq->free = slot->next_free;
+	slot->cmd = *cmd;
+	slot->parts = parts_of(cmd);
+	slot->result = 0;
+	if (in_a_run(cmd)) {
+		run = find_run_locked(kq, cmd->launch.group);
+		run->seen[cmd->launch.replica] = 1;
+		run->inflight++;
+	}
+	slot->run = run;
+	return s;
+}
+
+static struct io_uring_sqe *prep_cmd_sqe(struct kq *kq, int fd, uint32_t op,
+					 uint32_t slot)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&kq->ring);
+
+	/* The submitter made room for the whole batch first. */
+	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, NULL, 0, 0);
+	sqe->cmd_op = op;
+	memset(sqe->cmd, 0, KQ_CMD_BYTES);
+	sqe->user_data = slot;
+	return sqe;
+}
+
+/*
+ * SQEs of transfer @cmd in slot @s; @link: whether the SQE after the last
+ * waits for it. Returns the SQEs queued.
+ */
+static void prep_xfer(struct ipu_queue *q, const struct ipu_cmd *cmd,
+		      uint32_t s, bool link)
+{
+	struct kq *kq = kq_of(q);
+	const struct ipu_xfer_desc *d = &cmd->xfer;
+	const struct ipu_device *dev = d->bo->dev;
+	uint64_t off, chunk;
+	struct io_uring_sqe *sqe;
+	struct ipu_xfer *x;
+	int buf = -1;
+
+	if (kdev_of(dev)->features & IPU_FEATURE_URING_FIXED && kq->nbufs)
+		buf = find_buf_locked(kq, d->host, d->length);
+	if (buf >= 0)
+		IPU_QUEUE_STAT_ADD(q, fixed_xfers, 1);
+	for (off = 0; off < d->length; off += chunk) {
+		chunk = d->length - off < KQ_XFER_MAX ? d->length - off :
+							KQ_XFER_MAX;
+		sqe = prep_cmd_sqe(kq, kfd_of(dev), IPU_URING_CMD_XFER, s);
+		x = (struct ipu_xfer *)sqe->cmd;
+		x->user_ptr = (uint64_t)(uintptr_t)d->host + off;
+		x->bo_offset = d->bo_offset + off;
+		x->length = chunk;
+		x->handle = d->bo->handle;
+		x->flags = d->dir == IPU_XFER_DIR_TO_DEVICE ?
+				   IPU_XFER_TO_DEVICE :
+				   IPU_XFER_FROM_DEVICE;
+		if (buf >= 0) {
+			sqe->uring_cmd_flags = IORING_URING_CMD_FIXED;
+			sqe->buf_index = (uint16_t)buf;
+		}
+		/* The parts of one transfer run one after the other. */
+		if (off + chunk < d->length || link)
+			sqe->flags |= IOSQE_IO_LINK;
+	}
+}
+
+static void prep_launch(struct kq *kq, const struct ipu_cmd *cmd, uint32_t s,
+			bool link)
+{
+	const struct ipu_launch_desc *l = &cmd->launch;
+	struct io_uring_sqe *sqe;
+	struct ipu_launch *k;
+
+	sqe = prep_cmd_sqe(kq, kfd_of(l->arena_bo->dev), IPU_URING_CMD_LAUNCH,
+			   s);
+	k = (struct ipu_launch *)sqe->cmd;
+	k->exe_handle = l->exe_bo->handle;
+	k->arena_handle = l->arena_bo->handle;
+	k->exe_size = l->exe_size;
+	k->arena_offset = l->arena_offset;
+	k->arena_size = l->arena_size ? l->arena_size :
+					l->arena_bo->size - l->arena_offset;
+	k->replica = l->replica;
+	k->num_replicas = l->num_replicas;
+	if (in_a_run(cmd))
+		k->group = kq->slots[s].run->kgroup;
+	if (link)
+		sqe->flags |= IOSQE_IO_LINK;
+}
+
+/* Hand the SQEs queued so far to the kernel; 0 or -errno. */
+static int submit_locked(struct ipu_queue *q)
+{
+	struct kq *kq = kq_of(q);
+	int ret;
+
+	while (io_uring_sq_ready(&kq->ring)) {
+		IPU_QUEUE_STAT_ADD(q, enters, 1);
+		IPU_QUEUE_STAT_ADD(q, submit_enters, 1);
+		ret = io_uring_submit(&kq->ring);
+		if (ret >= 0)
+			continue; /* short only if the kernel lacked memory */
+		if (ret == -EINTR || ret == -EAGAIN || ret == -EBUSY) {
+			sched_yield();
+			continue;
+		}
+		return ret;
+	}
+	return 0;
+}
+
+/* Whether every device of the batch takes io_uring commands. */
+static bool batch_can_uring(const struct ipu_cmd *cmds, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!(kdev_of(ipu_cmd_device(&cmds[i]))->features &
+		      IPU_FEATURE_URING_CMD))
+			return false;
+	return true;
+}
+
+int kq_submit(struct ipu_queue *q, const struct ipu_cmd *cmds, size_t n,
+	      char *why, size_t whylen)
+{
+	struct kq *kq = kq_of(q);
+	size_t i, start, sqes, chain;
+	unsigned int room;
+	bool link;
+	int err;
+
+	if (!kq || !batch_can_uring(cmds, n))
+		return ipu_queue_submit_sync(q, cmds, n);
+
+	pthread_mutex_lock(&kq->lock);
+	if (kq->broken) {
+		err = kq->broken;
+		snprintf(why, whylen, "the io_uring ring failed earlier");
+		goto out_unlock;
+	}
+	/*
+	 * A chain must go to the kernel in one io_uring_enter() (links do
+	 * not span submissions), so a batch longer than the SQ ring is cut
+	 * between chains; one chain longer than the ring is refused.
+	 */
+	room = kq->ring.sq.ring_entries;
+	for (i = 0, start = 0, chain = 0; i < n; i++) {
+		chain += parts_of(&cmds[i]);
+		if (cmds[i].flags & IPU_CMD_F_LINK && i + 1 < n)
+			continue;
+		if (chain > room) {
+			snprintf(why, whylen, "commands %zu to %zu, linked, need %zu submission entries; the ring has %u",
+				 start, i, chain, room);
+			err = -EINVAL;
+			goto out_unlock;
+		}
+		start = i + 1;
+		chain = 0;
+	}
+	err = add_runs_locked(kq, cmds, n, why, whylen);
+	if (err)
+		goto out_unlock;
+
+	for (i = 0, sqes = 0; i < n; i = start) {
+		/* The chain starting at @i, and its SQEs. */
+		for (start = i, chain = 0; start < n; start++) {
+			chain += parts_of(&cmds[start]);
+			if (!(cmds[start].flags & IPU_CMD_F_LINK))
+				break;
+		}
+		start = start < n ? start + 1 : n;
+		if (sqes + chain > room) {
+			err = submit_locked(q);
+			if (err)
+				goto out_broken;
+			sqes = 0;
+		}
+		for (; i < start; i++) {
+			uint32_t s = take_slot_locked(kq, &cmds[i]);
+
+			/* A link on the batch's last command is ignored. */
+			link = cmds[i].flags & IPU_CMD_F_LINK && i + 1 < n;
+			if (cmds[i].op == IPU_CMD_XFER)
+				prep_xfer(q, &cmds[i], s, link);
+			else
+				prep_launch(kq, &cmds[i], s, link);
+		}
+		sqes += chain;
+	}
+	err = submit_locked(q);
+	if (err)
+		goto out_broken;
+	pthread_mutex_unlock(&kq->lock);
+	return 0;
+
+out_broken:
+	/*
+	 * Cannot happen with a healthy ring; if it does, some SQEs are in
+	 * the ring and the kernel may take them with any later
+	 * io_uring_enter(), so the batch is not "taken back": its slots stay
+	 * busy and the queue refuses further work.
+	 */
+	kq->broken = err;
+	pthread_mutex_unlock(&kq->lock);
+	snprintf(why, whylen, "io_uring_enter() failed: %s", ipu_strerror(err));
+	return 0;
+
+out_unlock:
+	pthread_mutex_unlock(&kq->lock);
+	return err;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Completions                                                             */
+/* ---------------------------------------------------------------------- */
+
+/* What a failure means, beyond the errno's own words. */
+static const char *detail(const struct ipu_cmd *cmd, int res)
+{
+	if (cmd->op == IPU_CMD_XFER) {
+		switch (res) {
+		case -ENOENT:
+			return "the kernel knows no such buffer object in this file (destroyed?)";
+		case -EFAULT:
+			return "the host range is not mapped (or not writable)";
+		case -EIO:
+			return "the device failed the transfer";
+		case -ENODEV:
+			return "the device was removed";
+		case -EINVAL:
+			return "the kernel refused the transfer";
+		default:
+			return NULL;
+		}
+	}
+	switch (res) {
+	case -EUNATCH:
+		return "no firmware is attached to the device (for a simulated IPU: is ipu-simd running?)";
+	case -ETIMEDOUT:
+		return "the firmware did not finish in time (launch_timeout_ms); the device was reset";
+	case -EIO:
+		return "the device was reset while the launch was in flight";
+	case -ENOEXEC:
+		return "the firmware found no executable in the buffer object";
+	case -EINVAL:
+		return "the firmware rejected the program or its arena (its log says why)";
+	case -ENOENT:
+		return "the kernel knows no such buffer object in this file (destroyed?)";
+	case -ENODEV:
+		return "the device was removed";
+	default:
+		return NULL;
+	}
+}
+
+/* Release the run of a completed launch; under kq->lock. */
+static void put_run_locked(struct kq *kq, struct kq_run *run, uint32_t replica)
+{
+	struct kq_run **pp;
+
+	run->seen[replica] = 0;
+	if (--run->inflight)
+		return;
+	for (pp = &kq->runs; *pp != run; pp = &(*pp)->next)
+		;
+	*pp = run->next;
+	free(run);
+}
+
+/* One CQE; posts the command's completion when it was its last part. */
+static void complete_cqe(struct ipu_queue *q, uint64_t user_data, int res)
+{
+	struct kq *kq = kq_of(q);
+	struct kq_slot *slot;
+	struct ipu_cmd cmd;
+
+	if (user_data >= q->entries)
+		return; /* not ours: cannot happen */
+	pthread_mutex_lock(&kq->lock);
+	slot = &kq->slots[user_data];
+	if (!slot->parts) {
+		pthread_mutex_unlock(&kq->lock);
+		return;
+	}
+	/* A part's own failure beats the cancellation of the parts after. */
+	if (res < 0 && (!slot->result || slot->result == -ECANCELED))
+		slot->result = res;
+	if (--slot->parts) {
+		pthread_mutex_unlock(&kq->lock);
+		return;
+	}
+	cmd = slot->cmd;
+	res = slot->result;
+	if (slot->run)
+		put_run_locked(kq, slot->run, cmd.launch.replica);
+	slot->run = NULL;
+	slot->next_free = kq->free;
+	kq->free = (uint32_t)user_data;
+	pthread_mutex_unlock(&kq->lock);
+	ipu_queue_complete(q, &cmd, res, res ? detail(&cmd, res) : NULL);
+}
+
+/*
+ * Post every CQE in the ring; the caller holds cq_lock. Reads the ring
+ * only (io_uring_peek_cqe() may enter the kernel, and every
+ * io_uring_enter() is counted where it is made).
+ */
+static void drain(struct ipu_queue *q)
+{
+	struct io_uring *ring = &kq_of(q)->ring;
+	struct io_uring_cqe *cqe;
+	unsigned int head, seen = 0;
+
+	io_uring_for_each_cqe(ring, head, cqe) {
+		complete_cqe(q, cqe->user_data, cqe->res);
+		seen++;
+	}
+	io_uring_cq_advance(ring, seen);
+}
+
+static size_t ready_of(const struct ipu_queue *q)
+{
+	return __atomic_load_n(&q->ready, __ATOMIC_ACQUIRE);
+}
+
+int kq_harvest(struct ipu_queue *q, size_t want,
+	       const struct timespec *deadline, bool wait)
+{
+	struct kq *kq = kq_of(q);
+	struct io_uring_getevents_arg arg;
+	struct __kernel_timespec ts;
+	struct timespec now;
+	int64_t left;
+	size_t ready;
+	int ret = 0;
+
+	if (!kq)
+		return 0; /* the synchronous queue posted everything */
+	if (wait && ready_of(q) >= want && want)
+		return 0;
+	if (!wait)
+		ret = pthread_mutex_trylock(&kq->cq_lock);
+	else if (deadline)
+		ret = pthread_mutex_clocklock(&kq->cq_lock, CLOCK_MONOTONIC,
+					      deadline);
+	else
+		ret = pthread_mutex_lock(&kq->cq_lock);
+	if (ret) /* another thread harvests: what it posts is ours too */
+		return ret == ETIMEDOUT ? -ETIME : 0;
+
+	for (;;) {
+		drain(q);
+		ready = ready_of(q);
+		if (!wait || ready >= want)
+			break;
+		memset(&arg, 0, sizeof(arg));
+		if (deadline) {
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			left = (deadline->tv_sec - now.tv_sec) * 1000000000ll +
+			       (deadline->tv_nsec - now.tv_nsec);
+			if (left <= 0) {
+				ret = -ETIME;
+				break;
+			}
+			ts.tv_sec = left / 1000000000;
+			ts.tv_nsec = left % 1000000000;
+			arg.ts = (uint64_t)(uintptr_t)&ts;
+		}
+		/* The CQ ring is empty: wait for exactly what is missing. */
+		ret = uring_enter(q, 0, (unsigned int)(want - ready),
+				  IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG,
+				  &arg, sizeof(arg));
+		if (ret == -ETIME) {
+			drain(q);
+			break;
+		}
+		if (ret < 0 && ret != -EINTR)
+			break;
+		ret = 0;
+	}
+	pthread_mutex_unlock(&kq->cq_lock);
+	return ret < 0 ? ret : 0;
+}
