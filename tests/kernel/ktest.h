@@ -12,8 +12,8 @@
  *   module loaded, as on a build host). KT_RUN() exits 77 only when every
  *   test skipped, 1 when one failed, else 0.
  * - Cleanup: what a test opens through these helpers (files, mappings,
- *   libipu devices, child processes, simulated devices it added, fault
- *   switches it set) is tracked and released by kt_teardown() even when an
+ *   libipu devices and queues, child processes, simulated devices it
+ *   added, fault switches it set) is tracked and released by kt_teardown() even when an
  *   assertion fails half way, so one failing test cannot leave the device
  *   attached under the next one. Release things early only through the
  *   kt_close()/kt_munmap()/... helpers, which stop tracking them.
@@ -113,6 +113,7 @@ enum kt_kind {
 	KT_CHILD,	/* pid to kill and reap */
 	KT_SIMDEV,	/* simulated device to delete */
 	KT_FAULT,	/* fault switch (idx, name) to set back to 0 */
+	KT_QUEUE,	/* libipu queue to destroy (before its devices) */
 };
 
 struct kt_res {
@@ -121,6 +122,7 @@ struct kt_res {
 	void *addr;
 	size_t len;
 	struct ipu_device *dev;
+	struct ipu_queue *q;
 	pid_t pid;
 	unsigned int idx;
 	char name[32];
@@ -210,6 +212,9 @@ static inline void kt_release(struct kt_res *r)
 	case KT_DEV:
 		ipu_device_close(r->dev);
 		break;
+	case KT_QUEUE:
+		ipu_queue_destroy(r->q);
+		break;
 	case KT_CHILD:
 		kill(r->pid, SIGKILL);
 		while (waitpid(r->pid, &status, 0) < 0 && errno == EINTR)
@@ -237,6 +242,10 @@ static inline void kt_cleanup(void)
 	/* Children first: they may hold the devices. */
 	for (i = KT_MAX_RES - 1; i >= 0; i--)
 		if (kt_res[i].kind == KT_CHILD)
+			kt_release(&kt_res[i]);
+	/* Queues before devices: commands in flight name the devices. */
+	for (i = KT_MAX_RES - 1; i >= 0; i--)
+		if (kt_res[i].kind == KT_QUEUE)
 			kt_release(&kt_res[i]);
 	for (i = KT_MAX_RES - 1; i >= 0; i--)
 		if (kt_res[i].kind != KT_SIMDEV && kt_res[i].kind != KT_FAULT)
@@ -345,6 +354,33 @@ static inline void kt_dev_close(struct ipu_device *dev)
 {
 	kt_untrack(kt_find(KT_DEV, 0, NULL, dev, 0, 0));
 	ipu_device_close(dev);
+}
+
+/* A queue of @entries (0: the default) for @dev's backend; tracked. */
+static inline struct ipu_queue *kt_queue(struct ipu_device *dev,
+					 uint32_t entries)
+{
+	IPU_OPTS(ipu_queue_opts, opts, .entries = entries);
+	struct ipu_queue *q = NULL;
+	int err;
+
+	err = ipu_queue_create(dev, &opts, &q);
+	if (err)
+		fail_msg("ipu_queue_create(%s): %d (%s)", ipu_device_name(dev),
+			 err, ipu_errmsg());
+	kt_track(KT_QUEUE)->q = q;
+	return q;
+}
+
+/* Destroy a tracked queue now. */
+static inline void kt_queue_destroy(struct ipu_queue *q)
+{
+	int i;
+
+	for (i = KT_MAX_RES - 1; i >= 0; i--)
+		if (kt_res[i].kind == KT_QUEUE && kt_res[i].q == q)
+			kt_untrack(&kt_res[i]);
+	ipu_queue_destroy(q);
 }
 
 static inline size_t kt_page_size(void)

@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ksimd.h - kernel tests that need ipu-simd, the simulated IPUs' firmware.
+ *
+ * The guest (tests/kernel/guest-init) starts ipu-simd after insmod, serving
+ * ipu0 and ipu1, logging to /tmp/ipu-simd.log, its pid in
+ * /tmp/ipu-simd.pid. A test that launches programs calls ks_require_simd()
+ * first: it skips where there is no ipu-simd (a build host) and starts it
+ * again if an earlier test killed it. Tests that stop, kill or restart it,
+ * or change launch_timeout_ms, use KS_TEST(), whose teardown puts both
+ * back whatever happened: the daemon running (not stopped) and the
+ * module's timeout as it was.
+ *
+ * Waiting: the daemon says what it did in its log; ks_log_wait() polls
+ * the log for a line, a bounded number of times with a short pause in
+ * between (a poll on the condition, never a sleep standing in for one).
+ */
+#ifndef IPU_TESTS_KSIMD_H
+#define IPU_TESTS_KSIMD_H
+
+#include <time.h>
+
+#include "ktest.h"
+
+#define KS_SIMD		"/usr/bin/ipu-simd"
+#define KS_LOG		"/tmp/ipu-simd.log"
+#define KS_PIDFILE	"/tmp/ipu-simd.pid"
+#define KS_TIMEOUT	"/sys/module/ipu/parameters/launch_timeout_ms"
+/* Polls of the log before giving up, and the pause between two. */
+#define KS_POLLS	3000
+#define KS_POLL_NS	10000000L /* 10 ms: 30 s in all, for TCG */
+
+/* launch_timeout_ms before a test changed it; 0 when it did not. */
+static unsigned int ks_saved_timeout __attribute__((unused));
+
+static inline bool ks_alive(pid_t pid)
+{
+	char path[64], buf[256], *p;
+	int err;
+
+	if (pid <= 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	err = kt_read_file(path, buf, sizeof(buf));
+	if (err)
+		return false;
+	/* "pid (comm) S ...": a zombie is dead for our purposes. */
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+}
+
+static inline pid_t ks_simd_pid(void)
+{
+	char buf[32];
+
+	if (kt_read_file(KS_PIDFILE, buf, sizeof(buf)))
+		return 0;
+	return (pid_t)atoi(buf);
+}
+
+static inline bool ks_have_simd(void)
+{
+	return access(KS_SIMD, X_OK) == 0;
+}
+
+/* Bytes in the log now: where to look for what happens next. */
+static inline off_t ks_log_size(void)
+{
+	struct stat st;
+
+	return stat(KS_LOG, &st) ? 0 : st.st_size;
+}
+
+/* Whether the log, from byte @from on, has a line containing @what. */
+static inline bool ks_log_has(off_t from, const char *what)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	bool found = false;
+	FILE *f;
+
+	f = fopen(KS_LOG, "re");
+	if (!f)
+		return false;
+	if (fseeko(f, from, SEEK_SET) == 0)
+		while (!found && getline(&line, &cap, f) > 0)
+			found = strstr(line, what) != NULL;
+	free(line);
+	fclose(f);
+	return found;
+}
+
+static inline void ks_pause(void)
+{
+	struct timespec ts = { 0, KS_POLL_NS };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Wait until the log has @what after @from; false when it never came. */
+static inline bool ks_log_wait(off_t from, const char *what)
+{
+	int i;
+
+	for (i = 0; i < KS_POLLS; i++) {
+		if (ks_log_has(from, what))
+			return true;
+		ks_pause();
+	}
+	return false;
+}
+
+/* Wait until @pid is gone (or a zombie). */
+static inline bool ks_wait_dead(pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < KS_POLLS; i++) {
+		if (!ks_alive(pid))
+			return true;
+		ks_pause();
+	}
+	return false;
+}
+
+/*
+ * Start ipu-simd with @args (NULL-terminated; NULL: the guest's own,
+ * serving ipu0 and ipu1) and wait until it serves ipu0 and ipu1. It runs
+ * in a session of its own and outlives the test. Returns its pid.
+ */
+static inline pid_t ks_simd_start(const char *const *args)
+{
+	static const char *const dflt[] = { "--devices", "ipu0,ipu1", NULL };
+	const char *argv[16] = { KS_SIMD };
+	off_t from = ks_log_size();
+	char pidbuf[32];
+	size_t n = 1;
+	pid_t pid;
+	int fd;
+
+	for (args = args ? args : dflt; *args && n < 15; args++)
+		argv[n++] = *args;
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		setsid();
+		fd = open(KS_LOG, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (fd >= 0)
+			dup2(fd, 0);
+		signal(SIGPIPE, SIG_DFL);
+		execv(KS_SIMD, (char *const *)argv);
+		_exit(127);
+	}
+	snprintf(pidbuf, sizeof(pidbuf), "%d\n", (int)pid);
+	assert_int_equal(kt_write_file(KS_PIDFILE, pidbuf), 0);
+	if (!ks_log_wait(from, "ipu0: serving") ||
+	    !ks_log_wait(from, "ipu1: serving"))
+		fail_msg("ipu-simd (pid %d) did not start serving ipu0 and ipu1",
+			 (int)pid);
+	return pid;
+}
+
+/* Reap @pid if it is our child (ipu-simd started by this test). */
+static inline void ks_reap(pid_t pid)
+{
+	int st;
+
+	while (waitpid(pid, &st, WNOHANG) < 0 && errno == EINTR)
+		;
+}
+
+/* Kill ipu-simd with @sig and wait until it is gone. */
+static inline void ks_simd_kill(int sig)
+{
+	pid_t pid = ks_simd_pid();
+
+	assert_true(ks_alive(pid));
+	kill(pid, SIGCONT);
+	assert_int_equal(kill(pid, sig), 0);
+	if (!ks_wait_dead(pid))
+		fail_msg("ipu-simd (pid %d) did not die of signal %d", (int)pid,
+			 sig);
+	ks_reap(pid);
+}
+
+/* Skip without ipu-simd (a build host); start it if nothing runs it. */
+#define ks_require_simd()                                                 \
+	do {                                                              \
+		kt_require_dev(0);                                        \
+		if (!ks_have_simd()) {                                    \
+			print_message(KS_SIMD " absent: skipped\n");       \
+			kt_skip();                                        \
+		}                                                         \
+		if (!ks_alive(ks_simd_pid()))                             \
+			ks_simd_start(NULL);                              \
+	} while (0)
+
+static inline unsigned int ks_timeout_get(void)
+{
+	char buf[32];
+
+	if (kt_read_file(KS_TIMEOUT, buf, sizeof(buf)))
+		fail_msg("cannot read " KS_TIMEOUT);
+	return (unsigned int)strtoul(buf, NULL, 10);
+}
+
+/* Set launch_timeout_ms; KS_TEST's teardown restores it. */
+static inline void ks_timeout_set(unsigned int ms)
+{
+	char buf[32];
+
+	if (!ks_saved_timeout)
+		ks_saved_timeout = ks_timeout_get();
+	snprintf(buf, sizeof(buf), "%u", ms);
+	assert_int_equal(kt_write_file(KS_TIMEOUT, buf), 0);
+}
+
+static inline int ks_teardown(void **state)
+{
+	char buf[32];
+	pid_t pid;
+
+	kt_teardown(state);
+	if (ks_saved_timeout) {
+		snprintf(buf, sizeof(buf), "%u", ks_saved_timeout);
+		kt_write_file(KS_TIMEOUT, buf);
+		ks_saved_timeout = 0;
+	}
+	if (!ks_have_simd())
+		return 0;
+	pid = ks_simd_pid();
+	if (ks_alive(pid)) {
+		kill(pid, SIGCONT); /* a test may have stopped it */
+		return 0;
+	}
+	ks_reap(pid);
+	ks_simd_start(NULL);
+	return 0;
+}
+
+/* A test that may stop, kill or restart ipu-simd or change the timeout. */
+#define KS_TEST(f) cmocka_unit_test_teardown(f, ks_teardown)
+
+#endif /* IPU_TESTS_KSIMD_H */
