@@ -309,46 +309,217 @@ static int check_unique_names(struct vctx *v)
 	return ret;
 }
 
+/* What owns a range of the arena, in the order ranges that coincide sort. */
+enum owner_kind { OWN_TENSOR, OWN_H2D, OWN_D2H };
+
 /* A range of the arena that one variable, constant or stream owns. */
 struct owned {
 	uint64_t start, end;
+	uint32_t kind;		/* enum owner_kind */
 	const char *what;
 	const char *name;
 	uint32_t index;
+	uint32_t group;		/* first entry of the ranges equal to this */
 };
 
 static int cmp_owned(const void *a, const void *b)
 {
 	const struct owned *x = a, *y = b;
 
-	return (x->start > y->start) - (x->start < y->start);
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+#define NONE	UINT32_MAX
+#define MANY	(UINT32_MAX - 1)
+
+/*
+ * Who writes what, for the aliasing rules (exe.h): per tensor the one
+ * instruction that writes it (NONE, or MANY when several do); per stream
+ * the one tensor its host_stores name (NONE, or MANY when they differ) and
+ * the first of those stores. The instructions are valid by now.
+ */
+struct writes {
+	uint32_t *writer;
+	uint32_t *stored;
+	uint32_t *first_store;
+};
+
+/* Record @value in *@at: NONE becomes @value, another value MANY. */
+static void note_once(uint32_t *at, uint32_t value)
+{
+	*at = *at == NONE || *at == value ? value : MANY;
+}
+
+static int find_writes(const struct ipu_exe *e, struct writes *w)
+{
+	w->writer = malloc((e->num_tensors ? e->num_tensors : 1) *
+			   sizeof(*w->writer));
+	w->stored = malloc((e->num_streams ? e->num_streams : 1) *
+			   sizeof(*w->stored));
+	w->first_store = malloc((e->num_streams ? e->num_streams : 1) *
+				sizeof(*w->first_store));
+	if (!w->writer || !w->stored || !w->first_store)
+		return -ENOMEM;
+	memset(w->writer, 0xff, e->num_tensors * sizeof(*w->writer));
+	memset(w->stored, 0xff, e->num_streams * sizeof(*w->stored));
+	memset(w->first_store, 0xff, e->num_streams * sizeof(*w->first_store));
+	for (uint32_t i = 0; i < e->num_instrs; i++) {
+		const struct ipu_exe_instr *in = &e->instrs[i];
+		const uint32_t *opnd = e->operands + in->first_operand;
+
+		/* An all-reduce in place on a tensor is a second writer. */
+		if (__ipu_exe_op_info(in->op)->writes)
+			note_once(&w->writer[opnd[0]], i);
+		if (in->op == IPU_OP_HOST_STORE) {
+			uint32_t s = (uint32_t)e->params[in->first_param];
+
+			note_once(&w->stored[s], opnd[0]);
+			if (w->first_store[s] == NONE)
+				w->first_store[s] = i;
+		}
+	}
+	return 0;
+}
+
+static int overlap_fail(struct vctx *v, const struct owned *a,
+			const struct owned *b)
+{
+	return fail(v, "%s %u '%s' at %llu overlaps %s %u '%s' at %llu + %llu bytes",
+		    a->what, a->index, a->name, (unsigned long long)a->start,
+		    b->what, b->index, b->name, (unsigned long long)b->start,
+		    (unsigned long long)(b->end - b->start));
+}
+
+/*
+ * Sort the owned ranges and check that they are disjoint, but for the one
+ * coincidence allowed (forwarding): an h2d stream's slots with those of
+ * d2h streams. Each entry learns the first entry of its group of equal
+ * ranges.
+ */
+static int check_owned_ranges(struct vctx *v, struct owned *o, uint32_t n)
+{
+	qsort(o, n, sizeof(*o), cmp_owned);
+	for (uint32_t i = 0; i < n; i++) {
+		const struct owned *p = i ? &o[o[i - 1].group] : NULL;
+
+		if (p && o[i].start == p->start && o[i].end == p->end) {
+			if (p->kind != OWN_H2D || o[i].kind != OWN_D2H)
+				return overlap_fail(v, &o[i], p);
+			o[i].group = o[i - 1].group;
+			continue;
+		}
+		if (p && o[i].start < p->end)
+			return overlap_fail(v, &o[i], p);
+		o[i].group = i;
+	}
+	return 0;
+}
+
+/*
+ * Intermediate @ti overlaps the owned range @g (the first of its group):
+ * allowed only when it covers exactly the slots of a stream, in the two
+ * in-place forms of exe.h.
+ */
+static int check_in_place(struct vctx *v, const struct writes *w,
+			  const struct owned *g, uint32_t ti)
+{
+	const struct ipu_exe *e = v->exe;
+	const struct ipu_exe_tensor *t = &e->tensors[ti];
+	uint32_t wi = w->writer[ti];
+	const struct ipu_exe_instr *in = wi < MANY ? &e->instrs[wi] : NULL;
+
+	if (g->kind == OWN_TENSOR || g->start != t->offset ||
+	    g->end != t->offset + t->nbytes)
+		return fail(v, "tensor %u '%s' at %llu + %llu bytes overlaps %s %u '%s' at %llu",
+			    ti, t->name, (unsigned long long)t->offset,
+			    (unsigned long long)t->nbytes, g->what, g->index,
+			    g->name, (unsigned long long)g->start);
+	if (g->kind == OWN_H2D) {
+		/* Load in place: the slot is the tensor, and nothing but
+		 * the load (a self-copy) ever writes either. */
+		if (!in || in->op != IPU_OP_HOST_LOAD ||
+		    e->params[in->first_param] != g->index)
+			return fail(v, "tensor %u '%s' sits on the slots of stream %u '%s', but is not written by one host_load of that stream alone",
+				    ti, t->name, g->index, g->name);
+		return 0;
+	}
+	/* Store in place: the slot is the tensor, so what the host reads
+	 * after the launch is the tensor's last value, which is the value
+	 * stored when its one write comes before the stores. */
+	if (!in)
+		return fail(v, "tensor %u '%s' sits on the slots of stream %u '%s', but is written %s",
+			    ti, t->name, g->index, g->name,
+			    wi == NONE ? "by no instruction" :
+					 "by more than one instruction");
+	if (w->stored[g->index] != ti)
+		return fail(v, "tensor %u '%s' sits on the slots of stream %u '%s', but the stream's host_stores do not all store it",
+			    ti, t->name, g->index, g->name);
+	if (wi > w->first_store[g->index])
+		return fail(v, "tensor %u '%s' sits on the slots of stream %u '%s', but is written (instr %u) after it is stored (instr %u)",
+			    ti, t->name, g->index, g->name, wi,
+			    w->first_store[g->index]);
+	return 0;
+}
+
+/*
+ * Each d2h stream forwarded onto an h2d stream's slots stores only the
+ * tensor loaded in place there, so that nothing writes the shared bytes.
+ */
+static int check_forwarded(struct vctx *v, const struct writes *w,
+			   const struct owned *o, uint32_t n,
+			   const uint32_t *occupant)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		const struct owned *g = &o[o[i].group];
+
+		if (o[i].group == i || o[i].kind != OWN_D2H)
+			continue;
+		if (occupant[o[i].group] == NONE ||
+		    w->stored[o[i].index] != occupant[o[i].group])
+			return fail(v, "slots of stream %u '%s' are those of stream %u '%s', but its host_stores do not all store the tensor loaded in place there",
+				    o[i].index, o[i].name, g->index, g->name);
+	}
+	return 0;
 }
 
 /*
  * Intermediates may share memory when their lifetimes do not meet (the
  * compiler's plan), but variables, constants and stream slots live for the
- * whole launch: nothing else may touch their bytes.
+ * whole launch: nothing else may touch their bytes, except in the forms
+ * exe.h allows (in-place host loads and stores, forwarded slots), which
+ * copy elision needs.
  */
 static int check_owned_memory(struct vctx *v)
 {
 	const struct ipu_exe *e = v->exe;
 	uint64_t cap = (uint64_t)e->num_tensors + e->num_streams;
+	struct writes w = { 0 };
 	struct owned *o;
-	uint32_t n = 0;
-	int ret = 0;
+	uint32_t n = 0, *occupant;
+	int ret;
 
 	if (!cap)
 		return 0;
 	o = malloc(cap * sizeof(*o));
-	if (!o)
-		return -ENOMEM;
+	occupant = malloc(cap * sizeof(*occupant));
+	ret = !o || !occupant ? -ENOMEM : find_writes(e, &w);
+	if (ret)
+		goto out;
+	memset(occupant, 0xff, cap * sizeof(*occupant));
 	for (uint32_t i = 0; i < e->num_tensors; i++) {
 		const struct ipu_exe_tensor *t = &e->tensors[i];
 
 		if (t->kind != IPU_EXE_TENSOR_INTERMEDIATE)
 			o[n++] = (struct owned){ t->offset,
 						 t->offset + t->nbytes,
-						 kind_name(t->kind), t->name, i };
+						 OWN_TENSOR, kind_name(t->kind),
+						 t->name, i, 0 };
 	}
 	for (uint32_t i = 0; i < e->num_streams; i++) {
 		const struct ipu_exe_stream *s = &e->streams[i];
@@ -356,22 +527,14 @@ static int check_owned_memory(struct vctx *v)
 		o[n++] = (struct owned){
 			s->slots_offset,
 			s->slots_offset + s->nbytes * e->num_host_transfers,
-			"slots of stream", s->name, i
+			s->direction == IPU_EXE_STREAM_H2D ? OWN_H2D : OWN_D2H,
+			"slots of stream", s->name, i, 0
 		};
 	}
-	qsort(o, n, sizeof(*o), cmp_owned);
-	for (uint32_t i = 1; i < n && !ret; i++)
-		if (o[i].start < o[i - 1].end)
-			ret = fail(v, "%s %u '%s' at %llu overlaps %s %u '%s' at %llu + %llu bytes",
-				   o[i].what, o[i].index, o[i].name,
-				   (unsigned long long)o[i].start,
-				   o[i - 1].what, o[i - 1].index,
-				   o[i - 1].name,
-				   (unsigned long long)o[i - 1].start,
-				   (unsigned long long)(o[i - 1].end -
-							o[i - 1].start));
-	/* The owned ranges are now sorted and disjoint, so their ends are
-	 * sorted too: binary-search the first that ends after t starts. */
+	ret = check_owned_ranges(v, o, n);
+	/* The owned ranges are now sorted and disjoint but for equal ones,
+	 * so their ends are sorted too: binary-search the first that ends
+	 * after t starts. */
 	for (uint32_t i = 0; i < e->num_tensors && !ret; i++) {
 		const struct ipu_exe_tensor *t = &e->tensors[i];
 		uint32_t lo = 0, hi = n;
@@ -386,13 +549,22 @@ static int check_owned_memory(struct vctx *v)
 			else
 				hi = mid;
 		}
-		if (lo < n && o[lo].start < t->offset + t->nbytes)
-			ret = fail(v, "tensor %u '%s' at %llu + %llu bytes overlaps %s %u '%s' at %llu",
-				   i, t->name, (unsigned long long)t->offset,
-				   (unsigned long long)t->nbytes, o[lo].what,
-				   o[lo].index, o[lo].name,
-				   (unsigned long long)o[lo].start);
+		if (lo == n || o[lo].start >= t->offset + t->nbytes)
+			continue;
+		ret = check_in_place(v, &w, &o[lo], i);
+		if (!ret && occupant[lo] != NONE)
+			ret = fail(v, "tensors %u '%s' and %u '%s' both sit on the slots of stream %u '%s'",
+				   occupant[lo], e->tensors[occupant[lo]].name,
+				   i, t->name, o[lo].index, o[lo].name);
+		occupant[lo] = i;
 	}
+	if (!ret)
+		ret = check_forwarded(v, &w, o, n, occupant);
+out:
+	free(w.writer);
+	free(w.stored);
+	free(w.first_store);
+	free(occupant);
 	free(o);
 	return ret;
 }
@@ -648,9 +820,10 @@ int ipu_exe_validate(const struct ipu_exe *exe, char *errbuf, size_t errlen)
 	if (!ret)
 		ret = check_unique_names(&v);
 	if (!ret)
-		ret = check_owned_memory(&v);
-	if (!ret)
 		ret = check_instrs(&v);
+	/* After the instructions: the aliasing rules ask who writes what. */
+	if (!ret)
+		ret = check_owned_memory(&v);
 	if (ret == -ENOMEM)
 		fail(&v, "out of memory while validating");
 	return ret;

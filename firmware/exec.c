@@ -157,7 +157,8 @@ void *fw_scratch(struct fw_replica *rep, unsigned int slot, size_t bytes)
 /* ---------------------------------------------------------------------- */
 
 /* HOST_LOAD (out; stream) and HOST_STORE (x; stream): copy between the
- * tensor and the slot of the stream's next iteration. */
+ * tensor and the slot of the stream's next iteration, unless they are the
+ * same bytes; the iteration counts either way. */
 int fw_op_stream(struct fw_replica *rep, const struct ipu_exe_instr *in)
 {
 	const struct ipu_exe *exe = rep->run->exe;
@@ -191,6 +192,10 @@ int fw_op_stream(struct fw_replica *rep, const struct ipu_exe_instr *in)
 			       exe->num_host_transfers);
 	slot = rep->arena + s->slots_offset + (uint64_t)*count * s->nbytes;
 	(*count)++;
+	/* A tensor planned on its slot (copy elision, exe.h) is already
+	 * there: copying it onto itself would only cost a pass over it. */
+	if (t.p == slot)
+		return 0;
 	if (load)
 		memmove(t.p, slot, s->nbytes);
 	else

@@ -81,9 +81,10 @@ enum ipu_exe_retrieval {
  * @shape: the dimensions; unused ones are 0.
  * @nelems: product of @shape (1 for a scalar).
  * @offset: byte offset of the tensor in each replica's arena, a multiple
- *	of ipu_dtype_size(@dtype). Variables, constants and stream slots
- *	never share bytes with any other tensor; intermediates share only
- *	when the compiler's plan says they are never live together.
+ *	of ipu_dtype_size(@dtype). Variables and constants never share
+ *	bytes with anything else, nor do stream slots but in the forms
+ *	"Shared memory" below lists; intermediates share with each other
+ *	only when the compiler's plan says they are never live together.
  * @nbytes: @nelems * ipu_dtype_size(@dtype).
  * @group_size: variables: replicas per group sharing one value (S20);
  *	the replication factor when the variable is not grouped.
@@ -134,6 +135,7 @@ enum ipu_exe_stream_dir {
  * @nbytes: bytes of one slot: one transfer for one replica.
  * @slots_offset: arena offset of slot 0; slot i is at @slots_offset +
  *	i * @nbytes, for i < num_host_transfers. Aligned like a tensor.
+ *	A d2h stream's slots may be an h2d stream's ("Shared memory").
  */
 struct ipu_exe_stream {
 	const char *name;
@@ -144,6 +146,40 @@ struct ipu_exe_stream {
 	uint64_t nbytes;
 	uint64_t slots_offset;
 };
+
+/*
+ * Shared memory. The slots of the streams, the variables and the constants
+ * own their bytes for the whole launch, and no two of them, and no
+ * intermediate, may share any byte, with three exceptions, which let the
+ * compiler elide host_load's and host_store's copies when each stream has
+ * a single slot (num_host_transfers == 1; the memory plan, userspace/ir/
+ * plan.c, says when it does). "T sits on stream S" means T's bytes are
+ * exactly S's slots: T.offset == S.slots_offset and T.nbytes ==
+ * S.nbytes * num_host_transfers (so num_host_transfers is 1).
+ *
+ *  1. Load in place: an intermediate T may sit on h2d stream X when the
+ *     only instruction writing T is a HOST_LOAD of X. The load then copies
+ *     the slot onto itself, and the executor skips such a copy; since
+ *     nothing else writes those bytes, T holds the host's data from the
+ *     start of the launch to its end.
+ *  2. Store in place: an intermediate T may sit on d2h stream Y when one
+ *     instruction alone writes T, every HOST_STORE of Y (at least one)
+ *     stores T, and T's writer comes before the first of them in the
+ *     program. The stores copy T onto itself (skipped), and the host reads
+ *     T's last value after the launch: the value stored, as a second store
+ *     of Y in one launch fails with -ERANGE. (Were no store to run, the
+ *     slot would show T rather than whatever it held; the compiler does
+ *     not elide stores that may not run.)
+ *  3. Forwarding: d2h streams' slots may be exactly those of one h2d
+ *     stream X when an intermediate T sits on X (rule 1) and every
+ *     HOST_STORE of each of those streams (at least one) stores T. Nothing
+ *     then writes the shared bytes during a launch, and the host writes
+ *     its inputs before a launch and reads its outputs after it (as
+ *     libsession does), so y = x moves the data host to device and back.
+ *
+ * At most one intermediate sits on a stream. ipu_exe_validate() rejects
+ * every other overlap of owned memory.
+ */
 
 /*
  * Opcodes. The numbering is part of the file format: only append. Operand
@@ -386,7 +422,7 @@ struct ipu_exe_file_instr {
  * index, offset, size, count, dtype, opcode, shape and parameter in range,
  * operand shapes and dtypes as each opcode requires, loops well nested,
  * tensors inside the arena, stream slots inside the arena, initial data
- * inside the data.
+ * inside the data, owned memory shared only as "Shared memory" allows.
  * @errbuf: out: a message naming what is wrong; may be NULL.
  * @errlen: bytes of @errbuf.
  *

@@ -361,6 +361,95 @@ static void test_loops_nest_to_the_limit(void **state)
 	assert_int_equal(ipu_exe_validate(&f->e, f->msg, sizeof(f->msg)), 0);
 }
 
+/*
+ * Shared memory (exe.h): with one host transfer each stream has one slot,
+ * and a tensor may sit on it in the three forms listed there, no other.
+ * The fixture with num_host_transfers 1: x is loaded (instr 0), z stored
+ * (instr 5); slots of "in" at 128, of "out" at 160, 16 bytes each.
+ */
+static int setup_d1(void **state)
+{
+	struct fx *f;
+
+	if (setup(state))
+		return -1;
+	f = *state;
+	f->e.num_host_transfers = 1;
+	return 0;
+}
+
+#define SLOT_IN		128
+#define SLOT_OUT	160
+
+/* (test name, the changes, a part of the message or NULL for valid) */
+#define SHARED_CASES(X_)                                                     \
+	X_(load_in_place, f->t[X].offset = SLOT_IN, NULL)                     \
+	X_(store_in_place, f->t[Z].offset = SLOT_OUT, NULL)                   \
+	X_(load_and_store_in_place,                                           \
+	   (f->t[X].offset = SLOT_IN, f->t[Z].offset = SLOT_OUT), NULL)       \
+	X_(forwarded_slots,                                                   \
+	   (f->t[X].offset = SLOT_IN, f->ops[9] = X,                          \
+	    f->s[1].slots_offset = SLOT_IN), NULL)                            \
+	X_(load_in_place_needs_one_slot,                                      \
+	   (f->e.num_host_transfers = 2, f->t[X].offset = SLOT_IN),           \
+	   "tensor 2 'x' at 128 + 16 bytes overlaps slots of stream 0 'in' at 128") \
+	X_(forwarding_needs_one_slot,                                         \
+	   (f->e.num_host_transfers = 2, f->ops[9] = X,                       \
+	    f->s[1].slots_offset = SLOT_IN),                                  \
+	   "slots of stream 1 'out' are those of stream 0 'in', but its host_stores do not all store the tensor loaded in place there") \
+	X_(tensor_on_slot_not_loaded, f->t[Y].offset = SLOT_IN,               \
+	   "tensor 3 'y' sits on the slots of stream 0 'in', but is not written by one host_load of that stream alone") \
+	X_(tensor_on_slot_loaded_twice,                                       \
+	   (f->t[X].offset = SLOT_IN, f->ops[10] = X, f->ops[11] = X),        \
+	   "tensor 2 'x' sits on the slots of stream 0 'in', but is not written by one host_load") \
+	X_(two_tensors_on_one_slot,                                           \
+	   (f->t[X].offset = SLOT_IN, f->t[Y].offset = SLOT_IN,               \
+	    f->in[2] = (struct ipu_exe_instr){ IPU_OP_HOST_LOAD, 1, 1, 1, 0, { 0 } }), \
+	   "tensors 2 'x' and 3 'y' both sit on the slots of stream 0 'in'")  \
+	X_(tensor_partly_on_slot, f->t[X].offset = SLOT_IN + 8,               \
+	   "tensor 2 'x' at 136 + 16 bytes overlaps slots of stream 0 'in' at 128") \
+	X_(loaded_tensor_on_other_slot, f->t[X].offset = SLOT_OUT,            \
+	   "tensor 2 'x' sits on the slots of stream 1 'out', but the stream's host_stores do not all store it") \
+	X_(stored_tensor_written_after_store,                                 \
+	   (f->t[R].offset = SLOT_OUT, f->ops[9] = R),                        \
+	   "tensor 5 'r' sits on the slots of stream 1 'out', but is written (instr 6) after it is stored (instr 5)") \
+	X_(stored_tensor_written_twice,                                       \
+	   (f->t[Z].offset = SLOT_OUT, f->ops[10] = Z, f->ops[11] = Z),       \
+	   "tensor 4 'z' sits on the slots of stream 1 'out', but is written by more than one instruction") \
+	X_(stored_tensor_written_by_none,                                     \
+	   (f->t[R].offset = SLOT_OUT, f->e.num_instrs = 6),                  \
+	   "tensor 5 'r' sits on the slots of stream 1 'out', but is written by no instruction") \
+	X_(forwarded_without_tensor_in_place,                                 \
+	   (f->ops[9] = X, f->s[1].slots_offset = SLOT_IN),                   \
+	   "slots of stream 1 'out' are those of stream 0 'in', but its host_stores do not all store the tensor loaded in place there") \
+	X_(forwarded_stream_stores_another_tensor,                            \
+	   (f->t[X].offset = SLOT_IN, f->s[1].slots_offset = SLOT_IN),        \
+	   "slots of stream 1 'out' are those of stream 0 'in', but its host_stores do not all store") \
+	X_(slots_partly_shared,                                               \
+	   (f->t[X].offset = SLOT_IN, f->ops[9] = X,                          \
+	    f->s[1].slots_offset = SLOT_IN + 8),                              \
+	   "slots of stream 1 'out' at 136 overlaps slots of stream 0 'in' at 128 + 16 bytes") \
+	X_(slots_on_a_variable, f->s[1].slots_offset = 0,                     \
+	   "slots of stream 1 'out' at 0 overlaps variable 0 'w' at 0 + 16 bytes") \
+	X_(two_h2d_streams_share_slots,                                       \
+	   (f->s[1].direction = IPU_EXE_STREAM_H2D, f->s[1].slots_offset = SLOT_IN, \
+	    f->in[5].op = IPU_OP_HOST_LOAD, f->ops[9] = R),                   \
+	   "slots of stream 1 'out' at 128 overlaps slots of stream 0 'in' at 128 + 16 bytes")
+
+#define DEFINE_SHARED_CASE(name, change, what)                      \
+	static void test_shared_##name(void **state)                \
+	{                                                           \
+		struct fx *f = *state;                              \
+		const char *want = what;                            \
+		change;                                             \
+		if (want)                                           \
+			expect_invalid(f, want);                    \
+		else                                                \
+			assert_int_equal(ipu_exe_validate(&f->e, f->msg,   \
+							  sizeof(f->msg)), 0); \
+	}
+SHARED_CASES(DEFINE_SHARED_CASE)
+
 static void test_all_reduce_in_place_is_allowed(void **state)
 {
 	struct fx *f = *state;
@@ -380,6 +469,8 @@ static void test_scaled_add_of_itself_is_allowed(void **state)
 
 #define TABLE_CASE(name, change, what) \
 	cmocka_unit_test_setup_teardown(test_##name, setup, teardown),
+#define SHARED_TABLE_CASE(name, change, what) \
+	cmocka_unit_test_setup_teardown(test_shared_##name, setup_d1, teardown),
 
 int main(void)
 {
@@ -388,6 +479,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_null_executable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_message_truncates_to_buffer, setup, teardown),
 		CASES(TABLE_CASE)
+		SHARED_CASES(SHARED_TABLE_CASE)
 		cmocka_unit_test_setup_teardown(test_loop_crosses_parent_end, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_loops_nest_too_deep, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_loops_nest_to_the_limit, setup, teardown),

@@ -2,9 +2,9 @@
 /*
  * test_fw_exec.c - the executor itself: its API and argument checks,
  * LOOP (nested, empty, ending together), host streams over
- * num_host_transfers slots and -ERANGE past them, SCALED_ADD_INPLACE and
- * ASSIGN on variables, and the checks that keep an executable that did not
- * validate from crashing the firmware.
+ * num_host_transfers slots and -ERANGE past them (tensors on their slots
+ * too), SCALED_ADD_INPLACE and ASSIGN on variables, and the checks that
+ * keep an executable that did not validate from crashing the firmware.
  */
 #include <errno.h>
 #include <math.h>
@@ -157,6 +157,62 @@ static void test_stream_loaded_too_often_is_erange(void **state)
 	eb_op(b, IPU_OP_HOST_STORE, EB_U32(x), EB_I64(out));
 	assert_int_equal(eb_run(b), 0);
 	assert_int_equal(eb_run(b), 0);
+	eb_free(b);
+}
+
+/*
+ * A tensor on its stream's slot (copy elision, exe.h): the load and the
+ * store copy nothing, yet count as transfers, so a second one in a run is
+ * still -ERANGE.
+ */
+static void test_streams_in_place(void **state)
+{
+	struct eb *b = eb_new(1, 1);
+	uint32_t in = eb_stream(b, IPU_EXE_STREAM_H2D, IPU_DTYPE_INT32, EB_SHAPE(3));
+	uint32_t out = eb_stream(b, IPU_EXE_STREAM_D2H, IPU_DTYPE_INT32, EB_SHAPE(3));
+	uint32_t x = eb_tensor(b, IPU_DTYPE_INT32, EB_SHAPE(3));
+	uint32_t y = eb_tensor(b, IPU_DTYPE_INT32, EB_SHAPE(3));
+	int32_t *xs, *ys;
+	int i, run;
+
+	(void)state;
+	b->tensors[x].offset = b->streams[in].slots_offset;
+	b->tensors[y].offset = b->streams[out].slots_offset;
+	eb_op(b, IPU_OP_HOST_LOAD, EB_U32(x), EB_I64(in));
+	eb_op(b, IPU_OP_ADD, EB_U32(y, x, x), EB_NONE);
+	eb_op(b, IPU_OP_HOST_STORE, EB_U32(y), EB_I64(out));
+	eb_alloc(b);
+	xs = eb_slot(b, 0, in, 0);
+	ys = eb_slot(b, 0, out, 0);
+	for (run = 0; run < 2; run++) {
+		for (i = 0; i < 3; i++)
+			xs[i] = 10 * run + i;
+		assert_int_equal(eb_run(b), 0);
+		for (i = 0; i < 3; i++)
+			assert_int_equal(ys[i], 2 * (10 * run + i));
+	}
+	/* y = x forwarded: one slot, the load and the store both elided. */
+	b->streams[out].slots_offset = b->streams[in].slots_offset;
+	b->exe.num_instrs = 0;
+	eb_op(b, IPU_OP_HOST_LOAD, EB_U32(x), EB_I64(in));
+	eb_op(b, IPU_OP_HOST_STORE, EB_U32(x), EB_I64(out));
+	for (i = 0; i < 3; i++)
+		xs[i] = 7 + i;
+	assert_int_equal(eb_run(b), 0);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(xs[i], 7 + i);
+	/* Loaded or stored twice in one run: -ERANGE all the same. */
+	b->exe.num_instrs = 0;
+	eb_loop(b, 2, 1);
+	eb_op(b, IPU_OP_HOST_LOAD, EB_U32(x), EB_I64(in));
+	assert_int_equal(eb_run_raw(b), -ERANGE);
+	assert_non_null(strstr(b->err, "\"s0\" loaded more than num_host_transfers = 1"));
+	b->exe.num_instrs = 0;
+	eb_op(b, IPU_OP_HOST_LOAD, EB_U32(x), EB_I64(in));
+	eb_loop(b, 2, 1);
+	eb_op(b, IPU_OP_HOST_STORE, EB_U32(x), EB_I64(out));
+	assert_int_equal(eb_run_raw(b), -ERANGE);
+	assert_non_null(strstr(b->err, "\"s1\" stored more than num_host_transfers = 1"));
 	eb_free(b);
 }
 
@@ -389,6 +445,7 @@ int main(void)
 		cmocka_unit_test(test_executor_serves_smaller_runs),
 		cmocka_unit_test(test_streams_load_and_store_every_slot),
 		cmocka_unit_test(test_stream_loaded_too_often_is_erange),
+		cmocka_unit_test(test_streams_in_place),
 		cmocka_unit_test(test_nested_loops),
 		cmocka_unit_test(test_scaled_add_and_assign),
 		cmocka_unit_test(test_scaled_add_rejects_integers),
