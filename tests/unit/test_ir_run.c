@@ -4,7 +4,8 @@
  * firmware executor (ipufw_run) on plain malloc'ed arenas, with weights and
  * stream slots filled by hand the way a session would; results checked
  * against plain C. Covers repeats with host transfers, calls, carried
- * values, variable updates, replication with groupings and all-reduce.
+ * values, variable updates, replication with groupings and all-reduce,
+ * and copy elision (tensors on their stream slots, y = x sharing one).
  */
 #include <errno.h>
 #include <math.h>
@@ -441,6 +442,124 @@ static void test_shape_ops_match_reference(void **state)
 	finish(&r);
 }
 
+/*
+ * Copy elision (one host transfer): a loaded a read by several ops, stored
+ * unchanged to two streams (which share its slot), relu(a) stored in
+ * place, a * a stored to two streams (copied to both), a + relu(a), and a
+ * variable updated from a; @replicas replicas, each its own data, two
+ * launches. The results are what plain C computes.
+ */
+static void run_fan_out(uint32_t replicas)
+{
+	struct ipu_ir *ir = ir_new();
+	ipu_stream x;
+	ipu_tensor a, ra, sq, w;
+	struct run r;
+
+	ipu_ir_set_replication_factor(ir, replicas);
+	x = ipu_ir_h2d_stream(ir, "x", IPU_DTYPE_FLOAT32, 1, SHAPE(4));
+	w = ipu_ir_variable(ir, "w", IPU_DTYPE_FLOAT32, 1, SHAPE(4), NULL, NULL);
+	a = ipu_ir_host_load(ir, x, "a");
+	ra = ipu_ir_relu(ir, a);
+	sq = ipu_ir_mul(ir, a, a);
+#define OUT(name, t)                                                          \
+	assert_int_equal(ipu_ir_host_store(ir, ipu_ir_d2h_stream(ir, name,     \
+			IPU_DTYPE_FLOAT32, 1, SHAPE(4)), t), 0)
+	OUT("y", a);
+	OUT("y2", a);
+	OUT("r", ra);
+	OUT("m1", sq);
+	OUT("m2", sq);
+	OUT("s", ipu_ir_add(ir, a, ra));
+#undef OUT
+	assert_int_equal(ipu_ir_scaled_add_inplace(ir, w, a, 1, 1), 0);
+	r = start(compile_ok(ir));
+	/* The elision this is about did happen. */
+	assert_ptr_equal(slot(&r, "y", 0, 0), slot(&r, "x", 0, 0));
+	assert_ptr_equal(slot(&r, "y2", 0, 0), slot(&r, "x", 0, 0));
+	assert_ptr_equal(tensor(&r, "a", 0), slot(&r, "x", 0, 0));
+	for (int run = 0; run < 2; run++) {
+		float xs[4][4];
+
+		for (uint32_t k = 0; k < replicas; k++) {
+			for (int i = 0; i < 4; i++)
+				xs[k][i] = (float)(i - 2) * (float)(k + 1) +
+					   (float)run;
+			memcpy(slot(&r, "x", 0, k), xs[k], sizeof(xs[k]));
+		}
+		launch(&r);
+		for (uint32_t k = 0; k < replicas; k++) {
+			float relu[4], sqr[4], sum[4], acc[4];
+
+			for (int i = 0; i < 4; i++) {
+				relu[i] = fmaxf(xs[k][i], 0);
+				sqr[i] = xs[k][i] * xs[k][i];
+				sum[i] = xs[k][i] + relu[i];
+				/* w gets both launches' inputs. */
+				acc[i] = (float)(i - 2) * (float)(k + 1) *
+						 (float)(run + 1) +
+					 (float)(run * (run + 1) / 2);
+			}
+			assert_close(slot(&r, "x", 0, k), xs[k], 4, 0);
+			assert_close(slot(&r, "y", 0, k), xs[k], 4, 0);
+			assert_close(slot(&r, "y2", 0, k), xs[k], 4, 0);
+			assert_close(slot(&r, "r", 0, k), relu, 4, 0);
+			assert_close(slot(&r, "m1", 0, k), sqr, 4, 0);
+			assert_close(slot(&r, "m2", 0, k), sqr, 4, 0);
+			assert_close(slot(&r, "s", 0, k), sum, 4, 0);
+			assert_close(tensor(&r, "w", k), acc, 4, 0);
+		}
+	}
+	finish(&r);
+}
+
+static void test_elided_streams_match_reference(void **state)
+{
+	(void)state;
+	run_fan_out(1);
+}
+
+static void test_elided_streams_match_reference_replicated(void **state)
+{
+	(void)state;
+	run_fan_out(4);
+}
+
+/*
+ * relu(x) made before a repeat whose body stores it: of count 0 the store
+ * never runs, and then y's slot keeps what the host left there; of count
+ * 1 it runs once. Only the second may be elided, and both must behave so.
+ */
+static void test_store_that_does_not_run_leaves_the_slot(void **state)
+{
+	(void)state;
+	for (uint64_t count = 0; count < 2; count++) {
+		struct ipu_ir *ir = ir_new();
+		ipu_graph body = ipu_ir_create_graph(ir, "body");
+		ipu_stream x, y;
+		ipu_tensor a;
+		struct run r;
+		const float in[4] = { -1, 2, -3, 4 }, relu[4] = { 0, 2, 0, 4 };
+		const float old[4] = { 9, 9, 9, 9 };
+
+		x = ipu_ir_h2d_stream(ir, "x", IPU_DTYPE_FLOAT32, 1, SHAPE(4));
+		y = ipu_ir_d2h_stream(ir, "y", IPU_DTYPE_FLOAT32, 1, SHAPE(4));
+		a = ipu_ir_relu(ir, ipu_ir_host_load(ir, x, NULL));
+		ipu_ir_push_graph(ir, body);
+		ipu_ir_host_store(ir, y, ipu_ir_graph_input(ir, "t",
+				IPU_DTYPE_FLOAT32, 1, SHAPE(4)));
+		ipu_ir_pop_graph(ir);
+		assert_int_equal(ipu_ir_repeat(ir, body, count, &a, 1, NULL, 0),
+				 0);
+		r = start(compile_ok(ir));
+		memcpy(slot(&r, "x", 0, 0), in, sizeof(in));
+		memcpy(slot(&r, "y", 0, 0), old, sizeof(old));
+		launch(&r);
+		assert_close(slot(&r, "y", 0, 0), count ? relu : old, 4, 0);
+		finish(&r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -453,6 +572,9 @@ int main(void)
 		cmocka_unit_test(test_grouped_variable_holds_one_value_per_group),
 		cmocka_unit_test(test_sgd_steps_match_reference),
 		cmocka_unit_test(test_shape_ops_match_reference),
+		cmocka_unit_test(test_elided_streams_match_reference),
+		cmocka_unit_test(test_elided_streams_match_reference_replicated),
+		cmocka_unit_test(test_store_that_does_not_run_leaves_the_slot),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

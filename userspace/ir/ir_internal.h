@@ -178,7 +178,9 @@ void ir_tdesc(const struct ipu_ir *ir, int32_t t, struct __ipu_exe_tdesc *d);
 /*
  * Place every tensor of @e (tensors, streams, instructions filled; offsets
  * not) in the arena: owned memory (variables, constants, stream slots)
- * first, then intermediates by a linear scan over their live ranges.
+ * first, then intermediates by a linear scan over their live ranges; with
+ * one host transfer, host loads and stores are elided by putting tensors
+ * on their slots (plan.c says when).
  * Sets each offset, the slots' offsets and e->arena_size.
  * Return: 0 or -ENOMEM.
  */

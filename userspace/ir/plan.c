@@ -11,6 +11,25 @@
  * body's start). A tensor whose range has ended gives its memory back, and
  * the next ones take the first gap that fits (first fit), so a long chain
  * of ops runs in the memory of a few of its tensors.
+ *
+ * Copy elision. With one host transfer per run, each stream has a single
+ * slot at a fixed place, and a tensor can live in it rather than be copied
+ * to or from it (exe.h lists these forms; the validator allows no others):
+ *
+ *  - load in place: the output of a stream's only HOST_LOAD, which nothing
+ *    else writes, sits on the stream's slot, so the load is a self-copy
+ *    (which the executor skips);
+ *  - forwarding: a d2h stream whose only HOST_STORE stores such a tensor
+ *    takes the h2d stream's slot as its own, so the store is a self-copy
+ *    too, and y = x moves its bytes host to device and back, nothing more;
+ *  - store in place: any other intermediate written by one instruction,
+ *    before the store, and stored by one HOST_STORE alone, the only one of
+ *    its stream, sits on that stream's slot.
+ *
+ * The stores in question must run exactly once per launch (no enclosing
+ * loop of a count other than 1): a store that does not run leaves its slot
+ * as the host left it, which a tensor sitting there would not. With more
+ * host transfers, slots move with the iteration: no elision.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -87,14 +106,118 @@ static uint64_t first_fit(const struct placed *active, uint32_t n,
 	return at;
 }
 
+/* What elision needs to know of each stream (d == 1). */
+struct stream_use {
+	uint32_t instrs;	/* HOST_LOAD/HOST_STORE instructions naming it */
+	uint32_t at;		/* the last of them */
+	bool once;		/* ... runs exactly once per launch */
+};
+
+/*
+ * Fill @home (per tensor: the stream whose slot it sits on, or NOT_USED)
+ * and @fwd (per d2h stream: the h2d stream whose slot it shares, or
+ * NOT_USED) as the header comment says: all NOT_USED unless one host
+ * transfer. Return: 0 or -ENOMEM.
+ */
+static int plan_elision(const struct ipu_exe *e, uint32_t *home, uint32_t *fwd)
+{
+	uint32_t nt = e->num_tensors ? e->num_tensors : 1;
+	uint32_t ns = e->num_streams ? e->num_streams : 1;
+	uint32_t *writer = malloc(nt * sizeof(*writer));
+	uint32_t *stores = calloc(nt, sizeof(*stores));
+	struct stream_use *use = calloc(ns, sizeof(*use));
+	uint64_t end[IPU_EXE_MAX_LOOP_DEPTH + 1] = { UINT64_MAX };
+	bool once[IPU_EXE_MAX_LOOP_DEPTH + 1] = { true };
+	uint32_t depth = 0;
+	int ret = -ENOMEM;
+
+	memset(home, 0xff, e->num_tensors * sizeof(*home));
+	memset(fwd, 0xff, e->num_streams * sizeof(*fwd));
+	if (e->num_host_transfers != 1) {
+		ret = 0;
+		goto out;
+	}
+	if (!writer || !stores || !use)
+		goto out;
+	memset(writer, 0xff, e->num_tensors * sizeof(*writer));
+	for (uint32_t i = 0; i < e->num_instrs; i++) {
+		const struct ipu_exe_instr *in = &e->instrs[i];
+		const uint32_t *opnd = e->operands + in->first_operand;
+		const int64_t *p = e->params + in->first_param;
+
+		while (depth && end[depth] <= i)
+			depth--;
+		if (in->op == IPU_OP_LOOP) {
+			end[depth + 1] = i + 1ull + (uint64_t)p[1];
+			once[depth + 1] = once[depth] && p[0] == 1;
+			depth++;
+			continue;
+		}
+		/* A second writer (a carried value's COPY) rules a tensor
+		 * out: NOT_USED - 1 stands for "many". */
+		if (__ipu_exe_op_info(in->op)->writes)
+			writer[opnd[0]] = writer[opnd[0]] == NOT_USED ?
+						  i : NOT_USED - 1;
+		if (in->op == IPU_OP_HOST_STORE)
+			stores[opnd[0]]++;
+		if (in->op == IPU_OP_HOST_LOAD || in->op == IPU_OP_HOST_STORE)
+			use[p[0]] = (struct stream_use){ use[p[0]].instrs + 1, i,
+							 once[depth] };
+	}
+	/* Loads first: forwarding looks for the tensors they place. */
+	for (uint32_t s = 0; s < e->num_streams; s++) {
+		uint32_t t;
+
+		if (e->streams[s].direction != IPU_EXE_STREAM_H2D ||
+		    use[s].instrs != 1)
+			continue;
+		t = e->operands[e->instrs[use[s].at].first_operand];
+		if (writer[t] == use[s].at)
+			home[t] = s;
+	}
+	for (uint32_t s = 0; s < e->num_streams; s++) {
+		uint32_t t;
+
+		if (e->streams[s].direction != IPU_EXE_STREAM_D2H ||
+		    use[s].instrs != 1 || !use[s].once)
+			continue;
+		t = e->operands[e->instrs[use[s].at].first_operand];
+		if (e->tensors[t].kind != IPU_EXE_TENSOR_INTERMEDIATE)
+			continue;
+		if (home[t] != NOT_USED &&
+		    e->streams[home[t]].direction == IPU_EXE_STREAM_H2D)
+			fwd[s] = home[t];
+		else if (home[t] == NOT_USED && writer[t] < use[s].at &&
+			 stores[t] == 1)
+			home[t] = s;
+	}
+	ret = 0;
+out:
+	free(writer);
+	free(stores);
+	free(use);
+	return ret;
+}
+
 int ir_plan_memory(struct ipu_exe *e)
 {
 	struct range *r = NULL, *loops = NULL;
 	struct placed *active = NULL;
 	struct born *order = NULL;
+	uint32_t *home = NULL, *fwd = NULL;
 	uint32_t nloops = 0, norder = 0, nactive = 0;
 	uint64_t at = 0, base, top;
 	int ret = -ENOMEM;
+
+	r = malloc((e->num_tensors ? e->num_tensors : 1) * sizeof(*r));
+	loops = malloc((e->num_instrs ? e->num_instrs : 1) * sizeof(*loops));
+	order = malloc((e->num_tensors ? e->num_tensors : 1) * sizeof(*order));
+	active = malloc((e->num_tensors ? e->num_tensors : 1) * sizeof(*active));
+	home = malloc((e->num_tensors ? e->num_tensors : 1) * sizeof(*home));
+	fwd = malloc((e->num_streams ? e->num_streams : 1) * sizeof(*fwd));
+	if (!r || !loops || !order || !active || !home || !fwd ||
+	    plan_elision(e, home, fwd))
+		goto out;
 
 	for (uint32_t i = 0; i < e->num_tensors; i++) {
 		struct ipu_exe_tensor *t = &e->tensors[i];
@@ -107,17 +230,17 @@ int ir_plan_memory(struct ipu_exe *e)
 	for (uint32_t i = 0; i < e->num_streams; i++) {
 		struct ipu_exe_stream *s = &e->streams[i];
 
+		if (fwd[i] != NOT_USED)
+			continue;
 		s->slots_offset = align_up(at);
 		at = s->slots_offset + s->nbytes * e->num_host_transfers;
 	}
+	for (uint32_t i = 0; i < e->num_streams; i++)
+		if (fwd[i] != NOT_USED)
+			e->streams[i].slots_offset =
+				e->streams[fwd[i]].slots_offset;
 	base = top = align_up(at);
 
-	r = malloc((e->num_tensors ? e->num_tensors : 1) * sizeof(*r));
-	loops = malloc((e->num_instrs ? e->num_instrs : 1) * sizeof(*loops));
-	order = malloc((e->num_tensors ? e->num_tensors : 1) * sizeof(*order));
-	active = malloc((e->num_tensors ? e->num_tensors : 1) * sizeof(*active));
-	if (!r || !loops || !order || !active)
-		goto out;
 	for (uint32_t i = 0; i < e->num_tensors; i++)
 		r[i] = (struct range){ NOT_USED, 0 };
 	for (uint32_t i = 0; i < e->num_instrs; i++) {
@@ -139,6 +262,11 @@ int ir_plan_memory(struct ipu_exe *e)
 	for (uint32_t i = 0; i < e->num_tensors; i++) {
 		if (e->tensors[i].kind != IPU_EXE_TENSOR_INTERMEDIATE)
 			continue;
+		if (home[i] != NOT_USED) {
+			/* On its slot, which lives for the whole launch. */
+			e->tensors[i].offset = e->streams[home[i]].slots_offset;
+			continue;
+		}
 		if (r[i].first == NOT_USED) {
 			/* Never touched: any place will do. */
 			e->tensors[i].offset = base;
@@ -179,5 +307,7 @@ out:
 	free(loops);
 	free(order);
 	free(active);
+	free(home);
+	free(fwd);
 	return ret;
 }
