@@ -211,8 +211,17 @@ static int ipu_uring_launch(struct io_uring_cmd *cmd, struct ipu_file *ifile,
 	io_uring_cmd_mark_cancelable(cmd, issue_flags);
 	ret = ipu_launch_submit(ifile, &args, req);
 	if (ret) {
+		ipu_uring_pdu(cmd)->launch = NULL;
 		ipu_launch_put(req);
-		return ret;
+		if (!IPU_URING_CAN_CANCEL)
+			return ret;
+		/*
+		 * A command marked cancelable leaves io_uring's list of them
+		 * only through io_uring_cmd_done(): returned as is, it would
+		 * stay there, freed, until the ring's cancel pass touches it.
+		 */
+		io_uring_cmd_done(cmd, ret, 0, issue_flags);
+		return -EIOCBQUEUED;
 	}
 	return -EIOCBQUEUED;
 }
