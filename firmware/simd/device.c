@@ -69,25 +69,33 @@ void simd_dev_put(struct simd_dev *dev)
 	free(dev);
 }
 
+/* Resets that may revoke us between FW_ATTACH and mmap() in a row. */
+#define ATTACH_TRIES 16
+
 /* FW_ATTACH and a fresh mapping of the whole device memory. */
 static int attach(struct simd_dev *dev)
 {
 	struct ipu_fw_attach arg;
 	struct simd_map *map;
-	void *p;
-	int err;
+	void *p = MAP_FAILED;
+	int err = 0, i;
 
-	memset(&arg, 0, sizeof(arg));
-	err = xioctl(dev->fd, IPU_IOCTL_FW_ATTACH, &arg);
-	if (err && err != -EALREADY)
-		return err;
 	map = calloc(1, sizeof(*map));
 	if (!map)
 		return -ENOMEM;
-	p = mmap(NULL, dev->mem_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 dev->fd, IPU_FW_MMAP_OFFSET);
+	for (i = 0; i < ATTACH_TRIES && p == MAP_FAILED; i++) {
+		memset(&arg, 0, sizeof(arg));
+		err = xioctl(dev->fd, IPU_IOCTL_FW_ATTACH, &arg);
+		if (err && err != -EALREADY)
+			break;
+		p = mmap(NULL, dev->mem_size, PROT_READ | PROT_WRITE,
+			 MAP_SHARED, dev->fd, IPU_FW_MMAP_OFFSET);
+		/* -EINVAL: a reset revoked us again in between; attach anew. */
+		err = p == MAP_FAILED ? -errno : 0;
+		if (err != -EINVAL)
+			break;
+	}
 	if (p == MAP_FAILED) {
-		err = -errno;
 		free(map);
 		return err;
 	}
@@ -137,7 +145,7 @@ static int64_t deadline_ns(unsigned int ms)
 /* Attach again after a revoke; false when the device is gone for good. */
 static bool reattach(struct simd_dev *dev)
 {
-	struct timespec pause = { .tv_sec = 1 };
+	struct timespec pause = { .tv_nsec = 100 * 1000000 };
 	bool said = false;
 	int err;
 
