@@ -323,6 +323,19 @@ static inline int kt_munmap(void *addr, size_t len)
 	return munmap(addr, len) ? -errno : 0;
 }
 
+/*
+ * @len bytes of address space that faults on every access (PROT_NONE),
+ * tracked: a host range the kernel cannot pin. (Unmapping a buffer
+ * instead leaves a hole the next mmap() may fill.)
+ */
+static inline void *kt_no_access(size_t len)
+{
+	void *p = kt_mmap(len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	assert_true(p != MAP_FAILED);
+	return p;
+}
+
 /* Anonymous read-write memory of @len bytes, tracked. */
 static inline void *kt_alloc(size_t len)
 {
@@ -827,6 +840,39 @@ static inline void kt_pipe(int p[2])
 	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
 	kt_track(KT_PIPE)->fd = p[0];
 	kt_track(KT_PIPE)->fd = p[1];
+}
+
+/*
+ * Run the program @argv[0] with @argv (NULL-terminated) to its end, as
+ * user @uid when non-zero, its stdout and stderr in @out (NUL-terminated,
+ * cut at @outlen - 1 bytes). Returns its exit status, or 128 + the signal
+ * that killed it (127: it could not be run).
+ */
+static inline int kt_run(const char *const *argv, uid_t uid, char *out,
+			 size_t outlen)
+{
+	size_t got = 0;
+	int p[2], st;
+	ssize_t k;
+	pid_t pid;
+
+	kt_pipe(p);
+	pid = kt_fork();
+	if (pid == 0) {
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		if (uid && setuid(uid))
+			_exit(126);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	kt_close(p[1]);
+	while (got + 1 < outlen &&
+	       (k = read(p[0], out + got, outlen - 1 - got)) > 0)
+		got += (size_t)k;
+	out[got] = '\0';
+	st = kt_wait(pid);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
 #endif /* IPU_TESTS_KTEST_H */
