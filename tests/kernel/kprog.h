@@ -47,6 +47,19 @@ struct kp_prog {
 	uint32_t in[KP_MAX_STREAMS], out[KP_MAX_STREAMS];
 };
 
+/*
+ * Group setup of tests that compare with the model: small model IPUs (the
+ * guest has little memory) and no IPU_DEVICE.
+ */
+static inline int kp_group_setup(void **state)
+{
+	(void)state;
+	setenv("IPU_MODEL_DEVICES", "2", 1);
+	setenv("IPU_MODEL_MEM_MB", "16", 1);
+	unsetenv("IPU_DEVICE");
+	return 0;
+}
+
 static inline struct ipu_ir *kp_ir(const char *name, uint32_t nrep)
 {
 	struct ipu_ir *ir = NULL;
@@ -70,11 +83,13 @@ static inline struct kp_prog *kp_finish(struct ipu_ir *ir)
 	if (ipu_exe_save(p->exe, &p->image, &p->len, msg, sizeof(msg)))
 		fail_msg("saving: %s", msg);
 	for (i = 0; i < p->exe->num_streams; i++) {
-		assert_true(p->nin < KP_MAX_STREAMS && p->nout < KP_MAX_STREAMS);
-		if (p->exe->streams[i].direction == IPU_EXE_STREAM_H2D)
+		if (p->exe->streams[i].direction == IPU_EXE_STREAM_H2D) {
+			assert_true(p->nin < KP_MAX_STREAMS);
 			p->in[p->nin++] = i;
-		else
+		} else {
+			assert_true(p->nout < KP_MAX_STREAMS);
 			p->out[p->nout++] = i;
+		}
 	}
 	return p;
 }
@@ -125,7 +140,7 @@ static inline struct kp_prog *kp_mlp(uint32_t nrep)
 }
 
 /* @n streams in and @n out: out_i = in_i * 2 + i, 16 floats each. */
-static inline struct kp_prog *kp_streams(uint32_t n)
+static inline struct ipu_ir *kp_streams_ir(uint32_t n)
 {
 	struct ipu_ir *ir = kp_ir("streams", 1);
 	char name[32];
@@ -143,7 +158,12 @@ static inline struct kp_prog *kp_streams(uint32_t n)
 		t = ipu_ir_add(ir, t, ipu_ir_scalar(ir, IPU_DTYPE_FLOAT32, i));
 		assert_int_equal(ipu_ir_host_store(ir, out, t), 0);
 	}
-	return kp_finish(ir);
+	return ir;
+}
+
+static inline struct kp_prog *kp_streams(uint32_t n)
+{
+	return kp_finish(kp_streams_ir(n));
 }
 
 /*
@@ -216,10 +236,17 @@ static inline struct ipu_bo *kp_bo(struct ipu_device *dev, uint64_t size)
 	return bo;
 }
 
-/* Variables and constants of replica @r into its arena (weights_from_host). */
-static inline void kp_load_weights(struct kp_setup *s, uint32_t r)
+/*
+ * The initial values of @p's variables and constants for replica @r: @put
+ * is called with each one's arena offset, bytes and size (a session's
+ * weights_from_host).
+ */
+static inline void kp_weights(const struct kp_prog *p, uint32_t r,
+			      void (*put)(void *ctx, uint64_t off,
+					  const void *data, uint64_t len),
+			      void *ctx)
 {
-	const struct ipu_exe *e = s->p->exe;
+	const struct ipu_exe *e = p->exe;
 	const struct ipu_exe_tensor *t;
 	uint32_t i, g;
 
@@ -231,11 +258,22 @@ static inline void kp_load_weights(struct kp_setup *s, uint32_t r)
 		g = t->kind == IPU_EXE_TENSOR_VARIABLE ?
 			    ipu_exe_replica_group(t->group_size, t->group_stride, r) :
 			    0;
-		if (ipu_xfer_to_device(s->arena[r], t->offset,
-				       e->data + t->data_offset + g * t->nbytes,
-				       t->nbytes))
-			fail_msg("loading %s: %s", t->name, ipu_errmsg());
+		put(ctx, t->offset, e->data + t->data_offset + g * t->nbytes,
+		    t->nbytes);
 	}
+}
+
+static inline void kp_put_bo(void *ctx, uint64_t off, const void *data,
+			     uint64_t len)
+{
+	if (ipu_xfer_to_device(ctx, off, data, len))
+		fail_msg("loading weights: %s", ipu_errmsg());
+}
+
+/* Variables and constants of replica @r into its arena. */
+static inline void kp_load_weights(struct kp_setup *s, uint32_t r)
+{
+	kp_weights(s->p, r, kp_put_bo, s->arena[r]);
 }
 
 /*

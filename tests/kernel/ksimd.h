@@ -32,6 +32,8 @@
 
 /* launch_timeout_ms before a test changed it; 0 when it did not. */
 static unsigned int ks_saved_timeout __attribute__((unused));
+/* The running ipu-simd was started with other arguments than the guest's. */
+static bool ks_custom __attribute__((unused));
 
 static inline bool ks_alive(pid_t pid)
 {
@@ -126,7 +128,9 @@ static inline bool ks_wait_dead(pid_t pid)
 /*
  * Start ipu-simd with @args (NULL-terminated; NULL: the guest's own,
  * serving ipu0 and ipu1) and wait until it serves ipu0 and ipu1. It runs
- * in a session of its own and outlives the test. Returns its pid.
+ * in a session of its own and outlives the test (KS_TEST's teardown puts
+ * the guest's own back after one started with other @args). Returns its
+ * pid.
  */
 static inline pid_t ks_simd_start(const char *const *args)
 {
@@ -138,6 +142,7 @@ static inline pid_t ks_simd_start(const char *const *args)
 	pid_t pid;
 	int fd;
 
+	ks_custom = args != NULL;
 	for (args = args ? args : dflt; *args && n < 15; args++)
 		argv[n++] = *args;
 	fflush(NULL);
@@ -189,6 +194,92 @@ static inline void ks_simd_kill(int sig)
 	ks_reap(pid);
 }
 
+/*
+ * Whether some file is the firmware of ipu@idx: FW_ATTACH from a file of
+ * our own is -EBUSY then. (If it succeeds, nobody was: closing the file
+ * detaches again at once.)
+ */
+static inline bool ks_fw_attached(unsigned int idx)
+{
+	struct ipu_fw_attach a;
+	char path[32];
+	int fd, err;
+
+	snprintf(path, sizeof(path), "/dev/ipu%u", idx);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	memset(&a, 0, sizeof(a));
+	err = kt_ioctl(fd, IPU_IOCTL_FW_ATTACH, &a);
+	close(fd);
+	return err == -EBUSY;
+}
+
+/*
+ * Wait until ipu-simd serves ipu0 and ipu1: after a reset (an earlier
+ * test's) it attaches again, and a launch before that is -EUNATCH.
+ */
+static inline void ks_wait_served(void)
+{
+	unsigned int idx;
+	int i;
+
+	for (idx = 0; idx < 2 && kt_have_dev(idx); idx++) {
+		for (i = 0; i < KS_POLLS && !ks_fw_attached(idx); i++)
+			ks_pause();
+		if (!ks_fw_attached(idx))
+			fail_msg("ipu-simd does not serve ipu%u", idx);
+	}
+}
+
+/* Whether every thread of @pid is stopped (SIGSTOP took effect). */
+static inline bool ks_all_stopped(pid_t pid)
+{
+	char path[320], stat[256], *p;
+	struct dirent *de;
+	bool all = true;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return false;
+	while (all && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", (int)pid,
+			 de->d_name);
+		if (kt_read_file(path, stat, sizeof(stat)))
+			continue; /* the thread ended */
+		p = strrchr(stat, ')');
+		all = p && p[1] == ' ' && (p[2] == 'T' || p[2] == 't');
+	}
+	closedir(d);
+	return all;
+}
+
+/*
+ * Stop ipu-simd (SIGSTOP) and wait until all its threads are stopped, so
+ * that a launch submitted now stays in flight; ks_simd_cont() or
+ * KS_TEST's teardown lets it go on.
+ */
+static inline void ks_simd_stop(void)
+{
+	pid_t pid = ks_simd_pid();
+	int i;
+
+	assert_int_equal(kill(pid, SIGSTOP), 0);
+	for (i = 0; i < KS_POLLS && !ks_all_stopped(pid); i++)
+		ks_pause();
+	if (!ks_all_stopped(pid))
+		fail_msg("ipu-simd (pid %d) did not stop", (int)pid);
+}
+
+static inline void ks_simd_cont(void)
+{
+	assert_int_equal(kill(ks_simd_pid(), SIGCONT), 0);
+}
+
 /* Skip without ipu-simd (a build host); start it if nothing runs it. */
 #define ks_require_simd()                                                 \
 	do {                                                              \
@@ -199,6 +290,7 @@ static inline void ks_simd_kill(int sig)
 		}                                                         \
 		if (!ks_alive(ks_simd_pid()))                             \
 			ks_simd_start(NULL);                              \
+		ks_wait_served();                                         \
 	} while (0)
 
 static inline unsigned int ks_timeout_get(void)
@@ -237,7 +329,10 @@ static inline int ks_teardown(void **state)
 	pid = ks_simd_pid();
 	if (ks_alive(pid)) {
 		kill(pid, SIGCONT); /* a test may have stopped it */
-		return 0;
+		if (!ks_custom)
+			return 0;
+		kill(pid, SIGTERM);
+		ks_wait_dead(pid);
 	}
 	ks_reap(pid);
 	ks_simd_start(NULL);

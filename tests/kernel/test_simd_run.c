@@ -322,16 +322,6 @@ static void test_after_a_reset_the_daemon_attaches_again(void **state)
 	kp_free(p);
 }
 
-static int group_setup(void **state)
-{
-	(void)state;
-	/* Small model IPUs: the guest has little memory. */
-	setenv("IPU_MODEL_DEVICES", "2", 1);
-	setenv("IPU_MODEL_MEM_MB", "16", 1);
-	unsetenv("IPU_DEVICE");
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -347,6 +337,6 @@ int main(void)
 		KS_TEST(test_after_a_reset_the_daemon_attaches_again),
 	};
 
-	return kt_exit_code(cmocka_run_group_tests(tests, group_setup, NULL),
+	return kt_exit_code(cmocka_run_group_tests(tests, kp_group_setup, NULL),
 			    KT_ARRAY_SIZE(tests));
 }

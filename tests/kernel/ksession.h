@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ksession.h - run one of libsession's host test files
+ * (tests/unit/test_session_*.c) on ipu.ko instead of the model.
+ *
+ * A guest test is two lines, this header and the unit test file:
+ *
+ *	#include "ksession.h"
+ *	#include "unit/test_session_run.c"
+ *
+ * The files that test the model itself or device selection
+ * (test_session_attach.c, test_session_create.c) stay on the host.
+ *
+ * Nothing in the unit file changes: this header includes its helpers first
+ * (session_helpers.h has an include guard, so the file's own #include is
+ * then a no-op) and redirects three of their names:
+ *  - sh_session(): a session on "ipu_hw" rather than "ipu_model";
+ *  - sh_group_setup: small model IPUs as before (some tests compare with
+ *    the model), but the machine's devices left visible;
+ *  - cmocka_run_group_tests(): the tests, on KSH_DEVICES
+ *    simulated IPUs all served by ipu-simd (see ksh_devices_up()); exit
+ *    77 without /dev/ipu0 or ipu-simd.
+ */
+#ifndef IPU_TESTS_KSESSION_H
+#define IPU_TESTS_KSESSION_H
+
+#include "ksimd.h"
+
+#include "unit/session_helpers.h"
+
+/*
+ * The unit tests' programs have up to KSH_DEVICES replicas; the guest
+ * starts with two IPUs. For the run, small ones are added (KSH_ADD_MB
+ * each) and ipu-simd serves them all; afterwards they go again and the
+ * guest's own ipu-simd comes back.
+ */
+#define KSH_DEVICES	16
+#define KSH_ADD_MB	"4"
+
+static uint64_t ksh_added;
+
+static inline unsigned int ksh_count(uint64_t set)
+{
+	return (unsigned int)__builtin_popcountll(set);
+}
+
+static inline void ksh_devices_up(void)
+{
+	static const char *const all[] = { NULL }; /* every simulated IPU */
+	uint64_t before;
+	unsigned int n;
+	char what[32];
+	off_t from;
+
+	while (ksh_count(kt_present()) < KSH_DEVICES) {
+		before = kt_present();
+		if (kt_write_file(KT_SIM_CTL "/new_device", KSH_ADD_MB))
+			break;
+		ksh_added |= kt_present() & ~before;
+	}
+	ks_simd_kill(SIGTERM);
+	from = ks_log_size();
+	ks_simd_start(all);
+	for (n = 0; n < 64; n++) {
+		if (!(kt_present() & (1ull << n)))
+			continue;
+		snprintf(what, sizeof(what), "ipu%u: serving", n);
+		if (!ks_log_wait(from, what))
+			fail_msg("ipu-simd does not serve ipu%u", n);
+	}
+}
+
+static inline void ksh_devices_down(void)
+{
+	char val[16];
+	unsigned int n;
+
+	ks_simd_kill(SIGTERM);
+	for (n = 0; n < 64; n++) {
+		if (ksh_added & (1ull << n)) {
+			snprintf(val, sizeof(val), "%u", n);
+			kt_write_file(KT_SIM_CTL "/del_device", val);
+		}
+	}
+	ksh_added = 0;
+	ks_simd_start(NULL);
+}
+
+static inline int ksh_group_setup(void **state)
+{
+	(void)state;
+	setenv("IPU_MODEL_DEVICES", "4", 1);
+	setenv("IPU_MODEL_MEM_MB", "16", 1);
+	unsetenv("IPU_DEVICE");
+	unsetenv("IPU_OFFLINE_DEVICE");
+	return __ipu_model_reinit();
+}
+
+/* The run of the file's tests. */
+static inline int ksh_run(const char *group, const struct CMUnitTest *tests,
+			  size_t n, CMFixtureFunction setup,
+			  CMFixtureFunction teardown)
+{
+	int ret;
+
+	if (!kt_have_dev(0) || !ks_have_simd()) {
+		printf("no /dev/ipu0 or no " KS_SIMD ": skipped\n");
+		return 77;
+	}
+	if (!ks_alive(ks_simd_pid()))
+		ks_simd_start(NULL);
+	ks_wait_served();
+	ksh_devices_up();
+	ret = _cmocka_run_group_tests(group, tests, n, setup, teardown);
+	ksh_devices_down();
+	return ret;
+}
+
+#define sh_session(ir) sh_session_on((ir), "ipu_hw")
+#define sh_group_setup ksh_group_setup
+#undef cmocka_run_group_tests
+#define cmocka_run_group_tests(t, s, td) \
+	ksh_run(#t, (t), sizeof(t) / sizeof((t)[0]), (s), (td))
+
+#endif /* IPU_TESTS_KSESSION_H */

@@ -1,0 +1,8 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_session_hw_weights.c - libsession's tests/unit/test_session_weights.c on
+ * ipu.ko ("ipu_hw", ipu-simd as the firmware) instead of the model; see
+ * ksession.h.
+ */
+#include "ksession.h"
+#include "unit/test_session_weights.c"

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_simd_kill.c - kill -9 on either side of a launch.
+ *
+ * An application killed with a run in flight: its io_uring commands end
+ * (the firmware finishes the launch), its file goes, and the next
+ * application attaches and runs with correct results and no memory lost.
+ *
+ * ipu-simd killed while it runs a launch: nobody reports it, so the
+ * kernel's launch deadline fails it (-ETIMEDOUT), resets the device
+ * (reset_count + 1) and the commands linked after it are cancelled; once
+ * ipu-simd is started again, the next run works. The deadline is made
+ * short for the test and restored after.
+ */
+#include "kprog.h"
+#include "ksimd.h"
+
+/* x for the MLP, the same in every run. */
+static float x1[16] = { 1, -2, 3, 0.5f, -1, 2, 0, 1, -3, 1, 2, -0.5f, 1, 1, -1, 0 };
+
+/* Run the MLP on hw:0 and on the model; the outputs must be equal. */
+static void run_mlp_and_compare(void)
+{
+	struct kp_prog *p = kp_mlp(1);
+	struct kp_setup hw, model;
+	float y[8], want[8];
+	char msg[512];
+
+	kp_open(&hw, p, (const char *[]){ "hw:0" });
+	if (kp_run(&hw, (void *[]){ x1 }, (void *[]){ y }, msg, sizeof(msg)))
+		fail_msg("hw:0: %s", msg);
+	kp_open(&model, p, (const char *[]){ "model:0" });
+	assert_int_equal(kp_run(&model, (void *[]){ x1 }, (void *[]){ want },
+				msg, sizeof(msg)), 0);
+	assert_memory_equal(y, want, sizeof(y));
+	kt_cleanup();
+	kp_free(p);
+}
+
+/* Wait until nobody owns ipu@idx (the killed file is gone). */
+static void wait_unowned(unsigned int idx)
+{
+	int i;
+
+	for (i = 0; i < KS_POLLS && kt_sysfs_u64(idx, "owner_pid"); i++)
+		ks_pause();
+	assert_int_equal(kt_sysfs_u64(idx, "owner_pid"), 0);
+}
+
+static void test_kill9_of_an_application_mid_run_leaves_the_device_usable(void **state)
+{
+	uint64_t used;
+	int ready[2], hold[2];
+	pid_t pid;
+
+	(void)state;
+	ks_require_simd();
+	used = kt_sysfs_u64(0, "memory_used");
+	kt_pipe(ready);
+	kt_pipe(hold);
+	pid = kt_fork();
+	if (pid == 0) {
+		/* The child: a run submitted, never reaped. */
+		struct kp_prog *p = kp_mlp(1);
+		struct ipu_cmd cmds[3];
+		struct kp_setup s;
+		float y[8];
+		size_t n;
+
+		kp_open(&s, p, (const char *[]){ "hw:0" });
+		n = kp_batch(&s, cmds, (void *[]){ x1 }, (void *[]){ y });
+		kt_child_check(ipu_queue_submit(s.q, cmds, n) == 0, 1);
+		kt_pipe_send(ready[1], 'r');
+		kt_pipe_recv(hold[0]); /* killed while waiting here */
+		_exit(0);
+	}
+	assert_int_equal(kt_pipe_recv(ready[0]), 'r');
+	assert_int_equal(kill(pid, SIGKILL), 0);
+	assert_true(WIFSIGNALED(kt_wait(pid)));
+	wait_unowned(0);
+	run_mlp_and_compare();
+	/* Everything the killed process held was freed. */
+	for (int i = 0; i < KS_POLLS && kt_sysfs_u64(0, "memory_used") != used; i++)
+		ks_pause();
+	assert_int_equal(kt_sysfs_u64(0, "memory_used"), used);
+}
+
+static void test_kill9_of_the_daemon_mid_launch_resets_and_a_restart_recovers(void **state)
+{
+	static const char *const verbose[] = { "--devices", "ipu0,ipu1", "-v", NULL };
+	struct ipu_completion c[3];
+	struct kp_prog *p;
+	struct kp_setup s;
+	struct ipu_cmd cmds[3];
+	static float x[64], y[64];
+	uint64_t resets;
+	size_t n, got = 0;
+	off_t from;
+	int ret, k;
+
+	(void)state;
+	ks_require_simd();
+	ks_timeout_set(2000);
+	/* -v: the daemon logs each launch it takes. */
+	ks_simd_kill(SIGTERM);
+	ks_simd_start(verbose);
+	/* Far longer than the test: the daemon is mid-launch when killed. */
+	p = kp_spin(1ull << 30);
+	kp_open(&s, p, (const char *[]){ "hw:0" });
+	resets = kt_sysfs_u64(0, "reset_count");
+	from = ks_log_size();
+	n = kp_batch(&s, cmds, (void *[]){ x }, (void *[]){ y });
+	assert_int_equal(ipu_queue_submit(s.q, cmds, n), 0);
+	assert_true(ks_log_wait(from, "ipu0: launch"));
+	ks_simd_kill(SIGKILL);
+
+	while (got < n) {
+		ret = ipu_queue_reap(s.q, c + got, n - got, n - got, KP_REAP_NS);
+		assert_true(ret > 0);
+		got += (size_t)ret;
+	}
+	for (k = 0; k < 3; k++) {
+		if (c[k].user_data == 0) /* H2D */
+			assert_int_equal(c[k].result, 0);
+		else if (c[k].user_data == 1) /* the launch */
+			assert_int_equal(c[k].result, -ETIMEDOUT);
+		else /* D2H, linked after it */
+			assert_int_equal(c[k].result, -ECANCELED);
+	}
+	/* The reset follows the launch's failure: wait for it. */
+	for (k = 0; k < KS_POLLS && kt_sysfs_u64(0, "reset_count") == resets; k++)
+		ks_pause();
+	assert_int_equal(kt_sysfs_u64(0, "reset_count"), resets + 1);
+	kt_cleanup();
+
+	ks_simd_start(NULL);
+	run_mlp_and_compare();
+	kp_free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		KS_TEST(test_kill9_of_an_application_mid_run_leaves_the_device_usable),
+		KS_TEST(test_kill9_of_the_daemon_mid_launch_resets_and_a_restart_recovers),
+	};
+
+	return kt_exit_code(cmocka_run_group_tests(tests, kp_group_setup, NULL),
+			    KT_ARRAY_SIZE(tests));
+}
