@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench_uring.c - transfer bandwidth of ipu.ko in the guest, and the
+ * system calls of a session run (make kernel-bench; never part of a test).
+ *
+ * For each size from 4 KiB to 64 MiB (powers of 4), host to device and
+ * back, on a simulated IPU of BENCH_DEV_MB added for the purpose:
+ *
+ *	uring        libipu's queue: IPU_URING_CMD_XFER, batches of up to
+ *	             BATCH commands, one io_uring_enter() each, then reaped
+ *	uring_fixed  the same with the host buffer registered with the queue
+ *	             (IORING_URING_CMD_FIXED: no pinning per transfer)
+ *	ioctl        IPU_IOCTL_XFER, one system call per transfer
+ *	memcpy       the guest copying the same bytes between two buffers
+ *
+ * each measured in the same run, best of ROUNDS, as
+ *
+ *	bench <path>_<h2d|d2h>_<size>.mbps <x> MB/s
+ *	bench <path>_<h2d|d2h>_<size>.ratio_vs_memcpy <x> x
+ *
+ * then io_uring_enter() calls per ipu_session_run_with_outputs() of a
+ * program with 1 and 16 streams each way (libipu's counters):
+ *
+ *	bench session_run_<n>_streams.io_uring_enter <x> calls
+ *
+ * TCG makes every number slow in absolute terms; the ratios are the point.
+ * No timing is asserted.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <ipu/ipu.h>
+#include <ipu/ir.h>
+#include <ipu/session.h>
+#include <linux/ipu.h>
+
+#include "internal.h"
+
+#define BENCH_DEV_MB	"160"
+#define MIN_SIZE	(4ull << 10)
+#define MAX_SIZE	(64ull << 20)
+#define BATCH		32
+#define ROUND_BYTES	(32ull << 20) /* bytes moved per timed round, at least */
+#define ROUNDS		3
+#define SESSION_RUNS	20
+#define SIM_CTL		"/sys/devices/ipu_sim"
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void size_name(uint64_t size, char *buf, size_t len)
+{
+	if (size >= 1 << 20)
+		snprintf(buf, len, "%lluMiB", (unsigned long long)(size >> 20));
+	else
+		snprintf(buf, len, "%lluKiB", (unsigned long long)(size >> 10));
+}
+
+static uint64_t iters_for(uint64_t size)
+{
+	uint64_t n = ROUND_BYTES / size;
+
+	return n < 2 ? 2 : n;
+}
+
+/* A bitmap of the /dev/ipuN present (N < 64). */
+static uint64_t present(void)
+{
+	char path[32];
+	uint64_t set = 0;
+	unsigned int n;
+
+	for (n = 0; n < 64; n++) {
+		snprintf(path, sizeof(path), "/dev/ipu%u", n);
+		if (!access(path, F_OK))
+			set |= 1ull << n;
+	}
+	return set;
+}
+
+static int write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) != (ssize_t)strlen(val))
+		err = -EIO;
+	close(fd);
+	return err;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The three transfer paths                                                */
+/* ---------------------------------------------------------------------- */
+
+/* Seconds for @iters transfers of @size through @q, in batches. */
+static double time_queue(struct ipu_queue *q, struct ipu_bo *bo, void *host,
+			 uint64_t size, uint32_t dir, uint64_t iters)
+{
+	struct ipu_completion cqes[BATCH];
+	struct ipu_cmd cmds[BATCH];
+	struct ipu_xfer_desc x = {
+		.bo = bo, .host = host, .length = size, .dir = dir,
+	};
+	uint64_t done = 0, n, i;
+	double t = now();
+	int got, k;
+
+	for (i = 0; i < BATCH; i++)
+		ipu_cmd_prep_xfer(&cmds[i], &x, i);
+	while (done < iters) {
+		n = iters - done < BATCH ? iters - done : BATCH;
+		if (ipu_queue_submit(q, cmds, n))
+			return -1;
+		for (i = 0; i < n; i += (uint64_t)got) {
+			got = ipu_queue_reap(q, cqes, n - i, n - i, -1);
+			if (got <= 0)
+				return -1;
+			for (k = 0; k < got; k++)
+				if (cqes[k].result)
+					return -1;
+		}
+		done += n;
+	}
+	return now() - t;
+}
+
+static double time_ioctl(int fd, uint32_t handle, void *host, uint64_t size,
+			 uint32_t flags, uint64_t iters)
+{
+	struct ipu_xfer x;
+	double t = now();
+	uint64_t i;
+
+	for (i = 0; i < iters; i++) {
+		memset(&x, 0, sizeof(x));
+		x.user_ptr = (uint64_t)(uintptr_t)host;
+		x.length = size;
+		x.handle = handle;
+		x.flags = flags;
+		if (ioctl(fd, IPU_IOCTL_XFER, &x))
+			return -1;
+	}
+	return now() - t;
+}
+
+static double time_memcpy(void *dst, const void *src, uint64_t size,
+			  uint64_t iters)
+{
+	double t = now();
+	uint64_t i;
+
+	for (i = 0; i < iters; i++) {
+		memcpy(dst, src, size);
+		/* Keep the copy: the compiler may not drop it. */
+		__asm__ volatile("" : : "r"(dst) : "memory");
+	}
+	return now() - t;
+}
+
+/**
+ * struct rig - the device and buffers of the transfer benchmarks.
+ * @dev, @bo, @q: libipu's view of the bench device.
+ * @fq: a second queue, with @host registered.
+ * @fd, @handle: a raw file of the same device for the ioctl (attached
+ *	while the ioctl runs, as attaching is exclusive).
+ * @host, @other: MAX_SIZE bytes each.
+ */
+struct rig {
+	unsigned int idx;
+	struct ipu_device *dev;
+	struct ipu_bo *bo;
+	struct ipu_queue *q, *fq;
+	void *host, *other;
+};
+
+enum path { P_URING, P_FIXED, P_IOCTL, P_MEMCPY, P_COUNT };
+static const char *const path_name[P_COUNT] = {
+	"uring", "uring_fixed", "ioctl", "memcpy",
+};
+
+/* Best seconds of ROUNDS for one path, direction and size; < 0: failed. */
+static double best(struct rig *r, enum path p, uint32_t dir, uint64_t size)
+{
+	uint64_t iters = iters_for(size);
+	double s, b = -1;
+	int round, fd = -1;
+	struct ipu_bo_create bc;
+	struct ipu_attach at;
+	char path[32];
+
+	if (p == P_IOCTL) {
+		/* The libipu handle lets go of the device meanwhile. */
+		if (ipu_device_detach(r->dev))
+			return -1;
+		snprintf(path, sizeof(path), "/dev/ipu%u", r->idx);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		memset(&at, 0, sizeof(at));
+		memset(&bc, 0, sizeof(bc));
+		bc.size = size;
+		if (fd < 0 || ioctl(fd, IPU_IOCTL_ATTACH, &at) ||
+		    ioctl(fd, IPU_IOCTL_BO_CREATE, &bc)) {
+			if (fd >= 0)
+				close(fd);
+			ipu_device_attach(r->dev);
+			return -1;
+		}
+	}
+	for (round = 0; round < ROUNDS; round++) {
+		switch (p) {
+		case P_URING:
+			s = time_queue(r->q, r->bo, r->host, size, dir, iters);
+			break;
+		case P_FIXED:
+			s = time_queue(r->fq, r->bo, r->host, size, dir, iters);
+			break;
+		case P_IOCTL:
+			s = time_ioctl(fd, bc.handle, r->host, size,
+				       dir == IPU_XFER_DIR_TO_DEVICE ?
+					       IPU_XFER_TO_DEVICE :
+					       IPU_XFER_FROM_DEVICE, iters);
+			break;
+		default:
+			s = dir == IPU_XFER_DIR_TO_DEVICE ?
+				    time_memcpy(r->other, r->host, size, iters) :
+				    time_memcpy(r->host, r->other, size, iters);
+			break;
+		}
+		if (s > 0 && (b < 0 || s < b))
+			b = s;
+	}
+	if (p == P_IOCTL) {
+		close(fd);
+		if (ipu_device_attach(r->dev))
+			return -1;
+	}
+	return b;
+}
+
+static int bench_xfers(struct rig *r)
+{
+	static const uint32_t dirs[2] = { IPU_XFER_DIR_TO_DEVICE,
+					  IPU_XFER_DIR_FROM_DEVICE };
+	double secs[P_COUNT], mbps[P_COUNT];
+	char sz[16];
+	uint64_t size;
+	int d, p;
+
+	for (d = 0; d < 2; d++) {
+		for (size = MIN_SIZE; size <= MAX_SIZE; size *= 4) {
+			size_name(size, sz, sizeof(sz));
+			for (p = 0; p < P_COUNT; p++) {
+				secs[p] = best(r, (enum path)p, dirs[d], size);
+				if (secs[p] <= 0) {
+					fprintf(stderr, "bench_uring: %s %s: %s\n",
+						path_name[p], sz, ipu_errmsg());
+					return 1;
+				}
+				mbps[p] = (double)(size * iters_for(size)) /
+					  secs[p] / 1e6;
+			}
+			for (p = 0; p < P_COUNT; p++)
+				printf("bench %s_%s_%s.mbps %.1f MB/s\n",
+				       path_name[p], d ? "d2h" : "h2d", sz,
+				       mbps[p]);
+			for (p = 0; p < P_MEMCPY; p++)
+				printf("bench %s_%s_%s.ratio_vs_memcpy %.3f x\n",
+				       path_name[p], d ? "d2h" : "h2d", sz,
+				       mbps[p] / mbps[P_MEMCPY]);
+			fflush(stdout);
+		}
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* System calls of a session run                                           */
+/* ---------------------------------------------------------------------- */
+
+/* @n streams in and out, 16 floats each: out_i = in_i + 1. */
+static struct ipu_ir *streams_ir(unsigned int n)
+{
+	const uint64_t shape[1] = { 16 };
+	struct ipu_ir *ir = NULL;
+	char name[16];
+	ipu_stream in, out;
+	ipu_tensor t;
+	unsigned int i;
+
+	if (ipu_ir_create("bench", &ir))
+		return NULL;
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "in%u", i);
+		in = ipu_ir_h2d_stream(ir, name, IPU_DTYPE_FLOAT32, 1, shape);
+		snprintf(name, sizeof(name), "out%u", i);
+		out = ipu_ir_d2h_stream(ir, name, IPU_DTYPE_FLOAT32, 1, shape);
+		t = ipu_ir_add(ir, ipu_ir_host_load(ir, in, NULL),
+			       ipu_ir_scalar(ir, IPU_DTYPE_FLOAT32, 1));
+		ipu_ir_host_store(ir, out, t);
+	}
+	return ir;
+}
+
+static int bench_session(unsigned int n)
+{
+	IPU_OPTS(ipu_session_opts, opts, .device = "ipu_hw");
+	static float data[2][16][16];
+	struct ipu_stream_buffer ins[16], outs[16];
+	static char names[2][16][16];
+	struct ipu_queue_stats a, b;
+	struct ipu_session *s = NULL;
+	unsigned int i;
+	int k, err;
+
+	err = ipu_session_create(streams_ir(n), &opts, &s);
+	if (!err)
+		err = ipu_session_attach(s);
+	for (i = 0; i < n; i++) {
+		snprintf(names[0][i], sizeof(names[0][i]), "in%u", i);
+		snprintf(names[1][i], sizeof(names[1][i]), "out%u", i);
+		ins[i] = (struct ipu_stream_buffer){
+			.stream = names[0][i],
+			.buf = { data[0][i], IPU_DTYPE_FLOAT32, 1, { 16 } },
+		};
+		outs[i] = (struct ipu_stream_buffer){
+			.stream = names[1][i],
+			.buf = { data[1][i], IPU_DTYPE_FLOAT32, 1, { 16 } },
+		};
+	}
+	/* One run first: what is set up once is not what is measured. */
+	if (!err)
+		err = ipu_session_run_with_outputs(s, ins, n, outs, n, 0);
+	__ipu_queue_stats(NULL, &a);
+	for (k = 0; !err && k < SESSION_RUNS; k++)
+		err = ipu_session_run_with_outputs(s, ins, n, outs, n, 0);
+	__ipu_queue_stats(NULL, &b);
+	if (err) {
+		fprintf(stderr, "bench_uring: session of %u streams: %s\n", n,
+			ipu_session_errmsg(s));
+		ipu_session_destroy(s);
+		return 1;
+	}
+	printf("bench session_run_%u_streams.io_uring_enter %.2f calls\n", n,
+	       (double)(b.enters - a.enters) / SESSION_RUNS);
+	ipu_session_detach(s, 0);
+	ipu_session_destroy(s);
+	return 0;
+}
+
+int main(void)
+{
+	IPU_OPTS(ipu_open_opts, oo, .flags = IPU_OPEN_ATTACH);
+	IPU_OPTS(ipu_queue_opts, qo, .entries = BATCH);
+	uint64_t before, added;
+	struct rig r;
+	struct iovec iov;
+	char name[32];
+	int ret;
+
+	memset(&r, 0, sizeof(r));
+	before = present();
+	/* A device with room for the largest size. */
+	if (write_file(SIM_CTL "/new_device", BENCH_DEV_MB)) {
+		fprintf(stderr, "bench_uring: no simulated IPU to add: skipped\n");
+		return 77;
+	}
+	added = present() & ~before;
+	if (!added)
+		return 1;
+	r.idx = (unsigned int)__builtin_ctzll(added);
+	snprintf(name, sizeof(name), "hw:%u", r.idx);
+	r.host = mmap(NULL, MAX_SIZE, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	r.other = mmap(NULL, MAX_SIZE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	iov = (struct iovec){ r.host, MAX_SIZE };
+	ret = r.host == MAP_FAILED || r.other == MAP_FAILED ||
+	      ipu_device_open(name, &oo, &r.dev) ||
+	      ipu_bo_create(r.dev, MAX_SIZE, 0, &r.bo) ||
+	      ipu_queue_create(r.dev, &qo, &r.q) ||
+	      ipu_queue_create(r.dev, &qo, &r.fq) ||
+	      ipu_queue_register_buffers(r.fq, &iov, 1);
+	if (ret)
+		fprintf(stderr, "bench_uring: setting up %s: %s\n", name,
+			ipu_errmsg());
+	else
+		ret = bench_xfers(&r);
+	ipu_queue_destroy(r.fq);
+	ipu_queue_destroy(r.q);
+	ipu_device_close(r.dev);
+	snprintf(name, sizeof(name), "%u", r.idx);
+	write_file(SIM_CTL "/del_device", name);
+	if (!ret)
+		ret = bench_session(1) || bench_session(16);
+	return ret;
+}
