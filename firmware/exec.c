@@ -40,6 +40,8 @@ struct ipufw_executor {
 	atomic_uint_fast64_t go;
 	atomic_uint pending;
 	atomic_bool stop;
+	/* ipufw_cancel(): every replica stops before its next instruction. */
+	atomic_bool cancel;
 	uint32_t runs;		/* the caller's run number, for @go */
 };
 
@@ -252,6 +254,9 @@ static int exec_program(struct fw_replica *rep)
 	int err;
 
 	for (;;) {
+		/* Relaxed: a cancel only has to be seen soon, not at once. */
+		if (atomic_load_explicit(&rep->ex->cancel, memory_order_relaxed))
+			return fw_fail(rep, -ECANCELED, "the run was cancelled");
 		if (sp && pc == rep->loops[sp - 1].end) {
 			struct fw_loop *l = &rep->loops[sp - 1];
 
@@ -509,6 +514,7 @@ int ipufw_executor_create(unsigned int max_replicas,
 	atomic_init(&ex->go, 0);
 	atomic_init(&ex->pending, 0);
 	atomic_init(&ex->stop, false);
+	atomic_init(&ex->cancel, false);
 	ex->run.barrier = &ex->barrier;
 	for (r = 0; r < max_replicas; r++) {
 		ex->reps[r].ex = ex;
@@ -606,6 +612,7 @@ int ipufw_run(struct ipufw_executor *ex, const struct ipu_exe *exe,
 	if (err)
 		return err;
 
+	atomic_store(&ex->cancel, false);
 	ex->run.exe = exe;
 	ex->run.arenas = arenas;
 	ex->run.nrep = nrep;
@@ -636,4 +643,10 @@ int ipufw_run(struct ipufw_executor *ex, const struct ipu_exe *exe,
 		pthread_mutex_unlock(&ex->lock);
 	}
 	return report(ex, nrep, errbuf, errlen);
+}
+
+void ipufw_cancel(struct ipufw_executor *ex)
+{
+	if (ex)
+		atomic_store(&ex->cancel, true);
 }

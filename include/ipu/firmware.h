@@ -77,12 +77,23 @@ void ipufw_executor_destroy(struct ipufw_executor *ex);
  * replicas are asked for than the executor has (or the executable is
  * malformed); -ERANGE when a stream is loaded or stored more than
  * num_host_transfers times in one run; -ENOMEM when a temporary cannot
- * be allocated. After a failure the arenas hold whatever the replicas had
- * computed up to it.
+ * be allocated; -ECANCELED after ipufw_cancel(). After a failure the
+ * arenas hold whatever the replicas had computed up to it.
  */
 int ipufw_run(struct ipufw_executor *ex, const struct ipu_exe *exe,
 	      void *const *arenas, uint64_t arena_size, char *errbuf,
 	      size_t errlen);
+
+/**
+ * ipufw_cancel() - stop the run in progress on @ex: each replica stops
+ * before its next instruction (an instruction under way finishes), and
+ * ipufw_run() returns -ECANCELED. For a firmware whose device was reset
+ * under a run: its arenas are no longer the program's. Callable from any
+ * thread, and from a signal handler (one atomic store). A cancel made
+ * while no run is in progress is forgotten when the next run starts.
+ * NULL is a no-op.
+ */
+void ipufw_cancel(struct ipufw_executor *ex);
 
 #ifdef __cplusplus
 }
