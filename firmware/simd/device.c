@@ -129,7 +129,7 @@ static void retire(struct simd_dev *dev)
 	pthread_mutex_unlock(&dev->lock);
 	if (!map)
 		return;
-	simd_guard_retire(map->base, map->len);
+	simd_guard_retire(map->guard);
 	simd_map_put(map);
 }
 

@@ -13,6 +13,10 @@
  * kernel already; its FW_DONE is refused, and the device thread attaches
  * again (device.c).
  *
+ * Either way the mapping is marked retired, and run.c cancels the runs
+ * over it (ipufw_cancel()): a program the reset interrupted must not keep
+ * the device's thread, which has to attach again and serve new launches.
+ *
  * The ranges live in a fixed table of atomics, which the handler reads
  * without locks. A range is removed only when its mapping's last
  * reference goes, and every access to a mapping holds a reference, so the
@@ -22,6 +26,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -33,17 +38,38 @@
 static struct {
 	_Atomic uintptr_t base;
 	_Atomic size_t len;
+	_Atomic bool retired;	/* now scratch memory */
 } slots[GUARD_SLOTS];
 /* Serialises adding and removing; the handler only reads. */
 static pthread_mutex_t slots_lock = PTHREAD_MUTEX_INITIALIZER;
 
-int simd_guard_retire(void *base, size_t len)
+/* Anonymous memory over [base, base + len); async-signal-safe. */
+static int swap_in_scratch(uintptr_t base, size_t len)
 {
-	void *p = mmap(base, len, PROT_READ | PROT_WRITE,
+	void *p = mmap((void *)base, len, PROT_READ | PROT_WRITE,
 		       MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
 		       -1, 0);
 
 	return p == MAP_FAILED ? -errno : 0;
+}
+
+int simd_guard_retire(int slot)
+{
+	int err;
+
+	if (slot < 0 || slot >= GUARD_SLOTS)
+		return -EINVAL;
+	err = swap_in_scratch(atomic_load(&slots[slot].base),
+			      atomic_load(&slots[slot].len));
+	if (!err)
+		atomic_store(&slots[slot].retired, true);
+	return err;
+}
+
+bool simd_guard_retired(int slot)
+{
+	return slot >= 0 && slot < GUARD_SLOTS &&
+	       atomic_load(&slots[slot].retired);
 }
 
 static void on_sigbus(int sig, siginfo_t *si, void *uctx)
@@ -58,7 +84,8 @@ static void on_sigbus(int sig, siginfo_t *si, void *uctx)
 		len = atomic_load(&slots[i].len);
 		if (base && addr - base < len) {
 			/* Retried on return, now over anonymous memory. */
-			if (simd_guard_retire((void *)base, len) == 0) {
+			if (swap_in_scratch(base, len) == 0) {
+				atomic_store(&slots[i].retired, true);
 				errno = saved;
 				return;
 			}
@@ -91,6 +118,7 @@ int simd_guard_add(void *base, size_t len)
 		if (atomic_load(&slots[i].base) == 0) {
 			/* len first: the handler matches on base. */
 			atomic_store(&slots[i].len, len);
+			atomic_store(&slots[i].retired, false);
 			atomic_store(&slots[i].base, (uintptr_t)base);
 			slot = (int)i;
 			break;

@@ -7,7 +7,8 @@
  * Serves every simulated IPU (/sys/class/ipu/ipuN/platform is "sim"), or
  * those named. The main thread owns the list of devices; it waits for
  * signals with a timeout, and on each tick fails replicated runs that
- * waited too long for a replica (run.c) and, every SIMD_SCAN_TICKS ticks
+ * waited too long for a replica, cancels runs whose device was reset
+ * under them (run.c) and, every SIMD_SCAN_TICKS ticks
  * or on SIGHUP, looks for devices that appeared and drops those whose
  * thread ended (removed). SIGTERM and SIGINT stop it: device threads are
  * woken (SIGUSR1 interrupts FW_NEXT), runs still waiting are cancelled,
@@ -317,6 +318,7 @@ int main(int argc, char **argv)
 		if (sig == SIGTERM || sig == SIGINT)
 			break;
 		simd_run_expire(false);
+		simd_run_watch();
 		if (sig == SIGHUP || ++ticks % SIMD_SCAN_TICKS == 0)
 			err = scan();
 	}

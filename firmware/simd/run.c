@@ -64,6 +64,23 @@ static pthread_mutex_t runs_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct simd_run *runs;
 static unsigned int nruns;
 
+/**
+ * struct active - a run the executor is running, for simd_run_watch().
+ * @ex: its executor.
+ * @l, @nrep: its launches (their maps are referenced while it runs).
+ */
+struct active {
+	struct active *next;
+	struct ipufw_executor *ex;
+	const struct simd_launch *l;
+	uint32_t nrep;
+};
+
+/* Protects @actives; held while cancelling, so a run cannot end (and its
+ * executor go to another run) under simd_run_watch(). */
+static pthread_mutex_t active_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct active *actives;
+
 static int64_t now_ms(void)
 {
 	struct timespec t;
@@ -121,6 +138,7 @@ static void execute(struct simd_launch *l, uint32_t nrep, struct outcome *o)
 	void *one_arena, **arenas = nrep == 1 ? &one_arena :
 				    calloc(nrep, sizeof(*arenas));
 	struct simd_image *img = NULL;
+	struct active act, **pp;
 	struct ipufw_executor *ex;
 	const struct ipu_exe *exe;
 	uint64_t size = UINT64_MAX;
@@ -170,7 +188,17 @@ static void execute(struct simd_launch *l, uint32_t nrep, struct outcome *o)
 		fail(o, err, -1, "no firmware executor for %u replicas", nrep);
 		goto out;
 	}
+	act = (struct active){ .ex = ex, .l = l, .nrep = nrep };
+	pthread_mutex_lock(&active_lock);
+	act.next = actives;
+	actives = &act;
+	pthread_mutex_unlock(&active_lock);
 	err = ipufw_run(ex, exe, arenas, size, o->msg, sizeof(o->msg));
+	pthread_mutex_lock(&active_lock);
+	for (pp = &actives; *pp != &act; pp = &(*pp)->next)
+		;
+	*pp = act.next;
+	pthread_mutex_unlock(&active_lock);
 	simd_executor_put(nrep, ex);
 	if (err)
 		o->rc = err;
@@ -368,4 +396,23 @@ void simd_run_expire(bool stop)
 				simd_launch_done(&run->l[r], rc);
 		free(run);
 	}
+}
+
+void simd_run_watch(void)
+{
+	struct active *a;
+	uint32_t r;
+
+	pthread_mutex_lock(&active_lock);
+	for (a = actives; a; a = a->next) {
+		for (r = 0; r < a->nrep; r++) {
+			if (simd_guard_retired(a->l[r].map->guard)) {
+				/* Again on every tick until it ends: the run
+				 * may not have started when first told. */
+				ipufw_cancel(a->ex);
+				break;
+			}
+		}
+	}
+	pthread_mutex_unlock(&active_lock);
 }

@@ -18,7 +18,8 @@
  *    device (while current) and by every launch that points into it; the
  *    last reference unmaps it. When the kernel revokes the firmware (a
  *    reset), the map is "retired": its range is replaced by anonymous
- *    memory so that a program still running writes nowhere that matters.
+ *    memory so that a program still running writes nowhere that matters,
+ *    and that program is cancelled.
  *  - struct simd_dev: one /dev/ipuN. Referenced by the daemon's list and
  *    by every launch taken from it (FW_DONE goes to its file); the last
  *    reference closes the file. Its thread is joined by the main thread.
@@ -137,11 +138,13 @@ int simd_guard_add(void *base, size_t len);
 /* Forget slot @slot (the range is about to be unmapped). */
 void simd_guard_del(int slot);
 /*
- * Replace [base, base + len) with anonymous memory, keeping the address
- * range reserved: accesses from a program still running land there.
- * Async-signal-safe. Return 0 or -errno.
+ * Replace the range of slot @slot with anonymous memory, keeping the
+ * address range reserved: accesses from a program still running land
+ * there. Return 0 or -errno.
  */
-int simd_guard_retire(void *base, size_t len);
+int simd_guard_retire(int slot);
+/* Whether slot @slot was retired (by simd_guard_retire() or a SIGBUS). */
+bool simd_guard_retired(int slot);
 
 /* device.c */
 
@@ -184,6 +187,13 @@ void simd_run_launch(const struct simd_launch *l);
  * timeout for a replica (all with @stop: ipu-simd is exiting).
  */
 void simd_run_expire(bool stop);
+
+/*
+ * simd_run_watch() - cancel the runs in progress over a retired mapping
+ * (their device was reset): ipufw_cancel(), so that their threads come
+ * back. Called on every tick of the main thread.
+ */
+void simd_run_watch(void);
 
 /* cache.c */
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_simd_kill.c - kill -9 on either side of a launch.
+ * test_simd_kill.c - kill -9 on either side of a launch, and a reset
+ * under one.
  *
  * An application killed with a run in flight: its io_uring commands end
  * (the firmware finishes the launch), its file goes, and the next
@@ -11,6 +12,11 @@
  * (reset_count + 1) and the commands linked after it are cancelled; once
  * ipu-simd is started again, the next run works. The deadline is made
  * short for the test and restored after.
+ *
+ * A device reset while ipu-simd runs a launch: the launch fails (-EIO),
+ * the daemon's mapping is revoked, the program it was running is
+ * cancelled (it would otherwise keep the device's thread for hours), and
+ * the daemon attaches again and runs the next launch.
  */
 #include "kprog.h"
 #include "ksimd.h"
@@ -45,6 +51,49 @@ static void wait_unowned(unsigned int idx)
 	for (i = 0; i < KS_POLLS && kt_sysfs_u64(idx, "owner_pid"); i++)
 		ks_pause();
 	assert_int_equal(kt_sysfs_u64(idx, "owner_pid"), 0);
+}
+
+/* Submit a run of a program that never ends on hw:0, and wait until the
+ * daemon (started with -v) has taken its launch. */
+static void start_endless_run(struct kp_setup *s, struct kp_prog **pp,
+			      size_t *n, struct ipu_cmd *cmds)
+{
+	static const char *const verbose[] = { "--devices", "ipu0,ipu1", "-v", NULL };
+	static float x[64], y[64];
+	off_t from;
+
+	/* -v: the daemon logs each launch it takes. */
+	ks_simd_kill(SIGTERM);
+	ks_simd_start(verbose);
+	/* Far longer than the test: the daemon is mid-launch after. */
+	*pp = kp_spin(1ull << 30);
+	kp_open(s, *pp, (const char *[]){ "hw:0" });
+	from = ks_log_size();
+	*n = kp_batch(s, cmds, (void *[]){ x }, (void *[]){ y });
+	assert_int_equal(ipu_queue_submit(s->q, cmds, *n), 0);
+	assert_true(ks_log_wait(from, "ipu0: launch"));
+}
+
+/* Reap the H2D, launch, D2H of a run: the launch failed with @launch. */
+static void reap_failed_run(struct ipu_queue *q, size_t n, int launch)
+{
+	struct ipu_completion c[3];
+	size_t got = 0;
+	int ret, k;
+
+	while (got < n) {
+		ret = ipu_queue_reap(q, c + got, n - got, n - got, KP_REAP_NS);
+		assert_true(ret > 0);
+		got += (size_t)ret;
+	}
+	for (k = 0; k < 3; k++) {
+		if (c[k].user_data == 0) /* H2D */
+			assert_int_equal(c[k].result, 0);
+		else if (c[k].user_data == 1) /* the launch */
+			assert_int_equal(c[k].result, launch);
+		else /* D2H, linked after it */
+			assert_int_equal(c[k].result, -ECANCELED);
+	}
 }
 
 static void test_kill9_of_an_application_mid_run_leaves_the_device_usable(void **state)
@@ -87,46 +136,20 @@ static void test_kill9_of_an_application_mid_run_leaves_the_device_usable(void *
 
 static void test_kill9_of_the_daemon_mid_launch_resets_and_a_restart_recovers(void **state)
 {
-	static const char *const verbose[] = { "--devices", "ipu0,ipu1", "-v", NULL };
-	struct ipu_completion c[3];
 	struct kp_prog *p;
 	struct kp_setup s;
 	struct ipu_cmd cmds[3];
-	static float x[64], y[64];
 	uint64_t resets;
-	size_t n, got = 0;
-	off_t from;
-	int ret, k;
+	size_t n;
+	int k;
 
 	(void)state;
 	ks_require_simd();
 	ks_timeout_set(2000);
-	/* -v: the daemon logs each launch it takes. */
-	ks_simd_kill(SIGTERM);
-	ks_simd_start(verbose);
-	/* Far longer than the test: the daemon is mid-launch when killed. */
-	p = kp_spin(1ull << 30);
-	kp_open(&s, p, (const char *[]){ "hw:0" });
 	resets = kt_sysfs_u64(0, "reset_count");
-	from = ks_log_size();
-	n = kp_batch(&s, cmds, (void *[]){ x }, (void *[]){ y });
-	assert_int_equal(ipu_queue_submit(s.q, cmds, n), 0);
-	assert_true(ks_log_wait(from, "ipu0: launch"));
+	start_endless_run(&s, &p, &n, cmds);
 	ks_simd_kill(SIGKILL);
-
-	while (got < n) {
-		ret = ipu_queue_reap(s.q, c + got, n - got, n - got, KP_REAP_NS);
-		assert_true(ret > 0);
-		got += (size_t)ret;
-	}
-	for (k = 0; k < 3; k++) {
-		if (c[k].user_data == 0) /* H2D */
-			assert_int_equal(c[k].result, 0);
-		else if (c[k].user_data == 1) /* the launch */
-			assert_int_equal(c[k].result, -ETIMEDOUT);
-		else /* D2H, linked after it */
-			assert_int_equal(c[k].result, -ECANCELED);
-	}
+	reap_failed_run(s.q, n, -ETIMEDOUT);
 	/* The reset follows the launch's failure: wait for it. */
 	for (k = 0; k < KS_POLLS && kt_sysfs_u64(0, "reset_count") == resets; k++)
 		ks_pause();
@@ -138,11 +161,35 @@ static void test_kill9_of_the_daemon_mid_launch_resets_and_a_restart_recovers(vo
 	kp_free(p);
 }
 
+static void test_a_reset_under_a_running_program_cancels_it(void **state)
+{
+	struct kp_prog *p;
+	struct kp_setup s;
+	struct ipu_cmd cmds[3];
+	off_t from;
+	size_t n;
+
+	(void)state;
+	ks_require_simd();
+	start_endless_run(&s, &p, &n, cmds);
+	from = ks_log_size();
+	assert_int_equal(ipu_device_reset(s.dev[0]), 0);
+	reap_failed_run(s.q, n, -EIO);
+	/* The program stopped (the daemon, just started, logs it) and the
+	 * daemon came back for ipu0. */
+	assert_true(ks_log_wait(from, "the run was cancelled"));
+	assert_true(ks_log_wait(from, "ipu0: firmware revoked"));
+	kt_cleanup();
+	run_mlp_and_compare();
+	kp_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		KS_TEST(test_kill9_of_an_application_mid_run_leaves_the_device_usable),
 		KS_TEST(test_kill9_of_the_daemon_mid_launch_resets_and_a_restart_recovers),
+		KS_TEST(test_a_reset_under_a_running_program_cancels_it),
 	};
 
 	return kt_exit_code(cmocka_run_group_tests(tests, kp_group_setup, NULL),
