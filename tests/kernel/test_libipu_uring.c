@@ -333,14 +333,17 @@ static void test_one_thread_submits_while_another_reaps(void **state)
 			 .buf = kt_alloc(LEN) };
 	struct ipu_completion c[16];
 	pthread_t th;
-	int got = 0, n, k;
+	int got = 0, n, k, done;
 
 	(void)state;
 	kt_fill(t.buf, LEN, 15);
 	assert_int_equal(pthread_create(&th, NULL, submitter, &t), 0);
 	while (got < TWO_BATCHES * TWO_PER) {
+		/* Read before reaping: once the submitter was done before
+		 * the reap, nothing in flight means nothing more to come. */
+		done = __atomic_load_n(&t.done, __ATOMIC_ACQUIRE);
 		n = ipu_queue_reap(t.q, c, 16, 1, KP_REAP_NS);
-		if (n == -EINVAL && !__atomic_load_n(&t.done, __ATOMIC_ACQUIRE)) {
+		if (n == -EINVAL && !done) {
 			sched_yield(); /* nothing in flight yet */
 			continue;
 		}
