@@ -14,9 +14,13 @@
  * woken (SIGUSR1 interrupts FW_NEXT), runs still waiting are cancelled,
  * and it exits 0.
  *
- * Every thread but the main one blocks the stop and rescan signals, so
+ * Every thread ipu-simd starts blocks the stop and rescan signals, so
  * sigtimedwait() in the main thread receives them; SIGBUS is left to
- * guard.c's handler in every thread.
+ * guard.c's handler in every thread. Threads started before main() by
+ * libraries (OpenBLAS's pool) do not block them, and the kernel may
+ * deliver a process-directed signal to one of those: handlers catch it
+ * there and set a flag the main thread looks at on its next tick, rather
+ * than let the default action kill the daemon.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -206,6 +210,17 @@ static void on_usr1(int sig)
 	(void)sig; /* only interrupts a blocking FW_NEXT */
 }
 
+/* Stop and rescan requests that reached a thread other than main's. */
+static volatile sig_atomic_t term_caught, hup_caught;
+
+static void on_request(int sig)
+{
+	if (sig == SIGHUP)
+		hup_caught = 1;
+	else
+		term_caught = 1;
+}
+
 static int setup_signals(sigset_t *waited)
 {
 	struct sigaction sa;
@@ -219,6 +234,11 @@ static int setup_signals(sigset_t *waited)
 	sa.sa_handler = on_usr1;
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGUSR1, &sa, NULL))
+		return -errno;
+	sa.sa_handler = on_request;
+	sa.sa_flags = SA_RESTART;
+	if (sigaction(SIGTERM, &sa, NULL) || sigaction(SIGINT, &sa, NULL) ||
+	    sigaction(SIGHUP, &sa, NULL))
 		return -errno;
 	sigemptyset(waited);
 	sigaddset(waited, SIGTERM);
@@ -315,12 +335,14 @@ int main(int argc, char **argv)
 	err = scan();
 	while (!err) {
 		sig = sigtimedwait(&waited, &si, &tick);
-		if (sig == SIGTERM || sig == SIGINT)
+		if (sig == SIGTERM || sig == SIGINT || term_caught)
 			break;
 		simd_run_expire(false);
 		simd_run_watch();
-		if (sig == SIGHUP || ++ticks % SIMD_SCAN_TICKS == 0)
+		if (sig == SIGHUP || hup_caught || ++ticks % SIMD_SCAN_TICKS == 0) {
+			hup_caught = 0;
 			err = scan();
+		}
 	}
 	shutdown_all();
 	if (err) {
