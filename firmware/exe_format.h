@@ -16,6 +16,9 @@
 
 /* Required blob types: 1..EXE_BLOB_LAST, each exactly once. */
 #define EXE_BLOB_LAST	IPU_EXE_BLOB_DATA
+/* Optional blob types this version knows: EXE_BLOB_LAST+1..EXE_BLOB_MAX,
+ * at most once each; newer unknown types are skipped. */
+#define EXE_BLOB_MAX	IPU_EXE_BLOB_GROUPINGS
 /* Alignment of blob payloads in the file. */
 #define EXE_BLOB_ALIGN	8
 

@@ -27,8 +27,8 @@ struct reader {
 	char *err;
 	size_t errlen;
 	/* The payload of each known blob, by type. */
-	const uint8_t *blob[EXE_BLOB_LAST + 1];
-	uint64_t blob_size[EXE_BLOB_LAST + 1];
+	const uint8_t *blob[EXE_BLOB_MAX + 1];
+	uint64_t blob_size[EXE_BLOB_MAX + 1];
 	const char *strtab;
 	uint64_t strtab_size;
 };
@@ -36,11 +36,12 @@ struct reader {
 /* Report through @r's message buffer; evaluates to -EINVAL. */
 #define fail(r, ...) __ipu_exe_fail((r)->err, (r)->errlen, __VA_ARGS__)
 
-static const char *const blob_names[EXE_BLOB_LAST + 1] = {
+static const char *const blob_names[EXE_BLOB_MAX + 1] = {
 	[IPU_EXE_BLOB_META] = "META",	    [IPU_EXE_BLOB_STRTAB] = "STRTAB",
 	[IPU_EXE_BLOB_TENSORS] = "TENSORS", [IPU_EXE_BLOB_STREAMS] = "STREAMS",
 	[IPU_EXE_BLOB_INSTRS] = "INSTRS",   [IPU_EXE_BLOB_OPERANDS] = "OPERANDS",
 	[IPU_EXE_BLOB_PARAMS] = "PARAMS",   [IPU_EXE_BLOB_DATA] = "DATA",
+	[IPU_EXE_BLOB_GROUPINGS] = "GROUPINGS",
 };
 
 struct span {
@@ -117,16 +118,16 @@ static int read_descs(struct reader *r, const struct ipu_exe_file_header *h)
 				   sizeof(*h) + dlen, r->len);
 		else if (__ipu_exe_crc32(r->buf + d.offset, d.size) != d.crc32)
 			ret = fail(r, "blob %u (%s): CRC mismatch: corrupt file",
-				   i, d.type >= 1 && d.type <= EXE_BLOB_LAST ?
+				   i, d.type >= 1 && d.type <= EXE_BLOB_MAX ?
 					      blob_names[d.type] : "unknown");
-		else if (d.type >= 1 && d.type <= EXE_BLOB_LAST &&
+		else if (d.type >= 1 && d.type <= EXE_BLOB_MAX &&
 			 r->blob[d.type])
 			ret = fail(r, "blob %u: a second %s blob", i,
 				   blob_names[d.type]);
 		if (ret)
 			break;
 		/* Unknown types are a newer writer's optional blobs. */
-		if (d.type >= 1 && d.type <= EXE_BLOB_LAST) {
+		if (d.type >= 1 && d.type <= EXE_BLOB_MAX) {
 			r->blob[d.type] = r->buf + d.offset;
 			r->blob_size[d.type] = d.size;
 		}
@@ -218,6 +219,48 @@ static int read_tensors(struct reader *r, struct ipu_exe *e)
 	return 0;
 }
 
+/*
+ * The GROUPINGS blob: replication_factor group numbers for each
+ * IPU_EXE_TENSOR_GROUP_ASSIGNED variable, in table order, and nothing
+ * else; the blob is present iff such a variable is. The validator checks
+ * the numbers.
+ */
+static int read_groupings(struct reader *r, struct ipu_exe *e, uint32_t *g,
+			  uint64_t n)
+{
+	const uint8_t *p = r->blob[IPU_EXE_BLOB_GROUPINGS];
+	uint64_t at = 0, rf = e->replication_factor;
+
+	for (uint32_t i = 0; i < e->num_tensors; i++) {
+		struct ipu_exe_tensor *t = &e->tensors[i];
+
+		if (!(t->flags & IPU_EXE_TENSOR_GROUP_ASSIGNED))
+			continue;
+		if (!p)
+			return fail(r, "tensor %u '%s': GROUP_ASSIGNED, but the file has no GROUPINGS blob",
+				    i, t->name);
+		if (!rf || n - at < rf)
+			return fail(r, "tensor %u '%s': GROUPINGS blob of %llu entries holds no %llu entries for it",
+				    i, t->name, (unsigned long long)n,
+				    (unsigned long long)rf);
+		for (uint64_t k = 0; k < rf; k++) {
+			uint32_t v;
+
+			memcpy(&v, p + (size_t)(at + k) * 4, 4);
+			__ipu_exe_le_convert(&v, "4");
+			g[at + k] = v;
+		}
+		t->group_assignment = g + at;
+		at += rf;
+	}
+	if (p && !at)
+		return fail(r, "a GROUPINGS blob, but no tensor is GROUP_ASSIGNED");
+	if (p && at != n)
+		return fail(r, "GROUPINGS blob holds %llu entries, but the GROUP_ASSIGNED tensors need %llu",
+			    (unsigned long long)n, (unsigned long long)at);
+	return 0;
+}
+
 static int read_streams(struct reader *r, struct ipu_exe *e)
 {
 	const uint8_t *p = r->blob[IPU_EXE_BLOB_STREAMS];
@@ -295,7 +338,8 @@ static int build(struct reader *r, struct ipu_exe **exep)
 	struct ipu_exe_file_meta meta;
 	uint32_t nt = 0, ns = 0, ni = 0, no = 0, np = 0;
 	uint64_t at = sizeof(struct ipu_exe), o_t, o_s, o_i, o_o, o_p, o_str,
-		 o_data, data_size = r->blob_size[IPU_EXE_BLOB_DATA];
+		 o_data, o_g, data_size = r->blob_size[IPU_EXE_BLOB_DATA],
+		 ng = r->blob_size[IPU_EXE_BLOB_GROUPINGS] / 4;
 	struct ipu_exe *e;
 	uint8_t *block;
 	int ret;
@@ -326,6 +370,9 @@ static int build(struct reader *r, struct ipu_exe **exep)
 		ret = table_count(r, IPU_EXE_BLOB_OPERANDS, 4, &no);
 	if (!ret)
 		ret = table_count(r, IPU_EXE_BLOB_PARAMS, 8, &np);
+	if (!ret && r->blob_size[IPU_EXE_BLOB_GROUPINGS] % 4)
+		ret = fail(r, "GROUPINGS blob of %llu bytes is not a table of 4-byte entries",
+			   (unsigned long long)r->blob_size[IPU_EXE_BLOB_GROUPINGS]);
 	if (ret)
 		return ret;
 
@@ -336,7 +383,8 @@ static int build(struct reader *r, struct ipu_exe **exep)
 	    !place(&at, no, sizeof(uint32_t), &o_o) ||
 	    !place(&at, np, sizeof(int64_t), &o_p) ||
 	    !place(&at, r->strtab_size, 1, &o_str) ||
-	    !place(&at, data_size, 1, &o_data))
+	    !place(&at, data_size, 1, &o_data) ||
+	    !place(&at, ng, sizeof(uint32_t), &o_g))
 		return -ENOMEM;
 	block = calloc(1, (size_t)at);
 	if (!block)
@@ -372,6 +420,8 @@ static int build(struct reader *r, struct ipu_exe **exep)
 		ret = read_streams(r, e);
 	if (!ret)
 		ret = read_instrs(r, e);
+	if (!ret)
+		ret = read_groupings(r, e, (uint32_t *)(block + o_g), ng);
 	if (ret) {
 		free(block);
 		return ret;

@@ -111,12 +111,14 @@ static void put_instr(uint8_t *p, const struct ipu_exe_instr *in)
 int ipu_exe_save(const struct ipu_exe *exe, void **bufp, size_t *lenp,
 		 char *errbuf, size_t errlen)
 {
-	struct ipu_exe_blob_desc desc[EXE_BLOB_LAST];
+	struct ipu_exe_blob_desc desc[EXE_BLOB_MAX];
 	struct ipu_exe_file_header h = { 0 };
 	struct ipu_exe_file_meta meta = { 0 };
 	struct strtab st = { 0 };
-	uint64_t size[EXE_BLOB_LAST + 1], at;
-	uint8_t *buf, *blob[EXE_BLOB_LAST + 1];
+	uint64_t size[EXE_BLOB_MAX + 1], at, ng = 0;
+	uint8_t *buf, *blob[EXE_BLOB_MAX + 1];
+	uint32_t nblobs = EXE_BLOB_LAST;
+	size_t dsize;
 	int ret;
 
 	if (!bufp || !lenp) {
@@ -145,13 +147,22 @@ int ipu_exe_save(const struct ipu_exe *exe, void **bufp, size_t *lenp,
 	size[IPU_EXE_BLOB_OPERANDS] = (uint64_t)exe->num_operands * 4;
 	size[IPU_EXE_BLOB_PARAMS] = (uint64_t)exe->num_params * 8;
 	size[IPU_EXE_BLOB_DATA] = exe->data_size;
+	/* The optional GROUPINGS blob only when needed: files without
+	 * assigned groupings stay readable by older readers. */
+	for (uint32_t i = 0; i < exe->num_tensors; i++)
+		if (exe->tensors[i].flags & IPU_EXE_TENSOR_GROUP_ASSIGNED)
+			ng += exe->replication_factor;
+	size[IPU_EXE_BLOB_GROUPINGS] = ng * 4;
+	if (ng)
+		nblobs = IPU_EXE_BLOB_GROUPINGS;
+	dsize = nblobs * sizeof(desc[0]);
 	if (size[IPU_EXE_BLOB_STRTAB] > UINT32_MAX) {
 		if (errbuf && errlen)
 			snprintf(errbuf, errlen, "names and paths take over 4 GiB");
 		return -EINVAL;
 	}
-	at = sizeof(h) + sizeof(desc);
-	for (uint32_t t = 1; t <= EXE_BLOB_LAST; t++) {
+	at = sizeof(h) + dsize;
+	for (uint32_t t = 1; t <= nblobs; t++) {
 		at = (at + EXE_BLOB_ALIGN - 1) & ~(uint64_t)(EXE_BLOB_ALIGN - 1);
 		desc[t - 1] = (struct ipu_exe_blob_desc){ .type = t,
 							  .offset = at,
@@ -162,7 +173,7 @@ int ipu_exe_save(const struct ipu_exe *exe, void **bufp, size_t *lenp,
 	buf = calloc(1, (size_t)at);
 	if (!buf)
 		return -ENOMEM;
-	for (uint32_t t = 1; t <= EXE_BLOB_LAST; t++)
+	for (uint32_t t = 1; t <= nblobs; t++)
 		blob[t] = buf + desc[t - 1].offset;
 
 	st.buf = (char *)blob[IPU_EXE_BLOB_STRTAB];
@@ -201,18 +212,33 @@ int ipu_exe_save(const struct ipu_exe *exe, void **bufp, size_t *lenp,
 	}
 	if (exe->data_size)
 		memcpy(blob[IPU_EXE_BLOB_DATA], exe->data, (size_t)exe->data_size);
+	ng = 0;
+	for (uint32_t i = 0; i < exe->num_tensors && nblobs > EXE_BLOB_LAST;
+	     i++) {
+		const struct ipu_exe_tensor *t = &exe->tensors[i];
 
-	for (uint32_t t = 1; t <= EXE_BLOB_LAST; t++) {
+		if (!(t->flags & IPU_EXE_TENSOR_GROUP_ASSIGNED))
+			continue;
+		for (uint32_t r = 0; r < exe->replication_factor; r++, ng++) {
+			uint32_t v = t->group_assignment[r];
+
+			__ipu_exe_le_convert(&v, "4");
+			memcpy(blob[IPU_EXE_BLOB_GROUPINGS] + (size_t)ng * 4,
+			       &v, 4);
+		}
+	}
+
+	for (uint32_t t = 1; t <= nblobs; t++) {
 		desc[t - 1].crc32 = __ipu_exe_crc32(blob[t], size[t]);
 		__ipu_exe_le_convert(&desc[t - 1], __ipu_exe_layout_desc);
 	}
-	memcpy(buf + sizeof(h), desc, sizeof(desc));
+	memcpy(buf + sizeof(h), desc, dsize);
 	h.magic = IPU_EXE_MAGIC;
 	h.version = IPU_EXE_VERSION;
 	h.header_size = sizeof(h);
-	h.num_blobs = EXE_BLOB_LAST;
+	h.num_blobs = nblobs;
 	h.file_size = at;
-	h.desc_crc32 = __ipu_exe_crc32(desc, sizeof(desc));
+	h.desc_crc32 = __ipu_exe_crc32(desc, dsize);
 	__ipu_exe_le_convert(&h, __ipu_exe_layout_header);
 	memcpy(buf, &h, sizeof(h));
 	*bufp = buf;

@@ -133,6 +133,48 @@ static int check_range(struct vctx *v, const char *what, uint32_t i,
 	return 0;
 }
 
+/*
+ * PopXL's non-constant-stride groupings (S20): one group number per
+ * replica, every group 0..num_groups-1 with exactly group_size replicas.
+ */
+static int check_assignment(struct vctx *v, uint32_t i,
+			    const struct ipu_exe_tensor *t)
+{
+	const struct ipu_exe *e = v->exe;
+	uint32_t rf = e->replication_factor, groups, *count;
+
+	if (!t->group_assignment)
+		return fail(v, "variable %u '%s': GROUP_ASSIGNED without a group assignment",
+			    i, t->name);
+	if (t->group_stride)
+		return fail(v, "variable %u '%s': assigned grouping with stride %u, not 0",
+			    i, t->name, t->group_stride);
+	if (!t->group_size || !rf || rf % t->group_size)
+		return fail(v, "variable %u '%s': assigned grouping group_size %u does not divide replication factor %u",
+			    i, t->name, t->group_size, rf);
+	groups = rf / t->group_size;
+	count = calloc(groups, sizeof(*count));
+	if (!count)
+		return -ENOMEM;
+	for (uint32_t r = 0; r < rf; r++) {
+		uint32_t g = t->group_assignment[r];
+
+		if (g >= groups) {
+			free(count);
+			return fail(v, "variable %u '%s': replica %u assigned to group %u, but there are %u groups",
+				    i, t->name, r, g, groups);
+		}
+		if (++count[g] > t->group_size) {
+			free(count);
+			return fail(v, "variable %u '%s': group %u has more than group_size %u replicas",
+				    i, t->name, g, t->group_size);
+		}
+	}
+	/* rf entries, none over group_size per group: all exactly full. */
+	free(count);
+	return 0;
+}
+
 static int check_tensor_data(struct vctx *v, uint32_t i,
 			     const struct ipu_exe_tensor *t)
 {
@@ -146,8 +188,21 @@ static int check_tensor_data(struct vctx *v, uint32_t i,
 				    i, t->name);
 		return 0;
 	}
+	if (t->kind != IPU_EXE_TENSOR_VARIABLE && t->group_assignment)
+		return fail(v, "tensor %u '%s': only variables have a group assignment",
+			    i, t->name);
+	if (t->kind == IPU_EXE_TENSOR_VARIABLE &&
+	    (t->flags & IPU_EXE_TENSOR_GROUP_ASSIGNED)) {
+		ret = check_assignment(v, i, t);
+		if (ret)
+			return ret;
+	} else if (t->kind == IPU_EXE_TENSOR_VARIABLE && t->group_assignment) {
+		return fail(v, "variable %u '%s': a group assignment without the GROUP_ASSIGNED flag",
+			    i, t->name);
+	}
 	if (t->kind == IPU_EXE_TENSOR_VARIABLE) {
-		ret = __ipu_exe_check_grouping(e->replication_factor,
+		ret = (t->flags & IPU_EXE_TENSOR_GROUP_ASSIGNED) ? 0 :
+		      __ipu_exe_check_grouping(e->replication_factor,
 					       t->group_size, t->group_stride,
 					       v->err, v->errlen);
 		if (ret)

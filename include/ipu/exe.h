@@ -63,7 +63,9 @@ enum ipu_exe_tensor_kind {
 /* Bits of ipu_exe_tensor.flags. */
 #define IPU_EXE_TENSOR_MMAP		(1u << 0) /* host data is a file mapping */
 #define IPU_EXE_TENSOR_MMAP_RDONLY	(1u << 1) /* ... mapped read-only */
-#define IPU_EXE_TENSOR_FLAGS_ALL	(IPU_EXE_TENSOR_MMAP | IPU_EXE_TENSOR_MMAP_RDONLY)
+#define IPU_EXE_TENSOR_GROUP_ASSIGNED	(1u << 2) /* grouping from assignments */
+#define IPU_EXE_TENSOR_FLAGS_ALL	(IPU_EXE_TENSOR_MMAP | IPU_EXE_TENSOR_MMAP_RDONLY | \
+					 IPU_EXE_TENSOR_GROUP_ASSIGNED)
 
 /* Values of ipu_exe_tensor.retrieval (S20). */
 enum ipu_exe_retrieval {
@@ -92,6 +94,15 @@ enum ipu_exe_retrieval {
  *	group (1 = consecutive replicas). PopXL's rules: replication_factor
  *	is a multiple of @group_stride * @group_size; ipu_exe_replica_group()
  *	gives each replica's group. Other kinds ignore both.
+ *	IPU_EXE_TENSOR_GROUP_ASSIGNED variables (PopXL's non-constant-stride
+ *	groupings, ReplicaGrouping.is_const false) have @group_stride 0 and
+ *	@group_assignment instead; @group_size is still the size of every
+ *	group.
+ * @group_assignment: IPU_EXE_TENSOR_GROUP_ASSIGNED variables:
+ *	replication_factor entries, the group (< num_groups) of each replica;
+ *	every group has @group_size replicas. Group g's host value is the
+ *	g-th (S20's to-host / to-device maps). NULL for all other tensors.
+ *	Use ipu_exe_tensor_group() / ipu_exe_tensor_group_replica().
  * @retrieval: variables: enum ipu_exe_retrieval.
  * @data_offset: variables and constants: offset of the initial data in the
  *	DATA blob: num_groups * @nbytes bytes for variables (one value per
@@ -117,6 +128,7 @@ struct ipu_exe_tensor {
 	uint64_t data_offset;
 	uint64_t data_size;
 	const char *mmap_path;
+	const uint32_t *group_assignment;
 };
 
 /* Values of ipu_exe_stream.direction. */
@@ -326,6 +338,10 @@ enum ipu_exe_blob_type {
 	IPU_EXE_BLOB_OPERANDS = 6, /* __le32[] */
 	IPU_EXE_BLOB_PARAMS = 7,   /* __le64[] (two's complement) */
 	IPU_EXE_BLOB_DATA = 8,	   /* initial data */
+	/* Optional (present iff a tensor has IPU_EXE_TENSOR_GROUP_ASSIGNED):
+	 * __le32[], for each such tensor in table order, its
+	 * replication_factor group_assignment entries. */
+	IPU_EXE_BLOB_GROUPINGS = 9,
 };
 
 /**
@@ -506,6 +522,37 @@ static inline uint32_t ipu_exe_group_replica(uint32_t group_size,
 {
 	return group / stride * (stride * group_size) + group % stride +
 	       index * stride;
+}
+
+/**
+ * ipu_exe_tensor_group() - the group whose value replica @replica of a
+ * validated variable @t holds, stride-based or assigned.
+ */
+static inline uint32_t ipu_exe_tensor_group(const struct ipu_exe_tensor *t,
+					    uint32_t replica)
+{
+	if (t->group_assignment)
+		return t->group_assignment[replica];
+	return ipu_exe_replica_group(t->group_size, t->group_stride, replica);
+}
+
+/**
+ * ipu_exe_tensor_group_replica() - replica number @index (< group_size) of
+ * group @group of a validated variable @t of an executable of @replicas
+ * replicas (for assigned groupings, in replica order).
+ */
+static inline uint32_t ipu_exe_tensor_group_replica(
+	const struct ipu_exe_tensor *t, uint32_t replicas, uint32_t group,
+	uint32_t index)
+{
+	if (t->group_assignment) {
+		for (uint32_t r = 0; r < replicas; r++)
+			if (t->group_assignment[r] == group && !index--)
+				return r;
+		return 0; /* not reached for validated arguments */
+	}
+	return ipu_exe_group_replica(t->group_size, t->group_stride, group,
+				     index);
 }
 
 #ifdef __cplusplus

@@ -279,6 +279,9 @@ int ipu_ir_repeat(struct ipu_ir *ir, ipu_graph g, uint64_t count,
 struct ipu_replica_grouping {
 	uint32_t stride;
 	uint32_t group_size;
+	/* NULL, or (from ipu_ir_replica_grouping_from_assignments()) the
+	 * group of each replica, owned by the ir; @stride is then 0. */
+	const uint32_t *assignment;
 };
 
 /**
@@ -294,6 +297,27 @@ struct ipu_replica_grouping {
 int ipu_ir_replica_grouping(struct ipu_ir *ir, uint32_t stride,
 			    uint32_t group_size,
 			    struct ipu_replica_grouping *out);
+
+/**
+ * ipu_ir_replica_grouping_from_assignments() - PopXL's
+ * ir.replica_grouping_from_assignments(): a non-constant-stride grouping
+ * (ReplicaGrouping.is_const false) for variables (S20).
+ * @assignment: @n entries, the group of each replica: @n must be the
+ *	replication factor, the groups 0..G-1 with none missing, and every
+ *	group the same size (PopXL's rules). Copied.
+ * @out: out: the grouping (@group_size the size of each group, @stride 0,
+ *	@assignment the ir's copy, valid until ipu_ir_destroy()).
+ *
+ * The host value of a variable so grouped has G values, value g for the
+ * replicas assigned g (the user's numbering: PopXL's to-host / to-device
+ * maps). all_reduce does not take such groupings.
+ *
+ * Return: 0; -EINVAL (the message says which rule); -ENOMEM.
+ */
+int ipu_ir_replica_grouping_from_assignments(struct ipu_ir *ir,
+					     const uint32_t *assignment,
+					     size_t n,
+					     struct ipu_replica_grouping *out);
 
 /**
  * struct ipu_ir_variable_opts - options of ipu_ir_variable(); declare with
@@ -529,6 +553,8 @@ enum ipu_ir_collective {
  * replica's group (PopXL's ops.collectives.replicated_all_reduce).
  * @op: enum ipu_ir_collective; mean takes floats only.
  * @group: a grouping from ipu_ir_replica_grouping(); NULL: all replicas.
+ *	Groupings from ipu_ir_replica_grouping_from_assignments() are
+ *	refused (-EINVAL).
  */
 ipu_tensor ipu_ir_all_reduce(struct ipu_ir *ir, ipu_tensor x,
 			     enum ipu_ir_collective op,

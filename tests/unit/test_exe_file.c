@@ -593,6 +593,158 @@ static void test_load_validates(void **state)
 	expect_load_fails(f, true, "passes arena size 64");
 }
 
+/* ---------------------------------------------------------------------- */
+/* Non-constant-stride groupings (S20): the optional GROUPINGS blob         */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * Replace f->buf by the file of f->exe with its first ungrouped variable
+ * given an assignment grouping (all replicas in group 0, still one group);
+ * returns the variable's index and the copy of the exe in *@copy.
+ */
+static uint32_t save_assigned(struct fx *f, struct ipu_exe *copy,
+			      struct ipu_exe_tensor **tensors, uint32_t **a)
+{
+	uint32_t v, rf = f->exe->replication_factor;
+
+	*copy = *f->exe;
+	copy->alloc_ = NULL;
+	*tensors = malloc(copy->num_tensors * sizeof(**tensors));
+	*a = calloc(rf, sizeof(**a));
+	assert_non_null(*tensors);
+	assert_non_null(*a);
+	memcpy(*tensors, f->exe->tensors, copy->num_tensors * sizeof(**tensors));
+	copy->tensors = *tensors;
+	for (v = 0; v < copy->num_tensors; v++)
+		if (copy->tensors[v].kind == IPU_EXE_TENSOR_VARIABLE &&
+		    copy->tensors[v].group_size == rf && !copy->tensors[v].flags)
+			break;
+	assert_true(v < copy->num_tensors);
+	copy->tensors[v].flags = IPU_EXE_TENSOR_GROUP_ASSIGNED;
+	copy->tensors[v].group_stride = 0;
+	copy->tensors[v].group_assignment = *a;
+	free(f->buf);
+	f->buf = NULL;
+	assert_int_equal(ipu_exe_save(copy, (void **)&f->buf, &f->len, f->msg,
+				      sizeof(f->msg)), 0);
+	return v;
+}
+
+/* The flags word of tensor @v in the TENSORS blob. */
+static uint8_t *tensor_flags(struct fx *f, uint32_t v)
+{
+	return blob(f, IPU_EXE_BLOB_TENSORS) +
+	       v * sizeof(struct ipu_exe_file_tensor) +
+	       offsetof(struct ipu_exe_file_tensor, flags);
+}
+
+static void test_assigned_grouping_round_trips(void **state)
+{
+	struct fx *f = *state;
+	struct ipu_exe copy, *l;
+	struct ipu_exe_tensor *t;
+	uint32_t *a, v;
+
+	v = save_assigned(f, &copy, &t, &a);
+	assert_int_equal(hdr(f)->num_blobs, IPU_EXE_BLOB_GROUPINGS);
+	assert_int_equal(desc(f, IPU_EXE_BLOB_GROUPINGS)->size,
+			 4 * copy.replication_factor);
+	assert_int_equal(ipu_exe_load(f->buf, f->len, &l, f->msg,
+				      sizeof(f->msg)), 0);
+	assert_exe_equal(&copy, l);
+	assert_non_null(l->tensors[v].group_assignment);
+	assert_memory_equal(l->tensors[v].group_assignment, a,
+			    4 * copy.replication_factor);
+	for (uint32_t i = 0; i < l->num_tensors; i++)
+		if (i != v)
+			assert_null(l->tensors[i].group_assignment);
+	ipu_exe_free(l);
+	free(t);
+	free(a);
+}
+
+/* Without assigned groupings the file has the eight blobs it always had. */
+static void test_no_groupings_blob_without_assignments(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(hdr(f)->num_blobs, IPU_EXE_BLOB_DATA);
+}
+
+static void test_assigned_flag_without_groupings_blob(void **state)
+{
+	struct fx *f = *state;
+	struct ipu_exe copy;
+	struct ipu_exe_tensor *t;
+	uint32_t *a, v, flags = IPU_EXE_TENSOR_GROUP_ASSIGNED;
+
+	/* The flag in the plain file: no GROUPINGS blob. */
+	v = save_assigned(f, &copy, &t, &a);
+	free(f->buf);
+	assert_int_equal(ipu_exe_save(f->exe, (void **)&f->buf, &f->len,
+				      f->msg, sizeof(f->msg)), 0);
+	memcpy(tensor_flags(f, v), &flags, 4);
+	expect_load_fails(f, true, "GROUP_ASSIGNED, but the file has no GROUPINGS blob");
+	free(t);
+	free(a);
+}
+
+static void test_groupings_blob_without_assigned_flag(void **state)
+{
+	struct fx *f = *state;
+	struct ipu_exe copy;
+	struct ipu_exe_tensor *t;
+	uint32_t *a, v;
+
+	v = save_assigned(f, &copy, &t, &a);
+	memset(tensor_flags(f, v), 0, 4);
+	expect_load_fails(f, true, "a GROUPINGS blob, but no tensor is GROUP_ASSIGNED");
+	free(t);
+	free(a);
+}
+
+static void test_groupings_blob_not_whole_entries(void **state)
+{
+	struct fx *f = *state;
+	struct ipu_exe copy;
+	struct ipu_exe_tensor *t;
+	uint32_t *a;
+
+	save_assigned(f, &copy, &t, &a);
+	desc(f, IPU_EXE_BLOB_GROUPINGS)->size -= 1;
+	expect_load_fails(f, true, "GROUPINGS blob of 3 bytes is not a table of 4-byte entries");
+	free(t);
+	free(a);
+}
+
+static void test_groupings_blob_too_short(void **state)
+{
+	struct fx *f = *state;
+	struct ipu_exe copy;
+	struct ipu_exe_tensor *t;
+	uint32_t *a;
+
+	save_assigned(f, &copy, &t, &a);
+	desc(f, IPU_EXE_BLOB_GROUPINGS)->size -= 4;
+	expect_load_fails(f, true, "GROUPINGS blob of 0 entries holds no 1 entries");
+	free(t);
+	free(a);
+}
+
+static void test_groupings_blob_group_out_of_range(void **state)
+{
+	struct fx *f = *state;
+	struct ipu_exe copy;
+	struct ipu_exe_tensor *t;
+	uint32_t *a, bad = 5;
+
+	save_assigned(f, &copy, &t, &a);
+	memcpy(blob(f, IPU_EXE_BLOB_GROUPINGS), &bad, 4);
+	expect_load_fails(f, true, "replica 0 assigned to group 5, but there are 1 groups");
+	free(t);
+	free(a);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -637,6 +789,13 @@ int main(void)
 		T(test_tensor_reserved_set),
 		T(test_instr_reserved_set),
 		T(test_load_validates),
+		T(test_assigned_grouping_round_trips),
+		T(test_no_groupings_blob_without_assignments),
+		T(test_assigned_flag_without_groupings_blob),
+		T(test_groupings_blob_without_assigned_flag),
+		T(test_groupings_blob_not_whole_entries),
+		T(test_groupings_blob_too_short),
+		T(test_groupings_blob_group_out_of_range),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -169,7 +169,23 @@ static void expect_invalid(struct fx *f, const char *what)
 	   "tensor 3 'y': dtype 0 is not a device dtype")                     \
 	X_(tensor_dtype_host_only, f->t[Y].dtype = IPU_DTYPE_FLOAT64,         \
 	   "tensor 3 'y': dtype 10 is not a device dtype")                    \
-	X_(tensor_flags_unknown, f->t[W].flags = 4, "unknown flags 0x4")      \
+	X_(tensor_flags_unknown, f->t[W].flags = 8, "unknown flags 0x8")      \
+	X_(assigned_without_assignment, assigned(f, 2, NULL),                 \
+	   "variable 0 'w': GROUP_ASSIGNED without a group assignment")      \
+	X_(assignment_without_flag, f->t[W].group_assignment = a_00,          \
+	   "variable 0 'w': a group assignment without the GROUP_ASSIGNED flag") \
+	X_(constant_with_assignment, f->t[C].group_assignment = a_00,         \
+	   "tensor 1 'c': only variables have a group assignment")           \
+	X_(assigned_with_stride, (assigned(f, 2, a_00), f->t[W].group_stride = 1), \
+	   "variable 0 'w': assigned grouping with stride 1, not 0")         \
+	X_(assigned_size_not_dividing, assigned(f, 3, a_00),                  \
+	   "variable 0 'w': assigned grouping group_size 3 does not divide replication factor 2") \
+	X_(assigned_size_zero, assigned(f, 0, a_00),                          \
+	   "assigned grouping group_size 0 does not divide")                 \
+	X_(assigned_group_out_of_range, assigned(f, 2, a_01),                 \
+	   "variable 0 'w': replica 1 assigned to group 1, but there are 1 groups") \
+	X_(assigned_group_too_big, assigned(f, 1, a_11),                      \
+	   "variable 0 'w': group 1 has more than group_size 1 replicas")     \
 	X_(constant_memory_mapped, f->t[C].flags = IPU_EXE_TENSOR_MMAP,       \
 	   "only variables may be memory-mapped")                             \
 	X_(readonly_without_mmap, f->t[W].flags = IPU_EXE_TENSOR_MMAP_RDONLY, \
@@ -291,6 +307,19 @@ static void expect_invalid(struct fx *f, const char *what)
 	X_(all_reduce_params_missing, f->in[6].num_params = 2,                \
 	   "instr 6 (all_reduce): 2 parameters, all_reduce takes 3 here")
 
+/* Group assignments for the 2 replicas (S20's non-constant strides). */
+static const uint32_t a_00[2] = { 0, 0 }, a_01[2] = { 0, 1 },
+		      a_11[2] = { 1, 1 };
+
+/* Make w's grouping an assignment @a with groups of @size. */
+static void assigned(struct fx *f, uint32_t size, const uint32_t *a)
+{
+	f->t[W].flags = IPU_EXE_TENSOR_GROUP_ASSIGNED;
+	f->t[W].group_stride = 0;
+	f->t[W].group_size = size;
+	f->t[W].group_assignment = a;
+}
+
 static const char *long_name(void)
 {
 	static char name[IPU_EXE_MAX_NAME + 2];
@@ -309,6 +338,17 @@ static const char *long_name(void)
 CASES(DEFINE_CASE)
 
 /* Loops: crossing and depth need more than one field changed. */
+/* A well-formed assignment grouping validates. */
+static void test_assigned_grouping_is_valid(void **state)
+{
+	struct fx *f = *state;
+
+	assigned(f, 2, a_00);
+	assert_int_equal(ipu_exe_validate(&f->e, f->msg, sizeof(f->msg)), 0);
+	assert_int_equal(ipu_exe_tensor_group(&f->t[W], 1), 0);
+	assert_int_equal(ipu_exe_tensor_group_replica(&f->t[W], 2, 0, 1), 1);
+}
+
 static void test_loop_crosses_parent_end(void **state)
 {
 	struct fx *f = *state;
@@ -480,6 +520,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_message_truncates_to_buffer, setup, teardown),
 		CASES(TABLE_CASE)
 		SHARED_CASES(SHARED_TABLE_CASE)
+		cmocka_unit_test_setup_teardown(test_assigned_grouping_is_valid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_loop_crosses_parent_end, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_loops_nest_too_deep, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_loops_nest_to_the_limit, setup, teardown),

@@ -69,6 +69,90 @@ static int var(struct fx *f, const char *name, enum ipu_dtype dt, size_t ndim,
 	return ipu_ir_variable(f->ir, name, dt, ndim, shape, NULL, o).id;
 }
 
+/* Group assignments for the 4 replicas (S20, non-constant strides). */
+enum { A_SHORT, A_UNEQUAL, A_GAP, A_HIGH, A_OK };
+static const uint32_t assignments[][5] = {
+	[A_SHORT] = { 0, 1, 0, 1, 0 }, [A_UNEQUAL] = { 0, 0, 0, 1 },
+	[A_GAP] = { 0, 0, 2, 2 },      [A_HIGH] = { 0, 4, 0, 4 },
+	[A_OK] = { 0, 1, 1, 0 },
+};
+
+/* ipu_ir_replica_grouping_from_assignments() of @n of assignments[@which]
+ * (-1: NULL). */
+static int assigned(struct fx *f, int which, size_t n)
+{
+	struct ipu_replica_grouping g;
+
+	return ipu_ir_replica_grouping_from_assignments(f->ir,
+		which < 0 ? NULL : assignments[which], n, &g);
+}
+
+static int assigned_all_reduce(struct fx *f)
+{
+	struct ipu_replica_grouping g;
+
+	assert_int_equal(ipu_ir_replica_grouping_from_assignments(f->ir,
+		assignments[A_OK], 4, &g), 0);
+	return ipu_tensor_error(ipu_ir_all_reduce(f->ir, f->c,
+						  IPU_IR_ALL_REDUCE_SUM, &g));
+}
+
+/* [0, 1, 1, 0]: two groups of two, not a constant stride. */
+static void test_grouping_from_assignments(void **state)
+{
+	struct fx *f = *state;
+	struct ipu_replica_grouping g;
+	static const int32_t per_group[4] = { 1, 2, 3, 4 };
+	uint32_t a[4] = { 0, 1, 1, 0 };
+	ipu_tensor v;
+
+	assert_int_equal(ipu_ir_replica_grouping_from_assignments(f->ir, a, 4,
+								  &g), 0);
+	assert_int_equal(g.group_size, 2);
+	assert_int_equal(g.stride, 0);
+	assert_non_null(g.assignment);
+	a[0] = 7; /* copied */
+	assert_int_equal(g.assignment[0], 0);
+	assert_int_equal(g.assignment[1], 1);
+	IPU_OPTS(ipu_ir_variable_opts, o, .grouping = &g);
+	v = ipu_ir_variable(f->ir, "assigned", IPU_DTYPE_INT32, 1, SHAPE(2),
+			    per_group, &o);
+	assert_int_equal(ipu_tensor_error(v), 0);
+	/* A grouping whose group_size disagrees with its assignment. */
+	g.group_size = 1;
+	v = ipu_ir_variable(f->ir, "bad", IPU_DTYPE_INT32, 1, SHAPE(2),
+			    per_group, &o);
+	ir_expect_refused(f->ir, ipu_tensor_error(v), -EINVAL,
+			  "variable 'bad': grouping says group_size 1, its assignment makes groups of 2");
+	/* The compiled executable carries the assignment. */
+	{
+		struct ipu_exe *e = NULL;
+		int i;
+
+		assert_int_equal(ipu_ir_compile(f->ir, &e), 0);
+		i = ipu_exe_find_tensor(e, "assigned");
+		assert_true(i >= 0);
+		assert_int_equal(e->tensors[i].flags,
+				 IPU_EXE_TENSOR_GROUP_ASSIGNED);
+		assert_int_equal(e->tensors[i].group_size, 2);
+		assert_int_equal(e->tensors[i].group_stride, 0);
+		assert_int_equal(e->tensors[i].group_assignment[0], 0);
+		assert_int_equal(e->tensors[i].group_assignment[1], 1);
+		assert_int_equal(e->tensors[i].group_assignment[2], 1);
+		assert_int_equal(e->tensors[i].group_assignment[3], 0);
+		assert_int_equal(e->tensors[i].data_size, 16);
+		ipu_exe_free(e);
+		/* It is tied to the replication factor. */
+		assert_int_equal(ipu_ir_set_replication_factor(f->ir, 8), 0);
+		ir_expect_refused(f->ir, ipu_ir_compile(f->ir, &e), -EINVAL,
+				  "compile: variable 'assigned' has a group assignment for 4 replicas, but the replication factor is 8");
+	}
+	assert_int_equal(ipu_ir_replica_grouping_from_assignments(NULL, a, 4,
+								  &g), -EINVAL);
+	assert_int_equal(ipu_ir_replica_grouping_from_assignments(f->ir, a, 4,
+								  NULL), -EINVAL);
+}
+
 static int grouping(struct fx *f, uint32_t stride, uint32_t size)
 {
 	struct ipu_replica_grouping g;
@@ -78,7 +162,8 @@ static int grouping(struct fx *f, uint32_t stride, uint32_t size)
 
 static int var_grouped(struct fx *f, uint32_t stride, uint32_t size)
 {
-	struct ipu_replica_grouping g = { stride, size };
+	struct ipu_replica_grouping g = { .stride = stride,
+					   .group_size = size };
 	IPU_OPTS(ipu_ir_variable_opts, o, .grouping = &g);
 
 	return var(f, "g", IPU_DTYPE_FLOAT32, 1, SHAPE(2), &o);
@@ -149,6 +234,20 @@ static const float two[2];
 	X_(variable_size_overflows,                                            \
 	   var(f, "v", IPU_DTYPE_FLOAT32, 2, SHAPE(1ull << 32, 1ull << 31), NULL), \
 	   -EINVAL, "variable: 'v': size overflows")                           \
+	X_(assignments_fewer_than_replicas, assigned(f, A_SHORT, 3), -EINVAL,  \
+	   "replica_grouping_from_assignments: 3 group assignments for replication factor 4: give one per replica") \
+	X_(assignments_more_than_replicas, assigned(f, A_SHORT, 5), -EINVAL,   \
+	   "5 group assignments for replication factor 4")                     \
+	X_(assignments_missing, assigned(f, -1, 4), -EINVAL,                   \
+	   "0 group assignments for replication factor 4")                     \
+	X_(assignments_unequal_groups, assigned(f, A_UNEQUAL, 4), -EINVAL,     \
+	   "group 1 has 1 replicas, group 0 has 3: all groups must be the same size") \
+	X_(assignments_with_a_gap, assigned(f, A_GAP, 4), -EINVAL,             \
+	   "no replica is assigned to group 1: groups must be numbered 0..2 without gaps") \
+	X_(assignments_group_too_high, assigned(f, A_HIGH, 4), -EINVAL,        \
+	   "replica 1 assigned to group 4, but 4 replicas make at most 4 groups") \
+	X_(assignments_in_all_reduce, assigned_all_reduce(f), -EINVAL,         \
+	   "all_reduce: 'c': groupings made from assignments (non-constant stride) are supported for variables only") \
 	X_(variable_grouping_does_not_divide, var_grouped(f, 1, 3), -EINVAL,   \
 	   "variable 'g': replica grouping stride 1, group_size 3: the replication factor 4 is not a multiple of stride * group_size") \
 	X_(variable_grouping_stride_too_wide, var_grouped(f, 4, 2), -EINVAL,   \
@@ -371,6 +470,7 @@ int main(void)
 		CASES(TABLE_CASE)
 		T(test_create_and_settings)
 		T(test_grouping_follows_popxl)
+		T(test_grouping_from_assignments)
 		T(test_replica_group_layout)
 		T(test_variable_variants)
 		T(test_scalar_constants)

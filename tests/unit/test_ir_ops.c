@@ -243,7 +243,9 @@ static const int axes00[2] = { 0, 0 }, axis5[1] = { 5 };
 	   "all_reduce: mode 7 is neither sum (0) nor mean (1)")                  \
 	X_(all_reduce_grouping_too_big,                                           \
 	   E(ipu_ir_all_reduce(f->ir, f->a, IPU_IR_ALL_REDUCE_SUM,                \
-			       &(struct ipu_replica_grouping){ 1, 2 })), -EINVAL, \
+			       &(struct ipu_replica_grouping){ .stride = 1,          \
+							 .group_size = 2 })), \
+	   -EINVAL,                                                               \
 	   "all_reduce: 'a': replica grouping stride 1, group_size 2: the replication factor 1 is not a multiple") \
 	X_(input_from_failed_call, E(ipu_ir_relu(f->ir, (ipu_tensor){ -EINVAL })), \
 	   -EINVAL, "relu: input 1 is the result of a failed call (Invalid argument)") \

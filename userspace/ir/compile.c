@@ -341,6 +341,14 @@ static int check_settings(struct ipu_ir *ir)
 
 		if (t->kind != IRT_VARIABLE || !t->group_size)
 			continue;
+		if (t->group_assignment) {
+			if (t->group_assignment_n != rf)
+				return ir_fail(ir, -EINVAL,
+					       "compile: variable '%s' has a group assignment for %u replicas, but the replication factor is %u: set the replication factor before making grouped variables",
+					       t->name, t->group_assignment_n,
+					       rf);
+			continue;
+		}
 		if (__ipu_exe_check_grouping(rf, t->group_size,
 					     t->group_stride, msg, sizeof(msg)))
 			return ir_fail(ir, -EINVAL, "compile: variable '%s': %s",
@@ -408,8 +416,13 @@ static int add_globals(struct comp *c, struct ipu_exe *e, uint8_t **datap)
 						       ir->replication_factor;
 			et->group_stride = t->group_size ? t->group_stride : 1;
 			et->retrieval = t->retrieval;
+			if (t->group_assignment) {
+				et->flags |= IPU_EXE_TENSOR_GROUP_ASSIGNED;
+				et->group_stride = 0;
+				et->group_assignment = t->group_assignment;
+			}
 			if (t->mmap_path) {
-				et->flags = IPU_EXE_TENSOR_MMAP |
+				et->flags |= IPU_EXE_TENSOR_MMAP |
 					    (t->mmap_readonly ?
 						     IPU_EXE_TENSOR_MMAP_RDONLY : 0);
 				et->mmap_path = t->mmap_path;

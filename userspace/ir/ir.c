@@ -109,6 +109,9 @@ void ipu_ir_destroy(struct ipu_ir *ir)
 	}
 	for (uint32_t i = 0; i < ir->nstreams; i++)
 		free(ir->streams[i].name);
+	for (uint32_t i = 0; i < ir->nassigns; i++)
+		free(ir->assigns[i]);
+	free(ir->assigns);
 	free(ir->tensors);
 	free(ir->ops);
 	free(ir->graphs);

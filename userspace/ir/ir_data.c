@@ -28,6 +28,82 @@ int ipu_ir_replica_grouping(struct ipu_ir *ir, uint32_t stride,
 	/* PopART normalises a group of one to stride 1. */
 	out->stride = group_size == 1 ? 1 : stride;
 	out->group_size = group_size;
+	out->assignment = NULL;
+	return 0;
+}
+
+/*
+ * Check @a (PopXL's rules for assignment groupings) and keep a copy owned
+ * by @ir in *@copy; *@group_size: the size of each group.
+ */
+static int keep_assignment(struct ipu_ir *ir, const char *what,
+			   const uint32_t *a, size_t n, uint32_t *group_size,
+			   const uint32_t **copy)
+{
+	uint32_t rf = ir->replication_factor, groups = 0, *count, *c;
+
+	if (!a || n != rf)
+		return ir_fail(ir, -EINVAL,
+			       "%s: %zu group assignments for replication factor %u: give one per replica",
+			       what, a ? n : 0, rf);
+	for (size_t r = 0; r < n; r++) {
+		if (a[r] >= rf)
+			return ir_fail(ir, -EINVAL,
+				       "%s: replica %zu assigned to group %u, but %u replicas make at most %u groups",
+				       what, r, a[r], rf, rf);
+		if (a[r] + 1 > groups)
+			groups = a[r] + 1;
+	}
+	count = calloc(groups, sizeof(*count));
+	if (!count)
+		return ir_fail(ir, -ENOMEM, "%s: out of memory", what);
+	for (size_t r = 0; r < n; r++)
+		count[a[r]]++;
+	for (uint32_t g = 0; g < groups; g++) {
+		if (!count[g] || count[g] != count[0]) {
+			int ret = !count[g] ?
+				ir_fail(ir, -EINVAL,
+					"%s: no replica is assigned to group %u: groups must be numbered 0..%u without gaps",
+					what, g, groups - 1) :
+				ir_fail(ir, -EINVAL,
+					"%s: group %u has %u replicas, group 0 has %u: all groups must be the same size",
+					what, g, count[g], count[0]);
+			free(count);
+			return ret;
+		}
+	}
+	*group_size = count[0];
+	free(count);
+	if (ir_reserve((void **)&ir->assigns, &ir->cap_assigns,
+		       (uint64_t)ir->nassigns + 1, sizeof(*ir->assigns)))
+		return ir_fail(ir, -ENOMEM, "%s: out of memory", what);
+	c = malloc(n * sizeof(*c));
+	if (!c)
+		return ir_fail(ir, -ENOMEM, "%s: out of memory", what);
+	memcpy(c, a, n * sizeof(*c));
+	ir->assigns[ir->nassigns++] = c;
+	*copy = c;
+	return 0;
+}
+
+int ipu_ir_replica_grouping_from_assignments(struct ipu_ir *ir,
+					     const uint32_t *assignment,
+					     size_t n,
+					     struct ipu_replica_grouping *out)
+{
+	uint32_t size;
+	const uint32_t *copy;
+	int ret;
+
+	if (!ir || !out)
+		return -EINVAL;
+	ret = keep_assignment(ir, "replica_grouping_from_assignments",
+			      assignment, n, &size, &copy);
+	if (ret)
+		return ret;
+	out->stride = 0;
+	out->group_size = size;
+	out->assignment = copy;
 	return 0;
 }
 
@@ -98,7 +174,25 @@ ipu_tensor ipu_ir_variable(struct ipu_ir *ir, const char *name,
 				      &t.nbytes);
 	if (ret)
 		return ir_bad(ret);
-	if (o.grouping) {
+	if (o.grouping && o.grouping->assignment) {
+		char what[64 + IPU_EXE_MAX_NAME];
+		uint32_t size;
+
+		snprintf(what, sizeof(what), "variable '%s'", name);
+		ret = keep_assignment(ir, what, o.grouping->assignment,
+				      ir->replication_factor, &size,
+				      &t.group_assignment);
+		if (ret)
+			return ir_bad(ret);
+		if (size != o.grouping->group_size)
+			return ir_bad(ir_fail(ir, -EINVAL,
+				"variable '%s': grouping says group_size %u, its assignment makes groups of %u",
+				name, o.grouping->group_size, size));
+		t.group_assignment_n = ir->replication_factor;
+		t.group_size = size;
+		t.group_stride = 0;
+		t.num_groups = ir->replication_factor / size;
+	} else if (o.grouping) {
 		if (__ipu_exe_check_grouping(ir->replication_factor,
 					     o.grouping->group_size,
 					     o.grouping->stride, msg,

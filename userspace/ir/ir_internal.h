@@ -39,6 +39,10 @@ struct ir_tensor {
 	uint32_t group_size;	/* 0: ungrouped, follows the replication factor */
 	uint32_t group_stride;
 	uint32_t num_groups;	/* values in @data */
+	/* Non-constant-stride grouping: the group of each of
+	 * @group_assignment_n replicas (owned by the ir), else NULL. */
+	const uint32_t *group_assignment;
+	uint32_t group_assignment_n;
 	uint32_t retrieval;
 	char *mmap_path;
 	bool mmap_readonly;
@@ -102,6 +106,9 @@ struct ipu_ir {
 	uint32_t num_host_transfers;
 	uint32_t replication_factor;
 	uint32_t instance_replication_factor;	/* 0: follows the above */
+	/* Group assignments of replica groupings, owned by the ir. */
+	uint32_t **assigns;
+	uint32_t nassigns, cap_assigns;
 	char errmsg[1024];
 };
 

@@ -501,6 +501,10 @@ ipu_tensor ipu_ir_all_reduce(struct ipu_ir *ir, ipu_tensor x,
 	xi = ir_input(ir, "all_reduce", x, 1);
 	if (xi < 0)
 		return ir_bad(xi);
+	if (group && group->assignment)
+		return ir_bad(ir_fail(ir, -EINVAL,
+			"all_reduce: '%s': groupings made from assignments (non-constant stride) are supported for variables only",
+			ir_tname(ir, xi)));
 	if (group) {
 		if (__ipu_exe_check_grouping(ir->replication_factor,
 					     group->group_size, group->stride,

@@ -13,10 +13,11 @@
  * reads the first replica of each group (ipu_exe_group_replica(.., 0)).
  * Variables retrieved from all replicas (group_size > 1) are also read
  * from every replica, into a per-replica copy (sess_tensor.replicas).
- * Stride-based groupings keep groups in replica order, so no reordering
- * is needed between the host and the device; the executable format has
- * no other kind (PopXL's non-constant-stride groupings made from
- * assignments cannot be expressed).
+ * PopXL's non-constant-stride groupings (made from assignments) carry
+ * each replica's group in the executable (ipu_exe_tensor.group_assignment);
+ * host value g goes to, and comes from, the replicas assigned g, which is
+ * what PopXL's to-device / to-host maps do. all_replicas values stay in
+ * replica order.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -31,7 +32,7 @@ static uint32_t group_of(const struct sess_tensor *st, uint32_t r)
 
 	if (t->kind != IPU_EXE_TENSOR_VARIABLE)
 		return 0;
-	return ipu_exe_replica_group(t->group_size, t->group_stride, r);
+	return ipu_exe_tensor_group(t, r);
 }
 
 int ipu_sess_weights_from_host(struct ipu_session *s)
@@ -92,9 +93,8 @@ static void commit(struct ipu_session *s, const uint8_t *stage)
 		if (st->all_replicas) {
 			memcpy(st->replicas, stage, fetch_bytes(s, st));
 			for (g = 0; g < st->num_groups; g++) {
-				first = ipu_exe_group_replica(t->group_size,
-							      t->group_stride, g,
-							      0);
+				first = ipu_exe_tensor_group_replica(
+					t, s->replicas, g, 0);
 				memcpy(st->host + g * t->nbytes,
 				       st->replicas + first * t->nbytes,
 				       t->nbytes);
@@ -141,8 +141,8 @@ int ipu_sess_fetch(struct ipu_session *s)
 		     g++) {
 			r = st->all_replicas ?
 				    g :
-				    ipu_exe_group_replica(t->group_size,
-							  t->group_stride, g, 0);
+				    ipu_exe_tensor_group_replica(t, s->replicas,
+								 g, 0);
 			ipu_sess_batch_xfer(&b, s->reps[r].arena_bo, t->offset,
 					    stage + at, t->nbytes,
 					    IPU_XFER_DIR_FROM_DEVICE, 0);
