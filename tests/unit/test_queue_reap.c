@@ -234,6 +234,9 @@ static void *reaper(void *arg)
 		n = ipu_queue_reap(f->q, c, 16, 0, 1000000);
 		if (n < 0 || (n > 0 && c[0].result))
 			return (void *)1;
+		/* Nothing ready: let the submitter and the engine run. */
+		if (!n)
+			sched_yield();
 		got += (size_t)n;
 	}
 	return NULL;
