@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The firmware role of ipu.ko, raw: FW_ATTACH, FW_NEXT, FW_DONE and the
+ * firmware's mmap of device memory, every error path with otherwise valid
+ * input. Each test works on a simulated IPU of its own, which the guest's
+ * ipu-simd (serving ipu0 and ipu1 only) leaves alone, and plays the
+ * firmware itself.
+ */
+#include <sys/wait.h>
+#include <time.h>
+
+#include "ktest.h"
+
+struct fw {
+	unsigned int idx;
+	int owner;	/* attached, with an exe BO and an arena BO */
+	int fw;		/* the firmware file */
+	uint32_t exe, arena;
+};
+
+static struct fw fw_setup(bool attach_fw)
+{
+	struct ipu_fw_attach fa = { 0 };
+	struct fw f;
+
+	kt_require_sim_ctl();
+	f.idx = kt_sim_add(4);
+	f.owner = kt_open_attached(f.idx);
+	f.exe = kt_bo(f.owner, 4096, NULL);
+	f.arena = kt_bo(f.owner, 4096, NULL);
+	f.fw = kt_open(f.idx);
+	if (attach_fw)
+		assert_int_equal(kt_ioctl(f.fw, IPU_IOCTL_FW_ATTACH, &fa), 0);
+	return f;
+}
+
+static int fw_launch(const struct fw *f, uint64_t *fence)
+{
+	struct ipu_launch l = {
+		.exe_handle = f->exe, .arena_handle = f->arena,
+		.exe_size = 64, .arena_size = 4096, .num_replicas = 1,
+	};
+	int ret = kt_ioctl(f->owner, IPU_IOCTL_LAUNCH, &l);
+
+	*fence = l.fence;
+	return ret;
+}
+
+static int fw_next(int fd, struct ipu_fw_work *w)
+{
+	memset(w, 0, sizeof(*w));
+	return kt_ioctl(fd, IPU_IOCTL_FW_NEXT, w);
+}
+
+static int fw_done(int fd, uint64_t id, int32_t status)
+{
+	struct ipu_fw_done d = { .id = id, .status = status };
+
+	return kt_ioctl(fd, IPU_IOCTL_FW_DONE, &d);
+}
+
+static void test_fw_attach_twice_is_ealready_and_from_another_file_ebusy(void **state)
+{
+	struct ipu_fw_attach fa = { 0 };
+	struct fw f = fw_setup(true);
+
+	(void)state;
+	assert_int_equal(kt_ioctl(f.fw, IPU_IOCTL_FW_ATTACH, &fa), -EALREADY);
+	assert_int_equal(kt_ioctl(f.owner, IPU_IOCTL_FW_ATTACH, &fa), -EBUSY);
+}
+
+static void test_fw_attach_with_flags_or_pad_is_einval(void **state)
+{
+	struct ipu_fw_attach flags = { .flags = 1 }, pad = { .pad = 1 };
+	struct fw f = fw_setup(false);
+
+	(void)state;
+	assert_int_equal(kt_ioctl(f.fw, IPU_IOCTL_FW_ATTACH, &flags), -EINVAL);
+	assert_int_equal(kt_ioctl(f.fw, IPU_IOCTL_FW_ATTACH, &pad), -EINVAL);
+}
+
+static void test_fw_attach_without_cap_sys_admin_is_eperm(void **state)
+{
+	struct fw f = fw_setup(false);
+	int status;
+	pid_t pid;
+
+	(void)state;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct ipu_fw_attach fa = { 0 };
+
+		/* nobody: the open file stays, the capability goes */
+		if (setgid(65534) || setuid(65534))
+			_exit(2);
+		_exit(kt_ioctl(f.fw, IPU_IOCTL_FW_ATTACH, &fa) == -EPERM ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+static void test_fw_next_of_a_file_that_is_not_the_firmware_is_enolink(void **state)
+{
+	struct ipu_fw_work w;
+	struct fw f = fw_setup(true);
+
+	(void)state;
+	assert_int_equal(fw_next(f.owner, &w), -ENOLINK);
+}
+
+static void test_fw_next_with_output_fields_set_is_einval(void **state)
+{
+	struct ipu_fw_work w = { .id = 1 };
+	struct fw f = fw_setup(true);
+
+	(void)state;
+	assert_int_equal(kt_ioctl(f.fw, IPU_IOCTL_FW_NEXT, &w), -EINVAL);
+	memset(&w, 0, sizeof(w));
+	w.pad = 1;
+	assert_int_equal(kt_ioctl(f.fw, IPU_IOCTL_FW_NEXT, &w), -EINVAL);
+}
+
+static void test_fw_next_with_nothing_pending_polls_with_etime(void **state)
+{
+	struct ipu_fw_work w;
+	struct fw f = fw_setup(true);
+
+	(void)state;
+	assert_int_equal(fw_next(f.fw, &w), -ETIME); /* timeout 0: a poll */
+	memset(&w, 0, sizeof(w));
+	w.timeout_ns = 1; /* long past */
+	assert_int_equal(kt_ioctl(f.fw, IPU_IOCTL_FW_NEXT, &w), -ETIME);
+}
+
+static void test_fw_next_hands_out_the_launch_and_done_completes_its_fence(void **state)
+{
+	struct ipu_wait wt = { .timeout_ns = INT64_MAX };
+	struct ipu_bo_info exe = { 0 }, arena = { 0 };
+	struct ipu_fw_work w;
+	struct fw f = fw_setup(true);
+	uint64_t fence;
+
+	(void)state;
+	assert_int_equal(fw_launch(&f, &fence), 0);
+	assert_int_equal(fw_next(f.fw, &w), 0);
+	assert_int_equal(kt_bo_info(f.owner, f.exe, &exe), 0);
+	assert_int_equal(kt_bo_info(f.owner, f.arena, &arena), 0);
+	/* device offsets: addresses less the base of the lowest buffer */
+	assert_int_equal(arena.device_addr - exe.device_addr,
+			 w.arena_offset - w.exe_offset);
+	assert_int_equal(w.exe_size, 64);
+	assert_int_equal(w.arena_size, 4096);
+	assert_int_equal(w.num_replicas, 1);
+	assert_int_equal(w.pid, (uint32_t)getpid());
+	assert_int_equal(fw_done(f.fw, w.id, -EINVAL), 0);
+	wt.fence = fence;
+	assert_int_equal(kt_ioctl(f.owner, IPU_IOCTL_WAIT, &wt), 0);
+	assert_int_equal(wt.status, -EINVAL);
+	/* reported once: the id is no longer running */
+	assert_int_equal(fw_done(f.fw, w.id, 0), -ENOENT);
+}
+
+static void test_fw_done_with_a_status_that_is_no_errno_is_einval(void **state)
+{
+	struct ipu_fw_done pad = { .pad = 1 };
+	struct ipu_fw_work w;
+	struct fw f = fw_setup(true);
+	uint64_t fence;
+
+	(void)state;
+	assert_int_equal(fw_launch(&f, &fence), 0);
+	assert_int_equal(fw_next(f.fw, &w), 0);
+	assert_int_equal(fw_done(f.fw, w.id, 1), -EINVAL);
+	assert_int_equal(fw_done(f.fw, w.id, -4096), -EINVAL);
+	pad.id = w.id;
+	assert_int_equal(kt_ioctl(f.fw, IPU_IOCTL_FW_DONE, &pad), -EINVAL);
+	/* none of them consumed the launch */
+	assert_int_equal(fw_done(f.fw, w.id, 0), 0);
+}
+
+static void test_fw_done_of_an_unknown_id_is_enoent(void **state)
+{
+	struct fw f = fw_setup(true);
+
+	(void)state;
+	assert_int_equal(fw_done(f.fw, 12345, 0), -ENOENT);
+}
+
+static void test_fw_done_of_a_file_that_is_not_the_firmware_is_enolink(void **state)
+{
+	struct fw f = fw_setup(true);
+
+	(void)state;
+	assert_int_equal(fw_done(f.owner, 1, 0), -ENOLINK);
+}
+
+static void test_fw_mmap_sees_what_xfer_wrote(void **state)
+{
+	struct ipu_bo_info exe = { 0 }, arena = { 0 };
+	struct fw f = fw_setup(true);
+	uint8_t data[64];
+	uint8_t *mem;
+
+	(void)state;
+	kt_fill(data, sizeof(data), 7);
+	assert_int_equal(kt_write_bo(f.owner, f.arena, 0, data, sizeof(data)), 0);
+	assert_int_equal(kt_bo_info(f.owner, f.exe, &exe), 0);
+	assert_int_equal(kt_bo_info(f.owner, f.arena, &arena), 0);
+	mem = kt_mmap(4 << 20, PROT_READ | PROT_WRITE, MAP_SHARED, f.fw, 0);
+	/* BOs are allocated from the bottom: the exe BO is at offset 0 */
+	assert_memory_equal(mem + (arena.device_addr - exe.device_addr), data,
+			    sizeof(data));
+}
+
+static void test_fw_mmap_by_a_file_that_is_not_the_firmware_is_einval(void **state)
+{
+	struct fw f = fw_setup(true);
+
+	(void)state;
+	assert_int_equal(kt_mmap_err(4096, PROT_READ, MAP_SHARED, f.owner, 0),
+			 -EINVAL);
+}
+
+static void test_fw_mmap_past_device_memory_is_einval(void **state)
+{
+	struct fw f = fw_setup(true);
+
+	(void)state;
+	assert_int_equal(kt_mmap_err((4 << 20) + 4096, PROT_READ, MAP_SHARED,
+				     f.fw, 0), -EINVAL);
+}
+
+static void test_reset_revokes_the_firmware_which_may_attach_again(void **state)
+{
+	struct ipu_fw_attach fa = { 0 };
+	struct ipu_fw_work w;
+	struct fw f = fw_setup(true);
+
+	(void)state;
+	assert_int_equal(kt_reset(f.owner), 0);
+	assert_int_equal(fw_next(f.fw, &w), -ENOLINK);
+	assert_int_equal(kt_ioctl(f.fw, IPU_IOCTL_FW_ATTACH, &fa), 0);
+	assert_int_equal(fw_next(f.fw, &w), -ETIME);
+}
+
+static void test_closing_the_firmware_file_detaches_it(void **state)
+{
+	struct fw f = fw_setup(true);
+	uint64_t fence;
+
+	(void)state;
+	assert_int_equal(kt_close(f.fw), 0);
+	assert_int_equal(fw_launch(&f, &fence), -EUNATCH);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		KT_TEST(test_fw_attach_twice_is_ealready_and_from_another_file_ebusy),
+		KT_TEST(test_fw_attach_with_flags_or_pad_is_einval),
+		KT_TEST(test_fw_attach_without_cap_sys_admin_is_eperm),
+		KT_TEST(test_fw_next_of_a_file_that_is_not_the_firmware_is_enolink),
+		KT_TEST(test_fw_next_with_output_fields_set_is_einval),
+		KT_TEST(test_fw_next_with_nothing_pending_polls_with_etime),
+		KT_TEST(test_fw_next_hands_out_the_launch_and_done_completes_its_fence),
+		KT_TEST(test_fw_done_with_a_status_that_is_no_errno_is_einval),
+		KT_TEST(test_fw_done_of_an_unknown_id_is_enoent),
+		KT_TEST(test_fw_done_of_a_file_that_is_not_the_firmware_is_enolink),
+		KT_TEST(test_fw_mmap_sees_what_xfer_wrote),
+		KT_TEST(test_fw_mmap_by_a_file_that_is_not_the_firmware_is_einval),
+		KT_TEST(test_fw_mmap_past_device_memory_is_einval),
+		KT_TEST(test_reset_revokes_the_firmware_which_may_attach_again),
+		KT_TEST(test_closing_the_firmware_file_detaches_it),
+	};
+
+	return KT_RUN(tests);
+}
