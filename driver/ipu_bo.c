@@ -64,27 +64,30 @@ static u64 ipu_bo_mmap_offset(const struct ipu_bo *bo)
 
 int ipu_ioctl_bo_create(struct ipu_file *ifile, void *data)
 {
+	struct ipu_bo_create_call *call = data;
+	struct ipu_bo_create *args = &call->args;
 	struct ipu_device *idev = ifile->idev;
-	struct ipu_bo_create *args = data;
 	struct ipu_bo *bo;
 	unsigned long addr;
 	u64 size;
 	u32 handle;
-	int ret;
+	int idx, ret;
 
-	if (args->flags & ~IPU_BO_CREATE_FLAGS_ALL || !args->size)
+	/* Output-only fields: zero on input, so that they can gain meaning. */
+	if (args->flags & ~IPU_BO_CREATE_FLAGS_ALL || !args->size ||
+	    args->handle || args->device_addr || args->mmap_offset)
 		return -EINVAL;
 	/* Larger than the whole device: no rounding can make it fit. */
 	if (args->size > idev->mem_size)
 		return -ENOSPC;
 	size = PAGE_ALIGN(args->size);
 
-	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL_ACCOUNT);
 	if (!bo)
 		return -ENOMEM;
 	kref_init(&bo->ref);
 
-	ret = ipu_dev_enter(idev);
+	ret = ipu_dev_enter(idev, &idx);
 	if (ret)
 		goto err_free_bo;
 	if (!ipu_device_is_owner(idev, ifile)) {
@@ -105,45 +108,63 @@ int ipu_ioctl_bo_create(struct ipu_file *ifile, void *data)
 	ipu_hw_mem_clear(idev, ipu_bo_dev_off(bo), size);
 
 	ret = xa_alloc(&ifile->bos, &handle, bo,
-		       XA_LIMIT(1, IPU_BO_MAX_HANDLE), GFP_KERNEL);
+		       XA_LIMIT(1, IPU_BO_MAX_HANDLE), GFP_KERNEL_ACCOUNT);
 	if (ret) {
 		ret = ret == -EBUSY ? -ENOSPC : ret;
 		goto err_put_bo;
 	}
 	bo->handle = handle;
-	ipu_dev_exit(idev);
+	ipu_dev_exit(idx);
 
 	args->size = size;
 	args->handle = handle;
 	args->device_addr = bo->dev_addr;
 	args->mmap_offset = ipu_bo_mmap_offset(bo);
+	call->bo = bo;
 	return 0;
 
 err_put_bo:
-	ipu_dev_exit(idev);
+	ipu_dev_exit(idx);
 	ipu_bo_put(bo);
 	return ret;
 err_exit:
-	ipu_dev_exit(idev);
+	ipu_dev_exit(idx);
 err_free_bo:
 	kfree(bo);
 	return ret;
+}
+
+/**
+ * ipu_ioctl_bo_create_undo - the caller never learnt of its new buffer
+ * @ifile: the file
+ * @data: the call, after a successful ipu_ioctl_bo_create()
+ *
+ * The dispatcher could not copy the result out (-EFAULT): drop the handle,
+ * unless another thread of the caller guessed it and destroyed it already.
+ */
+void ipu_ioctl_bo_create_undo(struct ipu_file *ifile, void *data)
+{
+	struct ipu_bo_create_call *call = data;
+
+	if (xa_cmpxchg(&ifile->bos, call->bo->handle, call->bo, NULL,
+		       GFP_KERNEL) == call->bo)
+		ipu_bo_put(call->bo);
 }
 
 int ipu_ioctl_bo_destroy(struct ipu_file *ifile, void *data)
 {
 	struct ipu_bo_destroy *args = data;
 	struct ipu_bo *bo;
-	int ret;
+	int idx, ret;
 
 	if (args->pad)
 		return -EINVAL;
 
-	ret = ipu_dev_enter(ifile->idev);
+	ret = ipu_dev_enter(ifile->idev, &idx);
 	if (ret)
 		return ret;
 	bo = xa_erase(&ifile->bos, args->handle);
-	ipu_dev_exit(ifile->idev);
+	ipu_dev_exit(idx);
 	if (!bo)
 		return -ENOENT;
 	ipu_bo_put(bo);
@@ -154,16 +175,16 @@ int ipu_ioctl_bo_info(struct ipu_file *ifile, void *data)
 {
 	struct ipu_bo_info *args = data;
 	struct ipu_bo *bo;
-	int ret;
+	int idx, ret;
 
-	if (args->pad)
+	if (args->pad || args->size || args->device_addr || args->mmap_offset)
 		return -EINVAL;
 
-	ret = ipu_dev_enter(ifile->idev);
+	ret = ipu_dev_enter(ifile->idev, &idx);
 	if (ret)
 		return ret;
 	bo = ipu_bo_lookup(ifile, args->handle);
-	ipu_dev_exit(ifile->idev);
+	ipu_dev_exit(idx);
 	if (!bo)
 		return -ENOENT;
 	args->size = bo->size;
@@ -203,26 +224,27 @@ static void ipu_bo_vm_close(struct vm_area_struct *vma)
 #define IPU_BO_PGOFF_MASK ((1UL << (IPU_BO_MMAP_SHIFT - PAGE_SHIFT)) - 1)
 
 /*
- * Faults do not take the unplug lock: a transfer that holds it for reading
- * may itself fault in a user buffer that maps a buffer object. The memory
- * stays valid without it (the mapping holds the buffer, the buffer the
- * device); after unplug, new faults are refused.
+ * The mapping is VM_PFNMAP | VM_IO and gets page frames, not pages: GUP
+ * refuses such mappings, so nothing but this VMA (which holds the buffer)
+ * can reach the memory, and it returns to the pool only when the last
+ * mapping is gone. Faults enter the unplug guard (it never blocks, so it
+ * is fine under mmap_lock): after unplug no new frame is inserted.
  */
 static vm_fault_t ipu_bo_vm_fault(struct vm_fault *vmf)
 {
-	struct ipu_bo *bo = vmf->vma->vm_private_data;
+	struct vm_area_struct *vma = vmf->vma;
+	struct ipu_bo *bo = vma->vm_private_data;
 	u64 off = (u64)(vmf->pgoff & IPU_BO_PGOFF_MASK) << PAGE_SHIFT;
-	struct page *page;
+	vm_fault_t vmret = VM_FAULT_SIGBUS;
+	unsigned long pfn;
+	int idx;
 
-	if (READ_ONCE(bo->idev->unplugged) || off >= bo->size)
+	if (off >= bo->size || ipu_dev_enter(bo->idev, &idx))
 		return VM_FAULT_SIGBUS;
-
-	page = ipu_hw_mem_page(bo->idev, ipu_bo_dev_off(bo) + off);
-	if (!page)
-		return VM_FAULT_SIGBUS;
-	get_page(page);
-	vmf->page = page;
-	return 0;
+	if (!ipu_hw_mem_pfn(bo->idev, ipu_bo_dev_off(bo) + off, &pfn))
+		vmret = vmf_insert_pfn(vma, vmf->address, pfn);
+	ipu_dev_exit(idx);
+	return vmret;
 }
 
 static const struct vm_operations_struct ipu_bo_vm_ops = {
@@ -245,21 +267,25 @@ int ipu_bo_mmap(struct ipu_file *ifile, struct vm_area_struct *vma)
 	unsigned long first = vma->vm_pgoff & IPU_BO_PGOFF_MASK;
 	unsigned long npages = vma_pages(vma);
 	struct ipu_bo *bo;
-	int ret;
+	int idx, ret;
 
-	/* A private mapping would copy device memory on write: meaningless. */
-	if (!(vma->vm_flags & VM_SHARED))
+	/*
+	 * A private mapping would copy device memory on write: meaningless.
+	 * VM_MAYSHARE, not VM_SHARED: mmap() clears VM_SHARED for a shared
+	 * mapping of a read-only file, which may still map read-only.
+	 */
+	if (!(vma->vm_flags & VM_MAYSHARE))
 		return -EINVAL;
 	if (handle > IPU_BO_MAX_HANDLE)
 		return -EINVAL;
 	if (!handle)
 		return ipu_fw_mmap(ifile, vma);
 
-	ret = ipu_dev_enter(ifile->idev);
+	ret = ipu_dev_enter(ifile->idev, &idx);
 	if (ret)
 		return ret;
 	bo = ipu_bo_lookup(ifile, handle);
-	ipu_dev_exit(ifile->idev);
+	ipu_dev_exit(idx);
 	if (!bo)
 		return -EINVAL;
 	if (first + npages < first || first + npages > bo->size >> PAGE_SHIFT) {
@@ -270,6 +296,6 @@ int ipu_bo_mmap(struct ipu_file *ifile, struct vm_area_struct *vma)
 	/* The lookup's reference now belongs to the mapping. */
 	vma->vm_private_data = bo;
 	vma->vm_ops = &ipu_bo_vm_ops;
-	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	vm_flags_set(vma, VM_PFNMAP | VM_IO | VM_DONTEXPAND | VM_DONTDUMP);
 	return 0;
 }

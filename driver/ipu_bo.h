@@ -8,6 +8,8 @@
 #include <linux/kref.h>
 #include <linux/types.h>
 
+#include <uapi/linux/ipu.h>
+
 #include "ipu_drv.h"
 
 struct ipu_device;
@@ -39,7 +41,19 @@ struct ipu_bo {
 	u32 handle;
 };
 
+/**
+ * struct ipu_bo_create_call - BO_CREATE as the dispatcher holds it
+ * @args: the user's struct; copied out after the handler.
+ * @bo: the new buffer, for ipu_ioctl_bo_create_undo() when the copy-out
+ *	fails. Kernel-only: past the copied-out bytes.
+ */
+struct ipu_bo_create_call {
+	struct ipu_bo_create args;
+	struct ipu_bo *bo;
+};
+
 int ipu_ioctl_bo_create(struct ipu_file *ifile, void *data);
+void ipu_ioctl_bo_create_undo(struct ipu_file *ifile, void *data);
 int ipu_ioctl_bo_destroy(struct ipu_file *ifile, void *data);
 int ipu_ioctl_bo_info(struct ipu_file *ifile, void *data);
 int ipu_bo_mmap(struct ipu_file *ifile, struct vm_area_struct *vma);

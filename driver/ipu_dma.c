@@ -4,8 +4,12 @@
  *
  * FOLL_PIN (pin_user_pages_fast()) rather than get_user_pages(), so that the
  * kernel knows a device holds the pages (writeback, fork and the
- * nr_foll_pin_* counters see it). Pages written by the device are marked
- * dirty when they are unpinned.
+ * nr_foll_pin_* counters see it). Pages the device may have written are
+ * marked dirty when they are unpinned, also after a failed transfer: a
+ * device can fail part way, after writing some of them.
+ *
+ * Pinning may fault and sleep for as long as userspace likes (userfaultfd),
+ * so it never happens inside the unplug guard (ipu_dev_enter()).
  */
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -33,8 +37,10 @@ int ipu_dma_pin(struct ipu_dma_buf *buf, unsigned long uaddr, size_t len,
 
 	if (npages > INT_MAX)
 		return -EINVAL;
-	buf->pages = kvmalloc_array(npages, sizeof(*buf->pages), GFP_KERNEL);
-	buf->bvecs = kvmalloc_array(npages, sizeof(*buf->bvecs), GFP_KERNEL);
+	buf->pages = kvmalloc_array(npages, sizeof(*buf->pages),
+				    GFP_KERNEL_ACCOUNT);
+	buf->bvecs = kvmalloc_array(npages, sizeof(*buf->bvecs),
+				    GFP_KERNEL_ACCOUNT);
 	if (!buf->pages || !buf->bvecs) {
 		pinned = -ENOMEM;
 		goto err_free;
@@ -74,15 +80,15 @@ err_free:
 
 /**
  * ipu_dma_unpin - release a range pinned by ipu_dma_pin()
- * @buf: the range
- * @written: the device wrote the pages: mark them dirty
+ * @buf: the range; pages the device wrote into (from the device) are marked
+ *	dirty whether or not the transfer succeeded
  */
-void ipu_dma_unpin(struct ipu_dma_buf *buf, bool written)
+void ipu_dma_unpin(struct ipu_dma_buf *buf)
 {
 	if (buf->to_device)
 		unpin_user_pages(buf->pages, buf->npages);
 	else
-		unpin_user_pages_dirty_lock(buf->pages, buf->npages, written);
+		unpin_user_pages_dirty_lock(buf->pages, buf->npages, true);
 	kvfree(buf->bvecs);
 	kvfree(buf->pages);
 	buf->pages = NULL;

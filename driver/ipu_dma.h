@@ -29,6 +29,6 @@ struct ipu_dma_buf {
 
 int ipu_dma_pin(struct ipu_dma_buf *buf, unsigned long uaddr, size_t len,
 		bool to_device);
-void ipu_dma_unpin(struct ipu_dma_buf *buf, bool written);
+void ipu_dma_unpin(struct ipu_dma_buf *buf);
 
 #endif /* _IPU_DMA_H */

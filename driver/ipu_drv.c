@@ -13,6 +13,8 @@
 #include <linux/module.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
+#include <linux/srcu.h>
+#include <linux/workqueue.h>
 
 #include <uapi/linux/ipu.h>
 
@@ -20,6 +22,9 @@
 #include "ipu_file.h"
 #include "ipu_sim.h"
 #include "ipu_sysfs.h"
+
+DEFINE_SRCU(ipu_unplug_srcu);
+struct workqueue_struct *ipu_wq;
 
 static dev_t ipu_devt;
 static DEFINE_IDA(ipu_minor_ida);
@@ -76,7 +81,6 @@ int ipu_device_init(struct ipu_device *idev, struct device *parent,
 	idev->minor = minor;
 	idev->ops = ops;
 	idev->mem_size = mem_size;
-	init_rwsem(&idev->unplug_rwsem);
 	mutex_init(&idev->lock);
 	atomic64_set(&idev->reset_count, 0);
 	ipu_launch_queue_init(&idev->launches);
@@ -126,15 +130,16 @@ int ipu_device_register(struct ipu_device *idev)
  * ipu_device_unregister - hot-remove a device
  * @idev: registered device
  *
- * Waits for operations in progress, then makes every later call on files
- * still open on the device fail with -ENODEV. Drops the caller's reference;
+ * Makes every later call on files still open on the device fail with
+ * -ENODEV, and waits for the operations in progress (none of which blocks
+ * inside the guard: see ipu_dev_enter()). Drops the caller's reference;
  * the memory goes when the last file, mapping and buffer object are gone.
  */
 void ipu_device_unregister(struct ipu_device *idev)
 {
-	down_write(&idev->unplug_rwsem);
-	idev->unplugged = true;
-	up_write(&idev->unplug_rwsem);
+	WRITE_ONCE(idev->unplugged, true);
+	/* Every operation that entered before the store has left. */
+	synchronize_srcu(&ipu_unplug_srcu);
 	ipu_launch_queue_fini(idev);
 
 	debugfs_remove_recursive(idev->debugfs);
@@ -244,6 +249,16 @@ static int __init ipu_init(void)
 	if (ret)
 		goto err_unregister_region;
 
+	/*
+	 * Our own queue rather than a system one, so that module exit can
+	 * wait for every work item (destroy_workqueue() drains it).
+	 */
+	ipu_wq = alloc_workqueue("ipu", WQ_UNBOUND, 0);
+	if (!ipu_wq) {
+		ret = -ENOMEM;
+		goto err_unregister_class;
+	}
+
 	ipu_debugfs_root = debugfs_create_dir(IPU_DRIVER_NAME, NULL);
 
 	ret = ipu_sim_init();
@@ -253,6 +268,8 @@ static int __init ipu_init(void)
 
 err_remove_debugfs:
 	debugfs_remove_recursive(ipu_debugfs_root);
+	destroy_workqueue(ipu_wq);
+err_unregister_class:
 	class_unregister(&ipu_class);
 err_unregister_region:
 	unregister_chrdev_region(ipu_devt, IPU_MAX_DEVICES);
@@ -263,6 +280,7 @@ static void __exit ipu_exit(void)
 {
 	ipu_sim_exit();
 	debugfs_remove_recursive(ipu_debugfs_root);
+	destroy_workqueue(ipu_wq);
 	class_unregister(&ipu_class);
 	unregister_chrdev_region(ipu_devt, IPU_MAX_DEVICES);
 	ida_destroy(&ipu_minor_ida);

@@ -8,11 +8,19 @@
 #include <linux/cdev.h>
 #include <linux/device.h>
 #include <linux/mutex.h>
-#include <linux/rwsem.h>
+#include <linux/srcu.h>
 #include <linux/types.h>
 
 #include "ipu_hw.h"
 #include "ipu_launch.h"
+
+/*
+ * mmap offsets put a buffer's handle above bit 40 (ipu_bo.h) and device
+ * addresses start at 4 GiB: both need a 64-bit unsigned long.
+ */
+#ifndef CONFIG_64BIT
+#error "ipu.ko needs a 64-bit kernel"
+#endif
 
 #define IPU_DRIVER_NAME "ipu"
 #define IPU_MAX_DEVICES 256
@@ -24,6 +32,7 @@
 #define IPU_DEV_ADDR_BASE 0x100000000ULL
 
 struct gen_pool;
+struct workqueue_struct;
 struct pid;
 struct ipu_file;
 struct ipu_info;
@@ -38,9 +47,8 @@ struct ipu_info;
  * @mem_size: bytes of device memory.
  * @pool: device-address allocator over [IPU_DEV_ADDR_BASE, + @mem_size);
  *	gen_pool locks itself.
- * @unplug_rwsem: held for reading by every operation that reaches the
- *	hardware, for writing when the device is unplugged; protects @unplugged.
  * @unplugged: set once the device is gone; every later call gets -ENODEV.
+ *	Read inside ipu_dev_enter() sections; see ipu_unplug_srcu.
  * @lock: protects @owner and @owner_pid, and serialises resets.
  * @owner: the open file that attached the device, or NULL.
  * @owner_pid: thread group of the process that attached, or NULL.
@@ -55,7 +63,6 @@ struct ipu_device {
 	const struct ipu_hw_ops *ops;
 	u64 mem_size;
 	struct gen_pool *pool;
-	struct rw_semaphore unplug_rwsem;
 	bool unplugged;
 	struct mutex lock; /* owner, owner_pid; serialises resets */
 	struct ipu_file *owner;
@@ -81,26 +88,48 @@ void ipu_device_reset_count(struct ipu_device *idev);
 void ipu_device_set_owner_locked(struct ipu_device *idev,
 				 struct ipu_file *ifile);
 
+/*
+ * The unplug guard, drm_dev_enter()/drm_dev_unplug()'s design: operations
+ * that reach the hardware run inside an SRCU read section, and unplugging
+ * sets @unplugged and then waits for the sections in progress with
+ * synchronize_srcu(). A read section never blocks, so it may be entered
+ * under mmap_lock (mmap, faults) or any other lock; in exchange nothing
+ * that can wait for long (pinning user pages, which may fault and sleep on
+ * userfaultfd; waiting for a launch) may happen inside one, or removal
+ * waits as long. One SRCU domain for all devices, as DRM has.
+ */
+extern struct srcu_struct ipu_unplug_srcu;
+
+/* The driver's own workqueue: transfers and launch watchdogs run there. */
+extern struct workqueue_struct *ipu_wq;
+
 /**
  * ipu_dev_enter - start an operation that needs the device present
  * @idev: the device
+ * @idx: out: the read-section cookie for ipu_dev_exit()
  *
- * Like drm_dev_enter(): returns -ENODEV once the device has been unplugged;
- * otherwise the device stays present until ipu_dev_exit().
+ * Return: 0, and the device stays present until ipu_dev_exit(); -ENODEV once
+ * the device has been unplugged (nothing to exit then).
  */
-static inline int ipu_dev_enter(struct ipu_device *idev)
+static inline int ipu_dev_enter(struct ipu_device *idev, int *idx)
 {
-	down_read(&idev->unplug_rwsem);
-	if (idev->unplugged) {
-		up_read(&idev->unplug_rwsem);
+	*idx = srcu_read_lock(&ipu_unplug_srcu);
+	if (READ_ONCE(idev->unplugged)) {
+		srcu_read_unlock(&ipu_unplug_srcu, *idx);
 		return -ENODEV;
 	}
 	return 0;
 }
 
-static inline void ipu_dev_exit(struct ipu_device *idev)
+static inline void ipu_dev_exit(int idx)
 {
-	up_read(&idev->unplug_rwsem);
+	srcu_read_unlock(&ipu_unplug_srcu, idx);
+}
+
+/* Whether the device is gone: for quick refusals outside a read section. */
+static inline bool ipu_dev_unplugged(struct ipu_device *idev)
+{
+	return READ_ONCE(idev->unplugged);
 }
 
 /* Small inline wrappers, so the core never calls through ops directly. */
@@ -116,10 +145,10 @@ static inline void ipu_hw_mem_clear(struct ipu_device *idev, u64 dev_off,
 	idev->ops->mem_clear(idev, dev_off, len);
 }
 
-static inline struct page *ipu_hw_mem_page(struct ipu_device *idev,
-					   u64 dev_off)
+static inline int ipu_hw_mem_pfn(struct ipu_device *idev, u64 dev_off,
+				 unsigned long *pfn)
 {
-	return idev->ops->mem_page(idev, dev_off);
+	return idev->ops->mem_pfn(idev, dev_off, pfn);
 }
 
 static inline int ipu_hw_reset(struct ipu_device *idev)

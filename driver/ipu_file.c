@@ -21,17 +21,17 @@ static int ipu_open(struct inode *inode, struct file *filp)
 	struct ipu_device *idev =
 		container_of(inode->i_cdev, struct ipu_device, cdev);
 	struct ipu_file *ifile;
-	int ret;
+	int idx, ret;
 
-	ifile = kzalloc(sizeof(*ifile), GFP_KERNEL);
+	ifile = kzalloc(sizeof(*ifile), GFP_KERNEL_ACCOUNT);
 	if (!ifile)
 		return -ENOMEM;
 
-	ret = ipu_dev_enter(idev);
+	ret = ipu_dev_enter(idev, &idx);
 	if (ret)
 		goto err_free_file;
 	get_device(&idev->dev);
-	ipu_dev_exit(idev);
+	ipu_dev_exit(idx);
 
 	ifile->idev = idev;
 	xa_init_flags(&ifile->bos, XA_FLAGS_ALLOC1);
@@ -73,7 +73,11 @@ static long ipu_unlocked_ioctl(struct file *filp, unsigned int cmd,
 
 static int ipu_mmap(struct file *filp, struct vm_area_struct *vma)
 {
-	return ipu_bo_mmap(filp->private_data, vma);
+	struct ipu_file *ifile = filp->private_data;
+
+	if (ipu_dev_unplugged(ifile->idev))
+		return -ENODEV;
+	return ipu_bo_mmap(ifile, vma);
 }
 
 const struct file_operations ipu_fops = {

@@ -18,12 +18,16 @@ struct ipu_device;
  * @fences: fence -> struct ipu_launch_req of LAUNCH ioctls not yet waited
  *	for; each entry holds the submitter's reference.
  * @mapping: the address space mmap() of this file populates.
+ * @nr_launches: launches of this file in flight, ioctl fences not yet
+ *	consumed and io_uring launches not yet completed alike; at most
+ *	IPU_MAX_LAUNCHES (ipu_launch.c).
  */
 struct ipu_file {
 	struct ipu_device *idev;
 	struct xarray bos;
 	struct xarray fences;
 	struct address_space *mapping;
+	atomic_t nr_launches;
 };
 
 extern const struct file_operations ipu_fops;

@@ -10,6 +10,14 @@
  * stops a real device's processor. A firmware that missed a deadline may
  * still be running, and must not write into memory that is reused once the
  * launches it was running have failed. ipu-simd then attaches again.
+ *
+ * Revocation is final for the mappings of that attachment: each revoke
+ * bumps the attach generation (fw_gen), every firmware VMA records the
+ * generation it was made in, and the fault handler inserts page frames
+ * under fw_lock only while the generations match. The zap happens under
+ * fw_lock after the bump, so no fault can install a PTE behind it, and a
+ * second FW_ATTACH on the same file does not revive old mappings. The
+ * mapping is VM_PFNMAP | VM_IO, so GUP cannot hold device memory either.
  */
 #include <linux/capability.h>
 #include <linux/fs.h>
@@ -28,7 +36,7 @@ int ipu_ioctl_fw_attach(struct ipu_file *ifile, void *data)
 	struct ipu_device *idev = ifile->idev;
 	struct ipu_launch_queue *lq = &idev->launches;
 	struct ipu_fw_attach *args = data;
-	int ret;
+	int idx, ret;
 
 	if (args->flags || args->pad)
 		return -EINVAL;
@@ -37,7 +45,7 @@ int ipu_ioctl_fw_attach(struct ipu_file *ifile, void *data)
 	if (!idev->ops->fw_in_userspace)
 		return -EOPNOTSUPP;
 
-	ret = ipu_dev_enter(idev);
+	ret = ipu_dev_enter(idev, &idx);
 	if (ret)
 		return ret;
 	mutex_lock(&lq->fw_lock);
@@ -52,7 +60,7 @@ int ipu_ioctl_fw_attach(struct ipu_file *ifile, void *data)
 	}
 	spin_unlock(&lq->lock);
 	mutex_unlock(&lq->fw_lock);
-	ipu_dev_exit(idev);
+	ipu_dev_exit(idx);
 	return ret;
 }
 
@@ -69,6 +77,8 @@ static void ipu_fw_revoke_locked(struct ipu_device *idev)
 	lq->fw_file = NULL;
 	lq->fw_mapping = NULL;
 	spin_unlock(&lq->lock);
+	/* Before the zap: a fault that takes fw_lock after us sees it. */
+	lq->fw_gen++;
 
 	if (mapping)
 		unmap_mapping_range(mapping, IPU_FW_MMAP_OFFSET,
@@ -121,29 +131,49 @@ int ipu_ioctl_fw_next(struct ipu_file *ifile, void *data)
 int ipu_ioctl_fw_done(struct ipu_file *ifile, void *data)
 {
 	struct ipu_fw_done *args = data;
+	int status = args->status;
 
-	if (args->pad || args->status > 0 || args->status < -MAX_ERRNO)
+	if (args->pad || status > 0)
 		return -EINVAL;
-	return ipu_fw_done(ifile, args->id, args->status);
+	/*
+	 * The launcher gets this status as a CQE or from WAIT: a kernel-
+	 * internal code (-ERESTARTSYS, -EIOCBQUEUED, ...) or any other value
+	 * that is not a userspace errno (the largest is EHWPOISON) would
+	 * mislead it or io_uring. The firmware failed: -EIO.
+	 */
+	if (status < -EHWPOISON)
+		status = -EIO;
+	return ipu_fw_done(ifile, args->id, status);
 }
 
-/* Faults check that the file is still the firmware: a revoke zaps. */
+/* The attach generation a firmware VMA was made in (see the top). */
+static u64 ipu_fw_vma_gen(struct vm_area_struct *vma)
+{
+	return (uintptr_t)vma->vm_private_data;
+}
+
+/* Frames go in under fw_lock while the VMA's generation is current. */
 static vm_fault_t ipu_fw_vm_fault(struct vm_fault *vmf)
 {
-	struct ipu_file *ifile = vmf->vma->vm_private_data;
+	struct vm_area_struct *vma = vmf->vma;
+	struct ipu_file *ifile = vma->vm_file->private_data;
 	struct ipu_device *idev = ifile->idev;
+	struct ipu_launch_queue *lq = &idev->launches;
 	u64 off = (u64)vmf->pgoff << PAGE_SHIFT;
-	struct page *page;
+	vm_fault_t vmret = VM_FAULT_SIGBUS;
+	unsigned long pfn;
+	int idx;
 
-	if (READ_ONCE(idev->launches.fw_file) != ifile ||
-	    READ_ONCE(idev->unplugged) || off >= idev->mem_size)
+	if (off >= idev->mem_size || ipu_dev_enter(idev, &idx))
 		return VM_FAULT_SIGBUS;
-	page = ipu_hw_mem_page(idev, off);
-	if (!page)
-		return VM_FAULT_SIGBUS;
-	get_page(page);
-	vmf->page = page;
-	return 0;
+	mutex_lock(&lq->fw_lock);
+	if (READ_ONCE(lq->fw_file) == ifile &&
+	    lq->fw_gen == ipu_fw_vma_gen(vma) &&
+	    !ipu_hw_mem_pfn(idev, off, &pfn))
+		vmret = vmf_insert_pfn(vma, vmf->address, pfn);
+	mutex_unlock(&lq->fw_lock);
+	ipu_dev_exit(idx);
+	return vmret;
 }
 
 static const struct vm_operations_struct ipu_fw_vm_ops = {
@@ -155,7 +185,9 @@ static const struct vm_operations_struct ipu_fw_vm_ops = {
  * @ifile: the firmware's file
  * @vma: the mapping, shared, inside device memory
  *
- * The mapping holds the file (vm_file), which holds the device.
+ * The mapping holds the file (vm_file), which holds the device. It lives
+ * as long as this attachment of the firmware: after a revoke it raises
+ * SIGBUS, even if the file attaches again.
  *
  * Return: 0; -EINVAL when @ifile is not the firmware or the range passes
  * the end of device memory.
@@ -163,14 +195,21 @@ static const struct vm_operations_struct ipu_fw_vm_ops = {
 int ipu_fw_mmap(struct ipu_file *ifile, struct vm_area_struct *vma)
 {
 	struct ipu_device *idev = ifile->idev;
+	struct ipu_launch_queue *lq = &idev->launches;
 	unsigned long pages = PAGE_ALIGN(idev->mem_size) >> PAGE_SHIFT;
+	int ret = 0;
 
-	if (READ_ONCE(idev->launches.fw_file) != ifile)
-		return -EINVAL;
 	if (vma->vm_pgoff >= pages || vma_pages(vma) > pages - vma->vm_pgoff)
 		return -EINVAL;
-	vma->vm_private_data = ifile;
+	mutex_lock(&lq->fw_lock);
+	if (READ_ONCE(lq->fw_file) != ifile)
+		ret = -EINVAL;
+	else
+		vma->vm_private_data = (void *)(uintptr_t)lq->fw_gen;
+	mutex_unlock(&lq->fw_lock);
+	if (ret)
+		return ret;
 	vma->vm_ops = &ipu_fw_vm_ops;
-	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	vm_flags_set(vma, VM_PFNMAP | VM_IO | VM_DONTEXPAND | VM_DONTDUMP);
 	return 0;
 }

@@ -15,7 +15,6 @@
 struct ipu_device;
 struct ipu_info;
 struct iov_iter;
-struct page;
 
 /**
  * struct ipu_hw_ops - what a kind of IPU provides to the core
@@ -26,7 +25,11 @@ struct page;
  *	device memory at @dev_off. Returns 0 or a negative errno. Called with
  *	the device entered (not unplugged), from process or workqueue context.
  * @mem_clear: zero @len bytes of device memory at @dev_off.
- * @mem_page: the page backing device memory at @dev_off, for mmap faults.
+ * @mem_pfn: the page frame of device memory at @dev_off (page aligned), for
+ *	mmap faults. Mappings are VM_PFNMAP | VM_IO: the core inserts the
+ *	frame, never a struct page, so GUP (vmsplice, O_DIRECT, registered
+ *	io_uring buffers) cannot hold device memory beyond its buffer's
+ *	lifetime. Returns 0 or -EFAULT.
  * @reset: reset the execution state; 0 or a negative errno.
  * @fill_info: fill the kind-specific fields of @info (serial, firmware
  *	version, PCI address).
@@ -39,7 +42,7 @@ struct ipu_hw_ops {
 	int (*dma)(struct ipu_device *idev, u64 dev_off, struct iov_iter *iter,
 		   bool to_device);
 	void (*mem_clear)(struct ipu_device *idev, u64 dev_off, u64 len);
-	struct page *(*mem_page)(struct ipu_device *idev, u64 dev_off);
+	int (*mem_pfn)(struct ipu_device *idev, u64 dev_off, unsigned long *pfn);
 	int (*reset)(struct ipu_device *idev);
 	void (*fill_info)(struct ipu_device *idev, struct ipu_info *info);
 	void (*release)(struct ipu_device *idev);

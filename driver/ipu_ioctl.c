@@ -9,6 +9,11 @@
  * v1 is -EINVAL; bytes it passes beyond what this kernel knows must be zero
  * (copy_struct_from_user(), -E2BIG); bytes it asks for beyond what this
  * kernel knows are zeroed.
+ *
+ * A call that fails leaves nothing behind: the result goes out to the
+ * caller before a command commits what it did (LAUNCH is pushed to the
+ * firmware only then), or the command undoes it (BO_CREATE) when the
+ * copy-out fails.
  */
 #include <linux/pid.h>
 #include <linux/sched.h>
@@ -28,16 +33,16 @@ static int ipu_ioctl_get_info(struct ipu_file *ifile, void *data)
 {
 	struct ipu_device *idev = ifile->idev;
 	struct ipu_info *info = data;
-	int ret;
+	int idx, ret;
 
-	ret = ipu_dev_enter(idev);
+	ret = ipu_dev_enter(idev, &idx);
 	if (ret)
 		return ret;
 	ipu_device_fill_info(idev, info);
 	mutex_lock(&idev->lock);
 	info->owner_pid = idev->owner_pid ? pid_vnr(idev->owner_pid) : 0;
 	mutex_unlock(&idev->lock);
-	ipu_dev_exit(idev);
+	ipu_dev_exit(idx);
 	return 0;
 }
 
@@ -45,9 +50,9 @@ static int ipu_ioctl_get_info(struct ipu_file *ifile, void *data)
 static int ipu_change_owner(struct ipu_file *ifile, bool attach)
 {
 	struct ipu_device *idev = ifile->idev;
-	int ret;
+	int idx, ret;
 
-	ret = ipu_dev_enter(idev);
+	ret = ipu_dev_enter(idev, &idx);
 	if (ret)
 		return ret;
 	mutex_lock(&idev->lock);
@@ -59,7 +64,7 @@ static int ipu_change_owner(struct ipu_file *ifile, bool attach)
 	if (!ret)
 		ipu_device_set_owner_locked(idev, attach ? ifile : NULL);
 	mutex_unlock(&idev->lock);
-	ipu_dev_exit(idev);
+	ipu_dev_exit(idx);
 	return ret;
 }
 
@@ -85,12 +90,12 @@ static int ipu_ioctl_reset(struct ipu_file *ifile, void *data)
 {
 	struct ipu_device *idev = ifile->idev;
 	struct ipu_reset *args = data;
-	int ret;
+	int idx, ret;
 
 	if (args->flags & ~IPU_RESET_FLAGS_ALL || args->pad)
 		return -EINVAL;
 
-	ret = ipu_dev_enter(idev);
+	ret = ipu_dev_enter(idev, &idx);
 	if (ret)
 		return ret;
 	/* Under the lock, so that the owner cannot change during the reset. */
@@ -105,24 +110,26 @@ static int ipu_ioctl_reset(struct ipu_file *ifile, void *data)
 			atomic64_inc(&idev->reset_count);
 	}
 	mutex_unlock(&idev->lock);
-	ipu_dev_exit(idev);
+	ipu_dev_exit(idx);
 	return ret;
 }
 
 /*
  * Every argument struct of every command, so that the dispatcher copies into
- * one stack buffer large enough for any of them.
+ * one stack buffer large enough for any of them. A command may keep
+ * kernel-only state past its struct (the *_call structs) between its
+ * handler and its commit or undo; only the struct's bytes go out.
  */
 union ipu_ioctl_args {
 	struct ipu_info info;
 	struct ipu_attach attach;
 	struct ipu_detach detach;
-	struct ipu_bo_create bo_create;
+	struct ipu_bo_create_call bo_create;
 	struct ipu_bo_destroy bo_destroy;
 	struct ipu_bo_info bo_info;
 	struct ipu_xfer xfer;
 	struct ipu_reset reset;
-	struct ipu_launch launch;
+	struct ipu_launch_call launch;
 	struct ipu_wait wait;
 	struct ipu_fw_attach fw_attach;
 	struct ipu_fw_work fw_work;
@@ -134,11 +141,17 @@ union ipu_ioctl_args {
  * @cmd: the command as this kernel defines it (size, direction)
  * @min_size: smallest struct accepted: the v1 size
  * @func: handler; gets the argument already copied in
+ * @commit: optional; runs after the result was copied out, and may still
+ *	fail (the result then stays void)
+ * @undo: optional; reverts a successful @func whose result could not be
+ *	copied out
  */
 struct ipu_ioctl_desc {
 	unsigned int cmd;
 	unsigned int min_size;
 	int (*func)(struct ipu_file *ifile, void *data);
+	int (*commit)(struct ipu_file *ifile, void *data);
+	void (*undo)(struct ipu_file *ifile, void *data);
 };
 
 #define IPU_IOCTL_DEF(_cmd, _func, _v1_struct)				\
@@ -148,17 +161,29 @@ struct ipu_ioctl_desc {
 		.func = _func,						\
 	}
 
+#define IPU_IOCTL_DEF_2PHASE(_cmd, _func, _commit, _undo, _v1_struct)	\
+	{								\
+		.cmd = _cmd,						\
+		.min_size = sizeof(struct _v1_struct),			\
+		.func = _func,						\
+		.commit = _commit,					\
+		.undo = _undo,						\
+	}
+
 static const struct ipu_ioctl_desc ipu_ioctls[] = {
 	IPU_IOCTL_DEF(IPU_IOCTL_GET_INFO, ipu_ioctl_get_info, ipu_info),
 	IPU_IOCTL_DEF(IPU_IOCTL_ATTACH, ipu_ioctl_attach, ipu_attach),
 	IPU_IOCTL_DEF(IPU_IOCTL_DETACH, ipu_ioctl_detach, ipu_detach),
-	IPU_IOCTL_DEF(IPU_IOCTL_BO_CREATE, ipu_ioctl_bo_create, ipu_bo_create),
+	IPU_IOCTL_DEF_2PHASE(IPU_IOCTL_BO_CREATE, ipu_ioctl_bo_create, NULL,
+			     ipu_ioctl_bo_create_undo, ipu_bo_create),
 	IPU_IOCTL_DEF(IPU_IOCTL_BO_DESTROY, ipu_ioctl_bo_destroy,
 		      ipu_bo_destroy),
 	IPU_IOCTL_DEF(IPU_IOCTL_BO_INFO, ipu_ioctl_bo_info, ipu_bo_info),
 	IPU_IOCTL_DEF(IPU_IOCTL_XFER, ipu_ioctl_xfer, ipu_xfer),
 	IPU_IOCTL_DEF(IPU_IOCTL_RESET, ipu_ioctl_reset, ipu_reset),
-	IPU_IOCTL_DEF(IPU_IOCTL_LAUNCH, ipu_ioctl_launch, ipu_launch),
+	IPU_IOCTL_DEF_2PHASE(IPU_IOCTL_LAUNCH, ipu_ioctl_launch,
+			     ipu_ioctl_launch_commit, ipu_ioctl_launch_undo,
+			     ipu_launch),
 	IPU_IOCTL_DEF(IPU_IOCTL_WAIT, ipu_ioctl_wait, ipu_wait),
 	IPU_IOCTL_DEF(IPU_IOCTL_FW_ATTACH, ipu_ioctl_fw_attach, ipu_fw_attach),
 	IPU_IOCTL_DEF(IPU_IOCTL_FW_NEXT, ipu_ioctl_fw_next, ipu_fw_work),
@@ -171,7 +196,8 @@ static const struct ipu_ioctl_desc ipu_ioctls[] = {
  * @cmd: command from userspace
  * @arg: its argument, a user pointer
  *
- * Return: 0 or a negative errno; -ENOTTY for any command not in the table.
+ * Return: 0 or a negative errno; -ENOTTY for any command not in the table,
+ * -ENODEV for any command once the device has been removed.
  */
 long ipu_ioctl(struct ipu_file *ifile, unsigned int cmd, unsigned long arg)
 {
@@ -195,6 +221,8 @@ long ipu_ioctl(struct ipu_file *ifile, unsigned int cmd, unsigned long arg)
 		return -ENOTTY;
 	if (usize < desc->min_size)
 		return -EINVAL;
+	if (ipu_dev_unplugged(ifile->idev))
+		return -ENODEV;
 
 	ksize = _IOC_SIZE(desc->cmd);
 	memset(&args, 0, sizeof(args));
@@ -205,12 +233,15 @@ long ipu_ioctl(struct ipu_file *ifile, unsigned int cmd, unsigned long arg)
 	}
 
 	ret = desc->func(ifile, &args);
-	if (ret || !(_IOC_DIR(cmd) & _IOC_READ))
+	if (ret)
 		return ret;
 
-	if (copy_to_user(uarg, &args, min(usize, ksize)))
+	if (_IOC_DIR(cmd) & _IOC_READ &&
+	    (copy_to_user(uarg, &args, min(usize, ksize)) ||
+	     (usize > ksize && clear_user(uarg + ksize, usize - ksize)))) {
+		if (desc->undo)
+			desc->undo(ifile, &args);
 		return -EFAULT;
-	if (usize > ksize && clear_user(uarg + ksize, usize - ksize))
-		return -EFAULT;
-	return 0;
+	}
+	return desc->commit ? desc->commit(ifile, &args) : 0;
 }

@@ -5,10 +5,16 @@
  * CQE, ipu_uring.c).
  *
  * Every launch completes in bounded time whatever the firmware does: it has
- * a deadline (module parameter launch_timeout_ms), and a worker fails the
- * launches of a device whose firmware missed one, then resets the device.
- * That bound is what lets a process exit while launches are in flight on
- * kernels whose io_uring cannot cancel commands (Debian's 6.1).
+ * a deadline (module parameter launch_timeout_ms), and a watchdog, armed
+ * for the earliest deadline in flight, fails the launches of a device whose
+ * firmware missed one, then resets the device. New submissions never push
+ * the watchdog back. That bound is what lets a process exit while launches
+ * are in flight on kernels whose io_uring cannot cancel commands (Debian's
+ * 6.1).
+ *
+ * One file has at most IPU_MAX_LAUNCHES launches in flight, on both paths
+ * together (-EAGAIN beyond): a fence counts until WAIT consumes it or the
+ * file closes, an io_uring launch until its completion is posted.
  */
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
@@ -29,10 +35,8 @@ static unsigned int launch_timeout_ms = 30000;
 module_param(launch_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(launch_timeout_ms, "Time the firmware has to finish a launch before the device is reset (ms, default 30000)");
 
-/* Launches one file may have behind fences at once. */
-#define IPU_MAX_FENCES 256
-/* How often the timeout worker looks while launches are in flight. */
-#define IPU_LAUNCH_POLL (HZ / 10)
+/* Launches one file may have in flight, fences and io_uring together. */
+#define IPU_MAX_LAUNCHES 256
 
 static struct ipu_device *lq_to_idev(struct ipu_launch_queue *lq)
 {
@@ -83,22 +87,46 @@ void ipu_launch_put(struct ipu_launch_req *req)
 }
 
 /**
+ * ipu_launch_slot_get - count one more launch of a file in flight
+ * @ifile: the file
+ *
+ * Return: false when the file has IPU_MAX_LAUNCHES already (-EAGAIN).
+ */
+bool ipu_launch_slot_get(struct ipu_file *ifile)
+{
+	return atomic_add_unless(&ifile->nr_launches, 1, IPU_MAX_LAUNCHES);
+}
+
+/**
+ * ipu_launch_slot_put - a launch of a file is no longer in flight
+ * @ifile: the file
+ */
+void ipu_launch_slot_put(struct ipu_file *ifile)
+{
+	atomic_dec(&ifile->nr_launches);
+}
+
+/**
  * ipu_launch_alloc - a launch not yet submitted
+ * @idev: the device it is for
  * @complete: called once when the launch completes (may be NULL)
  * @priv: the submitter's
+ * @gfp: allocation flags (charged to the caller: include __GFP_ACCOUNT)
  *
  * Return: the launch, holding the submitter's reference, or NULL.
  */
-struct ipu_launch_req *ipu_launch_alloc(void (*complete)(struct ipu_launch_req *),
-					void *priv)
+struct ipu_launch_req *ipu_launch_alloc(struct ipu_device *idev,
+					void (*complete)(struct ipu_launch_req *),
+					void *priv, gfp_t gfp)
 {
-	struct ipu_launch_req *req = kzalloc(sizeof(*req), GFP_KERNEL);
+	struct ipu_launch_req *req = kzalloc(sizeof(*req), gfp);
 
 	if (!req)
 		return NULL;
 	kref_init(&req->ref);
 	INIT_LIST_HEAD(&req->node);
 	init_completion(&req->completion);
+	req->idev = idev;
 	req->complete = complete;
 	req->priv = priv;
 	return req;
@@ -157,37 +185,34 @@ static int ipu_launch_lookup(struct ipu_file *ifile,
 }
 
 /**
- * ipu_launch_submit - queue a launch for the firmware
+ * ipu_launch_prepare - check a request and resolve its buffers
  * @ifile: the submitting file (the owner)
  * @args: the request
- * @req: from ipu_launch_alloc(); on failure the caller still holds it and
- *	puts it
+ * @req: from ipu_launch_alloc() for @ifile's device; on failure the caller
+ *	still holds it and puts it
  *
- * Once queued, @req may complete (and @req->complete run) before this
- * returns.
+ * Nothing reaches the device yet: ipu_launch_push() does that.
  *
- * Return: 0; -EINVAL, -EACCES, -ENOENT as the UAPI says; -EUNATCH when the
- * device has no firmware; -ENODEV after unplug.
+ * Return: 0; -EINVAL, -EACCES, -ENOENT as the UAPI says; -ENODEV after
+ * unplug.
  */
-int ipu_launch_submit(struct ipu_file *ifile, const struct ipu_launch *args,
-		      struct ipu_launch_req *req)
+int ipu_launch_prepare(struct ipu_file *ifile, const struct ipu_launch *args,
+		       struct ipu_launch_req *req)
 {
-	struct ipu_device *idev = ifile->idev;
-	struct ipu_launch_queue *lq = &idev->launches;
-	int ret;
+	int idx, ret;
 
 	ret = ipu_launch_check_args(args);
 	if (ret)
 		return ret;
 
-	ret = ipu_dev_enter(idev);
+	ret = ipu_dev_enter(ifile->idev, &idx);
 	if (ret)
 		return ret;
 	ret = ipu_launch_lookup(ifile, args, req);
+	ipu_dev_exit(idx);
 	if (ret)
-		goto out_exit;
+		return ret;
 
-	req->idev = idev;
 	req->exe_size = args->exe_size;
 	req->arena_offset = args->arena_offset;
 	req->arena_size = args->arena_size;
@@ -195,7 +220,47 @@ int ipu_launch_submit(struct ipu_file *ifile, const struct ipu_launch *args,
 	req->num_replicas = args->num_replicas;
 	req->group = args->group;
 	req->pid = task_tgid_nr(current);
+	return 0;
+}
 
+/*
+ * Have the watchdog run by @deadline. Only ever earlier: a submission
+ * must not postpone the reset of a firmware that already missed one. The
+ * caller holds lq->lock.
+ */
+static void ipu_launch_arm_locked(struct ipu_launch_queue *lq,
+				  unsigned long deadline)
+{
+	unsigned long now = jiffies;
+
+	lockdep_assert_held(&lq->lock);
+	if (lq->timeout_armed && time_before_eq(lq->timeout_at, deadline))
+		return;
+	lq->timeout_armed = true;
+	lq->timeout_at = deadline;
+	mod_delayed_work(ipu_wq, &lq->timeout_work,
+			 time_after(deadline, now) ? deadline - now : 0);
+}
+
+/**
+ * ipu_launch_push - hand a prepared launch to the firmware
+ * @req: from ipu_launch_prepare()
+ *
+ * Once pushed, @req may complete (and @req->complete run) before this
+ * returns. Never sleeps: io_uring calls it with IO_URING_F_NONBLOCK.
+ *
+ * Return: 0; -EUNATCH when the device has no firmware; -ENODEV after
+ * unplug. On failure the caller still holds @req and puts it.
+ */
+int ipu_launch_push(struct ipu_launch_req *req)
+{
+	struct ipu_device *idev = req->idev;
+	struct ipu_launch_queue *lq = &idev->launches;
+	int idx, ret;
+
+	ret = ipu_dev_enter(idev, &idx);
+	if (ret)
+		return ret;
 	spin_lock(&lq->lock);
 	if (!lq->fw_file) {
 		ret = -EUNATCH;
@@ -204,14 +269,12 @@ int ipu_launch_submit(struct ipu_file *ifile, const struct ipu_launch *args,
 		req->deadline = ipu_launch_deadline();
 		kref_get(&req->ref); /* the queue's */
 		list_add_tail(&req->node, &lq->pending);
+		ipu_launch_arm_locked(lq, req->deadline);
 	}
 	spin_unlock(&lq->lock);
-	if (!ret) {
+	if (!ret)
 		wake_up(&lq->fw_wq);
-		mod_delayed_work(system_wq, &lq->timeout_work, IPU_LAUNCH_POLL);
-	}
-out_exit:
-	ipu_dev_exit(idev);
+	ipu_dev_exit(idx);
 	return ret;
 }
 
@@ -291,15 +354,26 @@ static void ipu_launch_timeout_fn(struct work_struct *work)
 			     timeout_work);
 	struct ipu_device *idev = lq_to_idev(lq);
 	struct ipu_launch_req *req;
-	unsigned long now = jiffies;
-	bool late = false, busy;
+	unsigned long now = jiffies, earliest = 0;
+	bool late = false, busy = false;
 
 	spin_lock(&lq->lock);
-	list_for_each_entry(req, &lq->running, node)
+	lq->timeout_armed = false;
+	list_for_each_entry(req, &lq->running, node) {
 		late |= time_after_eq(now, req->deadline);
-	list_for_each_entry(req, &lq->pending, node)
+		if (!busy || time_before(req->deadline, earliest))
+			earliest = req->deadline;
+		busy = true;
+	}
+	list_for_each_entry(req, &lq->pending, node) {
 		late |= time_after_eq(now, req->deadline);
-	busy = !list_empty(&lq->running) || !list_empty(&lq->pending);
+		if (!busy || time_before(req->deadline, earliest))
+			earliest = req->deadline;
+		busy = true;
+	}
+	/* Not late yet (FW_NEXT gave a launch a new deadline): look again then. */
+	if (!late && busy && !ipu_dev_unplugged(idev))
+		ipu_launch_arm_locked(lq, earliest);
 	spin_unlock(&lq->lock);
 
 	if (late) {
@@ -309,8 +383,6 @@ static void ipu_launch_timeout_fn(struct work_struct *work)
 		ipu_fw_revoke(idev);
 		ipu_launch_fail(idev, -EIO, -ETIMEDOUT);
 		ipu_device_reset_count(idev);
-	} else if (busy && !READ_ONCE(idev->unplugged)) {
-		mod_delayed_work(system_wq, &lq->timeout_work, IPU_LAUNCH_POLL);
 	}
 }
 
@@ -325,39 +397,87 @@ void ipu_launch_queue_fini(struct ipu_device *idev)
 	cancel_delayed_work_sync(&idev->launches.timeout_work);
 }
 
+/*
+ * LAUNCH in two steps around the dispatcher's copy-out: the handler
+ * prepares the launch and reserves its fence, the fence goes out to the
+ * caller, and only then is the launch committed (pushed to the firmware).
+ * A caller whose struct cannot take the fence (-EFAULT) starts nothing.
+ */
 int ipu_ioctl_launch(struct ipu_file *ifile, void *data)
 {
-	struct ipu_launch *args = data;
+	struct ipu_launch_call *call = data;
+	struct ipu_launch *args = &call->args;
 	struct ipu_launch_req *req;
 	u32 fence;
 	int ret;
 
 	if (args->fence)
 		return -EINVAL;
-
-	req = ipu_launch_alloc(NULL, NULL);
-	if (!req)
-		return -ENOMEM;
-	/* Reserve the fence first, so that nothing fails after submission. */
+	if (!ipu_launch_slot_get(ifile))
+		return -EAGAIN;
+	req = ipu_launch_alloc(ifile->idev, NULL, NULL, GFP_KERNEL_ACCOUNT);
+	if (!req) {
+		ret = -ENOMEM;
+		goto err_slot;
+	}
+	ret = ipu_launch_prepare(ifile, args, req);
+	if (ret)
+		goto err_put;
+	/* A reserved (NULL) entry: WAIT finds nothing until the commit. */
 	ret = xa_alloc(&ifile->fences, &fence, NULL,
-		       XA_LIMIT(1, IPU_MAX_FENCES), GFP_KERNEL);
+		       XA_LIMIT(1, IPU_MAX_LAUNCHES), GFP_KERNEL_ACCOUNT);
 	if (ret) {
 		ret = ret == -EBUSY ? -EAGAIN : ret;
 		goto err_put;
 	}
-	ret = ipu_launch_submit(ifile, args, req);
-	if (ret)
-		goto err_release;
-	/* The submitter's reference now belongs to the fence. */
-	xa_store(&ifile->fences, fence, req, GFP_KERNEL);
 	args->fence = fence;
+	call->req = req;
 	return 0;
 
-err_release:
-	xa_release(&ifile->fences, fence);
 err_put:
 	ipu_launch_put(req);
+err_slot:
+	ipu_launch_slot_put(ifile);
 	return ret;
+}
+
+/**
+ * ipu_ioctl_launch_undo - the fence could not be copied out: start nothing
+ * @ifile: the file
+ * @data: the call, after a successful ipu_ioctl_launch()
+ */
+void ipu_ioctl_launch_undo(struct ipu_file *ifile, void *data)
+{
+	struct ipu_launch_call *call = data;
+
+	xa_release(&ifile->fences, call->args.fence);
+	ipu_launch_put(call->req);
+	ipu_launch_slot_put(ifile);
+}
+
+/**
+ * ipu_ioctl_launch_commit - push a launch whose fence the caller has
+ * @ifile: the file
+ * @data: the call, after a successful ipu_ioctl_launch()
+ *
+ * Return: 0; -EUNATCH, -ENODEV from ipu_launch_push(), and then the fence
+ * is void.
+ */
+int ipu_ioctl_launch_commit(struct ipu_file *ifile, void *data)
+{
+	struct ipu_launch_call *call = data;
+	int ret;
+
+	ret = ipu_launch_push(call->req);
+	if (ret) {
+		ipu_ioctl_launch_undo(ifile, data);
+		return ret;
+	}
+	/* The submitter's reference now belongs to the fence. Storing into a
+	 * reserved entry allocates nothing, so it cannot fail.
+	 */
+	xa_store(&ifile->fences, call->args.fence, call->req, GFP_KERNEL);
+	return 0;
 }
 
 int ipu_ioctl_wait(struct ipu_file *ifile, void *data)
@@ -366,12 +486,13 @@ int ipu_ioctl_wait(struct ipu_file *ifile, void *data)
 	struct ipu_launch_req *req;
 	long left = 0;
 
-	if (args->flags & ~IPU_WAIT_FLAGS_ALL || args->status ||
-	    args->fence > IPU_MAX_FENCES)
+	if (args->flags & ~IPU_WAIT_FLAGS_ALL || args->status)
 		return -EINVAL;
 
+	/* Unknown, reserved, consumed or out of range: -ENOENT alike. */
 	xa_lock(&ifile->fences);
-	req = xa_load(&ifile->fences, args->fence);
+	req = args->fence <= IPU_MAX_LAUNCHES ?
+	      xa_load(&ifile->fences, args->fence) : NULL;
 	if (req)
 		kref_get(&req->ref);
 	xa_unlock(&ifile->fences);
@@ -394,8 +515,10 @@ int ipu_ioctl_wait(struct ipu_file *ifile, void *data)
 	}
 
 	args->status = req->status;
-	if (xa_cmpxchg(&ifile->fences, args->fence, req, NULL, GFP_KERNEL) == req)
+	if (xa_cmpxchg(&ifile->fences, args->fence, req, NULL, GFP_KERNEL) == req) {
 		ipu_launch_put(req); /* the fence's */
+		ipu_launch_slot_put(ifile);
+	}
 	ipu_launch_put(req);
 	return 0;
 }
@@ -414,6 +537,7 @@ void ipu_launch_release_fences(struct ipu_file *ifile)
 	xa_for_each(&ifile->fences, fence, req) {
 		xa_erase(&ifile->fences, fence);
 		ipu_launch_put(req);
+		ipu_launch_slot_put(ifile);
 	}
 }
 

@@ -14,11 +14,12 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
+#include <uapi/linux/ipu.h>
+
 struct address_space;
 struct ipu_bo;
 struct ipu_device;
 struct ipu_file;
-struct ipu_launch;
 struct ipu_fw_work;
 
 /**
@@ -26,7 +27,7 @@ struct ipu_fw_work;
  * @ref: the device's queue holds one while the launch is queued or running,
  *	the submitter (fence or io_uring command) one until it has the result.
  * @node: in &ipu_launch_queue.pending or .running.
- * @idev: the device.
+ * @idev: the device; set at allocation, before the launch is published.
  * @exe_bo: buffer holding the executable; referenced.
  * @arena_bo: buffer holding the arena; referenced.
  * @id: identifies the launch to the firmware.
@@ -77,33 +78,60 @@ struct ipu_launch_req {
  * @fw_file: the file acting as the device's firmware, or NULL.
  * @fw_mapping: the address space of @fw_file's mapping of device memory,
  *	zapped when the firmware is revoked.
+ * @fw_gen: attach generation, bumped by every revoke; protected by
+ *	@fw_lock (ipu_fw.c).
  * @fw_wq: where the firmware waits for work.
- * @timeout_work: fails launches whose deadline passed and resets the device.
+ * @timeout_work: the watchdog: fails launches whose deadline passed and
+ *	resets the device.
+ * @timeout_armed: @timeout_work is queued to run at @timeout_at.
+ * @timeout_at: jiffies at which the armed watchdog runs: the earliest
+ *	deadline of the launches in flight when it was armed.
  */
 struct ipu_launch_queue {
-	spinlock_t lock; /* pending, running, next_id, fw_file, fw_mapping */
-	struct mutex fw_lock; /* attach, detach, revoke of the firmware */
+	spinlock_t lock; /* lists, next_id, fw_file, fw_mapping, timeout_* */
+	struct mutex fw_lock; /* attach, detach, revoke, fw_gen, fw faults */
 	struct list_head pending;
 	struct list_head running;
 	u64 next_id;
 	struct ipu_file *fw_file;
 	struct address_space *fw_mapping;
+	u64 fw_gen;
 	wait_queue_head_t fw_wq;
 	struct delayed_work timeout_work;
+	bool timeout_armed;
+	unsigned long timeout_at;
+};
+
+/**
+ * struct ipu_launch_call - LAUNCH as the ioctl dispatcher holds it
+ * @args: the user's struct; copied out (with the fence) before the launch
+ *	is committed, so a caller that cannot learn its fence never starts one.
+ * @req: the prepared launch, between the handler and commit or undo.
+ *	Kernel-only: past the copied-out bytes.
+ */
+struct ipu_launch_call {
+	struct ipu_launch args;
+	struct ipu_launch_req *req;
 };
 
 void ipu_launch_queue_init(struct ipu_launch_queue *lq);
 void ipu_launch_queue_fini(struct ipu_device *idev);
 
-struct ipu_launch_req *ipu_launch_alloc(void (*complete)(struct ipu_launch_req *),
-					void *priv);
-int ipu_launch_submit(struct ipu_file *ifile, const struct ipu_launch *args,
-		      struct ipu_launch_req *req);
+bool ipu_launch_slot_get(struct ipu_file *ifile);
+void ipu_launch_slot_put(struct ipu_file *ifile);
+struct ipu_launch_req *ipu_launch_alloc(struct ipu_device *idev,
+					void (*complete)(struct ipu_launch_req *),
+					void *priv, gfp_t gfp);
+int ipu_launch_prepare(struct ipu_file *ifile, const struct ipu_launch *args,
+		       struct ipu_launch_req *req);
+int ipu_launch_push(struct ipu_launch_req *req);
 bool ipu_launch_cancel(struct ipu_launch_req *req);
 void ipu_launch_put(struct ipu_launch_req *req);
 void ipu_launch_fail_all(struct ipu_device *idev, int status);
 
 int ipu_ioctl_launch(struct ipu_file *ifile, void *data);
+int ipu_ioctl_launch_commit(struct ipu_file *ifile, void *data);
+void ipu_ioctl_launch_undo(struct ipu_file *ifile, void *data);
 int ipu_ioctl_wait(struct ipu_file *ifile, void *data);
 void ipu_launch_release_fences(struct ipu_file *ifile);
 

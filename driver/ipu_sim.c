@@ -44,7 +44,8 @@ MODULE_PARM_DESC(sim_mem_mb, "Device memory of each simulated IPU in MiB (1-4096
 /**
  * struct ipu_sim - one simulated IPU
  * @idev: the core's device; its release frees this structure.
- * @mem: device memory, vmalloc_user() so it starts zeroed and maps by page.
+ * @mem: device memory, zeroed vmalloc memory (mapped page frame by page
+ *	frame, see ipu_hw_ops.mem_pfn).
  * @serial: serial number.
  * @fail_dma: fault injection: the next @fail_dma DMA operations fail.
  * @fail_reset: fault injection: the next @fail_reset resets fail.
@@ -99,9 +100,11 @@ static void ipu_sim_mem_clear(struct ipu_device *idev, u64 dev_off, u64 len)
 	memset((u8 *)to_ipu_sim(idev)->mem + dev_off, 0, len);
 }
 
-static struct page *ipu_sim_mem_page(struct ipu_device *idev, u64 dev_off)
+static int ipu_sim_mem_pfn(struct ipu_device *idev, u64 dev_off,
+			   unsigned long *pfn)
 {
-	return vmalloc_to_page((u8 *)to_ipu_sim(idev)->mem + dev_off);
+	*pfn = vmalloc_to_pfn((u8 *)to_ipu_sim(idev)->mem + dev_off);
+	return *pfn ? 0 : -EFAULT;
 }
 
 /* Nothing executes on a simulated IPU yet: a reset only has to succeed. */
@@ -131,7 +134,7 @@ static const struct ipu_hw_ops ipu_sim_ops = {
 	.fw_in_userspace = true,
 	.dma = ipu_sim_dma,
 	.mem_clear = ipu_sim_mem_clear,
-	.mem_page = ipu_sim_mem_page,
+	.mem_pfn = ipu_sim_mem_pfn,
 	.reset = ipu_sim_reset,
 	.fill_info = ipu_sim_fill_info,
 	.release = ipu_sim_release,
@@ -148,7 +151,13 @@ static int ipu_sim_add_locked(unsigned int mem_mb)
 	sim = kzalloc(sizeof(*sim), GFP_KERNEL);
 	if (!sim)
 		return -ENOMEM;
-	sim->mem = vmalloc_user(size);
+	/*
+	 * Up to 4 GiB, asked for by root through new_device: fail cleanly
+	 * when the machine has not got it, without a warning (NOWARN) and
+	 * without the OOM killer (RETRY_MAYFAIL).
+	 */
+	sim->mem = __vmalloc(size, GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN |
+			     __GFP_RETRY_MAYFAIL);
 	if (!sim->mem) {
 		ret = -ENOMEM;
 		goto err_free_sim;
@@ -296,8 +305,8 @@ int ipu_sim_init(void)
 	return 0;
 
 err_del_all:
-	ipu_sim_del_all();
 	sysfs_remove_group(&ipu_sim_root->kobj, &ipu_sim_root_group);
+	ipu_sim_del_all();
 err_unregister_root:
 	root_device_unregister(ipu_sim_root);
 	return ret;
@@ -308,7 +317,12 @@ err_unregister_root:
  */
 void ipu_sim_exit(void)
 {
-	ipu_sim_del_all();
+	/*
+	 * The control files go first: removing them waits for writers in
+	 * progress, so no new_device can add a device after ipu_sim_del_all()
+	 * and outlive the module.
+	 */
 	sysfs_remove_group(&ipu_sim_root->kobj, &ipu_sim_root_group);
+	ipu_sim_del_all();
 	root_device_unregister(ipu_sim_root);
 }

@@ -13,6 +13,13 @@
  * the firmware has not taken yet can be cancelled; everything else
  * completes by itself in bounded time (transfers at once, launches by their
  * deadline).
+ *
+ * Issued with IO_URING_F_NONBLOCK (inline from io_uring_enter()), a command
+ * must not sleep: allocations are GFP_NOWAIT, and a transfer from ordinary
+ * user memory, which must be pinned (faults, mmap_lock, userfaultfd), goes
+ * back with -EAGAIN so that io_uring issues it again from its worker
+ * threads. Registered buffers (IORING_URING_CMD_FIXED) are pinned already
+ * and are issued inline.
  */
 #include <linux/bits.h>
 #include <linux/slab.h>
@@ -96,7 +103,7 @@ static void ipu_uring_xfer_tw(struct io_uring_cmd *cmd, unsigned int issue_flags
 	int status = x->status;
 
 	if (!x->fixed)
-		ipu_dma_unpin(&x->buf, !status);
+		ipu_dma_unpin(&x->buf);
 	ipu_bo_put(x->bo);
 	kfree(x);
 	io_uring_cmd_done(cmd, status, 0, issue_flags);
@@ -107,23 +114,39 @@ static void ipu_uring_xfer_work(struct work_struct *work)
 	struct ipu_uring_xfer *x = container_of(work, struct ipu_uring_xfer,
 						work);
 	struct iov_iter *iter = x->fixed ? &x->fixed_iter : &x->buf.iter;
+	int idx;
 
-	x->status = ipu_dev_enter(x->idev);
+	x->status = ipu_dev_enter(x->idev, &idx);
 	if (!x->status) {
 		x->status = ipu_hw_dma(x->idev, x->dev_off, iter, x->to_device);
-		ipu_dev_exit(x->idev);
+		ipu_dev_exit(idx);
 	}
 	/* The buffers are released in task context, never here. */
 	io_uring_cmd_complete_in_task(x->cmd, ipu_uring_xfer_tw);
 }
 
+/* Allocation flags for the issue path: charged, and never sleeping inline. */
+static gfp_t ipu_uring_gfp(unsigned int issue_flags)
+{
+	return issue_flags & IO_URING_F_NONBLOCK ? GFP_NOWAIT | __GFP_ACCOUNT :
+						   GFP_KERNEL_ACCOUNT;
+}
+
+/* A failed allocation inline is worth a retry from io_uring's worker. */
+static int ipu_uring_nomem(unsigned int issue_flags)
+{
+	return issue_flags & IO_URING_F_NONBLOCK ? -EAGAIN : -ENOMEM;
+}
+
 static int ipu_uring_xfer(struct io_uring_cmd *cmd, struct ipu_file *ifile,
-			  const void *payload, size_t usize)
+			  const void *payload, size_t usize,
+			  unsigned int issue_flags)
 {
 	struct ipu_device *idev = ifile->idev;
+	bool fixed = cmd->flags & IORING_URING_CMD_FIXED;
 	struct ipu_uring_xfer *x;
 	struct ipu_xfer args;
-	int ret;
+	int idx, ret;
 
 	ret = ipu_uring_copy_args(&args, sizeof(args), payload, usize);
 	if (ret)
@@ -133,37 +156,44 @@ static int ipu_uring_xfer(struct io_uring_cmd *cmd, struct ipu_file *ifile,
 		return ret;
 	if (args.length > IPU_URING_XFER_MAX)
 		return -EINVAL;
+	/* Pinning may sleep: not inline (io_uring copied the SQE for us). */
+	if (!fixed && issue_flags & IO_URING_F_NONBLOCK)
+		return -EAGAIN;
 
-	x = kzalloc(sizeof(*x), GFP_KERNEL);
+	x = kzalloc(sizeof(*x), ipu_uring_gfp(issue_flags));
 	if (!x)
-		return -ENOMEM;
+		return ipu_uring_nomem(issue_flags);
 	x->cmd = cmd;
 	x->idev = idev;
 	x->to_device = args.flags & IPU_XFER_TO_DEVICE;
-	x->fixed = cmd->flags & IORING_URING_CMD_FIXED;
+	x->fixed = fixed;
 
-	ret = ipu_dev_enter(idev);
+	ret = ipu_dev_enter(idev, &idx);
 	if (ret)
 		goto err_free;
 	ret = ipu_xfer_lookup(ifile, &args, &x->bo);
-	ipu_dev_exit(idev);
+	ipu_dev_exit(idx);
 	if (ret)
 		goto err_free;
 	x->dev_off = ipu_bo_dev_off(x->bo) + args.bo_offset;
 
-	if (x->fixed)
+	if (x->fixed) {
 		ret = io_uring_cmd_import_fixed(args.user_ptr, args.length,
 						x->to_device ? WRITE : READ,
 						&x->fixed_iter, cmd);
-	else
+		/* The UAPI's one errno for "not inside the registered buffer". */
+		if (ret && ret != -ENOMEM)
+			ret = -EFAULT;
+	} else {
 		ret = ipu_dma_pin(&x->buf, args.user_ptr, args.length,
 				  x->to_device);
+	}
 	if (ret)
 		goto err_put_bo;
 
 	ipu_uring_pdu(cmd)->xfer = x;
 	INIT_WORK(&x->work, ipu_uring_xfer_work);
-	queue_work(system_unbound_wq, &x->work);
+	queue_work(ipu_wq, &x->work);
 	return -EIOCBQUEUED;
 
 err_put_bo:
@@ -173,14 +203,28 @@ err_free:
 	return ret;
 }
 
+/*
+ * Post a launch's completion. In this order: the file's launch slot is
+ * free before userspace sees the CQE; io_uring_cmd_done() takes the
+ * command off io_uring's cancelable list (under the ring's lock) before the
+ * launch is freed, so a cancel pass never finds a freed launch; the
+ * command is not touched after it is done.
+ */
+static void ipu_uring_launch_done(struct io_uring_cmd *cmd,
+				  struct ipu_launch_req *req, int status,
+				  unsigned int issue_flags)
+{
+	ipu_launch_slot_put(cmd->file->private_data);
+	io_uring_cmd_done(cmd, status, 0, issue_flags);
+	ipu_launch_put(req);
+}
+
 static void ipu_uring_launch_tw(struct io_uring_cmd *cmd,
 				unsigned int issue_flags)
 {
 	struct ipu_launch_req *req = ipu_uring_pdu(cmd)->launch;
-	int status = req->status;
 
-	ipu_launch_put(req);
-	io_uring_cmd_done(cmd, status, 0, issue_flags);
+	ipu_uring_launch_done(cmd, req, req->status, issue_flags);
 }
 
 /* Called by the launch queue when the firmware (or the timeout) is done. */
@@ -203,27 +247,45 @@ static int ipu_uring_launch(struct io_uring_cmd *cmd, struct ipu_file *ifile,
 	if (args.fence || cmd->flags & IORING_URING_CMD_FIXED)
 		return -EINVAL;
 
-	req = ipu_launch_alloc(ipu_uring_launch_complete, cmd);
-	if (!req)
-		return -ENOMEM;
-	/* Before submitting: the launch may complete before we return. */
+	if (!ipu_launch_slot_get(ifile))
+		return -EAGAIN;
+	req = ipu_launch_alloc(ifile->idev, ipu_uring_launch_complete, cmd,
+			       ipu_uring_gfp(issue_flags));
+	if (!req) {
+		ret = ipu_uring_nomem(issue_flags);
+		goto err_slot;
+	}
+	ret = ipu_launch_prepare(ifile, &args, req);
+	if (ret)
+		goto err_put;
+
+	/*
+	 * Complete before it is published: once cancelable, io_uring's cancel
+	 * pass (ring exit, maybe on another CPU with IOSQE_ASYNC) may look at
+	 * it. Cancelable before it is pushed: once pushed it may complete, and
+	 * a completed command must not be marked.
+	 */
 	ipu_uring_pdu(cmd)->launch = req;
 	io_uring_cmd_mark_cancelable(cmd, issue_flags);
-	ret = ipu_launch_submit(ifile, &args, req);
+	ret = ipu_launch_push(req);
 	if (ret) {
-		ipu_uring_pdu(cmd)->launch = NULL;
-		ipu_launch_put(req);
 		if (!IPU_URING_CAN_CANCEL)
-			return ret;
+			goto err_put;
 		/*
 		 * A command marked cancelable leaves io_uring's list of them
 		 * only through io_uring_cmd_done(): returned as is, it would
 		 * stay there, freed, until the ring's cancel pass touches it.
 		 */
-		io_uring_cmd_done(cmd, ret, 0, issue_flags);
+		ipu_uring_launch_done(cmd, req, ret, issue_flags);
 		return -EIOCBQUEUED;
 	}
 	return -EIOCBQUEUED;
+
+err_put:
+	ipu_launch_put(req);
+err_slot:
+	ipu_launch_slot_put(ifile);
+	return ret;
 }
 
 /* io_uring is tearing the ring down: withdraw a launch not yet running. */
@@ -231,10 +293,8 @@ static int ipu_uring_cancel(struct io_uring_cmd *cmd, unsigned int issue_flags)
 {
 	struct ipu_launch_req *req = ipu_uring_pdu(cmd)->launch;
 
-	if (req && ipu_launch_cancel(req)) {
-		ipu_launch_put(req);
-		io_uring_cmd_done(cmd, -ECANCELED, 0, issue_flags);
-	}
+	if (req && ipu_launch_cancel(req))
+		ipu_uring_launch_done(cmd, req, -ECANCELED, issue_flags);
 	return 0;
 }
 
@@ -255,6 +315,8 @@ int ipu_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags)
 
 	if (IPU_URING_CAN_CANCEL && (issue_flags & IPU_URING_F_CANCEL))
 		return ipu_uring_cancel(cmd, issue_flags);
+	if (ipu_dev_unplugged(ifile->idev))
+		return -ENODEV;
 	if (!(issue_flags & IO_URING_F_SQE128))
 		return -EINVAL;
 	memset(ipu_uring_pdu(cmd), 0, sizeof(struct ipu_uring_pdu));
@@ -264,7 +326,8 @@ int ipu_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags)
 		return -ENOTTY;
 	if (_IOC_NR(op) == _IOC_NR(IPU_URING_CMD_XFER) &&
 	    _IOC_DIR(op) == _IOC_DIR(IPU_URING_CMD_XFER))
-		return ipu_uring_xfer(cmd, ifile, payload, _IOC_SIZE(op));
+		return ipu_uring_xfer(cmd, ifile, payload, _IOC_SIZE(op),
+				      issue_flags);
 	if (_IOC_NR(op) == _IOC_NR(IPU_URING_CMD_LAUNCH) &&
 	    _IOC_DIR(op) == _IOC_DIR(IPU_URING_CMD_LAUNCH))
 		return ipu_uring_launch(cmd, ifile, payload, _IOC_SIZE(op),

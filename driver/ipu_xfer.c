@@ -69,6 +69,10 @@ int ipu_xfer_lookup(struct ipu_file *ifile, const struct ipu_xfer *args,
 	return 0;
 }
 
+/*
+ * Pin a chunk, enter the device, move it, leave, unpin: pinning may sleep
+ * on a fault for as long as userspace wants, and must not hold up removal.
+ */
 static int ipu_xfer_chunks(struct ipu_device *idev, u64 dev_off,
 			   unsigned long uaddr, u64 len, bool to_device)
 {
@@ -76,13 +80,17 @@ static int ipu_xfer_chunks(struct ipu_device *idev, u64 dev_off,
 		size_t chunk = min_t(u64, len,
 				     IPU_XFER_CHUNK - offset_in_page(uaddr));
 		struct ipu_dma_buf buf;
-		int ret;
+		int idx, ret;
 
 		ret = ipu_dma_pin(&buf, uaddr, chunk, to_device);
 		if (ret)
 			return ret;
-		ret = ipu_hw_dma(idev, dev_off, &buf.iter, to_device);
-		ipu_dma_unpin(&buf, !ret);
+		ret = ipu_dev_enter(idev, &idx);
+		if (!ret) {
+			ret = ipu_hw_dma(idev, dev_off, &buf.iter, to_device);
+			ipu_dev_exit(idx);
+		}
+		ipu_dma_unpin(&buf);
 		if (ret)
 			return ret;
 
@@ -100,22 +108,23 @@ int ipu_ioctl_xfer(struct ipu_file *ifile, void *data)
 	struct ipu_device *idev = ifile->idev;
 	struct ipu_xfer *args = data;
 	struct ipu_bo *bo;
-	int ret;
+	int idx, ret;
 
 	ret = ipu_xfer_check_args(args);
 	if (ret)
 		return ret;
 
-	ret = ipu_dev_enter(idev);
+	ret = ipu_dev_enter(idev, &idx);
 	if (ret)
 		return ret;
 	ret = ipu_xfer_lookup(ifile, args, &bo);
-	if (!ret) {
-		ret = ipu_xfer_chunks(idev, ipu_bo_dev_off(bo) + args->bo_offset,
-				      args->user_ptr, args->length,
-				      args->flags & IPU_XFER_TO_DEVICE);
-		ipu_bo_put(bo);
-	}
-	ipu_dev_exit(idev);
+	ipu_dev_exit(idx);
+	if (ret)
+		return ret;
+	/* The buffer's reference keeps its memory while we sleep in pinning. */
+	ret = ipu_xfer_chunks(idev, ipu_bo_dev_off(bo) + args->bo_offset,
+			      args->user_ptr, args->length,
+			      args->flags & IPU_XFER_TO_DEVICE);
+	ipu_bo_put(bo);
 	return ret;
 }

@@ -21,6 +21,14 @@
  *
  * Resources (buffer-object handles, the attachment) belong to the open file
  * and are released when it is closed.
+ *
+ * Errors every command shares: -ENOTTY for an unknown command; -EINVAL for a
+ * struct smaller than v1, unknown flags, non-zero padding, reserved or
+ * output-only fields; -E2BIG for non-zero bytes past the struct this kernel
+ * knows; -EFAULT for an argument pointer the kernel cannot read or write
+ * (a command that fails so has done nothing: no buffer object, no launch);
+ * -ENOMEM; and -ENODEV for every command, mmap() and io_uring command on a
+ * file whose device was removed (hot unplug). Each command lists its own.
  */
 #ifndef _UAPI_LINUX_IPU_H
 #define _UAPI_LINUX_IPU_H
@@ -92,8 +100,8 @@ struct ipu_info {
  *
  * Makes the calling file the exclusive owner of the device. Owning the device
  * is required to allocate its memory (BO_CREATE) and to drive it (XFER,
- * RESET). Errors: -EBUSY when another file owns the device, -EALREADY when
- * this file does.
+ * LAUNCH, RESET). Errors: -EBUSY when another file owns the device,
+ * -EALREADY when this file does.
  */
 struct ipu_attach {
 	__u32 flags;
@@ -122,14 +130,18 @@ struct ipu_detach {
  * @size: in: bytes wanted, > 0; rounded up to &ipu_info.mem_page_size.
  *	out: the rounded size.
  * @flags: zero; no flags are defined in v1.
- * @handle: out: handle of the new buffer object, valid in this file only,
- *	never 0.
- * @device_addr: out: address of the buffer in the device's address space.
- * @mmap_offset: out: offset to pass to mmap() on this file to map the buffer.
+ * @handle: out (zero on input): handle of the new buffer object, valid in
+ *	this file only, never 0.
+ * @device_addr: out (zero on input): address of the buffer in the device's
+ *	address space.
+ * @mmap_offset: out (zero on input): offset to pass to mmap() on this file
+ *	to map the buffer.
  *
  * Allocates device memory, zero-filled: no process sees bytes that an earlier
  * user left. Requires attachment (-EACCES). -ENOSPC when the device has no
- * free range that large, -ENOMEM when the kernel is out of memory.
+ * free range that large (or no free handle), -ENOMEM when the kernel is out
+ * of memory, -EINVAL for a zero size or a non-zero output field, -EFAULT
+ * (and no buffer) when the result cannot be written back.
  */
 struct ipu_bo_create {
 	__u64 size;
@@ -146,8 +158,8 @@ struct ipu_bo_create {
  * @handle: handle from BO_CREATE in this file.
  * @pad: zero.
  *
- * Drops the handle; the memory is freed once no mapping and no transfer uses
- * it any more. -ENOENT for a handle this file does not hold.
+ * Drops the handle; the memory is freed once no mapping, transfer or launch
+ * uses it any more. -ENOENT for a handle this file does not hold.
  */
 struct ipu_bo_destroy {
 	__u32 handle;
@@ -158,9 +170,12 @@ struct ipu_bo_destroy {
  * struct ipu_bo_info - IPU_IOCTL_BO_INFO input and output.
  * @handle: in: handle from BO_CREATE in this file.
  * @pad: zero.
- * @size: out: size in bytes.
- * @device_addr: out: device address.
- * @mmap_offset: out: offset to pass to mmap().
+ * @size: out (zero on input): size in bytes.
+ * @device_addr: out (zero on input): device address.
+ * @mmap_offset: out (zero on input): offset to pass to mmap().
+ *
+ * -ENOENT for a handle this file does not hold; -EINVAL for non-zero @pad
+ * or output fields.
  */
 struct ipu_bo_info {
 	__u32 handle;
@@ -188,9 +203,18 @@ struct ipu_bo_info {
  * The kernel pins the host pages and has the device copy them. Synchronous:
  * returns when the data has arrived. Requires attachment (-EACCES).
  * -EFAULT when the host range is not mapped (or not writable for
- * IPU_XFER_FROM_DEVICE), -ENOENT for an unknown handle, -EINVAL for a range
- * outside the buffer or one that wraps (@bo_offset + @length or @user_ptr +
- * @length past 2^64), -EIO when the device fails the transfer.
+ * IPU_XFER_FROM_DEVICE), or is device memory mapped with mmap() (buffer
+ * objects and the firmware's mapping cannot be pinned); -ENOENT for an
+ * unknown handle; -EINVAL for a zero @length, a range outside the buffer or
+ * one that wraps (@bo_offset + @length or @user_ptr + @length past 2^64);
+ * -EIO when the device fails the transfer (host pages it may have written
+ * are marked dirty all the same); -EINTR when a fatal signal stops it
+ * between chunks.
+ *
+ * Through io_uring (IPU_URING_CMD_XFER), the same, plus: -EINVAL for
+ * @length above 1 GiB (the range is pinned whole); with
+ * IORING_URING_CMD_FIXED, -EFAULT for a bad sqe->buf_index or a range not
+ * inside that registered buffer.
  */
 struct ipu_xfer {
 	__u64 user_ptr;
@@ -240,17 +264,31 @@ struct ipu_reset {
  *	its launches in flight.
  * @flags: zero.
  * @pad: zero.
- * @fence: out (ioctl only; zero on input): pass it to IPU_IOCTL_WAIT.
+ * @fence: out (ioctl only; zero on input): pass it to IPU_IOCTL_WAIT;
+ *	1-256.
  *
  * Requires attachment (-EACCES). The launch completes when the firmware
  * reports the program done: with io_uring the CQE result is 0 or a negative
- * errno; with the ioctl, WAIT returns it. Errors: -EINVAL for a malformed
- * argument or a program the firmware rejects, -ENOENT for an unknown
+ * errno; with the ioctl, WAIT returns it. The ioctl writes @fence back
+ * before the launch starts: when it cannot (-EFAULT), nothing starts.
+ *
+ * Errors of the submission (the ioctl's return, or the CQE): -EINVAL for a
+ * malformed argument (or IORING_URING_CMD_FIXED), -ENOENT for an unknown
  * handle, -EUNATCH when no firmware is attached to the device (simulated
- * IPUs: ipu-simd is not running), -ETIMEDOUT when the firmware did not
- * answer within the device timeout (the device is then reset), -EIO when
- * the device was reset meanwhile, -EAGAIN when this file has too many
- * launches in flight.
+ * IPUs: ipu-simd is not running), -EAGAIN when this file has 256 launches
+ * in flight (ioctl launches count until WAIT consumes their fence,
+ * io_uring launches until their CQE), -ENODEV.
+ *
+ * Results of the launch (the CQE, or &ipu_wait.status): 0; -ETIMEDOUT when
+ * the firmware did not finish within the device timeout (module parameter
+ * launch_timeout_ms; the device is then reset); -EIO when the device was
+ * reset meanwhile or the firmware failed; -ECANCELED when io_uring
+ * cancelled it before it ran (ring exit); -ENODEV when the device was
+ * removed; and what the firmware reports for the program: -ENOEXEC when
+ * the image is not an executable, -EINVAL when it is malformed or its arena
+ * does not fit, other errnos as the program runs (-ERANGE, -ENOMEM, ...;
+ * include/ipu/firmware.h). A firmware never passes a kernel-internal code:
+ * anything that is not a userspace errno arrives as -EIO.
  */
 struct ipu_launch {
 	__u32 exe_handle;
@@ -275,7 +313,9 @@ struct ipu_launch {
  *
  * Waits (interruptibly) for the launch to complete and consumes the fence.
  * Returns -ETIME when the timeout passes first (the fence stays valid),
- * -ENOENT for an unknown or already consumed fence.
+ * -ENOENT for an unknown or already consumed fence (0, above 256, or of
+ * another file), -EINVAL for non-zero @flags or @status on input,
+ * -ERESTARTSYS (restarted or -EINTR) on a signal.
  */
 struct ipu_wait {
 	__u64 fence;
@@ -302,7 +342,14 @@ struct ipu_wait {
  * @pad: zero.
  *
  * Errors: -EPERM without CAP_SYS_ADMIN, -EOPNOTSUPP on a device whose
- * firmware is not in userspace, -EBUSY when another file is the firmware.
+ * firmware is not in userspace, -EBUSY when another file is the firmware,
+ * -EALREADY when this file is.
+ *
+ * The firmware is revoked (its file stops being the firmware: -ENOLINK from
+ * FW_NEXT and FW_DONE) when the device is reset (RESET, or a missed launch
+ * deadline); its mapping of device memory is then zapped for good: touching
+ * it raises SIGBUS even after the same file attaches again, which needs a
+ * new mmap().
  */
 struct ipu_fw_attach {
 	__u32 flags;
@@ -324,6 +371,10 @@ struct ipu_fw_attach {
  * @pid: out: thread group (initial pid namespace) that launched; with
  *	@group it identifies the launches of one run across devices.
  * @pad: out: zero.
+ *
+ * All fields but @timeout_ns must be zero on input (-EINVAL). -ENOLINK
+ * when this file is not (or no longer) the firmware, -ETIME when the
+ * timeout passed with no launch, -ERESTARTSYS on a signal.
  */
 struct ipu_fw_work {
 	__s64 timeout_ns;
@@ -342,10 +393,15 @@ struct ipu_fw_work {
 /**
  * struct ipu_fw_done - IPU_IOCTL_FW_DONE input.
  * @id: from FW_NEXT.
- * @status: the result, 0 or a negative errno (-EINVAL: bad program).
+ * @status: the result, 0 or a negative errno (-ENOEXEC: not an executable,
+ *	-EINVAL: a malformed program). A value that is not a userspace errno
+ *	(below -133, e.g. a kernel-internal -ERESTARTSYS) completes the launch
+ *	with -EIO.
  * @pad: zero.
  *
- * -ENOENT for an id that is not in flight (e.g. it timed out meanwhile).
+ * -EINVAL for a positive @status; -ENOLINK when this file is not the
+ * firmware; -ENOENT for an id that is not in flight (e.g. it timed out
+ * meanwhile).
  */
 struct ipu_fw_done {
 	__u64 id;
@@ -359,6 +415,12 @@ struct ipu_fw_done {
  * _IOWR like the ioctls, so that size and direction are checked the same
  * way; their payload is the same struct, in the SQE's 80-byte command area
  * (the ring must be set up with IORING_SETUP_SQE128, else -EINVAL).
+ *
+ * Keep an SQE slot untouched until the command it carried has completed:
+ * io_uring may read a uring command's SQE when it issues the command, which
+ * can be after io_uring_submit() returned (seen on 6.12 with IOSQE_IO_LINK
+ * chains on IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN rings),
+ * so reusing the slot early can redirect the command. libipu never does.
  */
 #define IPU_IOCTL_GET_INFO	_IOR(IPU_IOCTL_TYPE, 0x00, struct ipu_info)
 #define IPU_IOCTL_ATTACH	_IOW(IPU_IOCTL_TYPE, 0x01, struct ipu_attach)
@@ -387,10 +449,14 @@ struct ipu_fw_done {
 
 /*
  * mmap(): map a buffer object by passing its mmap_offset (plus a page-aligned
- * offset into the buffer) as the offset. Mappings must be MAP_SHARED; the
- * range must lie inside the buffer (-EINVAL). A mapping keeps the memory alive
- * after BO_DESTROY or close(); access after the device is removed raises
- * SIGBUS for pages not touched before.
+ * offset into the buffer) as the offset. Mappings must be MAP_SHARED (a file
+ * opened read-only maps read-only: PROT_WRITE gives -EACCES); the range must
+ * lie inside the buffer (-EINVAL). A mapping keeps the memory alive after
+ * BO_DESTROY or close(); access after the device is removed raises SIGBUS
+ * for pages not touched before. Mappings of device memory are page-frame
+ * mappings (VM_PFNMAP | VM_IO): they cannot be pinned, so vmsplice(),
+ * O_DIRECT, io_uring buffer registration and XFER from or to them fail with
+ * -EFAULT.
  */
 
 #endif /* _UAPI_LINUX_IPU_H */
