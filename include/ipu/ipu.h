@@ -801,7 +801,8 @@ void ipu_queue_destroy(struct ipu_queue *q);
  * that disagree on @num_replicas or are linked to one another, or a device
  * of another backend; -E2BIG for a command with non-zero bytes past its
  * descriptor; -EBUSY when the batch would put more than entries commands
- * in flight (reap first); -ENOMEM.
+ * in flight, or (kernel backend) needs submission entries that commands in
+ * flight still hold (reap first); -ENOMEM.
  */
 int ipu_queue_submit(struct ipu_queue *q, const struct ipu_cmd *cmds,
 		     size_t n);

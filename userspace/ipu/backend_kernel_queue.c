@@ -23,6 +23,18 @@
  * wait. One thread harvests at a time (cq_lock); another reaper waits for
  * the lock, then finds what the first posted.
  *
+ * SQE slots. io_uring may read a command's SQE when it issues it, and that
+ * can be after io_uring_submit() returned (a linked command waits for the
+ * one before it; seen on 6.12 with SINGLE_ISSUER | DEFER_TASKRUN rings), so
+ * an SQE stays with its command until the command's completion is posted.
+ * liburing hands out SQEs in ring order, which would reuse the slot of a
+ * long launch while later transfers come and go; so this file picks SQEs
+ * itself from a free list and points the SQ ring's index array at them
+ * (kq_take_sqe_locked()). A ring without an index array
+ * (IORING_SETUP_NO_SQARRAY, chosen by newer liburing) uses the SQE at each
+ * ring position: then a batch whose positions are still busy is refused
+ * with -EBUSY, like a full queue.
+ *
  * Transfers larger than the kernel takes in one command (1 GiB) go as
  * several SQEs linked together, completing the command once; a transfer
  * whose host range lies in a buffer registered with the queue
@@ -92,6 +104,8 @@ struct kq_run {
  *	-ECANCELED of a later part).
  * @run: the run of a replicated launch, or NULL.
  * @next_free: the next free slot when this one is free.
+ * @sqes: the first of the SQEs it holds (chained through kq.sqe_next), or
+ *	KQ_NONE.
  */
 struct kq_slot {
 	struct ipu_cmd cmd;
@@ -99,6 +113,7 @@ struct kq_slot {
 	int32_t result;
 	struct kq_run *run;
 	uint32_t next_free;
+	uint32_t sqes;
 };
 
 /* A registered host buffer, kept sorted by address for the lookup. */
@@ -116,6 +131,10 @@ struct kq_buf {
  * @slots: q->entries of them; @free heads the free list.
  * @runs: replicated runs with launches in flight.
  * @bufs, @nbufs: registered host buffers, sorted by base.
+ * @sqe_next: per SQE: the next free SQE, or the next SQE of the same
+ *	command.
+ * @sqe_busy: per SQE: held by a command in flight.
+ * @sqe_free, @sqe_nfree: the free SQEs (when the ring has an index array).
  * @broken: io_uring_enter() failed after SQEs were in the ring: they may
  *	still be submitted later, so no slot can be trusted to be free
  *	again; further batches are refused with this error.
@@ -129,6 +148,10 @@ struct kq {
 	struct kq_run *runs;
 	struct kq_buf *bufs;
 	size_t nbufs;
+	uint32_t *sqe_next;
+	uint8_t *sqe_busy;
+	uint32_t sqe_free;
+	uint32_t sqe_nfree;
 	int broken;
 };
 
@@ -153,7 +176,7 @@ int kq_create(struct ipu_queue *q)
 {
 	struct io_uring_params p;
 	struct kq *kq;
-	uint32_t i;
+	uint32_t i, n;
 	int err;
 
 	kq = calloc(1, sizeof(*kq));
@@ -190,8 +213,25 @@ int kq_create(struct ipu_queue *q)
 		q->priv = NULL;
 		return 0;
 	}
-	for (i = 0; i < q->entries; i++)
+	n = kq->ring.sq.ring_entries;
+	kq->sqe_next = calloc(n, sizeof(*kq->sqe_next));
+	kq->sqe_busy = calloc(n, sizeof(*kq->sqe_busy));
+	if (!kq->sqe_next || !kq->sqe_busy) {
+		io_uring_queue_exit(&kq->ring);
+		free(kq->sqe_next);
+		free(kq->sqe_busy);
+		free(kq->slots);
+		free(kq);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		kq->sqe_next[i] = i + 1 < n ? i + 1 : KQ_NONE;
+	kq->sqe_free = 0;
+	kq->sqe_nfree = n;
+	for (i = 0; i < q->entries; i++) {
 		kq->slots[i].next_free = i + 1 < q->entries ? i + 1 : KQ_NONE;
+		kq->slots[i].sqes = KQ_NONE;
+	}
 	kq->free = 0;
 	pthread_mutex_init(&kq->lock, NULL);
 	pthread_mutex_init(&kq->cq_lock, NULL);
@@ -253,6 +293,8 @@ void kq_destroy(struct ipu_queue *q)
 	pthread_mutex_destroy(&kq->cq_lock);
 	pthread_mutex_destroy(&kq->lock);
 	free(kq->bufs);
+	free(kq->sqe_next);
+	free(kq->sqe_busy);
 	free(kq->slots);
 	free(kq);
 	q->priv = NULL;
@@ -435,12 +477,71 @@ static uint32_t take_slot_locked(struct kq *kq, const struct ipu_cmd *cmd)
 	return s;
 }
 
+/*
+ * Whether @n more SQEs can be had now without touching one that a command
+ * in flight still holds. The SQ ring itself is empty between batches: every
+ * batch is submitted whole (SUBMIT_ALL), or the queue is broken.
+ */
+static bool kq_sqes_available_locked(const struct kq *kq, size_t n)
+{
+	const struct io_uring_sq *sq = &kq->ring.sq;
+	size_t k;
+
+	if (sq->array)
+		return n <= kq->sqe_nfree;
+	if (n > sq->ring_entries)
+		return false;
+	for (k = 0; k < n; k++)
+		if (kq->sqe_busy[(sq->sqe_tail + k) & sq->ring_mask])
+			return false;
+	return true;
+}
+
+/* The next SQE, held by the command in @slot until its completion. */
+static struct io_uring_sqe *kq_take_sqe_locked(struct kq *kq, uint32_t slot)
+{
+	struct io_uring_sq *sq = &kq->ring.sq;
+	unsigned int shift = kq->ring.flags & IORING_SETUP_SQE128 ? 1 : 0;
+	uint32_t i;
+
+	if (sq->array) {
+		i = kq->sqe_free;
+		kq->sqe_free = kq->sqe_next[i];
+		kq->sqe_nfree--;
+		sq->array[sq->sqe_tail & sq->ring_mask] = i;
+	} else {
+		i = sq->sqe_tail & sq->ring_mask;
+	}
+	sq->sqe_tail++;
+	kq->sqe_busy[i] = 1;
+	kq->sqe_next[i] = kq->slots[slot].sqes;
+	kq->slots[slot].sqes = i;
+	return &sq->sqes[(size_t)i << shift];
+}
+
+/* The command in @slot completed: its SQEs may be reused. */
+static void kq_put_sqes_locked(struct kq *kq, struct kq_slot *slot)
+{
+	uint32_t i, next;
+
+	for (i = slot->sqes; i != KQ_NONE; i = next) {
+		next = kq->sqe_next[i];
+		kq->sqe_busy[i] = 0;
+		if (kq->ring.sq.array) {
+			kq->sqe_next[i] = kq->sqe_free;
+			kq->sqe_free = i;
+			kq->sqe_nfree++;
+		}
+	}
+	slot->sqes = KQ_NONE;
+}
+
 static struct io_uring_sqe *prep_cmd_sqe(struct kq *kq, int fd, uint32_t op,
 					 uint32_t slot)
 {
-	struct io_uring_sqe *sqe = io_uring_get_sqe(&kq->ring);
+	struct io_uring_sqe *sqe = kq_take_sqe_locked(kq, slot);
 
-	/* The submitter made room for the whole batch first. */
+	/* The submitter made sure of the whole batch's SQEs first. */
 	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, NULL, 0, 0);
 	sqe->cmd_op = op;
 	memset(sqe->cmd, 0, KQ_CMD_BYTES);
@@ -550,8 +651,7 @@ int kq_submit(struct ipu_queue *q, const struct ipu_cmd *cmds, size_t n,
 	      char *why, size_t whylen)
 {
 	struct kq *kq = kq_of(q);
-	size_t i, start, sqes, chain;
-	unsigned int room;
+	size_t i, sqes;
 	bool link;
 	int err;
 
@@ -565,53 +665,37 @@ int kq_submit(struct ipu_queue *q, const struct ipu_cmd *cmds, size_t n,
 		goto out_unlock;
 	}
 	/*
-	 * A chain must go to the kernel in one io_uring_enter() (links do
-	 * not span submissions), so a batch longer than the SQ ring is cut
-	 * between chains; one chain longer than the ring is refused.
+	 * The batch goes to the kernel in one io_uring_enter() (a chain must:
+	 * links do not span submissions), on SQEs that no command in flight
+	 * holds (see the top of the file).
 	 */
-	room = kq->ring.sq.ring_entries;
-	for (i = 0, start = 0, chain = 0; i < n; i++) {
-		chain += parts_of(&cmds[i]);
-		if (cmds[i].flags & IPU_CMD_F_LINK && i + 1 < n)
-			continue;
-		if (chain > room) {
-			snprintf(why, whylen, "commands %zu to %zu, linked, need %zu submission entries; the ring has %u",
-				 start, i, chain, room);
-			err = -EINVAL;
-			goto out_unlock;
-		}
-		start = i + 1;
-		chain = 0;
+	for (i = 0, sqes = 0; i < n; i++)
+		sqes += parts_of(&cmds[i]);
+	if (sqes > kq->ring.sq.ring_entries) {
+		snprintf(why, whylen, "the batch needs %zu submission entries; the ring has %u",
+			 sqes, kq->ring.sq.ring_entries);
+		err = -EINVAL;
+		goto out_unlock;
+	}
+	if (!kq_sqes_available_locked(kq, sqes)) {
+		snprintf(why, whylen, "the batch needs %zu submission entries, and commands in flight hold them: reap first",
+			 sqes);
+		err = -EBUSY;
+		goto out_unlock;
 	}
 	err = add_runs_locked(kq, cmds, n, why, whylen);
 	if (err)
 		goto out_unlock;
 
-	for (i = 0, sqes = 0; i < n; i = start) {
-		/* The chain starting at @i, and its SQEs. */
-		for (start = i, chain = 0; start < n; start++) {
-			chain += parts_of(&cmds[start]);
-			if (!(cmds[start].flags & IPU_CMD_F_LINK))
-				break;
-		}
-		start = start < n ? start + 1 : n;
-		if (sqes + chain > room) {
-			err = submit_locked(q);
-			if (err)
-				goto out_broken;
-			sqes = 0;
-		}
-		for (; i < start; i++) {
-			uint32_t s = take_slot_locked(kq, &cmds[i]);
+	for (i = 0; i < n; i++) {
+		uint32_t s = take_slot_locked(kq, &cmds[i]);
 
-			/* A link on the batch's last command is ignored. */
-			link = cmds[i].flags & IPU_CMD_F_LINK && i + 1 < n;
-			if (cmds[i].op == IPU_CMD_XFER)
-				prep_xfer(q, &cmds[i], s, link);
-			else
-				prep_launch(kq, &cmds[i], s, link);
-		}
-		sqes += chain;
+		/* A link on the batch's last command is ignored. */
+		link = cmds[i].flags & IPU_CMD_F_LINK && i + 1 < n;
+		if (cmds[i].op == IPU_CMD_XFER)
+			prep_xfer(q, &cmds[i], s, link);
+		else
+			prep_launch(kq, &cmds[i], s, link);
 	}
 	err = submit_locked(q);
 	if (err)
@@ -720,6 +804,7 @@ static void complete_cqe(struct ipu_queue *q, uint64_t user_data, int res)
 	if (slot->run)
 		put_run_locked(kq, slot->run, cmd.launch.replica);
 	slot->run = NULL;
+	kq_put_sqes_locked(kq, slot);
 	slot->next_free = kq->free;
 	kq->free = (uint32_t)user_data;
 	pthread_mutex_unlock(&kq->lock);
