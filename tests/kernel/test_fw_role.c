@@ -162,7 +162,15 @@ static void test_fw_next_hands_out_the_launch_and_done_completes_its_fence(void 
 	assert_int_equal(fw_done(f.fw, w.id, 0), -ENOENT);
 }
 
-static void test_fw_done_with_a_status_that_is_no_errno_is_einval(void **state)
+static int32_t fw_wait(const struct fw *f, uint64_t fence)
+{
+	struct ipu_wait w = { .fence = fence, .timeout_ns = INT64_MAX };
+
+	assert_int_equal(kt_ioctl(f->owner, IPU_IOCTL_WAIT, &w), 0);
+	return w.status;
+}
+
+static void test_fw_done_with_a_positive_status_or_pad_is_einval(void **state)
 {
 	struct ipu_fw_done pad = { .pad = 1 };
 	struct ipu_fw_work w;
@@ -173,11 +181,40 @@ static void test_fw_done_with_a_status_that_is_no_errno_is_einval(void **state)
 	assert_int_equal(fw_launch(&f, &fence), 0);
 	assert_int_equal(fw_next(f.fw, &w), 0);
 	assert_int_equal(fw_done(f.fw, w.id, 1), -EINVAL);
-	assert_int_equal(fw_done(f.fw, w.id, -4096), -EINVAL);
 	pad.id = w.id;
 	assert_int_equal(kt_ioctl(f.fw, IPU_IOCTL_FW_DONE, &pad), -EINVAL);
 	/* none of them consumed the launch */
 	assert_int_equal(fw_done(f.fw, w.id, 0), 0);
+	assert_int_equal(fw_wait(&f, fence), 0);
+}
+
+/*
+ * A status that is no user-visible errno (the kernel-internal restart codes,
+ * anything below -EHWPOISON) must never reach the launcher: a CQE of
+ * -ERESTARTSYS would make its caller restart a launch that ran.
+ */
+static void test_fw_done_with_a_status_that_is_no_errno_completes_with_eio(void **state)
+{
+	static const int32_t statuses[] = { -512 /* ERESTARTSYS */,
+					    -529 /* EIOCBQUEUED */, -4096,
+					    INT32_MIN };
+	struct fw f = fw_setup(true);
+	struct ipu_fw_work w;
+	uint64_t fence;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(statuses) / sizeof(statuses[0]); i++) {
+		assert_int_equal(fw_launch(&f, &fence), 0);
+		assert_int_equal(fw_next(f.fw, &w), 0);
+		assert_int_equal(fw_done(f.fw, w.id, statuses[i]), 0);
+		assert_int_equal(fw_wait(&f, fence), -EIO);
+	}
+	/* a real errno passes through unchanged */
+	assert_int_equal(fw_launch(&f, &fence), 0);
+	assert_int_equal(fw_next(f.fw, &w), 0);
+	assert_int_equal(fw_done(f.fw, w.id, -ENOEXEC), 0);
+	assert_int_equal(fw_wait(&f, fence), -ENOEXEC);
 }
 
 static void test_fw_done_of_an_unknown_id_is_enoent(void **state)
@@ -265,7 +302,8 @@ int main(void)
 		KT_TEST(test_fw_next_with_output_fields_set_is_einval),
 		KT_TEST(test_fw_next_with_nothing_pending_polls_with_etime),
 		KT_TEST(test_fw_next_hands_out_the_launch_and_done_completes_its_fence),
-		KT_TEST(test_fw_done_with_a_status_that_is_no_errno_is_einval),
+		KT_TEST(test_fw_done_with_a_positive_status_or_pad_is_einval),
+		KT_TEST(test_fw_done_with_a_status_that_is_no_errno_completes_with_eio),
 		KT_TEST(test_fw_done_of_an_unknown_id_is_enoent),
 		KT_TEST(test_fw_done_of_a_file_that_is_not_the_firmware_is_enolink),
 		KT_TEST(test_fw_mmap_sees_what_xfer_wrote),
