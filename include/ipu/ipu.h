@@ -788,9 +788,13 @@ void ipu_queue_destroy(struct ipu_queue *q);
  * Every command is checked before any is submitted: one bad command
  * rejects the whole batch and nothing runs (ipu_errmsg() names it by its
  * index). The batch is then handed to the backend at once (on io_uring,
- * one io_uring_enter()).
+ * one io_uring_enter(); a batch needing more submission entries than the
+ * ring has free goes in parts, the call waiting for commands in flight
+ * to complete between them, since io_uring may still read the entry of a
+ * command in flight).
  *
- * Return: 0; -EINVAL for NULL arguments, @n of 0 or over the queue's
+ * Return: 0; -EINVAL for NULL arguments, linked commands needing more
+ * submission entries than the kernel backend's ring has, @n of 0 or over the queue's
  * entries, an unknown op or flag, a transfer that ipu_xfer_run() would
  * refuse, a launch with a NULL or foreign buffer object (@exe_bo and
  * @arena_bo on different devices), @exe_size 0 or past the end of
@@ -801,8 +805,7 @@ void ipu_queue_destroy(struct ipu_queue *q);
  * that disagree on @num_replicas or are linked to one another, or a device
  * of another backend; -E2BIG for a command with non-zero bytes past its
  * descriptor; -EBUSY when the batch would put more than entries commands
- * in flight, or (kernel backend) needs submission entries that commands in
- * flight still hold (reap first); -ENOMEM.
+ * in flight (reap first); -ENOMEM.
  */
 int ipu_queue_submit(struct ipu_queue *q, const struct ipu_cmd *cmds,
 		     size_t n);

@@ -32,8 +32,9 @@
  * itself from a free list and points the SQ ring's index array at them
  * (kq_take_sqe_locked()). A ring without an index array
  * (IORING_SETUP_NO_SQARRAY, chosen by newer liburing) uses the SQE at each
- * ring position: then a batch whose positions are still busy is refused
- * with -EBUSY, like a full queue.
+ * ring position: then a batch whose positions are still busy waits, as
+ * one that finds too few free SQEs does, for commands in flight to
+ * complete (kq_wait_for_sqes()).
  *
  * Transfers larger than the kernel takes in one command (1 GiB) go as
  * several SQEs linked together, completing the command once; a transfer
@@ -647,11 +648,45 @@ static bool batch_can_uring(const struct ipu_cmd *cmds, size_t n)
 	return true;
 }
 
+/*
+ * Wait until commands in flight give back SQEs: harvest what the kernel
+ * finished (posting it to the front end, whose room the batch already
+ * counted), and if nothing was there, wait for one CQE. Called without
+ * kq->lock, which complete_cqe() takes.
+ */
+static int kq_wait_for_sqes(struct ipu_queue *q)
+{
+	struct kq *kq = kq_of(q);
+	int ret = 0;
+
+	pthread_mutex_lock(&kq->cq_lock);
+	if (!io_uring_cq_ready(&kq->ring))
+		ret = uring_enter(q, 0, 1, IORING_ENTER_GETEVENTS, NULL, 0);
+	drain(q);
+	pthread_mutex_unlock(&kq->cq_lock);
+	return ret < 0 && ret != -EINTR ? ret : 0;
+}
+
+/* The SQEs of the chain of commands starting at @i; @end: one past it. */
+static size_t chain_sqes(const struct ipu_cmd *cmds, size_t n, size_t i,
+			 size_t *end)
+{
+	size_t sqes = 0;
+
+	for (; i < n; i++) {
+		sqes += parts_of(&cmds[i]);
+		if (!(cmds[i].flags & IPU_CMD_F_LINK))
+			break;
+	}
+	*end = i < n ? i + 1 : n;
+	return sqes;
+}
+
 int kq_submit(struct ipu_queue *q, const struct ipu_cmd *cmds, size_t n,
 	      char *why, size_t whylen)
 {
 	struct kq *kq = kq_of(q);
-	size_t i, sqes;
+	size_t i, end, chain;
 	bool link;
 	int err;
 
@@ -665,37 +700,52 @@ int kq_submit(struct ipu_queue *q, const struct ipu_cmd *cmds, size_t n,
 		goto out_unlock;
 	}
 	/*
-	 * The batch goes to the kernel in one io_uring_enter() (a chain must:
-	 * links do not span submissions), on SQEs that no command in flight
-	 * holds (see the top of the file).
+	 * A chain goes to the kernel in one io_uring_enter() (links do not
+	 * span submissions), on SQEs no command in flight holds (see the top
+	 * of the file); one chain longer than the ring can never go.
 	 */
-	for (i = 0, sqes = 0; i < n; i++)
-		sqes += parts_of(&cmds[i]);
-	if (sqes > kq->ring.sq.ring_entries) {
-		snprintf(why, whylen, "the batch needs %zu submission entries; the ring has %u",
-			 sqes, kq->ring.sq.ring_entries);
-		err = -EINVAL;
-		goto out_unlock;
-	}
-	if (!kq_sqes_available_locked(kq, sqes)) {
-		snprintf(why, whylen, "the batch needs %zu submission entries, and commands in flight hold them: reap first",
-			 sqes);
-		err = -EBUSY;
-		goto out_unlock;
+	for (i = 0; i < n; i = end) {
+		chain = chain_sqes(cmds, n, i, &end);
+		if (chain > kq->ring.sq.ring_entries) {
+			snprintf(why, whylen, "commands %zu to %zu, linked, need %zu submission entries; the ring has %u",
+				 i, end - 1, chain, kq->ring.sq.ring_entries);
+			err = -EINVAL;
+			goto out_unlock;
+		}
 	}
 	err = add_runs_locked(kq, cmds, n, why, whylen);
 	if (err)
 		goto out_unlock;
 
-	for (i = 0; i < n; i++) {
-		uint32_t s = take_slot_locked(kq, &cmds[i]);
+	/*
+	 * Usually the whole batch fits the free SQEs and goes in one
+	 * io_uring_enter(). A batch bigger than the ring (a queue holds up
+	 * to IPU_QUEUE_MAX_ENTRIES commands, a ring at most KQ_MAX_SQ SQEs),
+	 * or one submitted while earlier commands still hold SQEs, goes in
+	 * parts: what fits, then the rest as commands in flight complete.
+	 */
+	for (i = 0; i < n; i = end) {
+		chain = chain_sqes(cmds, n, i, &end);
+		while (!kq_sqes_available_locked(kq, chain)) {
+			err = submit_locked(q);
+			if (err)
+				goto out_broken;
+			pthread_mutex_unlock(&kq->lock);
+			err = kq_wait_for_sqes(q);
+			pthread_mutex_lock(&kq->lock);
+			if (err)
+				goto out_broken;
+		}
+		for (; i < end; i++) {
+			uint32_t s = take_slot_locked(kq, &cmds[i]);
 
-		/* A link on the batch's last command is ignored. */
-		link = cmds[i].flags & IPU_CMD_F_LINK && i + 1 < n;
-		if (cmds[i].op == IPU_CMD_XFER)
-			prep_xfer(q, &cmds[i], s, link);
-		else
-			prep_launch(kq, &cmds[i], s, link);
+			/* A link on the batch's last command is ignored. */
+			link = cmds[i].flags & IPU_CMD_F_LINK && i + 1 < n;
+			if (cmds[i].op == IPU_CMD_XFER)
+				prep_xfer(q, &cmds[i], s, link);
+			else
+				prep_launch(kq, &cmds[i], s, link);
+		}
 	}
 	err = submit_locked(q);
 	if (err)

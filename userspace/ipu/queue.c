@@ -247,7 +247,7 @@ int ipu_queue_submit(struct ipu_queue *q, const struct ipu_cmd *cmds,
 	if (err)
 		return err;
 	err = ipu_queue_push(q, cmds, n, why, sizeof(why));
-	if (err == -EBUSY && !why[0])
+	if (err == -EBUSY)
 		return ipu_err(err, "queue: %zu more commands would pass the %u in flight it holds: reap first",
 			       n, q->entries);
 	if (err && why[0])
