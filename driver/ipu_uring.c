@@ -116,8 +116,9 @@ static void ipu_uring_xfer_work(struct work_struct *work)
 	struct iov_iter *iter = x->fixed ? &x->fixed_iter : &x->buf.iter;
 	int idx;
 
-	x->status = ipu_dev_enter(x->idev, &idx);
-	if (!x->status) {
+	if (ipu_dev_enter(x->idev, &idx)) {
+		x->status = -ENODEV;
+	} else {
 		x->status = ipu_hw_dma(x->idev, x->dev_off, iter, x->to_device);
 		ipu_dev_exit(idx);
 	}
