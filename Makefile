@@ -19,7 +19,13 @@ O := $(BUILD)
 CC ?= gcc
 SAN ?=
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
-CPPFLAGS_ALL := -D_GNU_SOURCE -Iinclude -Iinclude/uapi -Iuserspace/ipu -Iuserspace/session
+# Only the public headers are on the include path. A library's internal
+# headers (userspace/ipu/internal.h, backend*.h, session_internal.h,
+# ir_internal.h, firmware/fw_internal.h) sit next to its sources, which
+# include them as "name.h" (found in the including file's directory), so
+# no other code sees them; a unit test of an internal module includes its
+# header by relative path ("../../userspace/session/session_internal.h").
+CPPFLAGS_ALL := -D_GNU_SOURCE -Iinclude -Iinclude/uapi
 CFLAGS_ALL := -std=gnu11 -O2 -g -fPIC $(WARN) $(SAN) $(CFLAGS)
 LDFLAGS_ALL := $(SAN) $(LDFLAGS)
 
@@ -104,9 +110,7 @@ $(APP_BINS): $(ALL_LIBS)
 	$(CC) $(filter %.o,$^) -o $@ $(ALL_LIBS) $(LDFLAGS_ALL) $(SYS_LIBS)
 
 $(O)/tests/unit/test_demo_mlp: $(MLP_OBJS)
-$(O)/tests/unit/test_demo_mlp: CPPFLAGS_ALL += -Iuserspace/examples
 $(O)/tests/unit/test_npy: $(NPY_OBJS)
-$(O)/tests/unit/test_npy: CPPFLAGS_ALL += -Iuserspace/tools
 
 -include $(MLP_OBJS:.o=.d) $(NPY_OBJS:.o=.d) $(patsubst $(O)/%,$(O)/userspace/%.d,$(APP_BINS))
 

@@ -48,7 +48,7 @@
 #include <ipu/ir.h>
 #include <ipu/session.h>
 
-#include "session_internal.h"
+#include "../../userspace/session/session_internal.h"
 
 #define ROUNDS 5
 #define RUNS 5000

@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "mlp.h"
+#include "../../userspace/examples/mlp.h"
 
 #define DEVICE "ipu_model"
 
