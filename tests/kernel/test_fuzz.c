@@ -929,6 +929,8 @@ static void fz_remember_bo(struct fz *f, int slot, const struct ipu_bo_create *c
 	b->live = true;
 }
 
+static uint64_t fz_mem_used(struct fz *f);
+
 /* Whether nothing but this thread can write into a new BO now. */
 static bool fz_zero_check_safe(struct fz *f)
 {
@@ -1005,7 +1007,8 @@ static void op_bo_create(struct fz *f)
 {
 	struct ipu_bo_create c;
 	int slot = fz_slot(f);
-	bool gone = fz_is_gone(f), wf, ok, safe;
+	bool gone = fz_is_gone(f), wf, ok, safe, measure;
+	uint64_t before = 0, after;
 	char what[160];
 	int ret;
 
@@ -1021,9 +1024,22 @@ static void op_bo_create(struct fz *f)
 	if (fz_pct(&f->rng, 3))
 		c.mmap_offset = fz_next(&f->rng);
 	safe = fz_zero_check_safe(f);
+	/*
+	 * Only this thread allocates device memory now (a child's BOs come
+	 * and go inside op_fork_kill()): a failed BO_CREATE, e.g. one whose
+	 * result cannot be written back, must leave memory_used no higher.
+	 */
+	measure = !gone && fz_pct(&f->rng, 30);
+	if (measure)
+		before = fz_mem_used(f);
 	ret = fz_ioctl(f, f->fd[slot], IPU_IOCTL_BO_CREATE, &c, &wf, &ok, what,
 		       sizeof(what));
 	fz_check(f, OP_BO_CREATE, ret, wf, gone, what);
+	if (ret && measure && !fz_is_gone(f) && (after = fz_mem_used(f)) > before &&
+	    after != UINT64_MAX)
+		fz_bad(f, "BO_CREATE (%s) failed with %d (%s) and memory_used went from %llu to %llu",
+		       what, ret, fz_errname(ret), (unsigned long long)before,
+		       (unsigned long long)after);
 	if (ret || !ok)
 		return;
 	if (!c.handle || c.size % f->page || c.size < 1 || !c.mmap_offset ||
