@@ -50,6 +50,8 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <linux/userfaultfd.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
 
@@ -294,6 +296,7 @@ struct fz {
 	unsigned long sequences;
 	unsigned long kills;
 	unsigned long removals;
+	unsigned long stuck_removals;
 };
 
 static struct fz fz;
@@ -1681,6 +1684,38 @@ static void op_reopen(struct fz *f)
 /* A child that drives the device and is killed                            */
 /* ------------------------------------------------------------------------ */
 
+/*
+ * A transfer whose host page faults into a userfaultfd nobody serves: it
+ * sleeps in pinning until the process is killed. Tells the parent ('u')
+ * first; returns only if userfaultfd is not available.
+ */
+static void fz_kid_stuck_xfer(struct fz *f, int fd, uint32_t h, int tick)
+{
+	struct uffdio_register reg;
+	struct uffdio_api api;
+	uint8_t *region;
+	long uffd;
+
+	region = mmap(NULL, 2 * f->page, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uffd = syscall(SYS_userfaultfd, O_CLOEXEC);
+	if (region == MAP_FAILED || uffd < 0)
+		return;
+	memset(&api, 0, sizeof(api));
+	api.api = UFFD_API;
+	memset(&reg, 0, sizeof(reg));
+	reg.range.start = (uintptr_t)region;
+	reg.range.len = 2 * f->page;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	if (ioctl((int)uffd, UFFDIO_API, &api) ||
+	    ioctl((int)uffd, UFFDIO_REGISTER, &reg))
+		return;
+	if (write(tick, "u", 1) != 1)
+		_exit(0);
+	kt_xfer(fd, h, 0, region, f->page, IPU_XFER_TO_DEVICE);
+	_exit(0); /* not reached: nobody serves the fault */
+}
+
 static void __attribute__((noreturn)) fz_kid_main(struct fz *f, int tick)
 {
 	int fd = fz_open(f, O_RDWR), i, ret;
@@ -1702,6 +1737,8 @@ static void __attribute__((noreturn)) fz_kid_main(struct fz *f, int tick)
 	}
 	fz_ring_up(f);
 	for (i = 0; i < 100000; i++) {
+		if (h && fz_pct(&f->rng, 2))
+			fz_kid_stuck_xfer(f, fd, h, tick);
 		switch (fz_below(&f->rng, 6)) {
 		case 0:
 		case 1:
@@ -1759,6 +1796,41 @@ static void __attribute__((noreturn)) fz_kid_main(struct fz *f, int tick)
 	_exit(0);
 }
 
+/* Whether @pid sleeps (its state in /proc/PID/stat is S or D). */
+static bool fz_sleeping(pid_t pid)
+{
+	char path[64], buf[256], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (kt_read_file(path, buf, sizeof(buf)))
+		return false;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && (p[2] == 'S' || p[2] == 'D');
+}
+
+/*
+ * The child sleeps in a transfer stuck on userfaultfd: remove the device
+ * under it (sometimes). del_device must return; if removal waited for the
+ * transfer, this would hang and the guest's time limit would fail the test.
+ */
+static void fz_stuck_removal(struct fz *f, pid_t pid)
+{
+	char val[16];
+	int i, ret;
+
+	if (!fz_pct(&f->rng, 50))
+		return;
+	for (i = 0; i < 200 && !fz_sleeping(pid); i++)
+		fz_pause(5000000);
+	snprintf(val, sizeof(val), "%u", f->dev);
+	atomic_store(&f->deleting, true);
+	ret = kt_write_file(KT_SIM_CTL "/del_device", val);
+	fz_check(f, OP_SIM_CTL, ret, false, false, "del_device under a stuck transfer");
+	if (!ret)
+		atomic_store(&f->gone, true);
+	f->stuck_removals++;
+}
+
 static void op_fork_kill(struct fz *f)
 {
 	uint64_t ticks = 1 + fz_below(&f->rng, 40), got = 0;
@@ -1790,8 +1862,13 @@ static void op_fork_kill(struct fz *f)
 	}
 	close(p[1]);
 	/* Kill it after a number of its calls: an event, not a time. */
-	while (got < ticks && read(p[0], &c, 1) == 1)
+	while (got < ticks && read(p[0], &c, 1) == 1) {
 		got++;
+		if (c == 'u') {
+			fz_stuck_removal(f, pid);
+			break;
+		}
+	}
 	kill(pid, SIGKILL);
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
@@ -2166,10 +2243,11 @@ static void test_random_sequences_keep_the_invariants(void **state)
 		double secs = (double)(fz_now_ns() - start) / 1e9;
 
 		print_message("fuzz: seed %#llx" ": %lu sequences, %lu ops in %.1f s"
-			      " (%.0f ops/s), %lu children killed, %lu devices removed,"
-			      " %lu violations\n", (unsigned long long)seed, f->sequences, f->ops, secs,
+			      " (%.0f ops/s), %lu children killed, %lu devices removed"
+			      " (%lu under a stuck transfer), %lu violations\n",
+			      (unsigned long long)seed, f->sequences, f->ops, secs,
 			      secs > 0 ? (double)f->ops / secs : 0.0, f->kills,
-			      f->removals, f->violations);
+			      f->removals, f->stuck_removals, f->violations);
 	}
 	for (i = 0; i < OP_COUNT; i++) {
 		char line[1024];
