@@ -7,6 +7,7 @@
 #                      against the shared libraries; what those export (check-exports)
 #   make lint          W=1, sparse and checkpatch --strict on the driver
 #   make kernel-check  ipu.ko built and tested in QEMU on every kernel of the matrix
+#   make kernel-soak   the UAPI fuzzer alone in QEMU, IPU_SOAK_MINUTES per kernel
 #   make fuzz          libFuzzer targets (clang) over the executable reader, 60 s each
 #   make check         all of the above; ends with one "N passed, N failed" line
 #
@@ -66,7 +67,8 @@ TEST_LIBS := -lcmocka $(SYS_LIBS)
 
 .PHONY: all deps userspace module unit unit-plain unit-asan unit-valgrind \
 	unit-shared shared check-exports \
-	unit-tools lint kernel-check kernel-bench fuzz check demo bench clean
+	unit-tools lint kernel-check kernel-bench kernel-soak fuzz check demo \
+	bench clean
 
 all: userspace module
 
@@ -226,6 +228,12 @@ kernel-check: deps userspace
 # calls per run. Not part of `make check`: TCG makes them slow.
 kernel-bench: deps userspace $(KBENCH_BINS)
 	IPU_KBENCH=1 IPU_KTEST=none scripts/kernel-check $(O)
+
+# The UAPI fuzzer (tests/kernel/test_fuzz) alone, IPU_SOAK_MINUTES (default
+# 10) per kernel of the matrix, one guest at a time on /tmp/ipu-qemu.lock;
+# prints its seeds and ops/s. Not part of `make check`: it runs for minutes.
+kernel-soak: deps userspace
+	scripts/kernel-soak $(O)
 
 # libFuzzer targets (tests/fuzz/fuzz_*.c, clang), each run for a bounded
 # time (IPU_FUZZ_SECONDS, default 60); the counts go to $(O)/results/fuzz.
