@@ -367,9 +367,12 @@ static void craft_exe(const char *file, const char *mmap_path)
 	placeholder[len] = '\0';
 	{
 		IPU_OPTS(ipu_ir_variable_opts, opts, .mmap_path = placeholder);
+		struct ipu_ir *ir = sh_acc_ir(1, 1, 2, &opts);
 
-		if (ipu_ir_compile(sh_acc_ir(1, 1, 2, &opts), &exe))
-			fail_msg("compiling the harmless twin");
+		if (ipu_ir_compile(ir, &exe))
+			fail_msg("compiling the harmless twin: %s",
+				 ipu_ir_errmsg(ir));
+		ipu_ir_destroy(ir);
 	}
 	assert_int_equal(ipu_exe_save(exe, &image, &size, msg, sizeof(msg)), 0);
 	ipu_exe_free(exe);
