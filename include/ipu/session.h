@@ -16,7 +16,9 @@
  * leaves a message naming the stream, tensor, shape or device at fault
  * (ipu_session_errmsg()); a call that fails changes nothing (S25): a
  * rejected run leaves variables, host copies and their sync state as they
- * were. Nothing aborts the process. Option structs start with `size_t sz`
+ * were. A device error part way through a call cannot be undone on the
+ * device: the host copies stay as they were and count as out of sync until
+ * a fetch succeeds. Nothing aborts the process. Option structs start with `size_t sz`
  * (IPU_OPTS() from ipu.h) and zero means "the default" for every member.
  *
  * Threads: one session is used by one thread at a time.
@@ -215,11 +217,13 @@ int ipu_session_attach(struct ipu_session *s);
  *
  * Only the exit matching the attach that acquired the IPUs releases them;
  * before it does, weights_to_host runs unless @flags has IPU_DETACH_ERROR or
- * weights_to_host_on_exit is off (S05). The IPUs are released even when
- * weights_to_host fails (its error is returned).
+ * weights_to_host_on_exit is off (S05). When that weights_to_host fails,
+ * the session stays attached (as PopXL's does) and its error is returned:
+ * releasing the IPUs would lose the weights only the device holds. Call
+ * again, or leave with IPU_DETACH_ERROR to give them up.
  *
  * Return: 0; -EINVAL for unknown flags or an exit with no matching enter;
- * errors of weights_to_host.
+ * errors of weights_to_host (still attached then).
  */
 int ipu_session_detach(struct ipu_session *s, unsigned int flags);
 
@@ -247,7 +251,8 @@ bool ipu_session_is_attached(const struct ipu_session *s);
  * and int64 inputs are downcast to float32 and int32 unless
  * IPU_RUN_NO_DOWNCAST; FP8 streams take uint8 buffers (their codes) or
  * FP8 ones. Afterwards the host copies of variables are out of sync (S13),
- * also after a device error once the program ran. One run is one batch
+ * also after a device error: the launch may have run part of the program
+ * (S25). One run is one batch
  * of submissions (S26) while it fits a queue (IPU_QUEUE_MAX_ENTRIES
  * commands: a transfer per stream per replica per iteration, without
  * replication one per stream, and a launch per replica); a bigger one goes
@@ -316,8 +321,13 @@ int ipu_session_weights_from_host(struct ipu_session *s);
  * ipu_session_weights_to_host() - device values to the host copies, then
  * flush writable memory-mapped variables to their files (S18).
  *
+ * The device's values are staged and become the host copies only once
+ * every transfer succeeded; the copies count as in sync only once the
+ * files are flushed too (after a failed flush, the next call fetches and
+ * flushes again).
+ *
  * Return: 0; -EPERM when not attached; -EROFS when the program has a
- * read-only memory-mapped variable (S05); device errors.
+ * read-only memory-mapped variable (S05); device errors; errors of msync().
  */
 int ipu_session_weights_to_host(struct ipu_session *s);
 
@@ -383,7 +393,11 @@ int ipu_session_get_tensors_data(struct ipu_session *s,
  *
  * Attached with the host copies out of sync, the device's values are
  * fetched first, so that the weights_from_host that follows does not roll
- * the other variables back to before the last run.
+ * the other variables back to before the last run. The new value becomes
+ * the host copy (and a mapped variable's file) only once the device has
+ * it: if the device fails, the old values stay and are put back on the
+ * device, and the session is as in sync as before (out of sync if putting
+ * them back failed too; S25).
  *
  * Return: 0; -ENOENT; -ENOTSUP for a non-variable (type error); -EINVAL for
  * a dtype or shape mismatch (the message says which) or all_replicas with

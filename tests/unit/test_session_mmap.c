@@ -163,6 +163,32 @@ static void test_S22_writes_go_to_the_file(void **state)
 	unlink_file(path);
 }
 
+/* S25: a write the device rejects leaves the file as it was. */
+static void test_S22_write_the_device_rejects_leaves_the_file(void **state)
+{
+	const float v[2] = { 1, 2 };
+	float nv[2] = { -3, -4 }, f[2];
+	struct ipu_host_buffer b = sh_buf(nv, IPU_DTYPE_FLOAT32, 1, 2ull);
+	struct ipu_session *s;
+	char path[64];
+
+	(void)state;
+	make_file(path, v, 2);
+	assert_int_equal(mapped(path, false, 1, false, &s), 0);
+	sh_attach(s);
+	assert_int_equal(__ipu_model_faults_set("dma:1"), 0);
+	assert_int_equal(ipu_session_write_variable_data(s, "w", &b), -EIO);
+	assert_int_equal(__ipu_model_faults_set(NULL), 0);
+	read_file(path, f, 2);
+	sh_assert_floats(f, v, 2);
+	/* Leaving fetches nothing new: the file still holds the values. */
+	assert_int_equal(ipu_session_detach(s, 0), 0);
+	ipu_session_destroy(s);
+	read_file(path, f, 2);
+	sh_assert_floats(f, v, 2);
+	unlink_file(path);
+}
+
 static void test_S22_grouped_file_holds_a_value_per_group(void **state)
 {
 	const float v[4] = { 1, 2, 10, 20 }, want[4] = { 2, 3, 12, 22 };
@@ -341,9 +367,12 @@ static void craft_exe(const char *file, const char *mmap_path)
 	placeholder[len] = '\0';
 	{
 		IPU_OPTS(ipu_ir_variable_opts, opts, .mmap_path = placeholder);
+		struct ipu_ir *ir = sh_acc_ir(1, 1, 2, &opts);
 
-		if (ipu_ir_compile(sh_acc_ir(1, 1, 2, &opts), &exe))
-			fail_msg("compiling the harmless twin");
+		if (ipu_ir_compile(ir, &exe))
+			fail_msg("compiling the harmless twin: %s",
+				 ipu_ir_errmsg(ir));
+		ipu_ir_destroy(ir);
 	}
 	assert_int_equal(ipu_exe_save(exe, &image, &size, msg, sizeof(msg)), 0);
 	ipu_exe_free(exe);
@@ -574,6 +603,7 @@ int main(void)
 		cmocka_unit_test(test_S22_weights_to_host_writes_the_file),
 		cmocka_unit_test(test_S22_writes_go_to_the_file),
 		cmocka_unit_test(test_S22_grouped_file_holds_a_value_per_group),
+		cmocka_unit_test(test_S22_write_the_device_rejects_leaves_the_file),
 		cmocka_unit_test(test_S22_missing_file),
 		cmocka_unit_test(test_S22_short_file),
 		cmocka_unit_test(test_S05_read_only_mapping_disables_weights_to_host),
