@@ -104,12 +104,23 @@ struct ipu_stream_desc {
  * @flags: IPU_SESSION_* flags.
  * @attach_timeout_ms: how long attaching waits for busy hardware (S04,
  *	S06); 0 = the default, 60000.
+ * @data_dir: the directory the files of memory-mapped variables (S22) may
+ *	come from; NULL (the default) grants none. A program is untrusted
+ *	input: it names such a file relative to this directory (the
+ *	executable format refuses absolute paths and ".."), and the file is
+ *	opened beneath it without following any symbolic link (openat2()
+ *	RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS, or an O_NOFOLLOW walk where
+ *	the kernel lacks openat2). Without a grant, a program with such a
+ *	variable is refused (-EACCES, naming the variable and the file).
+ *	Used during create only (the files are mapped then). Added after
+ *	the first version: a smaller @sz without it is accepted.
  */
 struct ipu_session_opts {
 	size_t sz;
 	const char *device;
 	uint32_t flags;
 	uint32_t attach_timeout_ms;
+	const char *data_dir;
 };
 
 /**
@@ -131,12 +142,17 @@ const char *ipu_session_errmsg(const struct ipu_session *s);
  * Works out the IPUs needed (S03), picks the device (S02, S04, S24) and, for
  * hardware, checks that enough IPUs exist. Does not attach.
  *
+ * Memory-mapped variables get their files now, from @opts->data_dir.
+ *
  * Return: 0; -EINVAL for NULL @ir or @sp, unknown flags, an unknown device
  * (the message lists the valid ones), "cpu" with more than one IPU, a
  * program with no graph content ("no graphs ... try adding more
  * operations"), or a program that does not compile (the compiler's message);
  * -E2BIG for unknown non-zero option bytes; -ENODEV when the device type has
- * fewer IPUs than needed; -ENOMEM.
+ * fewer IPUs than needed; -ENOMEM; for a memory-mapped variable's file:
+ * -EACCES without a data directory, -ELOOP for a symbolic link on its way,
+ * -EXDEV for a way out of the directory, -EINVAL for a short or non-regular
+ * file, errors of opening or mapping it.
  */
 int ipu_session_create(struct ipu_ir *ir, const struct ipu_session_opts *opts,
 		       struct ipu_session **sp);

@@ -3,6 +3,7 @@
  * ipu-run - run a saved IPU executable on NumPy arrays.
  *
  *	ipu-run program.ipux --input x=x.npy --output y=y.npy [--runs N]
+ *		[--data-dir DIR]
  *
  * Loads the executable (ipu_exe_read_file()), makes a libsession session
  * from it on the chosen device, attaches (the variables' initial values go
@@ -20,6 +21,14 @@
  * are written in their stream's dtype, except bfloat16 and FP8, which
  * NumPy lacks: they are written as float32 values (exact; the codes can be
  * had back with ml_dtypes or host_pow2scale_cast_to_fp8()).
+ *
+ * Files of memory-mapped variables. An executable is untrusted input: the
+ * files it names for its memory-mapped variables are opened only in the
+ * directory given with --data-dir (relative to it, never through a
+ * symbolic link or out of it; libsession's ipu_session_opts.data_dir).
+ * Without --data-dir, an executable with such a variable is refused,
+ * naming the variable and the file; with it, the files are read at
+ * start and get the device's values when the run ends.
  *
  * Shapes. An input's shape is its stream's host shape (S11):
  * (num_host_transfers, replicas) + the stream's shape, each leading
@@ -51,6 +60,7 @@ struct binding {
 struct options {
 	const char *program;
 	const char *device;
+	const char *data_dir;
 	unsigned long runs;
 	struct binding *in, *out;
 	size_t nin, nout;
@@ -62,7 +72,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: %s PROGRAM.ipux [--input STREAM=FILE.npy]... [--output STREAM=FILE.npy]...\n"
-		"               [--device auto|ipu_model|cpu|ipu_hw] [--runs N]\n"
+		"               [--device auto|ipu_model|cpu|ipu_hw] [--runs N] [--data-dir DIR]\n"
 		"\n"
 		"Run a saved IPU executable: every host-to-device stream is fed from a\n"
 		"NumPy .npy file, the device-to-host streams named are written as .npy\n"
@@ -74,6 +84,11 @@ static void usage(FILE *f)
 		"  -d, --device DEVICE        auto (default: hardware if present, else the\n"
 		"                             model), ipu_model, cpu (one IPU) or ipu_hw\n"
 		"  -n, --runs N               run N times (default 1); outputs are the last's\n"
+		"  -D, --data-dir DIR         the directory where the program's memory-mapped\n"
+		"                             variables' files are (read at start, written at\n"
+		"                             the end); the program names them relative to it\n"
+		"                             and cannot reach out of it. Without it, a program\n"
+		"                             with such variables is refused\n"
 		"  -h, --help                 this text\n"
 		"\n"
 		"Shapes: (num_host_transfers, replicas) + the stream's shape, each leading\n"
@@ -112,6 +127,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "output", required_argument, NULL, 'o' },
 		{ "device", required_argument, NULL, 'd' },
 		{ "runs", required_argument, NULL, 'n' },
+		{ "data-dir", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -127,7 +143,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		fprintf(stderr, "%s: out of memory\n", prog_name);
 		return -1;
 	}
-	while ((c = getopt_long(argc, argv, "i:o:d:n:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:o:d:n:D:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			if (parse_binding("input", optarg, &o->in[o->nin++]))
@@ -139,6 +155,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'd':
 			o->device = optarg;
+			break;
+		case 'D':
+			o->data_dir = optarg;
 			break;
 		case 'n':
 			errno = 0;
@@ -419,7 +438,8 @@ out:
 
 static int run_program(struct options *o)
 {
-	IPU_OPTS(ipu_session_opts, opts, .device = o->device);
+	IPU_OPTS(ipu_session_opts, opts, .device = o->device,
+		 .data_dir = o->data_dir);
 	const struct ipu_stream_desc *ind, *outd;
 	struct ipu_session *s;
 	struct ipu_exe *exe;
