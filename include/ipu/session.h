@@ -310,6 +310,24 @@ ipu_session_expected_inputs(const struct ipu_session *s, size_t *np);
 const struct ipu_stream_desc *
 ipu_session_expected_outputs(const struct ipu_session *s, size_t *np);
 
+/**
+ * ipu_session_check_shape() - whether a host buffer of shape (@ndim,
+ * @shape) fits stream @stream (S11), checked as a run checks it: the full
+ * shape is (num_host_transfers, replicas) + the stream's shape, each
+ * leading dim only when > 1; dim 0 may be larger than num_host_transfers;
+ * a buffer whose data dims are all 1 fits a one-element stream. For tools
+ * that read arrays (ipu-run) and want to refuse one before anything runs,
+ * in the words a run would use. Works detached; changes nothing but the
+ * message.
+ * @stream: the name of an input or output stream.
+ *
+ * Return: 0; -EINVAL with a message (ipu_session_errmsg()) naming the
+ * stream, the full shape it takes and the given one, or saying that the
+ * program has no such stream.
+ */
+int ipu_session_check_shape(struct ipu_session *s, const char *stream,
+			    uint32_t ndim, const uint64_t *shape);
+
 /* ---------------------------------------------------------------------- */
 /* Weights (S17-S22)                                                       */
 /* ---------------------------------------------------------------------- */

@@ -195,6 +195,17 @@ bool ipu_sess_backend_has(enum sess_backend b, const char *name);
 int ipu_sess_list_devices(enum sess_backend b, struct ipu_device_list **listp,
 			  size_t *countp);
 
+/* shape.c */
+
+/*
+ * ipu_sess_check_shape() - S11: 0 when a host buffer of shape
+ * (@ndim, @shape) fits @dir ("input" or "output") stream @d; else -EINVAL
+ * with a message naming the stream, the full shape and the given one.
+ */
+int ipu_sess_check_shape(struct ipu_session *s, const char *dir,
+			 const struct ipu_stream_desc *d, uint32_t ndim,
+			 const uint64_t *shape);
+
 /* attach.c */
 
 /*

@@ -33,7 +33,9 @@
  * Shapes. An input's shape is its stream's host shape (S11):
  * (num_host_transfers, replicas) + the stream's shape, each leading
  * dimension present only when > 1; the first dimension may be larger than
- * num_host_transfers, as libsession allows.
+ * num_host_transfers, and an array whose data dims are all 1 feeds a
+ * one-element stream. libsession decides (ipu_session_check_shape(), the
+ * checker of its runs), so ipu-run accepts exactly what a run accepts.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -247,19 +249,6 @@ static int match_streams(struct binding *b, size_t nb,
 	return 0;
 }
 
-/* Whether @a fits stream @d's host shape (S11; see the file comment). */
-static bool shape_fits(const struct npy_array *a,
-		       const struct ipu_stream_desc *d, uint32_t transfers)
-{
-	if (a->ndim != d->host_ndim)
-		return false;
-	for (uint32_t i = 0; i < a->ndim; i++)
-		if (a->shape[i] != d->host_shape[i] &&
-		    !(i == 0 && transfers > 1 && a->shape[0] > transfers))
-			return false;
-	return true;
-}
-
 /* How an array of type @have feeds a stream of type @want. */
 enum feed { FEED_NO, FEED_AS_IS, FEED_CONVERT };
 
@@ -281,7 +270,7 @@ static enum feed feed_kind(uint32_t have, uint32_t want)
 }
 
 /* Read @b's file and make the buffer the session gets. */
-static int load_input(struct binding *b, uint32_t transfers)
+static int load_input(struct ipu_session *s, struct binding *b)
 {
 	const struct ipu_stream_desc *d = b->desc;
 	char err[1024], have[128], want[128];
@@ -296,11 +285,13 @@ static int load_input(struct binding *b, uint32_t transfers)
 	}
 	npy_shape_str(b->arr.shape, b->arr.ndim, have, sizeof(have));
 	npy_shape_str(d->host_shape, d->host_ndim, want, sizeof(want));
-	if (!shape_fits(&b->arr, d, transfers)) {
+	if (ipu_session_check_shape(s, d->name, b->arr.ndim, b->arr.shape)) {
 		fprintf(stderr,
 			"%s: --input %s=%s: shape %s does not fit stream '%s': it takes %s\n"
-			"  (num_host_transfers, replicas) + the stream's shape, each leading dimension only when > 1\n",
-			prog_name, b->stream, b->path, have, d->name, want);
+			"  (num_host_transfers, replicas) + the stream's shape, each leading dimension only when > 1:\n"
+			"  %s\n",
+			prog_name, b->stream, b->path, have, d->name, want,
+			ipu_session_errmsg(s));
 		return -1;
 	}
 	feed = feed_kind(b->arr.dtype, d->dtype);
@@ -474,8 +465,7 @@ static int run_program(struct options *o)
 	      match_streams(o->out, o->nout, outd, noutd, "device-to-host",
 			    false);
 	for (size_t i = 0; !ret && i < o->nin; i++)
-		ret = load_input(&o->in[i],
-				 ipu_session_exe(s)->num_host_transfers);
+		ret = load_input(s, &o->in[i]);
 	if (!ret) {
 		printf("%s: %s on %s (%u IPU%s), %lu run%s\n", prog_name,
 		       o->program, ipu_session_device_name(s),
