@@ -23,6 +23,7 @@
 #include <liburing.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/utsname.h>
 #include <linux/loop.h>
 
 #include "ktest.h"
@@ -392,17 +393,35 @@ static void test_io_uring_cannot_register_a_bo_mapping(void **state)
  * filesystem) never pins for O_DIRECT, so this needs a block device: a
  * loop device over a file in /tmp. The guests of scripts/kernel-check
  * have no loop driver (Debian builds it as a module and the initramfs
- * holds no modules); the test loads /lib/modules/loop.ko when the
- * initramfs carries one (IPU_INITRD_EXTRA=.../loop.ko:/lib/modules/loop.ko,
- * uncompressed, of the booted kernel) and skips otherwise.
+ * holds no modules); the test loads the booted kernel's loop.ko,
+ * uncompressed, when the initramfs carries it as
+ * /lib/modules/RELEASE/loop.ko (or /lib/modules/loop.ko), e.g.
+ * IPU_INITRD_EXTRA=/lib/modules/R/kernel/drivers/block/loop.ko:/lib/modules/R/loop.ko,
+ * and skips otherwise.
  */
+static int loop_module_open(void)
+{
+	struct utsname u;
+	char path[128];
+	int fd = -1;
+
+	if (!uname(&u)) {
+		snprintf(path, sizeof(path), "/lib/modules/%s/loop.ko",
+			 u.release);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd < 0)
+		fd = open("/lib/modules/loop.ko", O_RDONLY | O_CLOEXEC);
+	return fd;
+}
+
 static int loop_attach(const char *backing, char *dev, size_t devlen)
 {
 	struct loop_config cfg;
 	int ctl, n, fd, bfd, err = 0;
 
 	if (access("/dev/loop-control", F_OK)) {
-		int mfd = open("/lib/modules/loop.ko", O_RDONLY | O_CLOEXEC);
+		int mfd = loop_module_open();
 
 		if (mfd < 0)
 			return -ENOENT;

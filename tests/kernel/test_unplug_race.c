@@ -64,7 +64,7 @@ static int64_t pinned_now(void)
 struct race_result {
 	int xfer;	/* A's XFER: 0 or -errno */
 	int mmap;	/* B's mmap: 0 or -errno */
-	int touch;	/* B touched its mapping: 0 ok, SIGBUS */
+	int touch;	/* B's mapping touched after removal: 0 or SIGBUS */
 	int step;	/* 0, or the line of the child's failed step */
 };
 
@@ -75,6 +75,7 @@ static struct {
 	uint64_t g;
 	struct ipu_bo_create xbo, mbo;
 	uint8_t *ubuf;
+	uint8_t *bmap;		/* B's mapping, when its mmap succeeded */
 	int report;		/* pipe to the parent */
 	atomic_int c_tid;
 	atomic_bool c_done;
@@ -100,27 +101,34 @@ static void *thread_a(void *arg)
 
 static void *thread_b(void *arg)
 {
-	sigjmp_buf jb;
 	uint8_t *m;
 
 	(void)arg;
 	m = mmap(NULL, rc.g, PROT_READ | PROT_WRITE, MAP_SHARED, rc.fd,
 		 (off_t)rc.mbo.mmap_offset);
-	if (m == MAP_FAILED) {
-		rc.res.mmap = -errno;
-		return NULL;
-	}
-	rc.res.mmap = 0;
+	rc.res.mmap = m == MAP_FAILED ? -errno : 0;
+	rc.bmap = m == MAP_FAILED ? NULL : m;
+	return NULL;
+}
+
+/* Touch B's mapping, once the removal has returned: SIGBUS or 0. */
+static int touch_after_removal(void)
+{
+	sigjmp_buf jb;
+	int sig;
+
+	if (!rc.bmap)
+		return 0;
 	bus_jb = &jb;
 	if (sigsetjmp(jb, 1) == 0) {
-		*(volatile uint8_t *)m = 1;
-		rc.res.touch = 0;
+		*(volatile uint8_t *)rc.bmap = 1;
+		sig = 0;
 	} else {
-		rc.res.touch = SIGBUS;
+		sig = SIGBUS;
 	}
 	bus_jb = NULL;
-	munmap(m, rc.g);
-	return NULL;
+	munmap(rc.bmap, rc.g);
+	return sig;
 }
 
 static void *thread_c(void *arg)
@@ -141,7 +149,11 @@ static void *thread_c(void *arg)
 	return NULL;
 }
 
-/* C has returned, or sleeps uninterruptibly (in the removal). */
+/*
+ * C has returned, or sleeps uninterruptibly in the removal (blocked on a
+ * guard held across A's fault, or in the fixed driver briefly in
+ * synchronize_srcu()): B's mmap then comes after the removal started.
+ */
 static bool c_returned_or_blocked(void)
 {
 	char path[64], buf[256], *p;
@@ -223,6 +235,7 @@ static void race_child(unsigned int idx, int report)
 	child_step(pthread_create(&b, NULL, thread_b, NULL) == 0);
 	pthread_join(c, NULL);
 	pthread_join(b, NULL);
+	rc.res.touch = touch_after_removal();
 
 	/* Resolve A's fault; A finishes */
 	src = mmap(NULL, rc.g, PROT_READ | PROT_WRITE,
