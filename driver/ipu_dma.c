@@ -13,6 +13,7 @@
  */
 #include <linux/mm.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 
 #include "ipu_dma.h"
 
@@ -37,6 +38,15 @@ int ipu_dma_pin(struct ipu_dma_buf *buf, unsigned long uaddr, size_t len,
 
 	if (npages > INT_MAX)
 		return -EINVAL;
+	/*
+	 * A range the process cannot own is not mapped: -EFAULT, as the UAPI
+	 * says, on every kernel. Checked here because pin_user_pages_fast()
+	 * answers differently for the pages at the top of the address space,
+	 * whose rounded range wraps although the bytes do not: 6.1 pins
+	 * nothing (so -EFAULT below), 6.12 returns -EOVERFLOW.
+	 */
+	if (!access_ok((void __user *)(uaddr & PAGE_MASK), npages << PAGE_SHIFT))
+		return -EFAULT;
 	buf->pages = kvmalloc_array(npages, sizeof(*buf->pages),
 				    GFP_KERNEL_ACCOUNT);
 	buf->bvecs = kvmalloc_array(npages, sizeof(*buf->bvecs),
