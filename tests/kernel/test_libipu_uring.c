@@ -12,7 +12,7 @@
  */
 #include <pthread.h>
 
-#include "internal.h"
+#include "../../userspace/ipu/internal.h"
 #include "kprog.h"
 #include "ksimd.h"
 
