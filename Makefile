@@ -8,6 +8,7 @@
 #   make lint          W=1, sparse and checkpatch --strict on the driver
 #   make kernel-check  ipu.ko built and tested in QEMU on every kernel of the matrix
 #   make kernel-soak   the UAPI fuzzer alone in QEMU, IPU_SOAK_MINUTES per kernel
+#   make kernel-matrix ipu.ko built (W=1, sparse; no boot) against every other Debian kernel
 #   make fuzz          libFuzzer targets (clang) over the executable reader, 60 s each
 #   make check         all of the above; ends with one "N passed, N failed" line
 #
@@ -67,8 +68,8 @@ TEST_LIBS := -lcmocka $(SYS_LIBS)
 
 .PHONY: all deps userspace module unit unit-plain unit-asan unit-valgrind \
 	unit-shared shared check-exports \
-	unit-tools lint kernel-check kernel-bench kernel-soak fuzz check demo \
-	bench clean
+	unit-tools lint kernel-check kernel-bench kernel-soak kernel-matrix fuzz \
+	check demo bench clean
 
 all: userspace module
 
@@ -222,6 +223,15 @@ lint: deps
 
 kernel-check: deps userspace
 	scripts/kernel-check $(O)
+
+# Build-only checks against every kernel header package Debian's archive
+# offers (install-deps --matrix fetches them into chroots of $IPU_CACHE):
+# one "kernel-matrix: <release>: ok|FAIL" line each. Not part of `make
+# check` (a dozen minutes, and new uploads must not break CI); run it
+# before a change to driver/compat.h or driver/conftest/ lands.
+kernel-matrix: deps
+	scripts/install-deps --matrix
+	scripts/kernel-matrix $(O)
 
 # The guest benchmarks (tests/kernel/bench_*.c) alone, on every kernel of
 # the matrix: transfers through io_uring, the ioctl and memcpy, system
