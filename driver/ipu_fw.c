@@ -114,9 +114,15 @@ void ipu_fw_detach_file(struct ipu_file *ifile)
 	mutex_unlock(&lq->fw_lock);
 }
 
+/*
+ * FW_NEXT in two steps around the dispatcher's copy-out: the handler takes
+ * the launch, and the undo puts it back when the firmware could not be
+ * told of it (-EFAULT), so that no launch is lost unseen.
+ */
 int ipu_ioctl_fw_next(struct ipu_file *ifile, void *data)
 {
-	struct ipu_fw_work *work = data;
+	struct ipu_fw_next_call *call = data;
+	struct ipu_fw_work *work = &call->args;
 	s64 timeout_ns = work->timeout_ns;
 
 	if (work->id || work->exe_offset || work->exe_size ||
@@ -125,7 +131,34 @@ int ipu_ioctl_fw_next(struct ipu_file *ifile, void *data)
 		return -EINVAL;
 	memset(work, 0, sizeof(*work));
 	work->timeout_ns = timeout_ns;
-	return ipu_fw_next(ifile, work);
+	return ipu_fw_next(ifile, work, &call->req);
+}
+
+/**
+ * ipu_ioctl_fw_next_commit - the firmware knows of the launch it took
+ * @ifile: the firmware's file
+ * @data: the call, after a successful ipu_ioctl_fw_next()
+ *
+ * Return: 0.
+ */
+int ipu_ioctl_fw_next_commit(struct ipu_file *ifile, void *data)
+{
+	struct ipu_fw_next_call *call = data;
+
+	ipu_launch_put(call->req);
+	return 0;
+}
+
+/**
+ * ipu_ioctl_fw_next_undo - the launch could not be copied out: put it back
+ * @ifile: the firmware's file
+ * @data: the call, after a successful ipu_ioctl_fw_next()
+ */
+void ipu_ioctl_fw_next_undo(struct ipu_file *ifile, void *data)
+{
+	struct ipu_fw_next_call *call = data;
+
+	ipu_fw_next_untake(call->req);
 }
 
 int ipu_ioctl_fw_done(struct ipu_file *ifile, void *data)

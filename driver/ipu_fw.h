@@ -12,6 +12,8 @@ struct vm_area_struct;
 
 int ipu_ioctl_fw_attach(struct ipu_file *ifile, void *data);
 int ipu_ioctl_fw_next(struct ipu_file *ifile, void *data);
+int ipu_ioctl_fw_next_commit(struct ipu_file *ifile, void *data);
+void ipu_ioctl_fw_next_undo(struct ipu_file *ifile, void *data);
 int ipu_ioctl_fw_done(struct ipu_file *ifile, void *data);
 int ipu_fw_mmap(struct ipu_file *ifile, struct vm_area_struct *vma);
 void ipu_fw_revoke(struct ipu_device *idev);

@@ -12,8 +12,9 @@
  *
  * A call that fails leaves nothing behind: the result goes out to the
  * caller before a command commits what it did (LAUNCH is pushed to the
- * firmware only then), or the command undoes it (BO_CREATE) when the
- * copy-out fails.
+ * firmware only then, WAIT consumes its fence only then), or the command
+ * undoes it (BO_CREATE; FW_NEXT puts the launch back) when the copy-out
+ * fails.
  */
 #include <linux/pid.h>
 #include <linux/sched.h>
@@ -130,9 +131,9 @@ union ipu_ioctl_args {
 	struct ipu_xfer xfer;
 	struct ipu_reset reset;
 	struct ipu_launch_call launch;
-	struct ipu_wait wait;
+	struct ipu_wait_call wait;
 	struct ipu_fw_attach fw_attach;
-	struct ipu_fw_work fw_work;
+	struct ipu_fw_next_call fw_work;
 	struct ipu_fw_done fw_done;
 };
 
@@ -184,9 +185,13 @@ static const struct ipu_ioctl_desc ipu_ioctls[] = {
 	IPU_IOCTL_DEF_2PHASE(IPU_IOCTL_LAUNCH, ipu_ioctl_launch,
 			     ipu_ioctl_launch_commit, ipu_ioctl_launch_undo,
 			     ipu_launch),
-	IPU_IOCTL_DEF(IPU_IOCTL_WAIT, ipu_ioctl_wait, ipu_wait),
+	IPU_IOCTL_DEF_2PHASE(IPU_IOCTL_WAIT, ipu_ioctl_wait,
+			     ipu_ioctl_wait_commit, ipu_ioctl_wait_undo,
+			     ipu_wait),
 	IPU_IOCTL_DEF(IPU_IOCTL_FW_ATTACH, ipu_ioctl_fw_attach, ipu_fw_attach),
-	IPU_IOCTL_DEF(IPU_IOCTL_FW_NEXT, ipu_ioctl_fw_next, ipu_fw_work),
+	IPU_IOCTL_DEF_2PHASE(IPU_IOCTL_FW_NEXT, ipu_ioctl_fw_next,
+			     ipu_ioctl_fw_next_commit, ipu_ioctl_fw_next_undo,
+			     ipu_fw_work),
 	IPU_IOCTL_DEF(IPU_IOCTL_FW_DONE, ipu_ioctl_fw_done, ipu_fw_done),
 };
 

@@ -479,9 +479,17 @@ int ipu_ioctl_launch_commit(struct ipu_file *ifile, void *data)
 	return 0;
 }
 
+/*
+ * WAIT in two steps around the dispatcher's copy-out, like LAUNCH: the
+ * handler reads the status and keeps a reference to the launch; only once
+ * the status reached the caller does the commit consume the fence. A
+ * caller whose struct cannot take the status (-EFAULT) keeps its fence, so
+ * no completion is lost.
+ */
 int ipu_ioctl_wait(struct ipu_file *ifile, void *data)
 {
-	struct ipu_wait *args = data;
+	struct ipu_wait_call *call = data;
+	struct ipu_wait *args = &call->args;
 	struct ipu_launch_req *req;
 	long left = 0;
 
@@ -514,12 +522,42 @@ int ipu_ioctl_wait(struct ipu_file *ifile, void *data)
 	}
 
 	args->status = req->status;
-	if (xa_cmpxchg(&ifile->fences, args->fence, req, NULL, GFP_KERNEL) == req) {
+	call->req = req; /* our reference, until commit or undo */
+	return 0;
+}
+
+/**
+ * ipu_ioctl_wait_commit - the caller has the status: consume the fence
+ * @ifile: the file
+ * @data: the call, after a successful ipu_ioctl_wait()
+ *
+ * Return: 0. (Two WAITs of one fence may both deliver its status; one
+ * consumes it.)
+ */
+int ipu_ioctl_wait_commit(struct ipu_file *ifile, void *data)
+{
+	struct ipu_wait_call *call = data;
+	struct ipu_launch_req *req = call->req;
+
+	if (xa_cmpxchg(&ifile->fences, call->args.fence, req, NULL,
+		       GFP_KERNEL) == req) {
 		ipu_launch_put(req); /* the fence's */
 		ipu_launch_slot_put(ifile);
 	}
 	ipu_launch_put(req);
 	return 0;
+}
+
+/**
+ * ipu_ioctl_wait_undo - the status could not be copied out: keep the fence
+ * @ifile: the file
+ * @data: the call, after a successful ipu_ioctl_wait()
+ */
+void ipu_ioctl_wait_undo(struct ipu_file *ifile, void *data)
+{
+	struct ipu_wait_call *call = data;
+
+	ipu_launch_put(call->req);
 }
 
 /**
@@ -552,12 +590,16 @@ static bool ipu_fw_has_news(struct ipu_launch_queue *lq, struct ipu_file *ifile)
  * ipu_fw_next - give the firmware the next launch, waiting for one
  * @ifile: the firmware's file
  * @work: in: the timeout; out: the launch
+ * @taken: on success, the launch, referenced: the caller either drops the
+ *	reference once the firmware learnt of the launch, or hands it to
+ *	ipu_fw_next_untake() when it could not tell the firmware
  *
  * Return: 0; -ENOLINK when @ifile is not (or no longer) the firmware;
  * -ETIME when the timeout passed; -ERESTARTSYS on a signal; -ENODEV after
  * unplug.
  */
-int ipu_fw_next(struct ipu_file *ifile, struct ipu_fw_work *work)
+int ipu_fw_next(struct ipu_file *ifile, struct ipu_fw_work *work,
+		struct ipu_launch_req **taken)
 {
 	struct ipu_device *idev = ifile->idev;
 	struct ipu_launch_queue *lq = &idev->launches;
@@ -587,7 +629,9 @@ int ipu_fw_next(struct ipu_file *ifile, struct ipu_fw_work *work)
 			work->num_replicas = req->num_replicas;
 			work->group = req->group;
 			work->pid = req->pid;
+			kref_get(&req->ref);
 			spin_unlock(&lq->lock);
+			*taken = req;
 			return 0;
 		}
 		spin_unlock(&lq->lock);
@@ -606,6 +650,32 @@ int ipu_fw_next(struct ipu_file *ifile, struct ipu_fw_work *work)
 		if (left < 0)
 			return -ERESTARTSYS;
 	}
+}
+
+/**
+ * ipu_fw_next_untake - the firmware could not learn of a launch it took
+ * @req: from ipu_fw_next(), with the reference it returned (dropped here)
+ *
+ * FW_NEXT's struct could not be copied out: unless the launch completed
+ * meanwhile (a reset, the watchdog), it goes back to the head of the
+ * pending list, so the firmware's next FW_NEXT hands it out again instead
+ * of it running out its deadline unseen and resetting the device.
+ */
+void ipu_fw_next_untake(struct ipu_launch_req *req)
+{
+	struct ipu_launch_queue *lq = &req->idev->launches;
+	bool requeued = false;
+
+	spin_lock(&lq->lock);
+	if (!req->done) {
+		/* Not done: it is on the running list, where FW_NEXT put it. */
+		list_move(&req->node, &lq->pending);
+		requeued = true;
+	}
+	spin_unlock(&lq->lock);
+	if (requeued)
+		wake_up(&lq->fw_wq);
+	ipu_launch_put(req);
 }
 
 /**

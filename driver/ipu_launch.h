@@ -114,6 +114,30 @@ struct ipu_launch_call {
 	struct ipu_launch_req *req;
 };
 
+/**
+ * struct ipu_wait_call - WAIT as the ioctl dispatcher holds it
+ * @args: the user's struct, with the status to copy out.
+ * @req: the launch, referenced, between the handler and commit (which
+ *	consumes the fence) or undo (the status could not be copied out: the
+ *	fence stays, so the next WAIT delivers it). Kernel-only.
+ */
+struct ipu_wait_call {
+	struct ipu_wait args;
+	struct ipu_launch_req *req;
+};
+
+/**
+ * struct ipu_fw_next_call - FW_NEXT as the ioctl dispatcher holds it
+ * @args: the user's struct, with the launch to copy out.
+ * @req: the launch taken from the pending list, referenced, between the
+ *	handler and commit or undo (the firmware could not learn of it: it
+ *	goes back to the head of the pending list). Kernel-only.
+ */
+struct ipu_fw_next_call {
+	struct ipu_fw_work args;
+	struct ipu_launch_req *req;
+};
+
 void ipu_launch_queue_init(struct ipu_launch_queue *lq);
 void ipu_launch_queue_fini(struct ipu_device *idev);
 
@@ -133,9 +157,13 @@ int ipu_ioctl_launch(struct ipu_file *ifile, void *data);
 int ipu_ioctl_launch_commit(struct ipu_file *ifile, void *data);
 void ipu_ioctl_launch_undo(struct ipu_file *ifile, void *data);
 int ipu_ioctl_wait(struct ipu_file *ifile, void *data);
+int ipu_ioctl_wait_commit(struct ipu_file *ifile, void *data);
+void ipu_ioctl_wait_undo(struct ipu_file *ifile, void *data);
 void ipu_launch_release_fences(struct ipu_file *ifile);
 
-int ipu_fw_next(struct ipu_file *ifile, struct ipu_fw_work *work);
+int ipu_fw_next(struct ipu_file *ifile, struct ipu_fw_work *work,
+		struct ipu_launch_req **taken);
+void ipu_fw_next_untake(struct ipu_launch_req *req);
 int ipu_fw_done(struct ipu_file *ifile, u64 id, int status);
 
 #endif /* _IPU_LAUNCH_H */
