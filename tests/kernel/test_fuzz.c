@@ -239,6 +239,14 @@ enum { UD_XFER_TO = 1, UD_XFER_FROM, UD_LAUNCH };
  * command it issues later (IOSQE_ASYNC, a link) then, and gets -EBADF.
  */
 #define UD_CLOSING (1ull << 49)
+/*
+ * The file slot of a command and its close generation: io_uring looks the
+ * fd up when it issues the command, so a command whose fd was closed (and
+ * maybe reused by a pipe) meanwhile gets io_uring's -EBADF or
+ * -EOPNOTSUPP, not the driver's errno.
+ */
+#define UD_SLOT_SHIFT 50
+#define UD_GEN_SHIFT 52
 
 struct fz {
 	/* The device. */
@@ -255,6 +263,7 @@ struct fz {
 	unsigned int opno;
 	int fd[FZ_NFD];
 	int owner;		/* slot that attached last, or -1 */
+	uint8_t slot_gen[FZ_NFD];	/* bumped when the slot's file is closed */
 	struct fz_bo bo[FZ_NBO];
 	unsigned int nbo;
 	struct fz_map map[FZ_NMAP];
@@ -272,6 +281,7 @@ struct fz {
 	uint64_t ud;
 	int uring_fd;		/* >= 0: the file of the next commands */
 	bool uring_closing;	/* ... which is about to be closed */
+	int uring_slot;		/* the slot of uring_fd */
 
 	bool chaos;		/* the second thread runs */
 	bool forks;		/* this sequence forks children to kill */
@@ -1471,20 +1481,24 @@ static void fz_ring_up(struct fz *f)
 static void fz_cqe(struct fz *f, struct io_uring_cqe *cqe)
 {
 	unsigned int kind = (unsigned int)((cqe->user_data >> 32) & 0xff);
+	unsigned int slot = (unsigned int)(cqe->user_data >> UD_SLOT_SHIFT) & 3;
+	uint8_t gen = (uint8_t)(cqe->user_data >> UD_GEN_SHIFT);
 	bool gone = cqe->user_data & UD_GONE;
+	bool closed = cqe->user_data & UD_CLOSING || f->slot_gen[slot] != gen;
 	char what[64];
 
 	snprintf(what, sizeof(what), "CQE of command %u",
 		 (unsigned int)cqe->user_data);
-	if (cqe->res == -EBADF && cqe->user_data & UD_CLOSING)
-		f->ops++; /* io_uring's own, for a closed fd */
-	else
+	if ((cqe->res == -EBADF || cqe->res == -EOPNOTSUPP) && closed) {
+		f->ops++; /* io_uring's own, for a closed (or reused) fd */
+	} else {
 		fz_check(f, kind == UD_LAUNCH ? OP_URING_LAUNCH : OP_URING_XFER,
 			 cqe->res, false, false, what);
-	/* A command after a failed one of its chain is -ECANCELED. */
-	if (gone && cqe->res != -ENODEV && cqe->res != -ECANCELED)
-		fz_bad(f, "%s on a removed device: %d (%s), not -ENODEV", what,
-		       cqe->res, fz_errname(cqe->res));
+		/* A command after a failed one of its chain is -ECANCELED. */
+		if (gone && cqe->res != -ENODEV && cqe->res != -ECANCELED)
+			fz_bad(f, "%s on a removed device: %d (%s), not -ENODEV",
+			       what, cqe->res, fz_errname(cqe->res));
+	}
 	if (f->inflight)
 		f->inflight--;
 	if (kind != UD_XFER_FROM && f->inflight_unsafe)
@@ -1589,6 +1603,10 @@ static bool fz_uring_prep(struct fz *f, struct io_uring_sqe *sqe, bool launch,
 		sqe->user_data |= UD_GONE;
 	if (f->uring_closing)
 		sqe->user_data |= UD_CLOSING;
+	if (f->uring_fd >= 0)
+		slot = f->uring_slot;
+	sqe->user_data |= (uint64_t)slot << UD_SLOT_SHIFT |
+			  (uint64_t)f->slot_gen[slot] << UD_GEN_SHIFT;
 	f->inflight++;
 	if (kind != UD_XFER_FROM)
 		f->inflight_unsafe++;
@@ -1679,6 +1697,7 @@ static void op_reopen(struct fz *f)
 	if (f->ring_up && fz_pct(&f->rng, 60)) {
 		/* Commands in flight on that file while it closes. */
 		f->uring_fd = f->fd[slot];
+		f->uring_slot = slot;
 		f->uring_closing = true;
 		op_uring(f);
 		op_uring(f);
@@ -1686,6 +1705,7 @@ static void op_reopen(struct fz *f)
 		f->uring_closing = false;
 	}
 	close(f->fd[slot]);
+	f->slot_gen[slot]++;
 	fz_forget_slot(f, slot);
 	if (f->owner == slot)
 		f->owner = -1;
