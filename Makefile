@@ -3,9 +3,12 @@
 # Top-level build of the IPU driver stack.
 #
 #   make               build userspace (libipu, tests) and ipu.ko for the host's kernel headers
-#   make unit          host unit tests (cmocka), plain, under ASan+UBSan, and under valgrind
+#   make unit          host unit tests (cmocka), plain, under ASan+UBSan, under valgrind and
+#                      against the shared libraries; what those export (check-exports)
 #   make lint          W=1, sparse and checkpatch --strict on the driver
 #   make kernel-check  ipu.ko built and tested in QEMU on every kernel of the matrix
+#   make kernel-soak   the UAPI fuzzer alone in QEMU, IPU_SOAK_MINUTES per kernel
+#   make kernel-matrix ipu.ko built (W=1, sparse; no boot) against every other Debian kernel
 #   make fuzz          libFuzzer targets (clang) over the executable reader, 60 s each
 #   make check         all of the above; ends with one "N passed, N failed" line
 #
@@ -19,7 +22,13 @@ O := $(BUILD)
 CC ?= gcc
 SAN ?=
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
-CPPFLAGS_ALL := -D_GNU_SOURCE -Iinclude -Iinclude/uapi -Iuserspace/ipu -Iuserspace/session
+# Only the public headers are on the include path. A library's internal
+# headers (userspace/ipu/internal.h, backend*.h, session_internal.h,
+# ir_internal.h, firmware/fw_internal.h) sit next to its sources, which
+# include them as "name.h" (found in the including file's directory), so
+# no other code sees them; a unit test of an internal module includes its
+# header by relative path ("../../userspace/session/session_internal.h").
+CPPFLAGS_ALL := -D_GNU_SOURCE -Iinclude -Iinclude/uapi
 CFLAGS_ALL := -std=gnu11 -O2 -g -fPIC $(WARN) $(SAN) $(CFLAGS)
 LDFLAGS_ALL := $(SAN) $(LDFLAGS)
 
@@ -58,7 +67,9 @@ KBENCH_BINS := $(KBENCH_SRCS:%.c=$(O)/%)
 TEST_LIBS := -lcmocka $(SYS_LIBS)
 
 .PHONY: all deps userspace module unit unit-plain unit-asan unit-valgrind \
-	unit-tools lint kernel-check kernel-bench fuzz check demo bench clean
+	unit-shared shared check-exports \
+	unit-tools lint kernel-check kernel-bench kernel-soak kernel-matrix fuzz \
+	check demo bench clean
 
 all: userspace module
 
@@ -104,11 +115,68 @@ $(APP_BINS): $(ALL_LIBS)
 	$(CC) $(filter %.o,$^) -o $@ $(ALL_LIBS) $(LDFLAGS_ALL) $(SYS_LIBS)
 
 $(O)/tests/unit/test_demo_mlp: $(MLP_OBJS)
-$(O)/tests/unit/test_demo_mlp: CPPFLAGS_ALL += -Iuserspace/examples
 $(O)/tests/unit/test_npy: $(NPY_OBJS)
-$(O)/tests/unit/test_npy: CPPFLAGS_ALL += -Iuserspace/tools
 
 -include $(MLP_OBJS:.o=.d) $(NPY_OBJS:.o=.d) $(patsubst $(O)/%,$(O)/userspace/%.d,$(APP_BINS))
+
+# Shared libraries, from the same (-fPIC) objects: sonames lib*.so.1, and
+# only what the public headers declare exported (each library's version
+# script, *.map; scripts/check-exports verifies the result). Each links
+# the libraries it calls, and -z defs makes a missing one a link error.
+SO_VERSION := 1
+LIBIPUFW_SO := $(O)/lib/libipufw.so.$(SO_VERSION)
+LIBIPU_SO := $(O)/lib/libipu.so.$(SO_VERSION)
+LIBIPUIR_SO := $(O)/lib/libipuir.so.$(SO_VERSION)
+LIBSESSION_SO := $(O)/lib/libsession.so.$(SO_VERSION)
+ALL_SOS := $(LIBSESSION_SO) $(LIBIPUIR_SO) $(LIBIPU_SO) $(LIBIPUFW_SO)
+
+$(LIBIPUFW_SO): $(LIBIPUFW_OBJS) firmware/libipufw.map
+$(LIBIPUFW_SO): SO_LIBS := -lopenblas -lz -lm -lpthread
+$(LIBIPU_SO): $(LIBIPU_OBJS) userspace/ipu/libipu.map $(LIBIPUFW_SO)
+$(LIBIPU_SO): SO_LIBS := -luring -lpthread
+$(LIBIPUIR_SO): $(LIBIPUIR_OBJS) userspace/ir/libipuir.map $(LIBIPUFW_SO)
+$(LIBIPUIR_SO): SO_LIBS := -lm
+$(LIBSESSION_SO): $(LIBSESSION_OBJS) userspace/session/libsession.map \
+	$(LIBIPUIR_SO) $(LIBIPU_SO) $(LIBIPUFW_SO)
+$(LIBSESSION_SO): SO_LIBS := -lm -lpthread
+$(ALL_SOS):
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,$(notdir $@) -Wl,-z,defs \
+		-Wl,--version-script=$(filter %.map,$^) $(filter %.o,$^) \
+		$(filter %.so.$(SO_VERSION),$^) -o $@ $(LDFLAGS_ALL) $(SO_LIBS)
+	ln -sf $(notdir $@) $(@:.so.$(SO_VERSION)=.so)
+
+shared: $(ALL_SOS)
+
+# Every exported symbol of the shared libraries is declared by a public
+# header (or is a "__" test hook of the library's map); counts go to
+# $(O)/results/check-exports.
+check-exports: $(ALL_SOS)
+	BUILD=$(BUILD) scripts/check-exports $(ALL_SOS)
+
+# The unit tests again, linked against the shared libraries instead of the
+# archives: they must need nothing the maps keep local (test hooks aside).
+# Those that call what a map keeps local run against the archives only:
+# libipu's tests through fake_backend.h (ipu_device_list_add) and
+# test_session_run (ipu_sess_run_cmds, to size a batch past the queue).
+UNIT_INTERNAL := test_args test_bo test_device test_error test_queue_reap \
+	test_queue_submit test_xfer test_session_run
+UNIT_SHARED_SRCS := $(filter-out $(UNIT_INTERNAL:%=tests/unit/%.c),$(UNIT_SRCS))
+UNIT_SHARED_BINS := $(UNIT_SHARED_SRCS:%.c=$(O)/shared/%)
+SHARED_LINK := -L$(O)/lib -Wl,--disable-new-dtags,-rpath,$(abspath $(O)/lib) -lsession -lipuir -lipu -lipufw
+
+# DT_RPATH (not RUNPATH): it also finds the libraries the libraries need.
+$(O)/shared/tests/%: tests/%.c $(ALL_SOS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Itests $(CFLAGS_ALL) -MMD -MP $< $(filter %.o,$^) -o $@ $(SHARED_LINK) $(LDFLAGS_ALL) $(TEST_LIBS)
+
+$(O)/shared/tests/unit/test_demo_mlp: $(MLP_OBJS)
+$(O)/shared/tests/unit/test_npy: $(NPY_OBJS)
+
+unit-shared: $(UNIT_SHARED_BINS)
+	BUILD=$(BUILD) scripts/run-tests unit-shared $(UNIT_SHARED_BINS)
+
+-include $(UNIT_SHARED_BINS:=.d)
 
 module: deps
 	scripts/build-module host $(O)/kmod/host
@@ -116,7 +184,7 @@ module: deps
 # Unit tests: the same sources three ways. Each run writes its counts to
 # $(O)/results/ so that `make check` can print one total.
 unit: deps
-	$(MAKE) unit-plain unit-asan unit-valgrind unit-tools
+	$(MAKE) unit-plain unit-asan unit-valgrind unit-tools unit-shared check-exports
 
 # BUILD=$(BUILD): the scripts read the build directory from the environment,
 # and a BUILD given on make's command line is not exported to recipes.
@@ -156,11 +224,26 @@ lint: deps
 kernel-check: deps userspace
 	scripts/kernel-check $(O)
 
+# Build-only checks against every kernel header package Debian's archive
+# offers (install-deps --matrix fetches them into chroots of $IPU_CACHE):
+# one "kernel-matrix: <release>: ok|FAIL" line each. Not part of `make
+# check` (a dozen minutes, and new uploads must not break CI); run it
+# before a change to driver/compat.h or driver/conftest/ lands.
+kernel-matrix: deps
+	scripts/install-deps --matrix
+	scripts/kernel-matrix $(O)
+
 # The guest benchmarks (tests/kernel/bench_*.c) alone, on every kernel of
 # the matrix: transfers through io_uring, the ioctl and memcpy, system
 # calls per run. Not part of `make check`: TCG makes them slow.
 kernel-bench: deps userspace $(KBENCH_BINS)
 	IPU_KBENCH=1 IPU_KTEST=none scripts/kernel-check $(O)
+
+# The UAPI fuzzer (tests/kernel/test_fuzz) alone, IPU_SOAK_MINUTES (default
+# 10) per kernel of the matrix, one guest at a time on /tmp/ipu-qemu.lock;
+# prints its seeds and ops/s. Not part of `make check`: it runs for minutes.
+kernel-soak: deps userspace
+	scripts/kernel-soak $(O)
 
 # libFuzzer targets (tests/fuzz/fuzz_*.c, clang), each run for a bounded
 # time (IPU_FUZZ_SECONDS, default 60); the counts go to $(O)/results/fuzz.

@@ -12,6 +12,7 @@
  * so it never happens inside the unplug guard (ipu_dev_enter()).
  */
 #include <linux/mm.h>
+#include <linux/overflow.h>
 #include <linux/slab.h>
 
 #include "ipu_dma.h"
@@ -24,19 +25,29 @@
  * @to_device: the device reads the range (else writes it)
  *
  * Return: 0; -EFAULT when part of the range is not mapped (or not writable
- * when the device writes it); -ENOMEM.
+ * when the device writes it), including a range in the last page of the
+ * address space; -ENOMEM.
  */
 int ipu_dma_pin(struct ipu_dma_buf *buf, unsigned long uaddr, size_t len,
 		bool to_device)
 {
 	unsigned int off = offset_in_page(uaddr);
 	unsigned long npages = DIV_ROUND_UP(off + len, PAGE_SIZE);
+	unsigned long end;
 	size_t left = len;
 	unsigned long i;
 	int pinned;
 
 	if (npages > INT_MAX)
 		return -EINVAL;
+	/*
+	 * A range whose pages end past 2^64 (it lies in the last page of the
+	 * address space, which is never user memory) is not mapped: -EFAULT,
+	 * as the UAPI says. GUP reports it as -EOVERFLOW on newer kernels
+	 * (6.12), as nothing pinned on older ones (6.1).
+	 */
+	if (check_add_overflow(uaddr & PAGE_MASK, npages << PAGE_SHIFT, &end))
+		return -EFAULT;
 	buf->pages = kvmalloc_array(npages, sizeof(*buf->pages),
 				    GFP_KERNEL_ACCOUNT);
 	buf->bvecs = kvmalloc_array(npages, sizeof(*buf->bvecs),

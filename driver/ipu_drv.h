@@ -110,6 +110,13 @@ extern struct workqueue_struct *ipu_wq;
  *
  * Return: 0, and the device stays present until ipu_dev_exit(); -ENODEV once
  * the device has been unplugged (nothing to exit then).
+ *
+ * sparse follows the read section through the inlined branch only where
+ * it can thread the result to the caller's test; where it could not (the
+ * result kept in memory, or the result variable reused by later branches)
+ * it reported balanced code as a context imbalance ("unexpected unlock").
+ * Branching on the call itself (``if (ipu_dev_enter(idev, &idx)) return
+ * -ENODEV;``) always lets it follow.
  */
 static inline int ipu_dev_enter(struct ipu_device *idev, int *idx)
 {

@@ -45,9 +45,9 @@ int ipu_ioctl_fw_attach(struct ipu_file *ifile, void *data)
 	if (!idev->ops->fw_in_userspace)
 		return -EOPNOTSUPP;
 
-	ret = ipu_dev_enter(idev, &idx);
-	if (ret)
-		return ret;
+	if (ipu_dev_enter(idev, &idx))
+		return -ENODEV;
+	ret = 0;
 	mutex_lock(&lq->fw_lock);
 	spin_lock(&lq->lock);
 	if (lq->fw_file == ifile) {

@@ -256,11 +256,10 @@ int ipu_launch_push(struct ipu_launch_req *req)
 {
 	struct ipu_device *idev = req->idev;
 	struct ipu_launch_queue *lq = &idev->launches;
-	int idx, ret;
+	int idx, ret = 0;
 
-	ret = ipu_dev_enter(idev, &idx);
-	if (ret)
-		return ret;
+	if (ipu_dev_enter(idev, &idx))
+		return -ENODEV;
 	spin_lock(&lq->lock);
 	if (!lq->fw_file) {
 		ret = -EUNATCH;

@@ -38,8 +38,6 @@
 #include "ipu_uring.h"
 #include "ipu_xfer.h"
 
-/* The command area of an SQE128 submission. */
-#define IPU_URING_PAYLOAD 80
 /* Largest asynchronous transfer: it is pinned whole at submission. */
 #define IPU_URING_XFER_MAX BIT_ULL(30)
 
@@ -97,7 +95,8 @@ static int ipu_uring_copy_args(void *dst, size_t ksize, const void *payload,
 	return 0;
 }
 
-static void ipu_uring_xfer_tw(struct io_uring_cmd *cmd, unsigned int issue_flags)
+static void ipu_uring_xfer_done(struct io_uring_cmd *cmd,
+				unsigned int issue_flags)
 {
 	struct ipu_uring_xfer *x = ipu_uring_pdu(cmd)->xfer;
 	int status = x->status;
@@ -106,8 +105,10 @@ static void ipu_uring_xfer_tw(struct io_uring_cmd *cmd, unsigned int issue_flags
 		ipu_dma_unpin(&x->buf);
 	ipu_bo_put(x->bo);
 	kfree(x);
-	io_uring_cmd_done(cmd, status, 0, issue_flags);
+	ipu_uring_cmd_done(cmd, status, issue_flags);
 }
+
+IPU_URING_TW(ipu_uring_xfer_tw, ipu_uring_xfer_done)
 
 static void ipu_uring_xfer_work(struct work_struct *work)
 {
@@ -116,8 +117,9 @@ static void ipu_uring_xfer_work(struct work_struct *work)
 	struct iov_iter *iter = x->fixed ? &x->fixed_iter : &x->buf.iter;
 	int idx;
 
-	x->status = ipu_dev_enter(x->idev, &idx);
-	if (!x->status) {
+	if (ipu_dev_enter(x->idev, &idx)) {
+		x->status = -ENODEV;
+	} else {
 		x->status = ipu_hw_dma(x->idev, x->dev_off, iter, x->to_device);
 		ipu_dev_exit(idx);
 	}
@@ -178,9 +180,9 @@ static int ipu_uring_xfer(struct io_uring_cmd *cmd, struct ipu_file *ifile,
 	x->dev_off = ipu_bo_dev_off(x->bo) + args.bo_offset;
 
 	if (x->fixed) {
-		ret = io_uring_cmd_import_fixed(args.user_ptr, args.length,
-						x->to_device ? WRITE : READ,
-						&x->fixed_iter, cmd);
+		ret = ipu_uring_import_fixed(args.user_ptr, args.length,
+					     x->to_device ? WRITE : READ,
+					     &x->fixed_iter, cmd, issue_flags);
 		/* The UAPI's one errno for "not inside the registered buffer". */
 		if (ret && ret != -ENOMEM)
 			ret = -EFAULT;
@@ -215,17 +217,19 @@ static void ipu_uring_launch_done(struct io_uring_cmd *cmd,
 				  unsigned int issue_flags)
 {
 	ipu_launch_slot_put(cmd->file->private_data);
-	io_uring_cmd_done(cmd, status, 0, issue_flags);
+	ipu_uring_cmd_done(cmd, status, issue_flags);
 	ipu_launch_put(req);
 }
 
-static void ipu_uring_launch_tw(struct io_uring_cmd *cmd,
-				unsigned int issue_flags)
+static void ipu_uring_launch_finish(struct io_uring_cmd *cmd,
+				    unsigned int issue_flags)
 {
 	struct ipu_launch_req *req = ipu_uring_pdu(cmd)->launch;
 
 	ipu_uring_launch_done(cmd, req, req->status, issue_flags);
 }
+
+IPU_URING_TW(ipu_uring_launch_tw, ipu_uring_launch_finish)
 
 /* Called by the launch queue when the firmware (or the timeout) is done. */
 static void ipu_uring_launch_complete(struct ipu_launch_req *req)

@@ -175,11 +175,37 @@ static int check_assignment(struct vctx *v, uint32_t i,
 	return 0;
 }
 
+/*
+ * Why @path cannot name a memory-mapped variable's file, or NULL. An
+ * executable is untrusted input: it may only name a file under the data
+ * directory its user grants (libsession's ipu_session_opts.data_dir), so
+ * the path must stay there on its face: relative, without a ".."
+ * component. (The session also opens it with RESOLVE_BENEATH and no
+ * symlinks, which this cannot see.)
+ */
+static const char *bad_mmap_path(const char *path)
+{
+	const char *c = path;
+	size_t n;
+
+	if (path[0] == '/')
+		return "an absolute path: an executable may only name a file relative to the data directory its user grants";
+	for (;;) {
+		n = strcspn(c, "/");
+		if (n == 2 && c[0] == '.' && c[1] == '.')
+			return "a \"..\" component: an executable may only name a file inside the data directory its user grants";
+		if (!c[n])
+			return NULL;
+		c += n + 1;
+	}
+}
+
 static int check_tensor_data(struct vctx *v, uint32_t i,
 			     const struct ipu_exe_tensor *t)
 {
 	const struct ipu_exe *e = v->exe;
 	uint64_t want = t->nbytes, end;
+	const char *why;
 	int ret;
 
 	if (t->kind == IPU_EXE_TENSOR_INTERMEDIATE) {
@@ -224,6 +250,10 @@ static int check_tensor_data(struct vctx *v, uint32_t i,
 		    strnlen(t->mmap_path, MAX_PATH_LEN + 1) > MAX_PATH_LEN)
 			return fail(v, "variable %u '%s': memory-mapped without a file path (or one over %d bytes)",
 				    i, t->name, MAX_PATH_LEN);
+		why = bad_mmap_path(t->mmap_path);
+		if (why)
+			return fail(v, "variable %u '%s': memory-mapped from '%s': %s",
+				    i, t->name, t->mmap_path, why);
 		if (t->data_offset || t->data_size)
 			return fail(v, "variable %u '%s': memory-mapped, yet has %llu bytes of data at %llu",
 				    i, t->name,

@@ -227,7 +227,7 @@ static inline int exe_sample_mmap_(struct ipu_ir *ir)
 	ret = ipu_ir_replica_grouping(ir, 2, 1, &orth);
 	if (ret)
 		return ret;
-	IPU_OPTS(ipu_ir_variable_opts, ro, .mmap_path = "/tmp/ipu-weights.bin",
+	IPU_OPTS(ipu_ir_variable_opts, ro, .mmap_path = "ipu-weights.bin",
 		 .mmap_readonly = true);
 	IPU_OPTS(ipu_ir_variable_opts, grouped, .grouping = &orth,
 		 .retrieval = IPU_EXE_RETRIEVE_ALL_REPLICAS);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Compile probe: <linux/io_uring/cmd.h> exists (6.6+; 6.1 declares the
- * uring_cmd API in <linux/io_uring.h>).
+ * Compile probe: <linux/io_uring/cmd.h> declares struct io_uring_cmd (6.6+;
+ * 6.1 declares the uring_cmd API in <linux/io_uring.h>).
  */
 #include <linux/io_uring/cmd.h>
 

@@ -5,7 +5,7 @@
  * has neither, so there every command must complete by itself in bounded
  * time.
  */
-#include <linux/io_uring/cmd.h>
+#include "conftest.h"
 
 void ipu_conftest_mark_cancelable(struct io_uring_cmd *cmd, unsigned int f);
 

@@ -110,7 +110,10 @@ enum ipu_exe_retrieval {
  *	memory-mapped variables, whose data is in @mmap_path.
  * @data_size: bytes of initial data.
  * @mmap_path: IPU_EXE_TENSOR_MMAP variables: the file holding the host
- *	data, num_groups * @nbytes bytes; NULL otherwise.
+ *	data, num_groups * @nbytes bytes; NULL otherwise. Relative to the
+ *	data directory the user grants the session, without a ".."
+ *	component: an executable is untrusted and ipu_exe_validate()
+ *	refuses other paths.
  */
 struct ipu_exe_tensor {
 	const char *name;

@@ -897,6 +897,14 @@ int ipu_queue_unregister_buffers(struct ipu_queue *q);
  *  - ipu_device_info: platform IPU_DEVICE_PLATFORM_MODEL, firmware_version
  *    IPUFW_VERSION, serial 0x49505500 + N, caps including
  *    IPU_DEVICE_CAP_LAUNCH; resets keep memory.
+ *  - Fault injection, for tests (as the kernel's simulated IPUs have
+ *    fail_dma): IPU_MODEL_FAULTS, read with the settings above, is a
+ *    comma-separated list of KIND:K (the next K operations of KIND fail
+ *    with -EIO) or KIND:%N (every Nth one does); KIND is "dma" (a
+ *    transfer, which then moves nothing), "launch" (the program runs,
+ *    then its launch fails, as a device failing part way) or "attach".
+ *    Tests set it at run time with __ipu_model_faults_set() (test-only,
+ *    userspace/ipu/backend.h).
  */
 
 #ifdef __cplusplus

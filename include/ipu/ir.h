@@ -329,7 +329,9 @@ int ipu_ir_replica_grouping_from_assignments(struct ipu_ir *ir,
  * @retrieval: enum ipu_exe_retrieval: what weights_to_host returns.
  * @mmap_path: back the variable by this file (num_groups values, dtype
  *	@dtype, C order) instead of a copy of @data (S22); @data must then be
- *	NULL. The file is not opened here.
+ *	NULL. The file is not opened here: a session opens it relative to
+ *	the data directory its caller grants (ipu_session_opts.data_dir), so
+ *	the path is relative and has no ".." (compiling refuses others).
  * @mmap_readonly: the mapping is read-only (S05).
  */
 struct ipu_ir_variable_opts {

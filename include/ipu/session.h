@@ -16,7 +16,9 @@
  * leaves a message naming the stream, tensor, shape or device at fault
  * (ipu_session_errmsg()); a call that fails changes nothing (S25): a
  * rejected run leaves variables, host copies and their sync state as they
- * were. Nothing aborts the process. Option structs start with `size_t sz`
+ * were. A device error part way through a call cannot be undone on the
+ * device: the host copies stay as they were and count as out of sync until
+ * a fetch succeeds. Nothing aborts the process. Option structs start with `size_t sz`
  * (IPU_OPTS() from ipu.h) and zero means "the default" for every member.
  *
  * Threads: one session is used by one thread at a time.
@@ -104,12 +106,23 @@ struct ipu_stream_desc {
  * @flags: IPU_SESSION_* flags.
  * @attach_timeout_ms: how long attaching waits for busy hardware (S04,
  *	S06); 0 = the default, 60000.
+ * @data_dir: the directory the files of memory-mapped variables (S22) may
+ *	come from; NULL (the default) grants none. A program is untrusted
+ *	input: it names such a file relative to this directory (the
+ *	executable format refuses absolute paths and ".."), and the file is
+ *	opened beneath it without following any symbolic link (openat2()
+ *	RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS, or an O_NOFOLLOW walk where
+ *	the kernel lacks openat2). Without a grant, a program with such a
+ *	variable is refused (-EACCES, naming the variable and the file).
+ *	Used during create only (the files are mapped then). Added after
+ *	the first version: a smaller @sz without it is accepted.
  */
 struct ipu_session_opts {
 	size_t sz;
 	const char *device;
 	uint32_t flags;
 	uint32_t attach_timeout_ms;
+	const char *data_dir;
 };
 
 /**
@@ -131,12 +144,17 @@ const char *ipu_session_errmsg(const struct ipu_session *s);
  * Works out the IPUs needed (S03), picks the device (S02, S04, S24) and, for
  * hardware, checks that enough IPUs exist. Does not attach.
  *
+ * Memory-mapped variables get their files now, from @opts->data_dir.
+ *
  * Return: 0; -EINVAL for NULL @ir or @sp, unknown flags, an unknown device
  * (the message lists the valid ones), "cpu" with more than one IPU, a
  * program with no graph content ("no graphs ... try adding more
  * operations"), or a program that does not compile (the compiler's message);
  * -E2BIG for unknown non-zero option bytes; -ENODEV when the device type has
- * fewer IPUs than needed; -ENOMEM.
+ * fewer IPUs than needed; -ENOMEM; for a memory-mapped variable's file:
+ * -EACCES without a data directory, -ELOOP for a symbolic link on its way,
+ * -EXDEV for a way out of the directory, -EINVAL for a short or non-regular
+ * file, errors of opening or mapping it.
  */
 int ipu_session_create(struct ipu_ir *ir, const struct ipu_session_opts *opts,
 		       struct ipu_session **sp);
@@ -199,11 +217,13 @@ int ipu_session_attach(struct ipu_session *s);
  *
  * Only the exit matching the attach that acquired the IPUs releases them;
  * before it does, weights_to_host runs unless @flags has IPU_DETACH_ERROR or
- * weights_to_host_on_exit is off (S05). The IPUs are released even when
- * weights_to_host fails (its error is returned).
+ * weights_to_host_on_exit is off (S05). When that weights_to_host fails,
+ * the session stays attached (as PopXL's does) and its error is returned:
+ * releasing the IPUs would lose the weights only the device holds. Call
+ * again, or leave with IPU_DETACH_ERROR to give them up.
  *
  * Return: 0; -EINVAL for unknown flags or an exit with no matching enter;
- * errors of weights_to_host.
+ * errors of weights_to_host (still attached then).
  */
 int ipu_session_detach(struct ipu_session *s, unsigned int flags);
 
@@ -231,7 +251,8 @@ bool ipu_session_is_attached(const struct ipu_session *s);
  * and int64 inputs are downcast to float32 and int32 unless
  * IPU_RUN_NO_DOWNCAST; FP8 streams take uint8 buffers (their codes) or
  * FP8 ones. Afterwards the host copies of variables are out of sync (S13),
- * also after a device error once the program ran. One run is one batch
+ * also after a device error: the launch may have run part of the program
+ * (S25). One run is one batch
  * of submissions (S26) while it fits a queue (IPU_QUEUE_MAX_ENTRIES
  * commands: a transfer per stream per replica per iteration, without
  * replication one per stream, and a launch per replica); a bigger one goes
@@ -289,6 +310,24 @@ ipu_session_expected_inputs(const struct ipu_session *s, size_t *np);
 const struct ipu_stream_desc *
 ipu_session_expected_outputs(const struct ipu_session *s, size_t *np);
 
+/**
+ * ipu_session_check_shape() - whether a host buffer of shape (@ndim,
+ * @shape) fits stream @stream (S11), checked as a run checks it: the full
+ * shape is (num_host_transfers, replicas) + the stream's shape, each
+ * leading dim only when > 1; dim 0 may be larger than num_host_transfers;
+ * a buffer whose data dims are all 1 fits a one-element stream. For tools
+ * that read arrays (ipu-run) and want to refuse one before anything runs,
+ * in the words a run would use. Works detached; changes nothing but the
+ * message.
+ * @stream: the name of an input or output stream.
+ *
+ * Return: 0; -EINVAL with a message (ipu_session_errmsg()) naming the
+ * stream, the full shape it takes and the given one, or saying that the
+ * program has no such stream.
+ */
+int ipu_session_check_shape(struct ipu_session *s, const char *stream,
+			    uint32_t ndim, const uint64_t *shape);
+
 /* ---------------------------------------------------------------------- */
 /* Weights (S17-S22)                                                       */
 /* ---------------------------------------------------------------------- */
@@ -300,8 +339,13 @@ int ipu_session_weights_from_host(struct ipu_session *s);
  * ipu_session_weights_to_host() - device values to the host copies, then
  * flush writable memory-mapped variables to their files (S18).
  *
+ * The device's values are staged and become the host copies only once
+ * every transfer succeeded; the copies count as in sync only once the
+ * files are flushed too (after a failed flush, the next call fetches and
+ * flushes again).
+ *
  * Return: 0; -EPERM when not attached; -EROFS when the program has a
- * read-only memory-mapped variable (S05); device errors.
+ * read-only memory-mapped variable (S05); device errors; errors of msync().
  */
 int ipu_session_weights_to_host(struct ipu_session *s);
 
@@ -367,7 +411,11 @@ int ipu_session_get_tensors_data(struct ipu_session *s,
  *
  * Attached with the host copies out of sync, the device's values are
  * fetched first, so that the weights_from_host that follows does not roll
- * the other variables back to before the last run.
+ * the other variables back to before the last run. The new value becomes
+ * the host copy (and a mapped variable's file) only once the device has
+ * it: if the device fails, the old values stay and are put back on the
+ * device, and the session is as in sync as before (out of sync if putting
+ * them back failed too; S25).
  *
  * Return: 0; -ENOENT; -ENOTSUP for a non-variable (type error); -EINVAL for
  * a dtype or shape mismatch (the message says which) or all_replicas with

@@ -42,7 +42,7 @@
 #include <ipu/session.h>
 #include <linux/ipu.h>
 
-#include "internal.h"
+#include "../../userspace/ipu/internal.h"
 
 #define BENCH_DEV_MB	"160"
 #define MIN_SIZE	(4ull << 10)

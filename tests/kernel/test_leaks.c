@@ -10,7 +10,7 @@
  * of pinned pages (/proc/vmstat nr_foll_pin_acquired minus
  * nr_foll_pin_released) are back where they started.
  */
-#include "internal.h"
+#include "../../userspace/ipu/internal.h"
 #include "kprog.h"
 #include "ksimd.h"
 

@@ -13,7 +13,7 @@
  */
 #include <ipu/session.h>
 
-#include "internal.h"
+#include "../../userspace/ipu/internal.h"
 #include "kprog.h"
 #include "ksimd.h"
 

@@ -238,4 +238,78 @@ make_exe --replicas 2
 rand "$T/x2.npy" "(2, 4, 3)" 11 '<f4'
 expect_fail cpu_has_one_ipu 1 "cpu" -i "x=$T/x2.npy" --device cpu "$T/ex.ipux"
 
+
+# --- a program reaches only the files it is granted (S22) -----------------------
+# An executable is untrusted: a memory-mapped variable's file is looked up
+# only in the --data-dir directory. The attacks are real files an attacker
+# could write; the user's file next to them must not change.
+
+victim=$T/victim.bin
+py "np.full(15, 7, dtype='<f4').tofile('$victim')"
+# Its bytes and its mtime: writing the same bytes back (a program that
+# leaves its weights alone) still shows as a write.
+victim_sum="$(sha256sum <"$victim") $(stat -c %y "$victim")"
+# intact TEST: the user's file is as it was, untouched.
+intact() {
+	if [ "$(sha256sum <"$victim") $(stat -c %y "$victim")" = "$victim_sum" ]; then
+		pass "$1"
+	else
+		fail "$1" "ipu-run modified $victim"
+	fi
+}
+
+# patch_path IN OUT OLD NEW: IN with string OLD of its string table replaced
+# by NEW (as long), the checksums redone: a well-formed file that says NEW.
+patch_path() {
+	py "
+import struct, zlib
+b = bytearray(open('$1', 'rb').read())
+_, _, hsz, nblobs = struct.unpack_from('<IIII', b, 0)
+old, new = b'$3' + b'\0', b'$4' + b'\0'
+assert len(old) == len(new)
+for i in range(nblobs):
+    at = hsz + 24 * i
+    typ, _, off, size = struct.unpack_from('<IIQQ', b, at)
+    if typ == 2:
+        blob = bytes(b[off:off + size])
+        assert old in blob
+        blob = blob.replace(old, new, 1)
+        b[off:off + size] = blob
+        struct.pack_into('<I', b, at + 4, zlib.crc32(blob))
+struct.pack_into('<I', b, 24, zlib.crc32(bytes(b[hsz:hsz + 24 * nblobs])))
+open('$2', 'wb').write(b)
+" || { fail "patch_path $3 $4" "could not write the program"; return 1; }
+}
+
+mkdir -p "$T/dd" "$T/dd2"
+rand "$T/x.npy" "(4, 3)" 12 '<f4'
+ph=$(printf '%*s' ${#victim} '' | tr ' ' p)
+make_exe --mmap-weights "$ph" && patch_path "$T/ex.ipux" "$T/evil.ipux" "$ph" "$victim" && {
+	expect_fail evil_absolute_path 1 "memory-mapped from '$victim': an absolute path" -i "x=$T/x.npy" "$T/evil.ipux"
+	intact evil_absolute_path_left_the_file
+	expect_fail evil_absolute_path_granted 1 "an absolute path" -i "x=$T/x.npy" --data-dir "$T/dd" "$T/evil.ipux"
+	intact evil_absolute_path_granted_left_the_file
+}
+make_exe --mmap-weights ppppppppppppp && patch_path "$T/ex.ipux" "$T/evil.ipux" ppppppppppppp ../victim.bin && {
+	expect_fail evil_dotdot_path 1 "memory-mapped from '../victim.bin': a \"..\" component" -i "x=$T/x.npy" --data-dir "$T/dd" "$T/evil.ipux"
+	intact evil_dotdot_path_left_the_file
+}
+ln -s "$victim" "$T/dd/w.bin"
+make_exe --mmap-weights w.bin && {
+	expect_fail evil_symlink_out 1 "memory-mapped variable 'w': opening 'w.bin' read-write in the data directory '$T/dd': it is, or goes through, a symbolic link" -i "x=$T/x.npy" --data-dir "$T/dd" "$T/ex.ipux"
+	intact evil_symlink_out_left_the_file
+	# A program's own file, but no grant: refused, the file untouched.
+	cp "$victim" "$T/dd2/w.bin"
+	expect_fail mmap_without_data_dir 1 "memory-mapped variable 'w' wants the file 'w.bin'" -i "x=$T/x.npy" "$T/ex.ipux"
+	if cmp -s "$victim" "$T/dd2/w.bin"; then
+		pass mmap_without_data_dir_left_the_file
+	else
+		fail mmap_without_data_dir_left_the_file "w.bin changed"
+	fi
+	# Granted: w's values come from the file.
+	py "np.load('$T/ex-w.npy').astype('<f4').tofile('$T/dd2/w.bin')" &&
+		expect_ok mmap_with_data_dir -i "x=$T/x.npy" -o "y=$T/y.npy" --data-dir "$T/dd2" "$T/ex.ipux" &&
+		check_y mmap_with_data_dir_matches_numpy "$T/x.npy" "$T/y.npy" 1e-5 1e-6 float32
+}
+
 finish

@@ -23,8 +23,8 @@
 
 #include <ipu/ipu.h>
 
-#include "backend.h"
-#include "internal.h"
+#include "../../userspace/ipu/backend.h"
+#include "../../userspace/ipu/internal.h"
 
 #define FAKE_PAGE 4096u
 #define FAKE_DEVICES 2

@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "../../userspace/ipu/internal.h"
 
 struct fake_root {
 	char dir[256];

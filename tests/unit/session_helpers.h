@@ -23,7 +23,7 @@
 #include <ipu/session.h>
 
 #include "model_helpers.h"
-#include "session_internal.h"
+#include "../../userspace/session/session_internal.h"
 
 /* 16 IPUs: the largest programs here are 16 replicas. */
 #define SH_DEVICES "16"

@@ -5,7 +5,8 @@
  * ipu_dtype_convert() between every pair of dtypes.
  *
  * FP8 rounding is checked against a brute-force reference: the nearest of
- * all 255 finite values of the format, ties to the even code.
+ * all 255 finite values of the format, ties to the even code, each value
+ * computed from its bits by S23's formula (not by the decoder under test).
  */
 #include <errno.h>
 #include <float.h>
@@ -163,21 +164,87 @@ static void test_S23_fp8_every_code_round_trips(void **state)
 	}
 }
 
+/*
+ * The formats as S23 spells them, and the value of a code computed from
+ * its bits by the textbook formula: nothing here calls the decoder under
+ * test, so a wrong bias, width or subnormal scale in firmware/dtype.c
+ * (shared by its encoder and decoder) cannot agree with itself here.
+ */
+struct fp8_spec {
+	int dt;
+	unsigned int man;	/* mantissa bits; exponent bits: 7 - man */
+	int bias;
+};
+
+static const struct fp8_spec fp8_specs[] = {
+	{ IPU_DTYPE_FLOAT8_143, 3, 8 },
+	{ IPU_DTYPE_FLOAT8_152, 2, 16 },
+};
+
+static const struct fp8_spec *fp8_spec(int dt)
+{
+	for (size_t i = 0; i < sizeof(fp8_specs) / sizeof(fp8_specs[0]); i++)
+		if (fp8_specs[i].dt == dt)
+			return &fp8_specs[i];
+	fail_msg("not an FP8 dtype: %d", dt);
+	return NULL;
+}
+
+/* sign * 0.mant * 2^(1 - bias) for exponent field 0 (subnormals),
+ * sign * 1.mant * 2^(e - bias) otherwise; 0x80 is NaN. */
+static double fp8_bits_value(uint8_t c, int dt)
+{
+	const struct fp8_spec *sp = fp8_spec(dt);
+	unsigned int e = (c & 0x7F) >> sp->man;
+	unsigned int m = c & ((1u << sp->man) - 1);
+	double frac = (double)m / (double)(1u << sp->man);
+	double v;
+
+	if (c == 0x80)
+		return NAN;
+	v = e ? ldexp(1.0 + frac, (int)e - sp->bias) :
+		ldexp(frac, 1 - sp->bias);
+	return c & 0x80 ? -v : v;
+}
+
+static void test_S23_fp8_decoder_matches_bit_formula(void **state)
+{
+	size_t f;
+	int c;
+
+	(void)state;
+	for (f = 0; f < 2; f++) {
+		for (c = 0; c < 256; c++) {
+			double want = fp8_bits_value((uint8_t)c, fp8s[f]);
+			float got = ipu_fp8_to_f32((uint8_t)c, fp8s[f]);
+
+			if (c == 0x80) {
+				assert_true(isnan(got));
+				continue;
+			}
+			if (!((double)got == want))
+				fail_msg("dtype %d code 0x%02x: decoder %.9g, bit formula %.9g",
+					 fp8s[f], c, (double)got, want);
+		}
+	}
+}
+
 /* The reference: nearest finite value, ties to the even code; overflow at
  * or past half an ulp above the largest value (the tie goes to the even,
- * nonexistent next code). -1 for overflow. */
+ * nonexistent next code). -1 for overflow. Candidates come from the bit
+ * formula, not from ipu_fp8_to_f32(). */
 static int fp8_reference(float x, int dt)
 {
-	float max = ipu_fp8_to_f32(0x7F, dt);
-	float ulp = max - ipu_fp8_to_f32(0x7E, dt);
+	double max = fp8_bits_value(0x7F, dt);
+	double ulp = max - fp8_bits_value(0x7E, dt);
 	double ax = fabs((double)x);
 	int c, best = 0;
 	double bestd = INFINITY;
 
-	if (ax >= (double)max + ulp / 2)
+	if (ax >= max + ulp / 2)
 		return -1;
 	for (c = 0; c < 0x80; c++) {
-		double d = fabs(ax - ipu_fp8_to_f32((uint8_t)c, dt));
+		double d = fabs(ax - fp8_bits_value((uint8_t)c, dt));
 
 		if (d < bestd || (d == bestd && !(c & 1))) {
 			best = c;
@@ -195,8 +262,9 @@ static void test_S23_fp8_rne_ties_between_every_pair(void **state)
 	(void)state;
 	for (f = 0; f < 2; f++) {
 		for (c = 0; c < 0x7F; c++) {
-			float lo = ipu_fp8_to_f32((uint8_t)c, fp8s[f]);
-			float hi = ipu_fp8_to_f32((uint8_t)(c + 1), fp8s[f]);
+			float lo = (float)fp8_bits_value((uint8_t)c, fp8s[f]);
+			float hi = (float)fp8_bits_value((uint8_t)(c + 1),
+							 fp8s[f]);
 			float mid = (lo + hi) / 2; /* exact in float32 */
 			int even = c & 1 ? c + 1 : c;
 
@@ -721,6 +789,7 @@ int main(void)
 		cmocka_unit_test(test_names_sizes_from_name),
 		cmocka_unit_test(test_S23_fp8_known_values),
 		cmocka_unit_test(test_S23_fp8_every_code_round_trips),
+		cmocka_unit_test(test_S23_fp8_decoder_matches_bit_formula),
 		cmocka_unit_test(test_S23_fp8_rne_ties_between_every_pair),
 		cmocka_unit_test(test_S23_fp8_matches_brute_force_reference),
 		cmocka_unit_test(test_S23_fp8_overflow_saturates_or_nans),

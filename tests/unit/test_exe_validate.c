@@ -222,8 +222,17 @@ static void expect_invalid(struct fx *f, const char *what)
 	X_(mmap_variable_without_path, f->t[W].flags = IPU_EXE_TENSOR_MMAP,   \
 	   "memory-mapped without a file path")                               \
 	X_(mmap_variable_with_data,                                           \
-	   (f->t[W].flags = IPU_EXE_TENSOR_MMAP, f->t[W].mmap_path = "/w"),   \
+	   (f->t[W].flags = IPU_EXE_TENSOR_MMAP, f->t[W].mmap_path = "w"),    \
 	   "memory-mapped, yet has 16 bytes of data")                         \
+	X_(mmap_absolute_path,                                                \
+	   (f->t[W].flags = IPU_EXE_TENSOR_MMAP, f->t[W].mmap_path = "/w"),   \
+	   "memory-mapped from '/w': an absolute path")                       \
+	X_(mmap_dotdot_path,                                                  \
+	   (f->t[W].flags = IPU_EXE_TENSOR_MMAP, f->t[W].mmap_path = "..")    \
+	   , "memory-mapped from '..': a \"..\" component")                    \
+	X_(mmap_inner_dotdot_path,                                            \
+	   (f->t[W].flags = IPU_EXE_TENSOR_MMAP, f->t[W].mmap_path = "a/../../w"), \
+	   "memory-mapped from 'a/../../w': a \"..\" component")               \
 	X_(path_without_mmap_flag, f->t[W].mmap_path = "/w",                  \
 	   "a file path without the mmap flag")                               \
 	X_(constant_data_size_wrong, f->t[C].data_size = 8,                   \

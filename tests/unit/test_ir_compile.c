@@ -213,8 +213,8 @@ static void test_executable_lists_what_a_session_needs(void **state)
 	IPU_OPTS(ipu_ir_variable_opts, grouped, .grouping = &pairs,
 		 .retrieval = IPU_EXE_RETRIEVE_ALL_REPLICAS);
 	IPU_OPTS(ipu_ir_variable_opts, strided, .grouping = &orth);
-	IPU_OPTS(ipu_ir_variable_opts, mapped, .mmap_path = "/data/w.bin");
-	IPU_OPTS(ipu_ir_variable_opts, frozen, .mmap_path = "/data/f.bin",
+	IPU_OPTS(ipu_ir_variable_opts, mapped, .mmap_path = "data/w.bin");
+	IPU_OPTS(ipu_ir_variable_opts, frozen, .mmap_path = "data/f.bin",
 		 .mmap_readonly = true);
 	plain = ipu_ir_variable(ir, "plain", IPU_DTYPE_FLOAT32, 1, SHAPE(3), w,
 				NULL);
@@ -268,7 +268,7 @@ static void test_executable_lists_what_a_session_needs(void **state)
 	assert_int_equal(t->retrieval, IPU_EXE_RETRIEVE_ONE_PER_GROUP);
 	t = find(e, "mapped");
 	assert_int_equal(t->flags, IPU_EXE_TENSOR_MMAP);
-	assert_string_equal(t->mmap_path, "/data/w.bin");
+	assert_string_equal(t->mmap_path, "data/w.bin");
 	assert_int_equal(t->data_size, 0);
 	t = find(e, "frozen");
 	assert_int_equal(t->flags, IPU_EXE_TENSOR_MMAP | IPU_EXE_TENSOR_MMAP_RDONLY);

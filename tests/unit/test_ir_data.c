@@ -406,7 +406,7 @@ static void test_variable_variants(void **state)
 	v = ipu_ir_variable(f->ir, "grouped", IPU_DTYPE_INT32, 1, SHAPE(2),
 			    per_group, &grouped);
 	assert_int_equal(ipu_tensor_error(v), 0);
-	IPU_OPTS(ipu_ir_variable_opts, mapped, .mmap_path = "/tmp/w.bin",
+	IPU_OPTS(ipu_ir_variable_opts, mapped, .mmap_path = "tmp/w.bin",
 		 .mmap_readonly = true);
 	v = ipu_ir_variable(f->ir, "mapped", IPU_DTYPE_FLOAT16, 2, SHAPE(2, 2),
 			    NULL, &mapped);

@@ -599,14 +599,20 @@ static void var_init(struct vals *v, int dt, size_t n, const struct opcase *c)
 }
 
 /* Variable groupings: R = 2, one value per replica; R = 4, groups {0, 2}
- * and {1, 3}. all-reduce groups: pairs {0, 1} (and {2, 3}). */
+ * and {1, 3}. all-reduce groups: pairs {0, 1} (and {2, 3}); with R = 4
+ * also "strided" (stride 2): {0, 2} and {1, 3}. check_all_reduce()
+ * spells these groups out rather than asking exe.h's grouping functions,
+ * which the firmware uses too. */
 static void groupings(struct ipu_ir *ir, uint32_t nrep,
 		      struct ipu_replica_grouping *var,
-		      struct ipu_replica_grouping *ar)
+		      struct ipu_replica_grouping *ar,
+		      struct ipu_replica_grouping *strided)
 {
 	assert_int_equal(ipu_ir_replica_grouping(ir, nrep == 4 ? 2 : 1,
 						 nrep == 4 ? 2 : 1, var), 0);
 	assert_int_equal(ipu_ir_replica_grouping(ir, 1, 2, ar), 0);
+	if (nrep == 4)
+		assert_int_equal(ipu_ir_replica_grouping(ir, 2, 2, strided), 0);
 }
 
 static int build_repeat(struct ipu_ir *ir, const struct opcase *c, int dt)
@@ -643,7 +649,7 @@ static int build_repeat(struct ipu_ir *ir, const struct opcase *c, int dt)
  * the first call that failed, with its message in the ir. */
 static int build(struct ipu_ir *ir, const struct opcase *c, int dt)
 {
-	struct ipu_replica_grouping vg, ag;
+	struct ipu_replica_grouping vg, ag, sg;
 	ipu_tensor x, y, v, o;
 	struct vals init;
 	int err;
@@ -710,7 +716,7 @@ static int build(struct ipu_ir *ir, const struct opcase *c, int dt)
 		return err ? err : store(ir, "out", dt, 2, SHAPE(2, 3), v);
 	case ALL_REDUCE: {
 		assert_int_equal(ipu_ir_set_replication_factor(ir, c->nrep), 0);
-		groupings(ir, c->nrep, &vg, &ag);
+		groupings(ir, c->nrep, &vg, &ag, &sg);
 		IPU_OPTS(ipu_ir_variable_opts, vo, .grouping = &vg);
 
 		var_init(&init, dt, 6 * ipu_exe_num_groups(c->nrep, vg.group_size), c);
@@ -721,7 +727,11 @@ static int build(struct ipu_ir *ir, const struct opcase *c, int dt)
 		o = ipu_ir_all_reduce(ir, y, (enum ipu_ir_collective)c->op, NULL);
 		err = store(ir, "all", dt, 1, SHAPE(6), o);
 		o = ipu_ir_all_reduce(ir, y, (enum ipu_ir_collective)c->op, &ag);
-		return err ? err : store(ir, "pairs", dt, 1, SHAPE(6), o);
+		err = err ? err : store(ir, "pairs", dt, 1, SHAPE(6), o);
+		if (err || c->nrep != 4)
+			return err;
+		o = ipu_ir_all_reduce(ir, y, (enum ipu_ir_collective)c->op, &sg);
+		return store(ir, "strided", dt, 1, SHAPE(6), o);
 	}
 	case REPEAT:
 		if (c->nrep > 1)
@@ -1092,35 +1102,53 @@ static void check_update(const struct opcase *c, int dt, struct mp *p)
 	}
 }
 
-/* Sum (or mean) of @ys[r] for the replicas of group @g under grouping
- * (@size, @stride), rounded once to w's dtype at @i. */
+/* Sum (or mean) of @ys[r] for the @n replicas @members, rounded once to
+ * w's dtype at @i. */
 static void ref_all_reduce(struct vals *w, size_t i, const struct vals *ys,
-			   uint32_t size, uint32_t stride, uint32_t g, bool mean)
+			   const uint32_t *members, uint32_t n, bool mean)
 {
 	double sum = 0;
 	uint64_t isum = 0;
 
-	for (uint32_t k = 0; k < size; k++) {
-		const struct vals *y = &ys[ipu_exe_group_replica(size, stride, g, k)];
+	for (uint32_t k = 0; k < n; k++) {
+		const struct vals *y = &ys[members[k]];
 
 		sum += y->v[i];
 		isum += (uint64_t)(int64_t)y->v[i];
 	}
 	if (ipu_dtype_is_float(w->dt))
-		put_f64(w, i, mean ? sum / size : sum);
+		put_f64(w, i, mean ? sum / n : sum);
 	else
 		put_int(w, i, (int64_t)isum);
 }
 
+/*
+ * The groups of the program of build(), written out (index: replicas / 2,
+ * so [0] is R = 2 and [1] is R = 4). var_group: the group whose initial
+ * value of "v" each replica holds. all, pairs, strided: the members of
+ * each replica's all-reduce group (strided only with R = 4).
+ */
+static const uint32_t var_group[2][MAXREP] = { { 0, 1 }, { 0, 1, 0, 1 } };
+static const uint32_t all_members[2][MAXREP] = { { 0, 1 }, { 0, 1, 2, 3 } };
+static const uint32_t pair_members[2][MAXREP][2] = {
+	{ { 0, 1 }, { 0, 1 } },
+	{ { 0, 1 }, { 0, 1 }, { 2, 3 }, { 2, 3 } },
+};
+static const uint32_t strided_members[MAXREP][2] = {
+	{ 0, 2 }, { 1, 3 }, { 0, 2 }, { 1, 3 },
+};
+
 static void check_all_reduce(const struct opcase *c, int dt, struct mp *p)
 {
-	uint32_t R = c->nrep, vs = R == 4 ? 2 : 1;	/* variable groups */
+	uint32_t R = c->nrep, ngroups = 2;	/* variable groups */
+	uint32_t k = R / 2 - 1;
 	bool mean = c->op == IPU_IR_ALL_REDUCE_MEAN;
 	struct vals x[MAXREP], y[MAXREP], v, w;
 
-	var_init(&v, dt, 6 * (R / vs), c);
+	assert_true(R == 2 || R == 4);
+	var_init(&v, dt, 6 * ngroups, c);
 	for (uint32_t r = 0; r < R; r++) {
-		uint32_t g = ipu_exe_replica_group(vs, vs, r);
+		uint32_t g = var_group[k][r];
 
 		vals_gen(&x[r], dt, 6, c->lo, c->hi, 0, 100 + r);
 		mp_put(p, "x", 0, r, &x[r]);
@@ -1138,12 +1166,16 @@ static void check_all_reduce(const struct opcase *c, int dt, struct mp *p)
 	for (uint32_t r = 0; r < R; r++) {
 		vals_init(&w, dt, 6);
 		for (size_t i = 0; i < 6; i++)
-			ref_all_reduce(&w, i, y, R, 1, 0, mean);
+			ref_all_reduce(&w, i, y, all_members[k], R, mean);
 		expect_vals("all", &w, mp_slot(p, "all", 0, r), false);
 		for (size_t i = 0; i < 6; i++)
-			ref_all_reduce(&w, i, y, 2, 1,
-				       ipu_exe_replica_group(2, 1, r), mean);
+			ref_all_reduce(&w, i, y, pair_members[k][r], 2, mean);
 		expect_vals("pairs", &w, mp_slot(p, "pairs", 0, r), false);
+		if (R != 4)
+			continue;
+		for (size_t i = 0; i < 6; i++)
+			ref_all_reduce(&w, i, y, strided_members[r], 2, mean);
+		expect_vals("strided", &w, mp_slot(p, "strided", 0, r), false);
 	}
 }
 
@@ -1172,7 +1204,9 @@ static void check_repeat(const struct opcase *c, int dt, struct mp *p)
 			vals_init(&next, dt, 4);
 			for (size_t j = 0; j < 4; j++) {
 				if (c->nrep > 1)
-					ref_all_reduce(&t, j, x, c->nrep, 1, 0, false);
+					ref_all_reduce(&t, j, x,
+						       all_members[c->nrep / 2 - 1],
+						       c->nrep, false);
 				else
 					t.v[j] = x[0].v[j];
 				if (isf)

@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "npy.h"
+#include "../../userspace/tools/npy.h"
 
 #define VALID_DICT "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }"
 

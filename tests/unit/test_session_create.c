@@ -366,6 +366,27 @@ static void test_S25_options_too_small(void **state)
 	assert_create_msg("session options of 8 bytes");
 }
 
+/* A caller built before data_dir existed: its smaller struct still works. */
+static void test_S25_options_of_the_first_version(void **state)
+{
+	struct ipu_session_opts opts = {
+		.sz = offsetof(struct ipu_session_opts, data_dir),
+		.device = "ipu_model",
+		/* Past the caller's sz: must not be read. */
+		.data_dir = "",
+	};
+	struct ipu_session *s;
+
+	(void)state;
+	assert_int_equal(ipu_session_create(sh_acc_ir(1, 1, 2, NULL), &opts, &s),
+			 0);
+	ipu_session_destroy(s);
+	opts.sz = sizeof(opts);
+	assert_int_equal(ipu_session_create(sh_acc_ir(1, 1, 2, NULL), &opts, &s),
+			 -EINVAL);
+	assert_create_msg("data_dir is \"\"");
+}
+
 static void test_S25_options_with_unknown_bytes(void **state)
 {
 	struct {
@@ -443,6 +464,7 @@ int main(void)
 		cmocka_unit_test(test_S05_weights_to_host_on_exit_by_default),
 		cmocka_unit_test(test_S05_weights_to_host_on_exit_can_be_disabled),
 		cmocka_unit_test(test_S25_options_too_small),
+		cmocka_unit_test(test_S25_options_of_the_first_version),
 		cmocka_unit_test(test_S25_options_with_unknown_bytes),
 		cmocka_unit_test(test_S25_options_with_unknown_flags),
 		cmocka_unit_test(test_S25_create_message_is_per_thread),

@@ -13,12 +13,22 @@
  *	a += z	(ungrouped, all_replicas: the host sees every replica)
  *	store("y", w + c)	(c a constant)
  * Inputs and writes are small integers, so every sum is exact.
+ *
+ * Device errors are random steps too: before a step, the model backend
+ * may be armed to fail the next transfer, launch or attach
+ * (__ipu_model_faults_set()). What a failure does is then part of the
+ * reference (S25): a rejected call leaves the host copies, the sync state
+ * and the attachment as they were, except that after a device error the
+ * host copies are out of sync until a fetch succeeds; a launch that fails
+ * after the program ran leaves the device changed. After every step, the
+ * host copies themselves are compared with the reference's, besides the
+ * values get_tensor_data shows.
  */
 #include "session_helpers.h"
 
 #define R 2
 #define D 2
-#define STEPS 400
+#define STEPS 600
 
 static const float c0[3] = { 100, 200, 300 };
 
@@ -31,6 +41,11 @@ struct model {
 	bool in_sync;
 	unsigned int depth;
 };
+
+/* The fault armed for the current step, if any. */
+enum fault { NONE, DMA, LAUNCH, ATTACH };
+static enum fault fault;
+static unsigned int faults_hit;
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
@@ -113,6 +128,25 @@ static void model_from_host(struct model *m)
 	m->in_sync = true;
 }
 
+/*
+ * weights_from_host whose first transfer failed (a DMA fault): the model
+ * backend moved every other one (a batch's transfers are not linked).
+ * The first is replica 0's copy of the session's first tensor, "w".
+ */
+static void model_from_host_failed(struct model *m)
+{
+	float w0[3];
+
+	memcpy(w0, m->dev_w[0], sizeof(w0));
+	for (int r = 0; r < R; r++) {
+		memcpy(m->dev_w[r], m->host_w, sizeof(m->host_w));
+		memcpy(m->dev_g[r], m->host_g[r], sizeof(m->host_g[r]));
+		memcpy(m->dev_a[r], m->host_a, sizeof(m->host_a));
+	}
+	memcpy(m->dev_w[0], w0, sizeof(w0));
+	m->in_sync = false;
+}
+
 static void model_fetch(struct model *m)
 {
 	if (m->in_sync)
@@ -127,7 +161,15 @@ static void model_fetch(struct model *m)
 
 static void step_attach(struct ipu_session *s, struct model *m)
 {
-	assert_int_equal(ipu_session_attach(s), 0);
+	int err = ipu_session_attach(s);
+
+	/* The outermost attach attaches and moves data: it can fail. */
+	if (!m->depth && (fault == ATTACH || fault == DMA)) {
+		assert_int_equal(err, -EIO);
+		faults_hit++;
+		return; /* S25: still detached, nothing else changed */
+	}
+	assert_int_equal(err, 0);
 	if (m->depth++ == 0)
 		model_from_host(m);
 }
@@ -139,6 +181,12 @@ static void step_detach(struct ipu_session *s, struct model *m)
 	if (!m->depth) {
 		assert_int_equal(ipu_session_detach(s, flags), -EINVAL);
 		return;
+	}
+	/* The outermost exit fetches first when out of sync (S07). */
+	if (m->depth == 1 && !flags && !m->in_sync && fault == DMA) {
+		assert_int_equal(ipu_session_detach(s, flags), -EIO);
+		faults_hit++;
+		return; /* still attached, weights not lost */
 	}
 	assert_int_equal(ipu_session_detach(s, flags), 0);
 	if (--m->depth == 0 && !flags)
@@ -179,7 +227,16 @@ static void step_run(struct ipu_session *s, struct model *m)
 			assert_true((&y[0][0][0])[i] == 0);
 		return; /* S25: nothing changed */
 	}
-	assert_int_equal(err, 0);
+	if (fault == DMA) {
+		/* Replica 0's first input failed: no launch ran. */
+		assert_int_equal(err, -EIO);
+		faults_hit++;
+		for (i = 0; i < D * R * 3; i++)
+			assert_true((&y[0][0][0])[i] == 0);
+		m->in_sync = false;
+		return;
+	}
+	assert_int_equal(err, fault == LAUNCH ? -EIO : 0);
 	for (i = 0; i < D; i++)
 		for (r = 0; r < R; r++) {
 			for (k = 0; k < 3; k++) {
@@ -191,16 +248,27 @@ static void step_run(struct ipu_session *s, struct model *m)
 				m->dev_a[r][k] += z[i][r][k];
 			}
 		}
-	sh_assert_floats(&y[0][0][0], &want[0][0][0], D * R * 3);
 	m->in_sync = false;
+	if (fault == LAUNCH) {
+		/* The program ran; the outputs, linked after, did not move. */
+		faults_hit++;
+		for (i = 0; i < D * R * 3; i++)
+			assert_true((&y[0][0][0])[i] == 0);
+		return;
+	}
+	sh_assert_floats(&y[0][0][0], &want[0][0][0], D * R * 3);
 }
+
+static void build_write(int which, int64_t *scalar, float *w, float (*g)[2],
+			struct ipu_host_buffer *bp, struct model *m);
 
 static void step_write(struct ipu_session *s, struct model *m)
 {
 	float w[3], g[R][2], a[2];
 	int64_t scalar = (int64_t)small(50);
 	struct ipu_host_buffer b;
-	int which = (int)rnd(3), k, r;
+	int which = (int)rnd(3), err;
+	struct model want;
 
 	if (which == 2) {
 		b = sh_buf(a, IPU_DTYPE_FLOAT32, 1, 2ull);
@@ -210,14 +278,40 @@ static void step_write(struct ipu_session *s, struct model *m)
 		return;
 	}
 	/* Attached and stale, the other variables are fetched first. */
+	want = *m;
+	if (want.depth)
+		model_fetch(&want);
+	build_write(which, &scalar, w, g, &b, &want);
+	err = ipu_session_write_variable_data(s, which ? "g" : "w", &b);
+	if (m->depth && fault == DMA) {
+		assert_int_equal(err, -EIO);
+		faults_hit++;
+		/* Out of sync, the fetch failed: nothing changed. In sync,
+		 * the device did not take the new values: the host copies
+		 * keep the old ones, which the session puts back. */
+		if (m->in_sync)
+			model_from_host(m);
+		return;
+	}
+	assert_int_equal(err, 0);
+	*m = want;
 	if (m->depth)
-		model_fetch(m);
+		model_from_host(m);
+}
+
+/* The value of a write of "w" (@which 0) or "g", in @b and in @m's host. */
+static void build_write(int which, int64_t *scalar, float *w, float (*g)[2],
+			struct ipu_host_buffer *bp, struct model *m)
+{
+	struct ipu_host_buffer b;
+	int k, r;
+
 	if (rnd(4) == 0) {
-		b = sh_buf(&scalar, IPU_DTYPE_INT64, 0);
+		b = sh_buf(scalar, IPU_DTYPE_INT64, 0);
 		for (k = 0; k < 3 && which == 0; k++)
-			m->host_w[k] = (float)scalar;
+			m->host_w[k] = (float)*scalar;
 		for (r = 0; r < R && which == 1; r++)
-			m->host_g[r][0] = m->host_g[r][1] = (float)scalar;
+			m->host_g[r][0] = m->host_g[r][1] = (float)*scalar;
 	} else if (which == 0) {
 		for (k = 0; k < 3; k++)
 			m->host_w[k] = w[k] = small(50);
@@ -228,11 +322,7 @@ static void step_write(struct ipu_session *s, struct model *m)
 				m->host_g[r][k] = g[r][k] = small(50);
 		b = sh_buf(g, IPU_DTYPE_FLOAT32, 2, (uint64_t)R, 2ull);
 	}
-	assert_int_equal(ipu_session_write_variable_data(s, which ? "g" : "w",
-							 &b),
-			 0);
-	if (m->depth)
-		model_from_host(m);
+	*bp = b;
 }
 
 static void step_get(struct ipu_session *s, struct model *m)
@@ -248,6 +338,13 @@ static void step_get(struct ipu_session *s, struct model *m)
 	uint32_t first = rnd(4), n = 1 + rnd(4 - first);
 	int r;
 
+	if (m->depth && first < 3 && !m->in_sync && fault == DMA) {
+		assert_int_equal(ipu_session_get_tensors_data(s, names + first,
+							      dst + first, n),
+				 -EIO);
+		faults_hit++;
+		return;
+	}
 	assert_int_equal(ipu_session_get_tensors_data(s, names + first,
 						      dst + first, n),
 			 0);
@@ -273,6 +370,11 @@ static void step_to_host(struct ipu_session *s, struct model *m)
 		assert_int_equal(ipu_session_weights_to_host(s), -EPERM);
 		return;
 	}
+	if (!m->in_sync && fault == DMA) {
+		assert_int_equal(ipu_session_weights_to_host(s), -EIO);
+		faults_hit++;
+		return;
+	}
 	assert_int_equal(ipu_session_weights_to_host(s), 0);
 	model_fetch(m);
 }
@@ -283,8 +385,38 @@ static void step_from_host(struct ipu_session *s, struct model *m)
 		assert_int_equal(ipu_session_weights_from_host(s), -EPERM);
 		return;
 	}
+	if (fault == DMA) {
+		assert_int_equal(ipu_session_weights_from_host(s), -EIO);
+		faults_hit++;
+		model_from_host_failed(m);
+		return;
+	}
 	assert_int_equal(ipu_session_weights_from_host(s), 0);
 	model_from_host(m);
+}
+
+/* The host copies (what get_tensor_data shows detached) are the model's. */
+static void check_host(const struct ipu_session *s, const struct model *m)
+{
+	const struct sess_tensor *st;
+	size_t i;
+
+	for (i = 0; i < s->n_tensors; i++) {
+		st = &s->tensors[i];
+		if (!strcmp(st->t->name, "w"))
+			sh_assert_floats((const float *)st->host, m->host_w, 3);
+		else if (!strcmp(st->t->name, "g"))
+			sh_assert_floats((const float *)st->host,
+					 &m->host_g[0][0], R * 2);
+		else if (!strcmp(st->t->name, "a"))
+			sh_assert_floats((const float *)st->host, m->host_a, 2);
+		if (!strcmp(st->t->name, "a")) {
+			assert_int_equal(st->replicas_valid, m->a_valid);
+			if (m->a_valid)
+				sh_assert_floats((const float *)st->replicas,
+						 &m->a_rep[0][0], R * 2);
+		}
+	}
 }
 
 static void test_S25_random_sequence_matches_the_model(void **state)
@@ -298,8 +430,17 @@ static void test_S25_random_sequence_matches_the_model(void **state)
 	struct model m;
 	int i;
 
+	static const char *const arm[] = { NULL, "dma:1", "launch:1",
+					   "attach:1" };
+	/* Faults are the model's: on hardware (the guest's copy of this
+	 * test, tests/kernel/test_session_hw_random.c) the steps run
+	 * without. */
+	const bool on_model = !strcmp(ipu_session_device_name(s), "ipu_model");
+
 	(void)state;
 	model_init(&m);
+	/* The reference's failed weights_from_host knows the order. */
+	assert_string_equal(s->tensors[0].t->name, "w");
 	for (i = 0; i < STEPS; i++) {
 		uint32_t k = rnd(10);
 
@@ -307,13 +448,26 @@ static void test_S25_random_sequence_matches_the_model(void **state)
 		if (k == 0 && m.depth > 3)
 			k = 1;
 		counts[k]++;
+		/* One step in three meets a device error, if it uses one. */
+		fault = rnd(3) ? NONE : (enum fault)(1 + rnd(3));
+		if (!on_model)
+			fault = NONE;
+		assert_int_equal(__ipu_model_faults_set(arm[fault]), 0);
 		steps[k](s, &m);
-		assert_int_equal(ipu_session_is_attached(s), m.depth > 0);
-		assert_int_equal(s->in_sync, m.in_sync);
+		assert_int_equal(__ipu_model_faults_set(NULL), 0);
+		if (ipu_session_is_attached(s) != (m.depth > 0) ||
+		    s->in_sync != m.in_sync)
+			fail_msg("step %d (%u, fault %d): attached %d, want %d; in sync %d, want %d",
+				 i, k, fault, ipu_session_is_attached(s),
+				 m.depth > 0, s->in_sync, m.in_sync);
+		check_host(s, &m);
 	}
-	/* Every kind of step ran. */
+	/* Every kind of step ran, and device errors were met often. */
 	for (i = 0; i < 10; i++)
 		assert_true(counts[i] > 10);
+	print_message("%u steps met a device error\n", faults_hit);
+	assert_true(faults_hit > 40 || !on_model);
+	fault = NONE;
 	ipu_session_destroy(s);
 }
 

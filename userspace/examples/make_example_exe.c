@@ -8,10 +8,13 @@
  * repeated over --steps host transfers on --replicas replicas, in --dtype
  * (float32, float16 or bfloat16). --weights PREFIX also writes w and b as
  * PREFIX-w.npy and PREFIX-b.npy (float32, the exact values the program
- * holds), so that a NumPy reference can be computed.
+ * holds), so that a NumPy reference can be computed. --mmap-weights FILE
+ * makes w a memory-mapped variable (S22) whose values are in FILE (named
+ * relative to the data directory the runner grants, ipu-run --data-dir):
+ * the raw elements of w in its dtype, C order.
  *
  *	make_example_exe [--steps D] [--replicas R] [--dtype T]
- *			 [--weights PREFIX] OUT.ipux
+ *			 [--weights PREFIX] [--mmap-weights FILE] OUT.ipux
  */
 #include <errno.h>
 #include <getopt.h>
@@ -31,7 +34,7 @@
 struct options {
 	unsigned long steps, replicas;
 	enum ipu_dtype dtype;
-	const char *weights, *out;
+	const char *weights, *mmap_weights, *out;
 };
 
 /* The weights, rounded to @dt and back to float32. */
@@ -76,7 +79,13 @@ static int build(const struct options *o, const float *w, const float *b,
 		ret = ipu_ir_set_replication_factor(ir, (uint32_t)o->replicas);
 	xin = ipu_ir_h2d_stream(ir, "x", o->dtype, 2, xs);
 	yout = ipu_ir_d2h_stream(ir, "y", o->dtype, 2, ys);
-	W = ipu_ir_variable(ir, "w", o->dtype, 2, ws, wd, NULL);
+	{
+		IPU_OPTS(ipu_ir_variable_opts, wopts,
+			 .mmap_path = o->mmap_weights);
+
+		W = ipu_ir_variable(ir, "w", o->dtype, 2, ws,
+				    o->mmap_weights ? NULL : wd, &wopts);
+	}
 	B = ipu_ir_variable(ir, "b", o->dtype, 1, bs, bd, NULL);
 	step = ipu_ir_create_graph(ir, "step");
 	if (!ret)
@@ -123,6 +132,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "replicas", required_argument, NULL, 'r' },
 		{ "dtype", required_argument, NULL, 't' },
 		{ "weights", required_argument, NULL, 'w' },
+		{ "mmap-weights", required_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 }
 	};
 	char *end;
@@ -150,6 +160,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'w':
 			o->weights = optarg;
 			break;
+		case 'm':
+			o->mmap_weights = optarg;
+			break;
 		default:
 			return -1;
 		}
@@ -171,7 +184,7 @@ int main(int argc, char **argv)
 	if (parse_options(argc, argv, &o)) {
 		fprintf(stderr,
 			"usage: %s [--steps 1-64] [--replicas 1-64] [--dtype float32|float16|bfloat16]\n"
-			"       [--weights PREFIX] OUT.ipux\n",
+			"       [--weights PREFIX] [--mmap-weights FILE] OUT.ipux\n",
 			argv[0]);
 		return 2;
 	}

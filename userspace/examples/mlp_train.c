@@ -8,7 +8,9 @@
  * host transfers per stream). Prints the loss and the accuracy of every
  * epoch, the accuracy on held-out points, and a checksum of the final
  * weights: the executor is deterministic, so the same seed gives the same
- * checksum on every backend.
+ * checksum on every backend of one machine. Not across machines: float32
+ * matmuls go to OpenBLAS, which picks its kernels (summation order, FMA)
+ * for the CPU it runs on, so the demo prints which core it picked.
  *
  *	mlp_train [--epochs N] [--device auto|ipu_model|cpu|ipu_hw]
  *		  [--replicas N] [--seed N]
@@ -20,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <cblas.h>
 
 #include "mlp.h"
 
@@ -260,9 +264,16 @@ int main(int argc, char **argv)
 		       (double)dm.cfg.lr);
 		ret = train(&dm) ?: evaluate(&dm);
 	}
-	if (!ret)
+	if (!ret) {
 		printf("weights checksum (FNV-1a 64): %016" PRIx64 "\n",
 		       mlp_checksum(dm.params, dm.nparams));
+		/* The model's matmuls run in this process, and ipu-simd on
+		 * the same machine picks the same core. */
+		printf("OpenBLAS core: %s (%s)\n"
+		       "the checksum is this machine's: OpenBLAS picks its kernels per CPU, so another CPU\n"
+		       "may give other bits; every backend on one machine gives the same\n",
+		       openblas_get_corename(), openblas_get_config());
+	}
 	mlp_data_free(&dm.train);
 	mlp_data_free(&dm.test);
 	free(dm.order);

@@ -127,7 +127,7 @@ struct kq_buf {
 /**
  * struct kq - the io_uring side of a queue.
  * @ring: the ring.
- * @lock: protects the SQ ring, @slots, @free, @runs, @bufs and @broken.
+ * @lock: protects the SQ ring, @slots, @free, @runs and @bufs.
  * @cq_lock: held by the one thread harvesting CQEs (kq_harvest()).
  * @slots: q->entries of them; @free heads the free list.
  * @runs: replicated runs with launches in flight.
@@ -136,9 +136,6 @@ struct kq_buf {
  *	command.
  * @sqe_busy: per SQE: held by a command in flight.
  * @sqe_free, @sqe_nfree: the free SQEs (when the ring has an index array).
- * @broken: io_uring_enter() failed after SQEs were in the ring: they may
- *	still be submitted later, so no slot can be trusted to be free
- *	again; further batches are refused with this error.
  */
 struct kq {
 	struct io_uring ring;
@@ -153,7 +150,6 @@ struct kq {
 	uint8_t *sqe_busy;
 	uint32_t sqe_free;
 	uint32_t sqe_nfree;
-	int broken;
 };
 
 /* Group ids handed to the kernel: process-wide, never 0. */
@@ -279,7 +275,7 @@ void kq_destroy(struct ipu_queue *q)
 		for (i = 0; i < q->entries && !busy; i++)
 			busy = kq->slots[i].parts != 0;
 		pthread_mutex_unlock(&kq->lock);
-		if (!busy || kq->broken)
+		if (!busy)
 			break;
 		uring_enter(q, 0, 1, IORING_ENTER_GETEVENTS, NULL, 0);
 	}
@@ -481,7 +477,8 @@ static uint32_t take_slot_locked(struct kq *kq, const struct ipu_cmd *cmd)
 /*
  * Whether @n more SQEs can be had now without touching one that a command
  * in flight still holds. The SQ ring itself is empty between batches: every
- * batch is submitted whole (SUBMIT_ALL), or the queue is broken.
+ * batch is submitted whole (SUBMIT_ALL), or what the kernel did not take
+ * is taken back out (kq_unsubmit_locked()).
  */
 static bool kq_sqes_available_locked(const struct kq *kq, size_t n)
 {
@@ -682,11 +679,68 @@ static size_t chain_sqes(const struct ipu_cmd *cmds, size_t n, size_t i,
 	return sqes;
 }
 
+static void put_run_locked(struct kq *kq, struct kq_run *run,
+			   uint32_t replica);
+
+/* Release @slot of a command that never reached the kernel. */
+static void kq_release_slot_locked(struct kq *kq, uint32_t s)
+{
+	struct kq_slot *slot = &kq->slots[s];
+
+	if (slot->run)
+		put_run_locked(kq, slot->run, slot->cmd.launch.replica);
+	slot->run = NULL;
+	slot->parts = 0;
+	kq_put_sqes_locked(kq, slot);
+	slot->next_free = kq->free;
+	kq->free = s;
+}
+
+/*
+ * io_uring_enter() failed: take the SQEs the kernel did not consume out
+ * of the SQ ring again, so that no later io_uring_enter() submits them,
+ * and free their slots. A failed io_uring_enter() consumed none of what
+ * it was given (the kernel returns a count once it took any), and nobody
+ * else submits from the ring while kq->lock is held (reapers enter with
+ * to_submit 0), so the pending SQEs are exactly those, between the
+ * kernel's head and our tail. Then drop the records of runs none of whose
+ * launches is in flight.
+ */
+static void kq_unsubmit_locked(struct kq *kq, uint32_t q_entries)
+{
+	struct io_uring_sq *sq = &kq->ring.sq;
+	unsigned int shift = kq->ring.flags & IORING_SETUP_SQE128 ? 1 : 0;
+	unsigned int head = __atomic_load_n(sq->khead, __ATOMIC_ACQUIRE);
+	struct kq_run **pp, *run;
+	unsigned int pos;
+	uint32_t i, s;
+
+	for (pos = head; pos != sq->sqe_tail; pos++) {
+		i = sq->array ? sq->array[pos & sq->ring_mask] :
+				pos & sq->ring_mask;
+		s = (uint32_t)sq->sqes[(size_t)i << shift].user_data;
+		/* A long transfer has several SQEs: release it once. */
+		if (s < q_entries && kq->slots[s].parts)
+			kq_release_slot_locked(kq, s);
+	}
+	sq->sqe_head = head;
+	sq->sqe_tail = head;
+	__atomic_store_n(sq->ktail, head, __ATOMIC_RELEASE);
+	for (pp = &kq->runs; (run = *pp);) {
+		if (run->inflight) {
+			pp = &run->next;
+			continue;
+		}
+		*pp = run->next;
+		free(run);
+	}
+}
+
 int kq_submit(struct ipu_queue *q, const struct ipu_cmd *cmds, size_t n,
 	      char *why, size_t whylen)
 {
 	struct kq *kq = kq_of(q);
-	size_t i, end, chain;
+	size_t i, end, chain, sent = 0;
 	bool link;
 	int err;
 
@@ -694,11 +748,6 @@ int kq_submit(struct ipu_queue *q, const struct ipu_cmd *cmds, size_t n,
 		return ipu_queue_submit_sync(q, cmds, n);
 
 	pthread_mutex_lock(&kq->lock);
-	if (kq->broken) {
-		err = kq->broken;
-		snprintf(why, whylen, "the io_uring ring failed earlier");
-		goto out_unlock;
-	}
 	/*
 	 * A chain goes to the kernel in one io_uring_enter() (links do not
 	 * span submissions), on SQEs no command in flight holds (see the top
@@ -723,18 +772,20 @@ int kq_submit(struct ipu_queue *q, const struct ipu_cmd *cmds, size_t n,
 	 * to IPU_QUEUE_MAX_ENTRIES commands, a ring at most KQ_MAX_SQ SQEs),
 	 * or one submitted while earlier commands still hold SQEs, goes in
 	 * parts: what fits, then the rest as commands in flight complete.
+	 * Commands [0, sent) are with the kernel.
 	 */
 	for (i = 0; i < n; i = end) {
 		chain = chain_sqes(cmds, n, i, &end);
 		while (!kq_sqes_available_locked(kq, chain)) {
 			err = submit_locked(q);
 			if (err)
-				goto out_broken;
+				goto out_failed;
+			sent = i;
 			pthread_mutex_unlock(&kq->lock);
 			err = kq_wait_for_sqes(q);
 			pthread_mutex_lock(&kq->lock);
 			if (err)
-				goto out_broken;
+				goto out_failed;
 		}
 		for (; i < end; i++) {
 			uint32_t s = take_slot_locked(kq, &cmds[i]);
@@ -749,20 +800,29 @@ int kq_submit(struct ipu_queue *q, const struct ipu_cmd *cmds, size_t n,
 	}
 	err = submit_locked(q);
 	if (err)
-		goto out_broken;
+		goto out_failed;
 	pthread_mutex_unlock(&kq->lock);
 	return 0;
 
-out_broken:
+out_failed:
 	/*
-	 * Cannot happen with a healthy ring; if it does, some SQEs are in
-	 * the ring and the kernel may take them with any later
-	 * io_uring_enter(), so the batch is not "taken back": its slots stay
-	 * busy and the queue refuses further work.
+	 * The ring cannot take the batch (io_uring_enter() failed: the ring
+	 * or its file is gone, or the kernel refuses). What the kernel did
+	 * not take comes back out of the ring, so the queue stays usable and
+	 * nothing is submitted behind the caller's back. Nothing of the batch
+	 * went in: it fails as a whole, all or nothing. Its first part went
+	 * in already (a batch in parts): those commands complete as usual,
+	 * and every other command completes now with the error.
 	 */
-	kq->broken = err;
+	kq_unsubmit_locked(kq, q->entries);
 	pthread_mutex_unlock(&kq->lock);
-	snprintf(why, whylen, "io_uring_enter() failed: %s", ipu_strerror(err));
+	snprintf(why, whylen, "io_uring_enter() failed: %s%s", ipu_strerror(err),
+		 sent ? "" : "; nothing of the batch was submitted");
+	if (!sent)
+		return err;
+	for (i = sent; i < n; i++)
+		ipu_queue_complete(q, &cmds[i], err,
+				   "not submitted: io_uring_enter() failed");
 	return 0;
 
 out_unlock:

@@ -74,6 +74,108 @@ static int env_uint(const char *name, unsigned long def, unsigned long max,
 	return 0;
 }
 
+/*
+ * Fault injection, for tests of what runs on top (as the kernel's
+ * simulated IPUs have fail_dma): IPU_MODEL_FAULTS, read with the other
+ * settings when the model is made, or __ipu_model_faults_set(). A list
+ * of KIND:K (the next K operations of KIND fail) and KIND:%N (every Nth
+ * one fails, counted from when it is set), comma-separated; KIND is
+ *	dma	a transfer, either way: it fails with -EIO, moving nothing;
+ *	launch	a launch (one per run, whatever the replicas): the program
+ *		runs, then the launch fails with -EIO, as a device that
+ *		fails part way leaves the arenas changed;
+ *	attach	attaching a device: -EIO.
+ * Both forms of one kind add up (an operation fails if either says so).
+ */
+struct model_fault {
+	const char *kind;
+	uint32_t next;	/* operations left to fail */
+	uint32_t every;	/* every Nth fails; 0: none */
+	uint64_t seen;	/* operations since @every was set */
+};
+
+static pthread_mutex_t faults_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct model_fault faults[MODEL_FAULT_NR] = {
+	[MODEL_FAULT_DMA] = { .kind = "dma" },
+	[MODEL_FAULT_LAUNCH] = { .kind = "launch" },
+	[MODEL_FAULT_ATTACH] = { .kind = "attach" },
+};
+
+/* Parse @spec into @out (a copy of faults, cleared); @why on error. */
+static int parse_faults(const char *spec, struct model_fault *out,
+			char *why, size_t whylen)
+{
+	const char *c = spec;
+	unsigned long v;
+	size_t n, k;
+	bool every;
+	char *end;
+
+	for (k = 0; k < MODEL_FAULT_NR; k++)
+		out[k] = (struct model_fault){ .kind = faults[k].kind };
+	while (c && *c) {
+		n = strcspn(c, ":,");
+		for (k = 0; k < MODEL_FAULT_NR; k++)
+			if (strlen(out[k].kind) == n &&
+			    !strncmp(out[k].kind, c, n))
+				break;
+		if (k == MODEL_FAULT_NR || c[n] != ':')
+			goto bad;
+		c += n + 1;
+		every = *c == '%';
+		c += every;
+		if (*c < '0' || *c > '9')
+			goto bad;
+		errno = 0;
+		v = strtoul(c, &end, 10);
+		if (errno || v > UINT32_MAX || (every && !v) ||
+		    (*end && *end != ','))
+			goto bad;
+		if (every)
+			out[k].every = (uint32_t)v;
+		else
+			out[k].next = (uint32_t)v;
+		c = *end ? end + 1 : end;
+	}
+	return 0;
+bad:
+	snprintf(why, whylen,
+		 "IPU_MODEL_FAULTS=\"%s\": expected a list of KIND:K or KIND:%%N, KIND one of dma, launch, attach",
+		 spec);
+	return -EINVAL;
+}
+
+int __ipu_model_faults_set(const char *spec)
+{
+	struct model_fault f[MODEL_FAULT_NR];
+	char why[160];
+	int err;
+
+	err = parse_faults(spec, f, why, sizeof(why));
+	if (err)
+		return err;
+	pthread_mutex_lock(&faults_lock);
+	memcpy(faults, f, sizeof(faults));
+	pthread_mutex_unlock(&faults_lock);
+	return 0;
+}
+
+bool model_fault(enum model_fault_kind kind)
+{
+	struct model_fault *f = &faults[kind];
+	bool fail = false;
+
+	pthread_mutex_lock(&faults_lock);
+	if (f->next) {
+		f->next--;
+		fail = true;
+	}
+	if (f->every && ++f->seen % f->every == 0)
+		fail = true;
+	pthread_mutex_unlock(&faults_lock);
+	return fail;
+}
+
 /* Make the model IPUs if not made yet; under models_lock. */
 static int models_init_locked(void)
 {
@@ -89,6 +191,17 @@ static int models_init_locked(void)
 	if (!err)
 		err = env_uint("IPU_MODEL_MEM_MB", MODEL_DEFAULT_MEM_MB,
 			       MODEL_MAX_MEM_MB, &mb);
+	if (!err) {
+		struct model_fault f[MODEL_FAULT_NR];
+
+		err = parse_faults(getenv("IPU_MODEL_FAULTS"), f,
+				   models_errmsg, sizeof(models_errmsg));
+		if (!err) {
+			pthread_mutex_lock(&faults_lock);
+			memcpy(faults, f, sizeof(faults));
+			pthread_mutex_unlock(&faults_lock);
+		}
+	}
 	if (err)
 		return models_err = err;
 	models = calloc(n, sizeof(*models));
@@ -269,6 +382,8 @@ static int m_attach(struct ipu_device *dev)
 	struct model_ipu *m = model_of(dev);
 	int err = 0;
 
+	if (model_fault(MODEL_FAULT_ATTACH))
+		return -EIO;
 	pthread_mutex_lock(&m->lock);
 	if (m->owner == dev) {
 		err = -EALREADY;

@@ -90,6 +90,17 @@ static inline void model_bo_touch(const struct ipu_bo *bo)
 	__atomic_add_fetch(&model_bo_of(bo)->gen, 1, __ATOMIC_RELEASE);
 }
 
+/* Operations that fault injection can fail (IPU_MODEL_FAULTS). */
+enum model_fault_kind {
+	MODEL_FAULT_DMA,
+	MODEL_FAULT_LAUNCH,
+	MODEL_FAULT_ATTACH,
+	MODEL_FAULT_NR
+};
+
+/* backend_model.c: whether this operation of @kind is to fail. */
+bool model_fault(enum model_fault_kind kind);
+
 /* backend_model.c: whether @dev is the attached handle of its IPU. */
 bool model_attached(struct ipu_device *dev);
 

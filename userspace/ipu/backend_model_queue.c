@@ -99,12 +99,21 @@ static bool in_a_run(const struct ipu_cmd *cmd)
 /* Running commands (engine thread)                                        */
 /* ---------------------------------------------------------------------- */
 
-static int run_xfer(const struct ipu_xfer_desc *x)
+#define INJECTED_DMA "injected fault (IPU_MODEL_FAULTS dma): nothing moved"
+#define INJECTED_LAUNCH "injected fault (IPU_MODEL_FAULTS launch): the program ran, then the launch failed"
+
+/* A transfer; *@detail says more about a failure when not NULL. */
+static int run_xfer(const struct ipu_xfer_desc *x, const char **detail)
 {
 	uint8_t *p;
 
+	*detail = NULL;
 	if (!model_attached(x->bo->dev))
 		return -EACCES;
+	if (model_fault(MODEL_FAULT_DMA)) {
+		*detail = INJECTED_DMA;
+		return -EIO;
+	}
 	p = model_bo_ptr(x->bo, x->bo_offset);
 	if (x->dir == IPU_XFER_DIR_TO_DEVICE) {
 		memcpy(p, x->host, x->length);
@@ -248,6 +257,8 @@ static void run_program(struct mq *mq, const struct ipu_launch_desc *const *l,
 	err = ipufw_run(mq->ex, exe, arenas, size, out->msg, sizeof(out->msg));
 	if (err)
 		out->rc = err;
+	else if (model_fault(MODEL_FAULT_LAUNCH))
+		fail_at(out, -EIO, -1, "%s", INJECTED_LAUNCH);
 	/* The program wrote its arenas: an image there is stale. */
 	for (r = 0; r < nrep; r++)
 		model_bo_touch(l[r]->arena_bo);
@@ -440,8 +451,10 @@ static void run_chain(struct mq *mq, struct mq_chain *c)
 				ipu_queue_complete(mq->q, cmd, res, NULL);
 			}
 		} else {
-			res = run_xfer(&cmd->xfer);
-			ipu_queue_complete(mq->q, cmd, res, NULL);
+			const char *detail;
+
+			res = run_xfer(&cmd->xfer, &detail);
+			ipu_queue_complete(mq->q, cmd, res, detail);
 		}
 		if (res) {
 			cancel_rest(mq, c, c->pos);

@@ -124,7 +124,14 @@ int ipu_device_list_create_opts(const struct ipu_list_opts *opts,
 			continue;
 		err = list_backend(list, ops);
 		if (err) {
+			/* A bad setting says which, as opening does. */
+			const char *hint = ops->open_error ?
+						   ops->open_error(err) : NULL;
+
 			ipu_device_list_free(list);
+			if (hint && hint[0])
+				return ipu_err(err, "listing the \"%s\" devices: %s",
+					       ops->prefix, hint);
 			return ipu_err(err, "listing the \"%s\" devices",
 				       ops->prefix);
 		}

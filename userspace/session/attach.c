@@ -222,6 +222,7 @@ void ipu_sess_release(struct ipu_session *s)
 
 int ipu_session_attach(struct ipu_session *s)
 {
+	bool in_sync;
 	int err;
 
 	if (!s)
@@ -239,6 +240,7 @@ int ipu_session_attach(struct ipu_session *s)
 	if (!s->devs)
 		return ipu_sess_err(s, -ENOMEM, "no memory for %u IPUs",
 				    s->num_ipus);
+	in_sync = s->in_sync;
 	err = acquire_ipus(s);
 	if (!err)
 		err = place_program(s);
@@ -247,15 +249,18 @@ int ipu_session_attach(struct ipu_session *s)
 	if (!err)
 		err = ipu_sess_weights_from_host(s);
 	/* A failed enter is undone, as PopXL's exit with an error in flight:
-	 * no weights to host, the IPUs released. */
-	if (err)
+	 * no weights to host, the IPUs released. Detached, the host copies
+	 * are what they were (S25). */
+	if (err) {
 		ipu_sess_release(s);
+		s->in_sync = in_sync;
+	}
 	return err;
 }
 
 int ipu_session_detach(struct ipu_session *s, unsigned int flags)
 {
-	int err = 0;
+	int err;
 
 	if (!s)
 		return -EINVAL;
@@ -269,11 +274,19 @@ int ipu_session_detach(struct ipu_session *s, unsigned int flags)
 		s->depth--;
 		return 0;
 	}
-	/* S07: the exit of the enter that attached. */
-	if (!(flags & IPU_DETACH_ERROR) && s->to_host_on_exit)
+	/*
+	 * S07: the exit of the enter that attached. When its weights_to_host
+	 * fails, the session stays attached, as PopXL's does: releasing the
+	 * IPUs would lose the weights that only the device holds. The caller
+	 * may try again, or leave with IPU_DETACH_ERROR.
+	 */
+	if (!(flags & IPU_DETACH_ERROR) && s->to_host_on_exit) {
 		err = ipu_session_weights_to_host(s);
+		if (err)
+			return err;
+	}
 	ipu_sess_release(s);
-	return err;
+	return 0;
 }
 
 bool ipu_session_is_attached(const struct ipu_session *s)

@@ -100,6 +100,13 @@ int ipu_sess_batch_flush(struct sess_batch *b)
 			note(b, &s->cqes[i], &worst);
 		got += (size_t)ret;
 	}
+	/*
+	 * S25: after a device error nobody knows what the device holds (a
+	 * transfer or launch may have done part of its work): the host
+	 * copies are out of sync until a fetch succeeds.
+	 */
+	if (worst)
+		s->in_sync = false;
 	b->err = worst;
 	return b->err;
 }

@@ -172,82 +172,7 @@ static int match_streams(struct ipu_session *s, const char *dir,
 /* S11, S12: each buffer                                                   */
 /* ---------------------------------------------------------------------- */
 
-/* "<dir> stream '<name>': " ... ": expected shape (..), got (..)" */
-static int shape_err(struct ipu_session *s, const char *dir,
-		     const struct ipu_stream_desc *d,
-		     const struct ipu_host_buffer *b, const char *what)
-{
-	char stream[160], want[160], got[160];
-
-	ipu_sess_fmt_shape(stream, sizeof(stream), d->ndim, d->shape);
-	ipu_sess_fmt_shape(want, sizeof(want), d->host_ndim, d->host_shape);
-	ipu_sess_fmt_shape(got, sizeof(got),
-			   b->ndim > IPU_HOST_MAX_DIMS ? 0 : b->ndim, b->shape);
-	return ipu_sess_err(s, -EINVAL,
-			    "%s stream '%s': %s: stream shape %s, num_host_transfers %u and replication_factor %u give the full shape %s; got an array of shape %s",
-			    dir, d->name, what, stream, s->transfers, s->replicas, want, got);
-}
-
-static int check_shape(struct ipu_session *s, const char *dir,
-		       const struct ipu_stream_desc *d,
-		       const struct ipu_host_buffer *b)
-{
-	uint32_t pos = 0, i;
-	bool all_one = true;
-	char what[160];
-
-	if (b->ndim > IPU_HOST_MAX_DIMS) {
-		snprintf(what, sizeof(what), "%u dimensions (at most %u)",
-			 b->ndim, IPU_HOST_MAX_DIMS);
-		return shape_err(s, dir, d, b, what);
-	}
-	/* Dim 0 holds the iterations: at least d of them, only the first d
-	 * are used. */
-	if (s->transfers > 1) {
-		if (b->ndim < 1 || b->shape[0] < s->transfers) {
-			snprintf(what, sizeof(what),
-				 "dimension 0 (%llu) is not large enough: it should be at least num_host_transfers = %u",
-				 b->ndim ? (unsigned long long)b->shape[0] : 0ull,
-				 s->transfers);
-			return shape_err(s, dir, d, b, what);
-		}
-		pos++;
-	}
-	if (s->replicas > 1) {
-		if (b->ndim <= pos || b->shape[pos] != s->replicas) {
-			snprintf(what, sizeof(what),
-				 "dimension %u (%llu) is the wrong size: it should be replication_factor = %u",
-				 pos,
-				 b->ndim > pos ? (unsigned long long)b->shape[pos] : 0ull,
-				 s->replicas);
-			return shape_err(s, dir, d, b, what);
-		}
-		pos++;
-	}
-	for (i = pos; i < b->ndim; i++)
-		all_one &= b->shape[i] == 1;
-	/*
-	 * PopXL lets a buffer whose data dims are all 1 through whatever their
-	 * number: one element, however NumPy shaped it. One element is all
-	 * such a buffer holds per transfer, so the stream must take one too
-	 * (PopXL finds that out later, in PopART).
-	 */
-	if (all_one) {
-		uint64_t elems;
-
-		ipu_sess_shape_elems(d->ndim, d->shape, &elems);
-		if (elems == 1)
-			return 0;
-		snprintf(what, sizeof(what),
-			 "the array holds 1 element per transfer, the stream %llu",
-			 (unsigned long long)elems);
-		return shape_err(s, dir, d, b, what);
-	}
-	if (b->ndim - pos != d->ndim ||
-	    memcmp(&b->shape[pos], d->shape, d->ndim * sizeof(d->shape[0])))
-		return shape_err(s, dir, d, b, "shape mismatch");
-	return 0;
-}
+/* S11: shape.c's ipu_sess_check_shape(). */
 
 /*
  * S12: whether a buffer's dtype fits the stream: its own, uint8 for FP8
@@ -313,7 +238,7 @@ int ipu_sess_check_io(struct ipu_session *s, bool input,
 		return err;
 	for (j = 0; j < n_want; j++) {
 		b = &bufs[s->given[j] - 1].buf;
-		err = check_shape(s, dir, &descs[j], b);
+		err = ipu_sess_check_shape(s, dir, &descs[j], b->ndim, b->shape);
 		if (!err)
 			err = check_dtype(s, input, &descs[j], b, flags,
 					  &io[j].downcast);

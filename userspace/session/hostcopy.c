@@ -11,10 +11,13 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "session_internal.h"
@@ -37,7 +40,95 @@ static void describe(const struct ipu_session *s, struct sess_tensor *st)
 	d->ndim = lead + t->ndim;
 }
 
-/* S22: map @st's file, which holds its num_groups values. */
+/*
+ * Open @path beneath the directory @dirfd, following no symbolic link
+ * (S22). The kernel's openat2() does it in one call where it has one
+ * (5.6+): RESOLVE_BENEATH refuses absolute paths and ".." escapes,
+ * RESOLVE_NO_SYMLINKS every symlink on the way. Elsewhere (ENOSYS, or a
+ * seccomp filter's EPERM) the same walk by hand: each directory opened
+ * with O_NOFOLLOW from the one before, never from a path string.
+ * Returns the fd or -errno: -ELOOP for a symlink, -EXDEV for a way out.
+ */
+static int open_beneath(int dirfd, const char *path, int flags)
+{
+	struct open_how how = {
+		.flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC),
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+			   RESOLVE_NO_MAGICLINKS,
+	};
+	char comp[NAME_MAX + 1];
+	const char *c = path;
+	int fd, cur, err;
+	struct stat sb;
+	size_t n;
+
+	fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+	if (fd >= 0)
+		return fd;
+	if (errno != ENOSYS && errno != EPERM)
+		return -errno;
+	if (path[0] == '/')
+		return -EXDEV;
+	cur = dirfd;
+	for (;;) {
+		n = strcspn(c, "/");
+		if (n > NAME_MAX) {
+			err = -ENAMETOOLONG;
+			break;
+		}
+		memcpy(comp, c, n);
+		comp[n] = '\0';
+		if (n == 2 && comp[0] == '.' && comp[1] == '.') {
+			err = -EXDEV;
+			break;
+		}
+		if (!c[n]) { /* the file itself */
+			fd = openat(cur, n ? comp : ".", flags | O_NOFOLLOW | O_CLOEXEC);
+			err = fd < 0 ? -errno : fd;
+			break;
+		}
+		c += n + 1;
+		if (!n || (n == 1 && comp[0] == '.'))
+			continue;
+		fd = openat(cur, comp,
+			    O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			err = -errno;
+			/* O_PATH | O_NOFOLLOW would open a symlink itself;
+			 * O_DIRECTORY refuses it as ENOTDIR: say what it is. */
+			if (err == -ENOTDIR &&
+			    !fstatat(cur, comp, &sb, AT_SYMLINK_NOFOLLOW) &&
+			    S_ISLNK(sb.st_mode))
+				err = -ELOOP;
+			break;
+		}
+		if (cur != dirfd)
+			close(cur);
+		cur = fd;
+	}
+	if (cur != dirfd)
+		close(cur);
+	return err;
+}
+
+/* Why opening an executable's file failed, in words (S22). */
+static const char *open_failure(int err)
+{
+	switch (err) {
+	case -ELOOP:
+		return "it is, or goes through, a symbolic link, which is not followed";
+	case -EXDEV:
+		return "it leads out of the data directory";
+	default:
+		return strerror(-err);
+	}
+}
+
+/*
+ * S22: map @st's file, which holds its num_groups values. The executable
+ * names it; the executable is untrusted, so the file is looked up only in
+ * the data directory the caller granted (ipu_session_opts.data_dir).
+ */
 static int map_file(struct ipu_session *s, struct sess_tensor *st,
 		    size_t len)
 {
@@ -46,20 +137,32 @@ static int map_file(struct ipu_session *s, struct sess_tensor *st,
 	void *p;
 	int fd, err;
 
-	fd = open(t->mmap_path, (st->readonly ? O_RDONLY : O_RDWR) | O_CLOEXEC);
+	if (s->data_fd < 0)
+		return ipu_sess_err(s, -EACCES,
+				    "memory-mapped variable '%s' wants the file '%s': an executable's files are opened only in a data directory granted by its user, and none was (ipu_session_opts.data_dir; ipu-run --data-dir DIR)",
+				    t->name, t->mmap_path);
+	/* O_NONBLOCK: a FIFO put there must not hang the open. */
+	fd = open_beneath(s->data_fd, t->mmap_path,
+			  (st->readonly ? O_RDONLY : O_RDWR) | O_NONBLOCK);
 	if (fd < 0) {
-		err = -errno;
+		err = fd;
 		return ipu_sess_err(s, err,
-				    "memory-mapped variable '%s': opening '%s' %s: %s",
+				    "memory-mapped variable '%s': opening '%s' %s in the data directory '%s': %s",
 				    t->name, t->mmap_path,
 				    st->readonly ? "read-only" : "read-write",
-				    strerror(-err));
+				    s->data_dir, open_failure(err));
 	}
 	if (fstat(fd, &sb) < 0) {
 		err = -errno;
 		close(fd);
 		return ipu_sess_err(s, err, "memory-mapped variable '%s': '%s': %s",
 				    t->name, t->mmap_path, strerror(-err));
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		close(fd);
+		return ipu_sess_err(s, -EINVAL,
+				    "memory-mapped variable '%s': '%s' is not a regular file",
+				    t->name, t->mmap_path);
 	}
 	if ((uint64_t)sb.st_size < len) {
 		close(fd);

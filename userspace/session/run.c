@@ -171,8 +171,9 @@ int ipu_session_run_with_outputs(struct ipu_session *s,
 	err = submit_run(s, &b);
 	/*
 	 * S13: the program may have changed variables. A run that failed
-	 * before its launches left them alone, and its host copies keep
-	 * their state (S25).
+	 * met a device error, after which the batch has already marked the
+	 * copies out of sync (S25): a launch that fails may have run part
+	 * of the program.
 	 */
 	if (b.launched)
 		s->in_sync = false;

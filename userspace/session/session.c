@@ -7,8 +7,11 @@
  * IPUs are acquired when the session is entered (attach.c).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "session_internal.h"
 
@@ -176,21 +179,30 @@ static int choose_device(struct ipu_session *s, const char *desc)
 	return 0;
 }
 
-/* libbpf's rules: the caller's struct may be bigger if the rest is 0. */
-static int check_opts(struct ipu_session *s, const struct ipu_session_opts *o)
+/* The options before data_dir came: what older callers pass. */
+#define SESSION_OPTS_SZ_V1 offsetof(struct ipu_session_opts, data_dir)
+
+/*
+ * libbpf's rules: the caller's struct may be bigger if the rest is 0, or
+ * an older, smaller one (members it lacks are 0). Copies it into @o.
+ */
+static int check_opts(struct ipu_session *s, const struct ipu_session_opts *in,
+		      struct ipu_session_opts *o)
 {
-	const unsigned char *p = (const unsigned char *)o;
+	const unsigned char *p = (const unsigned char *)in;
 	size_t i;
 
-	if (o->sz < sizeof(*o))
+	if (in->sz < SESSION_OPTS_SZ_V1)
 		return ipu_sess_err(s, -EINVAL,
 				    "session options of %zu bytes: at least %zu",
-				    o->sz, sizeof(*o));
-	for (i = sizeof(*o); i < o->sz; i++)
+				    in->sz, SESSION_OPTS_SZ_V1);
+	for (i = sizeof(*o); i < in->sz; i++)
 		if (p[i])
 			return ipu_sess_err(s, -E2BIG,
 					    "session options: non-zero byte %zu past the %zu this libsession knows",
 					    i, sizeof(*o));
+	memset(o, 0, sizeof(*o));
+	memcpy(o, in, in->sz < sizeof(*o) ? in->sz : sizeof(*o));
 	if (o->flags & ~IPU_SESSION_FLAGS_ALL)
 		return ipu_sess_err(s, -EINVAL,
 				    "session options: unknown flags 0x%x",
@@ -198,16 +210,46 @@ static int check_opts(struct ipu_session *s, const struct ipu_session_opts *o)
 	return 0;
 }
 
-static int setup(struct ipu_session *s, const struct ipu_session_opts *opts)
+/* S22: the directory the caller lets the executable's files come from. */
+static int grant_data_dir(struct ipu_session *s, const char *dir)
+{
+	int err;
+
+	if (!dir)
+		return 0;
+	if (!dir[0])
+		return ipu_sess_err(s, -EINVAL,
+				    "session options: data_dir is \"\" (NULL grants no directory)");
+	s->data_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (s->data_fd < 0) {
+		err = -errno;
+		return ipu_sess_err(s, err, "data directory '%s': %s", dir,
+				    strerror(-err));
+	}
+	s->data_dir = dir;
+	return 0;
+}
+
+static void drop_data_dir(struct ipu_session *s)
+{
+	if (s->data_fd >= 0)
+		close(s->data_fd);
+	s->data_fd = -1;
+	s->data_dir = NULL;
+}
+
+static int setup(struct ipu_session *s, const struct ipu_session_opts *given)
 {
 	const struct ipu_exe *exe = s->exe;
+	struct ipu_session_opts copy, *opts = NULL;
 	char msg[512];
 	int err;
 
-	if (opts) {
-		err = check_opts(s, opts);
+	if (given) {
+		err = check_opts(s, given, &copy);
 		if (err)
 			return err;
+		opts = &copy;
 	}
 	if (exe->num_instrs == 0)
 		return ipu_sess_err(s, -EINVAL,
@@ -229,7 +271,11 @@ static int setup(struct ipu_session *s, const struct ipu_session_opts *opts)
 		return ipu_sess_err(s, err, "the executable: %s", msg);
 	err = ipu_sess_streams_init(s);
 	if (!err)
+		err = grant_data_dir(s, opts ? opts->data_dir : NULL);
+	if (!err)
 		err = ipu_sess_tensors_init(s);
+	/* The files are mapped now: the directory is needed no more. */
+	drop_data_dir(s);
 	if (err)
 		return err;
 	/* S05: a read-only mapping cannot take the device's values. */
@@ -262,6 +308,7 @@ int ipu_session_create_from_exe(struct ipu_exe *exe,
 		return ipu_sess_err(NULL, -ENOMEM, "no memory for a session");
 	}
 	s->exe = exe;
+	s->data_fd = -1;
 	err = setup(s, opts);
 	if (err) {
 		ipu_sess_err(NULL, err, "%s", s->errmsg);

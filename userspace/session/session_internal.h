@@ -98,6 +98,10 @@ struct sess_replica {
  * @to_host_on_exit: weights_to_host when the context is left (S05, S07).
  * @attach_timeout_ms: how long attaching waits for busy IPUs.
  * @ro_mmap: the first read-only mapped variable, or NULL (S05).
+ * @data_fd, @data_dir: the data directory the caller granted (an O_PATH
+ *	fd and its name; -1 and NULL for none), where the files of mapped
+ *	variables are opened (S22). Held during create only: the files are
+ *	mapped then.
  * @inputs, @n_inputs, @outputs, @n_outputs: the streams as reported (S16),
  *	in the executable's stream order; @in_idx / @out_idx their indices
  *	in the executable's stream table.
@@ -131,6 +135,8 @@ struct ipu_session {
 	bool to_host_on_exit;
 	uint32_t attach_timeout_ms;
 	const struct sess_tensor *ro_mmap;
+	int data_fd;
+	const char *data_dir;
 
 	struct ipu_stream_desc *inputs, *outputs;
 	size_t n_inputs, n_outputs;
@@ -188,6 +194,17 @@ bool ipu_sess_backend_has(enum sess_backend b, const char *name);
  */
 int ipu_sess_list_devices(enum sess_backend b, struct ipu_device_list **listp,
 			  size_t *countp);
+
+/* shape.c */
+
+/*
+ * ipu_sess_check_shape() - S11: 0 when a host buffer of shape
+ * (@ndim, @shape) fits @dir ("input" or "output") stream @d; else -EINVAL
+ * with a message naming the stream, the full shape and the given one.
+ */
+int ipu_sess_check_shape(struct ipu_session *s, const char *dir,
+			 const struct ipu_stream_desc *d, uint32_t ndim,
+			 const uint64_t *shape);
 
 /* attach.c */
 

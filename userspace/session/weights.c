@@ -4,9 +4,11 @@
  * (hostcopy.c) and the replicas' arenas (S17-S21).
  *
  * Sync state. s->in_sync says the host copies hold what the device holds.
- * A run clears it (S13); fetching sets it, and so does weights_from_host,
- * after which the device holds the host copies. A fetch while in sync is
- * skipped, as PopART's copyDeviceWeightsToHost() skips it.
+ * A run clears it (S13), and so does any device error (batch.c): what the
+ * device holds is then unknown; fetching sets it, and so does
+ * weights_from_host, after which the device holds the host copies. A
+ * fetch while in sync is skipped, as PopART's copyDeviceWeightsToHost()
+ * skips it.
  *
  * Groupings (S20). The host keeps one value per group, in group order;
  * weights_from_host gives every replica its group's value, and a fetch
@@ -20,6 +22,7 @@
  * replica order.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,10 +38,16 @@ static uint32_t group_of(const struct sess_tensor *st, uint32_t r)
 	return ipu_exe_tensor_group(t, r);
 }
 
-int ipu_sess_weights_from_host(struct ipu_session *s)
+/*
+ * Every tensor's values to every replica: tensor i's from @src[i] (laid
+ * out as its host copy) where @src and @src[i] are not NULL, else from
+ * its host copy.
+ */
+static int from_host(struct ipu_session *s, uint8_t *const *src)
 {
 	const struct sess_tensor *st;
 	struct sess_batch b;
+	const uint8_t *from;
 	uint32_t r;
 	size_t i;
 	int err;
@@ -47,8 +56,10 @@ int ipu_sess_weights_from_host(struct ipu_session *s)
 	for (r = 0; r < s->replicas; r++) {
 		for (i = 0; i < s->n_tensors; i++) {
 			st = &s->tensors[i];
+			from = src && src[i] ? src[i] : st->host;
 			ipu_sess_batch_xfer(&b, s->reps[r].arena_bo, st->t->offset,
-					    st->host + group_of(st, r) * st->t->nbytes,
+					    (uint8_t *)(uintptr_t)from +
+						    group_of(st, r) * st->t->nbytes,
 					    st->t->nbytes, IPU_XFER_DIR_TO_DEVICE,
 					    0);
 		}
@@ -61,6 +72,11 @@ int ipu_sess_weights_from_host(struct ipu_session *s)
 		s->tensors[i].replicas_valid = false;
 	s->in_sync = true;
 	return 0;
+}
+
+int ipu_sess_weights_from_host(struct ipu_session *s)
+{
+	return from_host(s, NULL);
 }
 
 /* Whether a fetch reads @st: not constants, not read-only mappings. */
@@ -182,8 +198,16 @@ int ipu_session_weights_to_host(struct ipu_session *s)
 	err = ipu_sess_need_attached(s, "weights_to_host");
 	if (!err)
 		err = ipu_sess_fetch(s);
-	if (!err)
+	/*
+	 * The host copies count as in sync only once their files have the
+	 * values too: after a failed flush, the next weights_to_host (or
+	 * exit) fetches and flushes again instead of trusting them.
+	 */
+	if (!err) {
 		err = ipu_sess_flush_mmaps(s);
+		if (err)
+			s->in_sync = false;
+	}
 	return err;
 }
 
@@ -384,8 +408,9 @@ static int check_write(struct ipu_session *s, const char *name,
 	return 0;
 }
 
-/* A scalar cast to the variable's dtype and broadcast to every value. */
-static void write_scalar(struct sess_tensor *st,
+/* A scalar cast to the variable's dtype and broadcast to every value of
+ * @st, at @dst (laid out as its host copy). */
+static void write_scalar(const struct sess_tensor *st, uint8_t *dst,
 			 const struct ipu_host_buffer *src)
 {
 	const size_t esz = ipu_dtype_size((int)st->t->dtype);
@@ -395,7 +420,101 @@ static void write_scalar(struct sess_tensor *st,
 	memcpy(&in, src->data, ipu_dtype_size((int)src->dtype));
 	ipu_dtype_convert(&out, (int)st->t->dtype, &in, (int)src->dtype, 1);
 	for (i = 0; i < n; i++)
-		memcpy(st->host + i * esz, &out, esz);
+		memcpy(dst + i * esz, &out, esz);
+}
+
+/* The new value of every variable written, in the order given. */
+static void write_values(struct ipu_session *s, const char *const *names,
+			 const struct ipu_host_buffer *srcs, size_t n,
+			 uint8_t *const *dst)
+{
+	struct sess_tensor *st;
+	size_t i, k;
+
+	for (i = 0; i < n; i++) {
+		lookup(s, names[i], "write_variable_data", &st);
+		k = (size_t)(st - s->tensors);
+		if (srcs[i].ndim == 0)
+			write_scalar(st, dst[k], &srcs[i]);
+		else
+			memcpy(dst[k], srcs[i].data,
+			       st->num_groups * st->t->nbytes);
+	}
+}
+
+/*
+ * Attached: the new values go to the device first, from a staging copy;
+ * only once it has them do they become the host copies (and the files of
+ * mapped variables). If the device fails part way, the host copies keep
+ * the old values and go back to the device (S25): then the session is in
+ * sync as before; if that fails too, it is out of sync.
+ */
+static int write_attached(struct ipu_session *s, const char *const *names,
+			  const struct ipu_host_buffer *srcs, size_t n)
+{
+	uint8_t **stage, *buf = NULL;
+	size_t total = 0, at = 0, i, len;
+	struct sess_tensor *st;
+	char msg[SESS_ERRMSG_LEN];
+	bool *written;
+	int err, err2;
+
+	/* stage[i]: tensor i's new value, for the written ones; NULL else. */
+	stage = calloc(s->n_tensors, sizeof(*stage));
+	written = calloc(s->n_tensors, sizeof(*written));
+	for (i = 0; written && i < n; i++) {
+		lookup(s, names[i], "write_variable_data", &st);
+		written[st - s->tensors] = true;
+	}
+	for (i = 0; written && i < s->n_tensors; i++)
+		if (written[i])
+			total += (size_t)s->tensors[i].num_groups *
+				 s->tensors[i].t->nbytes;
+	if (stage && written)
+		buf = malloc(total ? total : 1);
+	if (!buf) {
+		free(written);
+		free(stage);
+		return ipu_sess_err(s, -ENOMEM,
+				    "write_variable_data: no memory to stage %zu bytes",
+				    total);
+	}
+	for (i = 0; i < s->n_tensors; i++) {
+		if (!written[i])
+			continue;
+		st = &s->tensors[i];
+		len = (size_t)st->num_groups * st->t->nbytes;
+		stage[i] = buf + at;
+		memcpy(stage[i], st->host, len);
+		at += len;
+	}
+	write_values(s, names, srcs, n, stage);
+	err = from_host(s, stage);
+	if (!err) {
+		for (i = 0; i < s->n_tensors; i++)
+			if (stage[i])
+				memcpy(s->tensors[i].host, stage[i],
+				       (size_t)s->tensors[i].num_groups *
+					       s->tensors[i].t->nbytes);
+	} else {
+		snprintf(msg, sizeof(msg), "%s", s->errmsg);
+		err2 = from_host(s, NULL);
+		if (err2) {
+			/* Not s->errmsg itself: the call writes it. */
+			char again[SESS_ERRMSG_LEN];
+
+			snprintf(again, sizeof(again), "%s", s->errmsg);
+			ipu_sess_err(s, err,
+				     "%s; putting the old values back failed too (the host copies are out of sync): %s",
+				     msg, again);
+		} else
+			ipu_sess_err(s, err, "%s (the old values are back on the device)",
+				     msg);
+	}
+	free(buf);
+	free(written);
+	free(stage);
+	return err;
 }
 
 int ipu_session_write_variables_data(struct ipu_session *s,
@@ -404,6 +523,7 @@ int ipu_session_write_variables_data(struct ipu_session *s,
 				     size_t n)
 {
 	struct sess_tensor *st;
+	uint8_t **dst;
 	size_t i;
 	int err;
 
@@ -417,25 +537,25 @@ int ipu_session_write_variables_data(struct ipu_session *s,
 		if (err)
 			return err;
 	}
+	if (!s->depth) {
+		/* Detached, the host copies are all there is. */
+		dst = calloc(s->n_tensors ? s->n_tensors : 1, sizeof(*dst));
+		if (!dst)
+			return ipu_sess_err(s, -ENOMEM,
+					    "write_variable_data: no memory");
+		for (i = 0; i < s->n_tensors; i++)
+			dst[i] = s->tensors[i].host;
+		write_values(s, names, srcs, n, dst);
+		free(dst);
+		return 0;
+	}
 	/*
 	 * weights_from_host sends every host copy: the stale ones must get
 	 * the device's values first, or the write would roll the other
 	 * variables back to before the last run.
 	 */
-	if (s->depth) {
-		err = ipu_sess_fetch(s);
-		if (err)
-			return err;
-	}
-	for (i = 0; i < n; i++) {
-		lookup(s, names[i], "write_variable_data", &st);
-		if (srcs[i].ndim == 0)
-			write_scalar(st, &srcs[i]);
-		else
-			memcpy(st->host, srcs[i].data,
-			       st->num_groups * st->t->nbytes);
-	}
-	return s->depth ? ipu_sess_weights_from_host(s) : 0;
+	err = ipu_sess_fetch(s);
+	return err ? err : write_attached(s, names, srcs, n);
 }
 
 int ipu_session_write_variable_data(struct ipu_session *s, const char *name,

@@ -3,6 +3,7 @@
  * ipu-run - run a saved IPU executable on NumPy arrays.
  *
  *	ipu-run program.ipux --input x=x.npy --output y=y.npy [--runs N]
+ *		[--data-dir DIR]
  *
  * Loads the executable (ipu_exe_read_file()), makes a libsession session
  * from it on the chosen device, attaches (the variables' initial values go
@@ -21,10 +22,20 @@
  * NumPy lacks: they are written as float32 values (exact; the codes can be
  * had back with ml_dtypes or host_pow2scale_cast_to_fp8()).
  *
+ * Files of memory-mapped variables. An executable is untrusted input: the
+ * files it names for its memory-mapped variables are opened only in the
+ * directory given with --data-dir (relative to it, never through a
+ * symbolic link or out of it; libsession's ipu_session_opts.data_dir).
+ * Without --data-dir, an executable with such a variable is refused,
+ * naming the variable and the file; with it, the files are read at
+ * start and get the device's values when the run ends.
+ *
  * Shapes. An input's shape is its stream's host shape (S11):
  * (num_host_transfers, replicas) + the stream's shape, each leading
  * dimension present only when > 1; the first dimension may be larger than
- * num_host_transfers, as libsession allows.
+ * num_host_transfers, and an array whose data dims are all 1 feeds a
+ * one-element stream. libsession decides (ipu_session_check_shape(), the
+ * checker of its runs), so ipu-run accepts exactly what a run accepts.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -49,6 +60,7 @@ struct binding {
 struct options {
 	const char *program;
 	const char *device;
+	const char *data_dir;
 	unsigned long runs;
 	struct binding *in, *out;
 	size_t nin, nout;
@@ -60,7 +72,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: %s PROGRAM.ipux [--input STREAM=FILE.npy]... [--output STREAM=FILE.npy]...\n"
-		"               [--device auto|ipu_model|cpu|ipu_hw] [--runs N]\n"
+		"               [--device auto|ipu_model|cpu|ipu_hw] [--runs N] [--data-dir DIR]\n"
 		"\n"
 		"Run a saved IPU executable: every host-to-device stream is fed from a\n"
 		"NumPy .npy file, the device-to-host streams named are written as .npy\n"
@@ -72,6 +84,11 @@ static void usage(FILE *f)
 		"  -d, --device DEVICE        auto (default: hardware if present, else the\n"
 		"                             model), ipu_model, cpu (one IPU) or ipu_hw\n"
 		"  -n, --runs N               run N times (default 1); outputs are the last's\n"
+		"  -D, --data-dir DIR         the directory where the program's memory-mapped\n"
+		"                             variables' files are (read at start, written at\n"
+		"                             the end); the program names them relative to it\n"
+		"                             and cannot reach out of it. Without it, a program\n"
+		"                             with such variables is refused\n"
 		"  -h, --help                 this text\n"
 		"\n"
 		"Shapes: (num_host_transfers, replicas) + the stream's shape, each leading\n"
@@ -110,6 +127,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "output", required_argument, NULL, 'o' },
 		{ "device", required_argument, NULL, 'd' },
 		{ "runs", required_argument, NULL, 'n' },
+		{ "data-dir", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -125,7 +143,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		fprintf(stderr, "%s: out of memory\n", prog_name);
 		return -1;
 	}
-	while ((c = getopt_long(argc, argv, "i:o:d:n:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:o:d:n:D:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			if (parse_binding("input", optarg, &o->in[o->nin++]))
@@ -137,6 +155,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'd':
 			o->device = optarg;
+			break;
+		case 'D':
+			o->data_dir = optarg;
 			break;
 		case 'n':
 			errno = 0;
@@ -228,19 +249,6 @@ static int match_streams(struct binding *b, size_t nb,
 	return 0;
 }
 
-/* Whether @a fits stream @d's host shape (S11; see the file comment). */
-static bool shape_fits(const struct npy_array *a,
-		       const struct ipu_stream_desc *d, uint32_t transfers)
-{
-	if (a->ndim != d->host_ndim)
-		return false;
-	for (uint32_t i = 0; i < a->ndim; i++)
-		if (a->shape[i] != d->host_shape[i] &&
-		    !(i == 0 && transfers > 1 && a->shape[0] > transfers))
-			return false;
-	return true;
-}
-
 /* How an array of type @have feeds a stream of type @want. */
 enum feed { FEED_NO, FEED_AS_IS, FEED_CONVERT };
 
@@ -262,7 +270,7 @@ static enum feed feed_kind(uint32_t have, uint32_t want)
 }
 
 /* Read @b's file and make the buffer the session gets. */
-static int load_input(struct binding *b, uint32_t transfers)
+static int load_input(struct ipu_session *s, struct binding *b)
 {
 	const struct ipu_stream_desc *d = b->desc;
 	char err[1024], have[128], want[128];
@@ -277,11 +285,13 @@ static int load_input(struct binding *b, uint32_t transfers)
 	}
 	npy_shape_str(b->arr.shape, b->arr.ndim, have, sizeof(have));
 	npy_shape_str(d->host_shape, d->host_ndim, want, sizeof(want));
-	if (!shape_fits(&b->arr, d, transfers)) {
+	if (ipu_session_check_shape(s, d->name, b->arr.ndim, b->arr.shape)) {
 		fprintf(stderr,
 			"%s: --input %s=%s: shape %s does not fit stream '%s': it takes %s\n"
-			"  (num_host_transfers, replicas) + the stream's shape, each leading dimension only when > 1\n",
-			prog_name, b->stream, b->path, have, d->name, want);
+			"  (num_host_transfers, replicas) + the stream's shape, each leading dimension only when > 1:\n"
+			"  %s\n",
+			prog_name, b->stream, b->path, have, d->name, want,
+			ipu_session_errmsg(s));
 		return -1;
 	}
 	feed = feed_kind(b->arr.dtype, d->dtype);
@@ -428,7 +438,8 @@ out:
 
 static int run_program(struct options *o)
 {
-	IPU_OPTS(ipu_session_opts, opts, .device = o->device);
+	IPU_OPTS(ipu_session_opts, opts, .device = o->device,
+		 .data_dir = o->data_dir);
 	const struct ipu_stream_desc *ind, *outd;
 	struct ipu_session *s;
 	struct ipu_exe *exe;
@@ -454,8 +465,7 @@ static int run_program(struct options *o)
 	      match_streams(o->out, o->nout, outd, noutd, "device-to-host",
 			    false);
 	for (size_t i = 0; !ret && i < o->nin; i++)
-		ret = load_input(&o->in[i],
-				 ipu_session_exe(s)->num_host_transfers);
+		ret = load_input(s, &o->in[i]);
 	if (!ret) {
 		printf("%s: %s on %s (%u IPU%s), %lu run%s\n", prog_name,
 		       o->program, ipu_session_device_name(s),

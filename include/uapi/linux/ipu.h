@@ -233,7 +233,9 @@ struct ipu_xfer {
  * Resets the device's execution state and increments &ipu_info.reset_count.
  * Buffer objects and their handles survive; what the device memory holds
  * afterwards is device-specific (the simulated IPU keeps it). Requires
- * attachment (-EACCES).
+ * attachment (-EACCES). -EIO when the device fails to reset: the launches
+ * in flight have failed and the firmware is revoked all the same, and
+ * &ipu_info.reset_count does not change.
  */
 struct ipu_reset {
 	__u32 flags;
