@@ -16,7 +16,9 @@
  * A device reset while ipu-simd runs a launch: the launch fails (-EIO),
  * the daemon's mapping is revoked, the program it was running is
  * cancelled (it would otherwise keep the device's thread for hours), and
- * the daemon attaches again and runs the next launch.
+ * the daemon attaches again and runs the next launch. The test resets only
+ * once the program runs (its accumulator moved in the arena): a reset
+ * while the daemon still loads the executable fails the run another way.
  */
 #include "kprog.h"
 #include "ksimd.h"
@@ -53,15 +55,55 @@ static void wait_unowned(unsigned int idx)
 	assert_int_equal(kt_sysfs_u64(idx, "owner_pid"), 0);
 }
 
+/*
+ * Whether the spin program of start_endless_run() has done an iteration:
+ * its x is all 1.0, so its accumulator (a tensor in the arena, as every
+ * tensor is) goes 1.0, 1.5, 1.75, ... 2.0, while nothing else in the
+ * arena (x, the constant 0.5, zeros) lies in (1, 2].
+ */
+static bool spun(const void *arena, uint64_t size)
+{
+	const float *f = arena;
+	uint64_t i;
+
+	for (i = 0; i < size / sizeof(float); i++)
+		if (f[i] > 1.0f && f[i] <= 2.0f)
+			return true;
+	return false;
+}
+
+/*
+ * Wait until the program of the launch the daemon took is running. (That
+ * the daemon logged the launch says only that it took it: it may still be
+ * reading the executable, and a reset then fails the run before it starts,
+ * which is another path than cancelling a running program.) A debug kernel
+ * is slow to get there: ten times the usual bound on the polls.
+ */
+static void wait_running(struct kp_setup *s)
+{
+	uint64_t size = ipu_bo_size(s->arena[0]);
+	void *arena;
+	int i;
+
+	assert_int_equal(ipu_bo_map(s->arena[0], &arena), 0);
+	for (i = 0; i < 10 * KS_POLLS && !spun(arena, size); i++)
+		ks_pause();
+	if (!spun(arena, size))
+		fail_msg("the daemon took the launch, but its program never ran an iteration");
+}
+
 /* Submit a run of a program that never ends on hw:0, and wait until the
- * daemon (started with -v) has taken its launch. */
+ * daemon (started with -v) has taken its launch and runs it. */
 static void start_endless_run(struct kp_setup *s, struct kp_prog **pp,
 			      size_t *n, struct ipu_cmd *cmds)
 {
 	static const char *const verbose[] = { "--devices", "ipu0,ipu1", "-v", NULL };
 	static float x[64], y[64];
 	off_t from;
+	int i;
 
+	for (i = 0; i < 64; i++)
+		x[i] = 1.0f; /* see spun() */
 	/* -v: the daemon logs each launch it takes. */
 	ks_simd_kill(SIGTERM);
 	ks_simd_start(verbose);
@@ -72,6 +114,7 @@ static void start_endless_run(struct kp_setup *s, struct kp_prog **pp,
 	*n = kp_batch(s, cmds, (void *[]){ x }, (void *[]){ y });
 	assert_int_equal(ipu_queue_submit(s->q, cmds, *n), 0);
 	assert_true(ks_log_wait(from, "ipu0: launch"));
+	wait_running(s);
 }
 
 /* Reap the H2D, launch, D2H of a run: the launch failed with @launch. */
