@@ -875,4 +875,23 @@ static inline int kt_run(const char *const *argv, uid_t uid, char *out,
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+/* Pages pinned right now, system-wide (FOLL_PIN): a test that
+ * pins must leave this where it found it. */
+static inline int64_t kt_pinned_now(void)
+{
+	unsigned long long v, acq = 0, rel = 0;
+	char name[64];
+	FILE *f = fopen("/proc/vmstat", "re");
+
+	assert_non_null(f);
+	while (fscanf(f, "%63s %llu", name, &v) == 2) {
+		if (!strcmp(name, "nr_foll_pin_acquired"))
+			acq = v;
+		else if (!strcmp(name, "nr_foll_pin_released"))
+			rel = v;
+	}
+	fclose(f);
+	return (int64_t)(acq - rel);
+}
+
 #endif /* IPU_TESTS_KTEST_H */

@@ -16,24 +16,6 @@
 
 #define RUNS 1000
 
-/* Pages pinned right now, system-wide (FOLL_PIN). */
-static int64_t pinned_now(void)
-{
-	unsigned long long v, acq = 0, rel = 0;
-	char name[64];
-	FILE *f = fopen("/proc/vmstat", "re");
-
-	assert_non_null(f);
-	while (fscanf(f, "%63s %llu", name, &v) == 2) {
-		if (!strcmp(name, "nr_foll_pin_acquired"))
-			acq = v;
-		else if (!strcmp(name, "nr_foll_pin_released"))
-			rel = v;
-	}
-	fclose(f);
-	return (int64_t)(acq - rel);
-}
-
 static void test_a_thousand_runs_leave_memory_and_pins_as_they_were(void **state)
 {
 	struct ipu_queue_stats st0, st1;
@@ -49,7 +31,7 @@ static void test_a_thousand_runs_leave_memory_and_pins_as_they_were(void **state
 	(void)state;
 	ks_require_simd();
 	used = kt_sysfs_u64(0, "memory_used");
-	pins = pinned_now();
+	pins = kt_pinned_now();
 	p = kp_mlp(1);
 	/* Whole pages of their own, as registering pins whole pages. */
 	x = kt_alloc(kt_page_size());
@@ -81,10 +63,10 @@ static void test_a_thousand_runs_leave_memory_and_pins_as_they_were(void **state
 
 	/* Files are released as their last command completes: poll. */
 	for (i = 0; i < KS_POLLS && (kt_sysfs_u64(0, "memory_used") != used ||
-				     pinned_now() != pins); i++)
+				     kt_pinned_now() != pins); i++)
 		ks_pause();
 	assert_int_equal(kt_sysfs_u64(0, "memory_used"), used);
-	assert_int_equal(pinned_now(), pins);
+	assert_int_equal(kt_pinned_now(), pins);
 }
 
 int main(void)

@@ -42,24 +42,6 @@
 #define RACE_MB 4
 #define DEADLOCK_S 30
 
-/* Pages pinned right now, system-wide (FOLL_PIN). */
-static int64_t pinned_now(void)
-{
-	unsigned long long v, acq = 0, rel = 0;
-	char name[64];
-	FILE *f = fopen("/proc/vmstat", "re");
-
-	assert_non_null(f);
-	while (fscanf(f, "%63s %llu", name, &v) == 2) {
-		if (!strcmp(name, "nr_foll_pin_acquired"))
-			acq = v;
-		else if (!strcmp(name, "nr_foll_pin_released"))
-			rel = v;
-	}
-	fclose(f);
-	return (int64_t)(acq - rel);
-}
-
 /* What the child reports, after C's 'C' message. */
 struct race_result {
 	int xfer;	/* A's XFER: 0 or -errno */
@@ -293,7 +275,7 @@ static void test_del_device_returns_while_xfer_waits_in_a_fault_and_mmap_runs(vo
 	(void)state;
 	kt_require_sim_ctl();
 	idx = kt_sim_add(RACE_MB);
-	pins = pinned_now();
+	pins = kt_pinned_now();
 	kt_pipe(p);
 	pid = kt_fork();
 	if (pid == 0)
@@ -337,7 +319,7 @@ static void test_del_device_returns_while_xfer_waits_in_a_fault_and_mmap_runs(vo
 		assert_int_equal(res.touch, SIGBUS);
 
 	/* Nothing leaks: no pinned page, the device released */
-	assert_int_equal(pinned_now(), pins);
+	assert_int_equal(kt_pinned_now(), pins);
 	assert_int_equal(kt_sim_add(RACE_MB), idx);
 }
 
