@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT) */
+/*
+ * emu_dev.h - the PCIe IPU device model, as its transport sees it.
+ *
+ * ipu-emu is two halves that meet here:
+ *  - the device (emu_dev_*.c): config space, BAR0 registers, BAR2 device
+ *    memory, the DMA queues, the command queue, firmware boot, reset,
+ *    telemetry and fault injection, exactly as docs/hardware.md specifies;
+ *  - the transport (vfio_user*.c): a vfio-user server that carries a QEMU
+ *    guest's config-space and BAR0 accesses to the device, hands the
+ *    device the guest's DMA mappings and the MSI-X eventfds, and maps BAR2
+ *    into the guest directly.
+ * Neither half knows how the other works; a unit test can drive a device
+ * without a socket, and a transport test can serve a test double.
+ *
+ * Threads: the transport calls every emu_dev_* function from one thread per
+ * device (its message loop). The device may call the host ops from any of
+ * its own threads (DMA queues, command queue), concurrently; the transport
+ * makes them thread-safe. Every function returns 0 or a negative errno.
+ */
+#ifndef IPU_EMU_DEV_H
+#define IPU_EMU_DEV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct emu_dev;
+
+/* Size of PCI Express configuration space (standard + extended). */
+#define EMU_CFG_SIZE		4096u
+/* BARs of a PCI function. */
+#define EMU_NUM_BARS		6u
+
+/**
+ * struct emu_host_ops - what the device asks of its transport.
+ * @dma_read: copy @len bytes at bus address @addr of the host (the guest's
+ *	RAM, through the DMA mappings the host granted) into @dst. Returns
+ *	-EFAULT when any byte lies outside every mapping (an IOMMU fault on
+ *	real hardware) and copies nothing then.
+ * @dma_write: the same, from @src to the host.
+ * @irq: raise MSI-X vector @vector. Returns -ENOENT when the host has not
+ *	given that vector an eventfd (the interrupt is lost, as a masked
+ *	vector with no pending bit handling would be).
+ * @ctx: passed back to every op.
+ */
+struct emu_host_ops {
+	int (*dma_read)(void *ctx, uint64_t addr, void *dst, size_t len);
+	int (*dma_write)(void *ctx, uint64_t addr, const void *src, size_t len);
+	int (*irq)(void *ctx, unsigned int vector);
+	void *ctx;
+};
+
+/**
+ * struct emu_dev_opts - one device's construction parameters.
+ * @index: the device's index within its process (replica groups span the
+ *	devices one process serves, as IPU-Links would).
+ * @mem_size: bytes of device memory (BAR2); a power of two, as BARs are.
+ * @serial: Device Serial Number (the DSN extended capability).
+ * @faults: fault-injection spec given on the command line, or NULL
+ *	(syntax in emu_dev_fault()).
+ */
+struct emu_dev_opts {
+	unsigned int index;
+	uint64_t mem_size;
+	uint64_t serial;
+	const char *faults;
+};
+
+/**
+ * struct emu_region - one BAR as the transport exports it.
+ * @size: bytes; 0 for an unimplemented BAR.
+ * @mmap_fd: a file descriptor the transport may hand to the client so it
+ *	maps the region directly (BAR2: a memfd), or -1 when every access
+ *	must trap into emu_dev_bar_read()/emu_dev_bar_write() (BAR0). Owned
+ *	by the device; the transport dups it if it needs it longer.
+ * @mmap_offset: offset of the region in @mmap_fd.
+ * @prefetchable: the BAR is marked prefetchable.
+ * @is_64bit: the BAR is a 64-bit memory BAR (it uses the next BAR slot).
+ */
+struct emu_region {
+	uint64_t size;
+	int mmap_fd;
+	uint64_t mmap_offset;
+	bool prefetchable;
+	bool is_64bit;
+};
+
+/** emu_dev_create() - make a device in its power-on reset state. */
+int emu_dev_create(const struct emu_dev_opts *opts,
+		   const struct emu_host_ops *host, struct emu_dev **out);
+/** emu_dev_destroy() - stop every queue (in-flight work is dropped) and free. */
+void emu_dev_destroy(struct emu_dev *dev);
+
+/**
+ * emu_dev_cfg_read() / emu_dev_cfg_write() - config space access.
+ * @off + @len must lie within EMU_CFG_SIZE (-EINVAL otherwise); writes
+ * honour each register's writable bits (read-only bits keep their value).
+ */
+int emu_dev_cfg_read(struct emu_dev *dev, uint32_t off, void *buf, uint32_t len);
+int emu_dev_cfg_write(struct emu_dev *dev, uint32_t off, const void *buf,
+		      uint32_t len);
+
+/** emu_dev_region() - describe BAR @bar (0..EMU_NUM_BARS-1). */
+int emu_dev_region(struct emu_dev *dev, unsigned int bar, struct emu_region *out);
+
+/**
+ * emu_dev_bar_read() / emu_dev_bar_write() - a trapped BAR access.
+ * BAR0 registers take aligned 4- and 8-byte accesses; anything else is
+ * -EINVAL (the transport reports it to the client as an error).
+ */
+int emu_dev_bar_read(struct emu_dev *dev, unsigned int bar, uint64_t off,
+		     void *buf, uint32_t len);
+int emu_dev_bar_write(struct emu_dev *dev, unsigned int bar, uint64_t off,
+		      const void *buf, uint32_t len);
+
+/** emu_dev_msix_count() - number of MSI-X vectors the device implements. */
+unsigned int emu_dev_msix_count(const struct emu_dev *dev);
+
+/**
+ * emu_dev_flr() - Function Level Reset (the client's DEVICE_RESET): every
+ * queue stops, in-flight work completes with the spec's reset error, and
+ * the registers return to their reset values; device memory is kept
+ * unless the spec says otherwise.
+ */
+int emu_dev_flr(struct emu_dev *dev);
+
+/**
+ * emu_dev_fault() - inject faults, from the command line or the control
+ * socket. @spec is a comma-separated list of "name[=value]"; the names
+ * and their meaning are in docs/hardware.md (Fault injection). Returns
+ * -EINVAL on an unknown name or a bad value, changing nothing.
+ */
+int emu_dev_fault(struct emu_dev *dev, const char *spec);
+
+/**
+ * emu_dev_off_bus() - true once the device has "fallen off the bus" (a
+ * fault): every read returns all ones and the transport closes the
+ * client's socket.
+ */
+bool emu_dev_off_bus(const struct emu_dev *dev);
+
+#endif /* IPU_EMU_DEV_H */
