@@ -1,0 +1,484 @@
+// SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
+/*
+ * test_emu_dev_cmd.c - the PCIe IPU model's command queue
+ * (docs/hardware.md section 4.3): NOP; LAUNCH computing the same bits as
+ * libipufw run directly (the model backend's executor); every malformed
+ * field; replicated runs across two IPUs of the process; the deadline
+ * the device enforces, for a running and for a waiting launch; the
+ * hang_launch fault released by soft reset with E_RESET on every
+ * published descriptor; FLR aborting a launch; telemetry under load.
+ *
+ * A launch that must be under way before the test acts is awaited by
+ * polling the queue's STATUS.BUSY (the condition itself, no sleep).
+ */
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include "emu_dev_helpers.h"
+#include "exe_builder.h"
+
+#define MEM		(16u << 20)
+#define EXE_AT		0x0
+#define ARENA_AT	0x100000u
+#define CQ		IPU_QUEUE_CMD
+
+static struct th *ready_index(unsigned int index)
+{
+	struct th *t = th_new_opts(MEM, index, 100 + index, NULL, NULL);
+
+	assert_non_null(t);
+	th_enable(t);
+	assert_int_equal(th_boot(t), IPU_FW_STATE_READY);
+	th_ring(t, CQ, 16);
+	return t;
+}
+
+static struct th *ready(void)
+{
+	return ready_index(0);
+}
+
+/* Serialise @b's executable into device memory at EXE_AT; its size. */
+static uint32_t put_exe(struct th *t, struct eb *b)
+{
+	void *buf = NULL;
+	size_t len = 0;
+	char msg[256];
+
+	if (ipu_exe_save(&b->exe, &buf, &len, msg, sizeof(msg)))
+		fail_msg("ipu_exe_save: %s", msg);
+	th_mem_write(t, EXE_AT, buf, len);
+	free(buf);
+	return (uint32_t)len;
+}
+
+static struct ipu_cmd_desc *launch(struct th *t, uint32_t idx, uint32_t exe_size,
+				   uint64_t arena_size)
+{
+	struct ipu_cmd_desc *d = th_cmd_desc(t, idx);
+
+	memset(d, 0, sizeof(*d));
+	d->opcode = IPU_CMD_LAUNCH;
+	d->flags = IPU_CMD_F_IRQ;
+	d->exe_addr = EXE_AT;
+	d->exe_size = exe_size;
+	d->arena_addr = ARENA_AT;
+	d->arena_size = arena_size;
+	d->num_replicas = 1;
+	return d;
+}
+
+static struct ipu_cmd_desc *nop(struct th *t, uint32_t idx)
+{
+	struct ipu_cmd_desc *d = th_cmd_desc(t, idx);
+
+	memset(d, 0, sizeof(*d));
+	d->opcode = IPU_CMD_NOP;
+	d->flags = IPU_CMD_F_IRQ;
+	return d;
+}
+
+static uint32_t status(struct th *t, uint32_t idx)
+{
+	return __atomic_load_n(&th_cmd_desc(t, idx)->status, __ATOMIC_ACQUIRE);
+}
+
+/* Wait for the command queue to take a descriptor (BUSY). */
+static void wait_busy(struct th *t)
+{
+	time_t end = time(NULL) + WAIT_LIMIT_S;
+
+	while (!(rd32(t, QREG(CQ, IPU_Q_STATUS)) & IPU_Q_STATUS_BUSY)) {
+		assert_true(time(NULL) < end);
+		sched_yield();
+	}
+}
+
+/* Wait for a launch to be running: telemetry says so. */
+static void wait_running(struct th *t)
+{
+	time_t end = time(NULL) + WAIT_LIMIT_S;
+
+	while (rd32(t, IPU_REG_TEMP_MC) != 65000) {
+		assert_true(time(NULL) < end);
+		sched_yield();
+	}
+}
+
+/* y = relu(x @ w) + x @ w, float32. */
+static struct eb *mlp(uint32_t *y)
+{
+	struct eb *b = eb_new(1, 1);
+	uint32_t x = eb_tensor(b, IPU_DTYPE_FLOAT32, EB_SHAPE(5, 7));
+	uint32_t w = eb_tensor(b, IPU_DTYPE_FLOAT32, EB_SHAPE(7, 3));
+	uint32_t m = eb_tensor(b, IPU_DTYPE_FLOAT32, EB_SHAPE(5, 3));
+	uint32_t r = eb_tensor(b, IPU_DTYPE_FLOAT32, EB_SHAPE(5, 3));
+
+	*y = eb_tensor(b, IPU_DTYPE_FLOAT32, EB_SHAPE(5, 3));
+	eb_op(b, IPU_OP_MATMUL, EB_U32(m, x, w), EB_NONE);
+	eb_op(b, IPU_OP_RELU, EB_U32(r, m), EB_NONE);
+	eb_op(b, IPU_OP_ADD, EB_U32(*y, r, m), EB_NONE);
+	eb_alloc(b);
+	eb_fill(b, 0, x, 1, -2, 2);
+	eb_fill(b, 0, w, 2, -1, 1);
+	return b;
+}
+
+/* y = x + 1 forever: only a deadline or a reset ends it. */
+static struct eb *forever(uint32_t reps)
+{
+	struct eb *b = eb_new(reps, 1);
+	uint32_t x = eb_tensor(b, IPU_DTYPE_FLOAT32, EB_SHAPE(4));
+	uint32_t one = eb_tensor(b, IPU_DTYPE_FLOAT32, EB_SHAPE(4));
+	uint32_t y = eb_tensor(b, IPU_DTYPE_FLOAT32, EB_SHAPE(4));
+
+	eb_loop(b, 1ll << 62, 1);
+	eb_op(b, IPU_OP_ADD, EB_U32(y, x, one), EB_NONE);
+	eb_alloc(b);
+	return b;
+}
+
+static void test_nop_and_bad_opcodes(void **state)
+{
+	struct th *t = ready();
+
+	(void)state;
+	nop(t, 0)->flags = 0;
+	th_cmd_desc(t, 1)->opcode = 7;
+	nop(t, 2)->flags = 0x10;	/* reserved; no IRQ: one batch */
+	nop(t, 3);
+	assert_true(th_kick_wait(t, CQ, 4));
+	assert_int_equal(status(t, 0), IPU_DESC_DONE);
+	assert_int_equal(status(t, 1), IPU_DESC_DONE | IPU_CMD_E_OPCODE);
+	assert_int_equal(status(t, 2), IPU_DESC_DONE | IPU_CMD_E_DESC);
+	assert_int_equal(status(t, 3), IPU_DESC_DONE);
+	assert_int_equal(th_wb(t, CQ)->completed, 4);
+	assert_int_equal(th_wb(t, CQ)->errors, 2);
+	th_free(t);
+}
+
+static void test_launch_computes_the_executor_bits(void **state)
+{
+	struct th *t = ready();
+	uint32_t y, size;
+	struct eb *b = mlp(&y);
+	uint64_t asz = b->exe.arena_size;
+	uint8_t *dev_arena = malloc(asz);
+
+	(void)state;
+	size = put_exe(t, b);
+	th_mem_write(t, ARENA_AT, b->arenas[0], asz);
+	launch(t, 0, size, asz);
+	assert_true(th_kick_wait(t, CQ, 1));
+	assert_int_equal(status(t, 0), IPU_DESC_DONE | IPU_CMD_OK);
+	assert_int_equal(eb_run(b), 0);
+	th_mem_read(t, ARENA_AT, dev_arena, asz);
+	assert_memory_equal(dev_arena, b->arenas[0], asz);
+	assert_true(eb_get(b, 0, y, 0) != 0.0 || eb_get(b, 0, y, 1) != 0.0);
+	assert_int_equal(rd32(t, IPU_REG_LAUNCHES), 1);
+	free(dev_arena);
+	eb_free(b);
+	th_free(t);
+}
+
+static void test_malformed_launches_fail_alone(void **state)
+{
+	struct th *t = ready();
+	uint32_t y, size, i;
+	struct eb *b = mlp(&y);
+	uint64_t asz = b->exe.arena_size;
+	uint8_t junk[64] = { 0 };
+
+	(void)state;
+	size = put_exe(t, b);
+	launch(t, 0, 0, asz);
+	launch(t, 1, size, asz)->replica = 1;
+	launch(t, 2, size, asz)->num_replicas = 2;	/* group 0 */
+	launch(t, 3, size, asz)->num_replicas = IPU_CMD_MAX_REPLICAS + 1;
+	launch(t, 4, size, asz)->arena_size = 0;
+	launch(t, 5, size, asz)->exe_addr = MEM - 16;
+	launch(t, 6, size, asz)->arena_addr = ARENA_AT + 4;
+	launch(t, 7, size, asz - 64);			/* arena too small */
+	launch(t, 8, size, (uint64_t)MEM);		/* arena past the end */
+	launch(t, 9, size, asz)->exe_addr = 0x200000;	/* zeros: no exe */
+	launch(t, 10, size - 8, asz);			/* truncated */
+	launch(t, 11, size, asz);
+	for (i = 0; i < 11; i++)
+		th_cmd_desc(t, i)->flags = 0;
+	th_mem_write(t, 0x200000, junk, sizeof(junk));
+	assert_true(th_kick_wait(t, CQ, 12));
+	assert_int_equal(status(t, 0), IPU_DESC_DONE | IPU_CMD_E_DESC);
+	assert_int_equal(status(t, 1), IPU_DESC_DONE | IPU_CMD_E_DESC);
+	assert_int_equal(status(t, 2), IPU_DESC_DONE | IPU_CMD_E_DESC);
+	assert_int_equal(status(t, 3), IPU_DESC_DONE | IPU_CMD_E_DESC);
+	assert_int_equal(status(t, 4), IPU_DESC_DONE | IPU_CMD_E_DESC);
+	assert_int_equal(status(t, 5), IPU_DESC_DONE | IPU_CMD_E_INVAL);
+	assert_int_equal(status(t, 6), IPU_DESC_DONE | IPU_CMD_E_INVAL);
+	assert_int_equal(status(t, 7), IPU_DESC_DONE | IPU_CMD_E_INVAL);
+	assert_int_equal(status(t, 8), IPU_DESC_DONE | IPU_CMD_E_INVAL);
+	assert_int_equal(status(t, 9), IPU_DESC_DONE | IPU_CMD_E_NOEXEC);
+	assert_int_equal(status(t, 10), IPU_DESC_DONE | IPU_CMD_E_INVAL);
+	assert_int_equal(status(t, 11), IPU_DESC_DONE | IPU_CMD_OK);
+	eb_free(b);
+	th_free(t);
+}
+
+static void test_reserved_flags_are_a_descriptor_error(void **state)
+{
+	struct th *t = ready();
+	uint32_t y, size;
+	struct eb *b = mlp(&y);
+
+	(void)state;
+	size = put_exe(t, b);
+	launch(t, 0, size, b->exe.arena_size)->flags = IPU_CMD_F_IRQ | 0x8;
+	assert_true(th_kick_wait(t, CQ, 1));
+	assert_int_equal(status(t, 0), IPU_DESC_DONE | IPU_CMD_E_DESC);
+	eb_free(b);
+	th_free(t);
+}
+
+static void test_replicas_on_two_ipus_run_together(void **state)
+{
+	struct th *t[2] = { ready_index(0), ready_index(1) };
+	struct eb *b = eb_new(2, 1);
+	uint32_t x = eb_tensor(b, IPU_DTYPE_FLOAT32, EB_SHAPE(3, 50));
+	uint32_t o = eb_tensor(b, IPU_DTYPE_FLOAT32, EB_SHAPE(3, 50));
+	uint64_t asz;
+	uint32_t size, r;
+	uint8_t *back;
+
+	(void)state;
+	eb_op(b, IPU_OP_ALL_REDUCE, EB_U32(o, x),
+	      EB_I64(IPU_EXE_REDUCE_SUM, 2, 1));
+	eb_alloc(b);
+	asz = b->exe.arena_size;
+	back = malloc(asz);
+	for (r = 0; r < 2; r++) {
+		struct ipu_cmd_desc *d;
+
+		eb_fill(b, r, x, 10 + r, -3, 3);
+		size = put_exe(t[r], b);
+		th_mem_write(t[r], ARENA_AT, b->arenas[r], asz);
+		d = launch(t[r], 0, size, asz);
+		d->replica = r;
+		d->num_replicas = 2;
+		d->group = 77;
+		d->owner = 1234;
+		wr32(t[r], QREG(CQ, IPU_Q_TAIL), 1);
+	}
+	for (r = 0; r < 2; r++)
+		assert_true(th_wait_irqs(t[r], IPU_VEC_CMD, 1));
+	assert_int_equal(eb_run(b), 0);
+	for (r = 0; r < 2; r++) {
+		assert_int_equal(status(t[r], 0), IPU_DESC_DONE | IPU_CMD_OK);
+		th_mem_read(t[r], ARENA_AT, back, (uint32_t)asz);
+		assert_memory_equal(back, b->arenas[r], asz);
+	}
+	free(back);
+	eb_free(b);
+	th_free(t[0]);
+	th_free(t[1]);
+}
+
+static void test_a_replica_whose_partner_never_comes_times_out(void **state)
+{
+	struct th *t = ready();
+	struct eb *b = eb_new(2, 1);
+	uint32_t x = eb_tensor(b, IPU_DTYPE_FLOAT32, EB_SHAPE(4));
+	struct ipu_cmd_desc *d;
+	uint32_t size;
+
+	(void)state;
+	eb_op(b, IPU_OP_ALL_REDUCE, EB_U32(x, x), EB_I64(IPU_EXE_REDUCE_SUM, 2, 1));
+	eb_alloc(b);
+	size = put_exe(t, b);
+	d = launch(t, 0, size, b->exe.arena_size);
+	d->num_replicas = 2;
+	d->group = 5;
+	d->deadline_ms = 20;
+	assert_true(th_kick_wait(t, CQ, 1));
+	assert_int_equal(status(t, 0), IPU_DESC_DONE | IPU_CMD_E_TIMEOUT);
+	eb_free(b);
+	th_free(t);
+}
+
+static void test_a_replica_filed_twice_is_refused(void **state)
+{
+	struct th *t[2] = { ready_index(0), ready_index(1) };
+	struct eb *b = eb_new(2, 1);
+	uint32_t x = eb_tensor(b, IPU_DTYPE_FLOAT32, EB_SHAPE(4));
+	uint32_t size, r;
+
+	(void)state;
+	eb_op(b, IPU_OP_ALL_REDUCE, EB_U32(x, x), EB_I64(IPU_EXE_REDUCE_SUM, 2, 1));
+	eb_alloc(b);
+	for (r = 0; r < 2; r++) {
+		struct ipu_cmd_desc *d;
+
+		size = put_exe(t[r], b);
+		d = launch(t[r], 0, size, b->exe.arena_size);
+		d->num_replicas = 2;
+		d->group = 9;
+		d->deadline_ms = 200;	/* both say replica 0 */
+	}
+	wr32(t[0], QREG(CQ, IPU_Q_TAIL), 1);
+	wait_busy(t[0]);
+	/* Whichever files second is refused at once; the other waits for
+	 * a replica 1 that never comes, until its deadline. */
+	wr32(t[1], QREG(CQ, IPU_Q_TAIL), 1);
+	assert_true(th_wait_irqs(t[0], IPU_VEC_CMD, 1));
+	assert_true(th_wait_irqs(t[1], IPU_VEC_CMD, 1));
+	{
+		uint32_t s0 = status(t[0], 0), s1 = status(t[1], 0);
+
+		assert_true((s0 == (IPU_DESC_DONE | IPU_CMD_E_TIMEOUT) &&
+			     s1 == (IPU_DESC_DONE | IPU_CMD_E_DESC)) ||
+			    (s1 == (IPU_DESC_DONE | IPU_CMD_E_TIMEOUT) &&
+			     s0 == (IPU_DESC_DONE | IPU_CMD_E_DESC)));
+	}
+	eb_free(b);
+	th_free(t[0]);
+	th_free(t[1]);
+}
+
+static void test_the_device_enforces_the_deadline(void **state)
+{
+	struct th *t = ready();
+	struct eb *b = forever(1);
+	uint32_t size;
+
+	(void)state;
+	size = put_exe(t, b);
+	launch(t, 0, size, b->exe.arena_size)->deadline_ms = 30;
+	assert_true(th_kick_wait(t, CQ, 1));
+	assert_int_equal(status(t, 0), IPU_DESC_DONE | IPU_CMD_E_TIMEOUT);
+	/* The timeout is logged, then the descriptor's error. */
+	assert_int_equal(th_err_code(t, rd32(t, IPU_REG_ERR_COUNT) - 2),
+			 IPU_ERR_CMD_TIMEOUT);
+	assert_int_equal(th_last_err(t), IPU_ERR_DESC);
+	/* The queue's default deadline applies when the descriptor says 0. */
+	wr32(t, QREG(CQ, IPU_Q_DEADLINE_MS), 20);
+	launch(t, 1, size, b->exe.arena_size);
+	assert_true(th_kick_wait(t, CQ, 2));
+	assert_int_equal(status(t, 1), IPU_DESC_DONE | IPU_CMD_E_TIMEOUT);
+	/* And the queue goes on. */
+	nop(t, 2);
+	assert_true(th_kick_wait(t, CQ, 3));
+	assert_int_equal(status(t, 2), IPU_DESC_DONE);
+	eb_free(b);
+	th_free(t);
+}
+
+static void test_a_hung_launch_is_released_by_soft_reset(void **state)
+{
+	struct th *t = ready();
+	uint32_t y, size;
+	struct eb *b = mlp(&y);
+	unsigned int before;
+
+	(void)state;
+	assert_int_equal(emu_dev_fault(t->dev, "hang_launch=1"), 0);
+	size = put_exe(t, b);
+	th_mem_write(t, ARENA_AT, b->arenas[0], b->exe.arena_size);
+	launch(t, 0, size, b->exe.arena_size)->deadline_ms = 1;
+	nop(t, 1);
+	before = th_irqs(t, IPU_VEC_CMD);
+	wr32(t, QREG(CQ, IPU_Q_TAIL), 2);
+	wait_busy(t);
+	assert_int_equal(rd32(t, QREG(CQ, IPU_Q_HEAD)), 0);
+	wr32(t, IPU_REG_SOFT_RESET, IPU_SOFT_RESET_MAGIC);
+	assert_int_equal(status(t, 0), IPU_DESC_DONE | IPU_CMD_E_RESET);
+	assert_int_equal(status(t, 1), IPU_DESC_DONE | IPU_CMD_E_RESET);
+	assert_int_equal(th_irqs(t, IPU_VEC_CMD), before);
+	assert_int_equal(rd32(t, QREG(CQ, IPU_Q_CTRL)), 0);
+	assert_int_equal(rd32(t, IPU_REG_FW_STATUS), IPU_FW_STATE_READY);
+	/* The next session works. */
+	wr32(t, IPU_REG_IRQ_MASK, 0);
+	th_ring(t, CQ, 16);
+	launch(t, 0, size, b->exe.arena_size);
+	assert_true(th_kick_wait(t, CQ, 1));
+	assert_int_equal(status(t, 0), IPU_DESC_DONE | IPU_CMD_OK);
+	eb_free(b);
+	th_free(t);
+}
+
+static void test_flr_aborts_a_running_launch(void **state)
+{
+	struct th *t = ready();
+	struct eb *b = forever(1);
+	uint32_t size;
+
+	(void)state;
+	wr32(t, QREG(CQ, IPU_Q_DEADLINE_MS), 0);	/* none */
+	size = put_exe(t, b);
+	launch(t, 0, size, b->exe.arena_size);
+	wr32(t, QREG(CQ, IPU_Q_TAIL), 1);
+	wait_running(t);
+	assert_true(rd32(t, IPU_REG_POWER_MW) >= 150000);
+	assert_int_equal(emu_dev_flr(t->dev), 0);
+	assert_int_equal(status(t, 0), IPU_DESC_DONE | IPU_CMD_E_RESET);
+	assert_int_equal(rd32(t, IPU_REG_FW_STATUS), IPU_FW_STATE_OFF);
+	assert_int_equal(rd32(t, IPU_REG_TEMP_MC), 40000);
+	eb_free(b);
+	th_free(t);
+}
+
+static void test_disabling_the_queue_cancels_the_launch(void **state)
+{
+	struct th *t = ready();
+	struct eb *b = forever(1);
+	uint32_t size;
+
+	(void)state;
+	wr32(t, QREG(CQ, IPU_Q_DEADLINE_MS), 0);
+	size = put_exe(t, b);
+	launch(t, 0, size, b->exe.arena_size);
+	wr32(t, QREG(CQ, IPU_Q_TAIL), 1);
+	wait_busy(t);
+	wr32(t, QREG(CQ, IPU_Q_CTRL), 0);
+	assert_int_equal(status(t, 0), IPU_DESC_DONE | IPU_CMD_E_RESET);
+	assert_int_equal(rd32(t, QREG(CQ, IPU_Q_HEAD)), 1);
+	eb_free(b);
+	th_free(t);
+}
+
+static void test_destroy_with_a_launch_running(void **state)
+{
+	struct th *t = ready();
+	struct eb *b = forever(1);
+	uint32_t size;
+
+	(void)state;
+	wr32(t, QREG(CQ, IPU_Q_DEADLINE_MS), 0);
+	size = put_exe(t, b);
+	launch(t, 0, size, b->exe.arena_size);
+	wr32(t, QREG(CQ, IPU_Q_TAIL), 1);
+	wait_busy(t);
+	th_free(t);
+	eb_free(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_nop_and_bad_opcodes),
+		cmocka_unit_test(test_launch_computes_the_executor_bits),
+		cmocka_unit_test(test_malformed_launches_fail_alone),
+		cmocka_unit_test(test_reserved_flags_are_a_descriptor_error),
+		cmocka_unit_test(test_replicas_on_two_ipus_run_together),
+		cmocka_unit_test(test_a_replica_whose_partner_never_comes_times_out),
+		cmocka_unit_test(test_a_replica_filed_twice_is_refused),
+		cmocka_unit_test(test_the_device_enforces_the_deadline),
+		cmocka_unit_test(test_a_hung_launch_is_released_by_soft_reset),
+		cmocka_unit_test(test_flr_aborts_a_running_launch),
+		cmocka_unit_test(test_disabling_the_queue_cancels_the_launch),
+		cmocka_unit_test(test_destroy_with_a_launch_running),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
