@@ -407,18 +407,26 @@ static void test_a_hung_launch_is_released_by_soft_reset(void **state)
 	th_free(t);
 }
 
-static void test_flr_aborts_a_running_launch(void **state)
+/* A device running forever() with no deadline; the program in *@bp. */
+static struct th *run_forever(struct eb **bp)
 {
 	struct th *t = ready();
 	struct eb *b = forever(1);
-	uint32_t size;
 
-	(void)state;
 	wr32(t, QREG(CQ, IPU_Q_DEADLINE_MS), 0);	/* none */
-	size = put_exe(t, b);
-	launch(t, 0, size, b->exe.arena_size);
+	launch(t, 0, put_exe(t, b), b->exe.arena_size);
 	wr32(t, QREG(CQ, IPU_Q_TAIL), 1);
 	wait_running(t);
+	*bp = b;
+	return t;
+}
+
+static void test_flr_aborts_a_running_launch(void **state)
+{
+	struct eb *b;
+	struct th *t = run_forever(&b);
+
+	(void)state;
 	assert_true(rd32(t, IPU_REG_POWER_MW) >= 150000);
 	assert_int_equal(emu_dev_flr(t->dev), 0);
 	assert_int_equal(status(t, 0), IPU_DESC_DONE | IPU_CMD_E_RESET);
@@ -430,16 +438,10 @@ static void test_flr_aborts_a_running_launch(void **state)
 
 static void test_disabling_the_queue_cancels_the_launch(void **state)
 {
-	struct th *t = ready();
-	struct eb *b = forever(1);
-	uint32_t size;
+	struct eb *b;
+	struct th *t = run_forever(&b);
 
 	(void)state;
-	wr32(t, QREG(CQ, IPU_Q_DEADLINE_MS), 0);
-	size = put_exe(t, b);
-	launch(t, 0, size, b->exe.arena_size);
-	wr32(t, QREG(CQ, IPU_Q_TAIL), 1);
-	wait_busy(t);
 	wr32(t, QREG(CQ, IPU_Q_CTRL), 0);
 	assert_int_equal(status(t, 0), IPU_DESC_DONE | IPU_CMD_E_RESET);
 	assert_int_equal(rd32(t, QREG(CQ, IPU_Q_HEAD)), 1);
@@ -449,16 +451,10 @@ static void test_disabling_the_queue_cancels_the_launch(void **state)
 
 static void test_destroy_with_a_launch_running(void **state)
 {
-	struct th *t = ready();
-	struct eb *b = forever(1);
-	uint32_t size;
+	struct eb *b;
+	struct th *t = run_forever(&b);
 
 	(void)state;
-	wr32(t, QREG(CQ, IPU_Q_DEADLINE_MS), 0);
-	size = put_exe(t, b);
-	launch(t, 0, size, b->exe.arena_size);
-	wr32(t, QREG(CQ, IPU_Q_TAIL), 1);
-	wait_busy(t);
 	th_free(t);
 	eb_free(b);
 }
