@@ -12,9 +12,25 @@
  * writes makes a thread misbehave.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "emu_internal.h"
+
+/* The layouts of docs/hardware.md, as hw.h declares them. */
+_Static_assert(sizeof(struct ipu_dma_desc) == 32, "DMA descriptor size");
+_Static_assert(sizeof(struct ipu_cmd_desc) == 64, "command descriptor size");
+_Static_assert(sizeof(struct ipu_queue_wb) == 16, "writeback size");
+_Static_assert(offsetof(struct ipu_dma_desc, status) == IPU_DESC_STATUS_OFF,
+	       "DMA status offset");
+_Static_assert(offsetof(struct ipu_cmd_desc, status) == IPU_CMD_STATUS_OFF,
+	       "command status offset");
+_Static_assert(offsetof(struct ipu_cmd_desc, group) == 0x30, "group offset");
+_Static_assert(sizeof(struct ipu_fw_header) == IPU_FW_HEADER_SIZE,
+	       "firmware header size");
+/* Registers and descriptors are little-endian; the model copies them as
+ * host integers. */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "little-endian host");
 
 static const uint32_t status_off[IPU_NUM_QUEUES] = {
 	IPU_DESC_STATUS_OFF, IPU_DESC_STATUS_OFF, IPU_CMD_STATUS_OFF

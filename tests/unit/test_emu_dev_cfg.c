@@ -224,6 +224,16 @@ static void test_off_bus_reads_all_ones(void **state)
 	assert_int_equal(rd32(t, IPU_REG_ID), 0xffffffff);
 	wr32(t, IPU_REG_SCRATCH, 1);
 	assert_int_equal(rd64(t, IPU_REG_SCRATCH), 0xffffffffffffffffull);
+	{
+		uint32_t m = 0;
+
+		assert_int_equal(emu_dev_bar_read(t->dev, IPU_BAR_MEM, 0, &m, 4), 0);
+		assert_int_equal(m, 0xffffffff);
+	}
+	/* No interrupt leaves a function that is gone. */
+	wr32(t, IPU_REG_IRQ_MASK, 0);
+	wr32(t, IPU_REG_IRQ_RAISE, IPU_IRQ_SW);
+	assert_int_equal(th_irqs(t, IPU_VEC_MISC), 0);
 	th_free(t);
 }
 
