@@ -263,7 +263,6 @@ static inline int th_kick_wait(struct th *t, unsigned int q, uint32_t tail)
 	unsigned int before = th_irqs(t, vec[q]);
 	int ok;
 
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	wr32(t, QREG(q, IPU_Q_TAIL), tail);
 	ok = th_wait_irqs(t, vec[q], before + 1);
 	wr32(t, IPU_REG_IRQ_CAUSE, cause[q]);
