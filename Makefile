@@ -56,6 +56,14 @@ SIMD_SRCS := $(sort $(wildcard firmware/simd/*.c))
 SIMD_OBJS := $(SIMD_SRCS:%.c=$(O)/%.o)
 SIMD := $(O)/firmware/ipu-simd
 
+# ipu-emu (firmware/emu/): the PCIe IPU's device model served to QEMU over
+# vfio-user. EMU_SRCS is the transport (vfio_user*.c, which its unit tests
+# link as VFU_OBJS) and main.c; the device half is EMU_DEV_SRCS.
+VFU_SRCS := $(sort $(wildcard firmware/emu/vfio_user*.c))
+VFU_OBJS := $(VFU_SRCS:%.c=$(O)/%.o)
+EMU_SRCS := $(VFU_SRCS) firmware/emu/main.c
+EMU_OBJS := $(EMU_SRCS:%.c=$(O)/%.o)
+
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:%.c=$(O)/%)
 BENCH_SRCS := $(sort $(wildcard tests/bench/bench_*.c))
@@ -116,6 +124,8 @@ $(APP_BINS): $(ALL_LIBS)
 
 $(O)/tests/unit/test_demo_mlp: $(MLP_OBJS)
 $(O)/tests/unit/test_npy: $(NPY_OBJS)
+# The vfio-user transport's tests link its objects.
+$(filter $(O)/tests/unit/test_vfio_user%,$(UNIT_BINS)): $(VFU_OBJS)
 
 -include $(MLP_OBJS:.o=.d) $(NPY_OBJS:.o=.d) $(patsubst $(O)/%,$(O)/userspace/%.d,$(APP_BINS))
 
@@ -172,6 +182,7 @@ $(O)/shared/tests/%: tests/%.c $(ALL_SOS)
 
 $(O)/shared/tests/unit/test_demo_mlp: $(MLP_OBJS)
 $(O)/shared/tests/unit/test_npy: $(NPY_OBJS)
+$(filter $(O)/shared/tests/unit/test_vfio_user%,$(UNIT_SHARED_BINS)): $(VFU_OBJS)
 
 unit-shared: $(UNIT_SHARED_BINS)
 	BUILD=$(BUILD) scripts/run-tests unit-shared $(UNIT_SHARED_BINS)
@@ -289,4 +300,4 @@ demo: deps
 clean:
 	rm -rf $(BUILD)
 
--include $(SIMD_OBJS:.o=.d) $(LIBIPUFW_OBJS:.o=.d) $(LIBIPU_OBJS:.o=.d) $(LIBIPUIR_OBJS:.o=.d) $(LIBSESSION_OBJS:.o=.d) $(UNIT_BINS:=.d) $(BENCH_BINS:=.d) $(KTEST_BINS:=.d) $(KBENCH_BINS:=.d)
+-include $(EMU_OBJS:.o=.d) $(SIMD_OBJS:.o=.d) $(LIBIPUFW_OBJS:.o=.d) $(LIBIPU_OBJS:.o=.d) $(LIBIPUIR_OBJS:.o=.d) $(LIBSESSION_OBJS:.o=.d) $(UNIT_BINS:=.d) $(BENCH_BINS:=.d) $(KTEST_BINS:=.d) $(KBENCH_BINS:=.d)
