@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "../../firmware/emu/vfio_user.h"
-#include "../../firmware/emu/vfio_user_proto.h"
+#include "../../firmware/emu/vfio_user_parse.h"
 
 /* QEMU 11's proposal, byte for byte (hw/vfio-user/proxy.c caps_json()). */
 #define QEMU_CAPS "{\"capabilities\":{\"max_msg_fds\":16,\"max_data_xfer_size\":1048576,\"pgsizes\":4096,\"max_dma_maps\":65535,\"migration\":{\"pgsize\":4096,\"max_bitmap_size\":268435456},\"write_multiple\":true}}"
@@ -41,7 +41,7 @@ struct treply {
 };
 
 /* Open fds of this process: the server runs in it, so a leak shows. */
-static int count_fds(void)
+static inline int count_fds(void)
 {
 	DIR *d = opendir("/proc/self/fd");
 	struct dirent *e;
@@ -55,7 +55,7 @@ static int count_fds(void)
 }
 
 /* A fresh client socket served by @c->srv. */
-static void tclient_connect(struct tclient *c)
+static inline void tclient_connect(struct tclient *c)
 {
 	int sv[2];
 
@@ -65,7 +65,7 @@ static void tclient_connect(struct tclient *c)
 	c->sock = sv[0];
 }
 
-static void tclient_start(struct tclient *c)
+static inline void tclient_start(struct tclient *c)
 {
 	struct vfu_server_opts so = { .path = NULL, .name = "test" };
 	struct emu_dev_opts dopts = { .index = 0, .mem_size = 1u << 20 };
@@ -79,7 +79,7 @@ static void tclient_start(struct tclient *c)
 	tclient_connect(c);
 }
 
-static void tclient_stop(struct tclient *c)
+static inline void tclient_stop(struct tclient *c)
 {
 	if (c->sock >= 0)
 		close(c->sock);
@@ -89,7 +89,7 @@ static void tclient_stop(struct tclient *c)
 }
 
 /* Send @len bytes of @msg with @nfds fds. */
-static void send_raw(int sock, const void *msg, size_t len, const int *fds,
+static inline void send_raw(int sock, const void *msg, size_t len, const int *fds,
 		     unsigned int nfds)
 {
 	union {
@@ -116,7 +116,7 @@ static void send_raw(int sock, const void *msg, size_t len, const int *fds,
 }
 
 /* Send command @cmd with @payload (@len bytes), header flags @flags. */
-static uint16_t send_cmd_flags(struct tclient *c, uint16_t cmd,
+static inline uint16_t send_cmd_flags(struct tclient *c, uint16_t cmd,
 			       const void *payload, size_t len,
 			       const int *fds, unsigned int nfds,
 			       uint32_t flags)
@@ -137,14 +137,14 @@ static uint16_t send_cmd_flags(struct tclient *c, uint16_t cmd,
 	return h.msg_id;
 }
 
-static uint16_t send_cmd(struct tclient *c, uint16_t cmd, const void *payload,
+static inline uint16_t send_cmd(struct tclient *c, uint16_t cmd, const void *payload,
 			 size_t len, const int *fds, unsigned int nfds)
 {
 	return send_cmd_flags(c, cmd, payload, len, fds, nfds, 0);
 }
 
 /* Read exactly @len bytes (and fds); false at end of stream. */
-static bool read_full(int sock, void *buf, size_t len, struct treply *r)
+static inline bool read_full(int sock, void *buf, size_t len, struct treply *r)
 {
 	size_t done = 0;
 
@@ -177,7 +177,7 @@ static bool read_full(int sock, void *buf, size_t len, struct treply *r)
 }
 
 /* The next reply, which must answer message @id; false at end of stream. */
-static bool recv_reply(struct tclient *c, uint16_t id, struct treply *r)
+static inline bool recv_reply(struct tclient *c, uint16_t id, struct treply *r)
 {
 	memset(&r->hdr, 0, sizeof(r->hdr));
 	r->nfds = 0;
@@ -194,7 +194,7 @@ static bool recv_reply(struct tclient *c, uint16_t id, struct treply *r)
 }
 
 /* A reply must come, and be an error with @err. */
-static void expect_error(struct tclient *c, uint16_t id, int err)
+static inline void expect_error(struct tclient *c, uint16_t id, int err)
 {
 	struct treply *r = malloc(sizeof(*r));
 
@@ -208,7 +208,7 @@ static void expect_error(struct tclient *c, uint16_t id, int err)
 }
 
 /* A reply must come without error; returned (caller frees). */
-static struct treply *expect_ok(struct tclient *c, uint16_t id)
+static inline struct treply *expect_ok(struct tclient *c, uint16_t id)
 {
 	struct treply *r = malloc(sizeof(*r));
 
@@ -220,7 +220,7 @@ static struct treply *expect_ok(struct tclient *c, uint16_t id)
 	return r;
 }
 
-static void free_reply(struct treply *r)
+static inline void free_reply(struct treply *r)
 {
 	for (unsigned int i = 0; i < r->nfds; i++)
 		close(r->fds[i]);
@@ -228,7 +228,7 @@ static void free_reply(struct treply *r)
 }
 
 /* VERSION with QEMU's proposal, checked. */
-static void negotiate(struct tclient *c)
+static inline void negotiate(struct tclient *c)
 {
 	size_t jl = strlen(QEMU_CAPS) + 1;
 	uint8_t *p = malloc(4 + jl);
@@ -246,7 +246,7 @@ static void negotiate(struct tclient *c)
 }
 
 /* The peer closed: a read sees end of stream (bounded wait). */
-static bool peer_closed(int sock)
+static inline bool peer_closed(int sock)
 {
 	struct pollfd p = { .fd = sock, .events = POLLIN };
 	char b;
@@ -256,7 +256,7 @@ static bool peer_closed(int sock)
 	return recv(sock, &b, 1, MSG_DONTWAIT) == 0;
 }
 
-static int make_eventfd(void)
+static inline int make_eventfd(void)
 {
 	int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 
@@ -265,7 +265,7 @@ static int make_eventfd(void)
 }
 
 /* The eventfd's counter (0 when nothing was signalled). */
-static uint64_t eventfd_count(int fd)
+static inline uint64_t eventfd_count(int fd)
 {
 	uint64_t v = 0;
 
