@@ -124,8 +124,12 @@ $(APP_BINS): $(ALL_LIBS)
 
 $(O)/tests/unit/test_demo_mlp: $(MLP_OBJS)
 $(O)/tests/unit/test_npy: $(NPY_OBJS)
-# The vfio-user transport's tests link its objects.
-$(filter $(O)/tests/unit/test_vfio_user%,$(UNIT_BINS)): $(VFU_OBJS)
+# The vfio-user transport's tests link its objects (the table and the
+# JSON reader's tests only theirs: the rest calls into a device).
+VFU_TESTS := test_vfio_user test_vfio_user_malformed
+$(VFU_TESTS:%=$(O)/tests/unit/%): $(VFU_OBJS)
+$(O)/tests/unit/test_vfio_user_dma: $(O)/firmware/emu/vfio_user_dma.o
+$(O)/tests/unit/test_vfio_user_caps: $(O)/firmware/emu/vfio_user_caps.o
 
 -include $(MLP_OBJS:.o=.d) $(NPY_OBJS:.o=.d) $(patsubst $(O)/%,$(O)/userspace/%.d,$(APP_BINS))
 
@@ -182,7 +186,9 @@ $(O)/shared/tests/%: tests/%.c $(ALL_SOS)
 
 $(O)/shared/tests/unit/test_demo_mlp: $(MLP_OBJS)
 $(O)/shared/tests/unit/test_npy: $(NPY_OBJS)
-$(filter $(O)/shared/tests/unit/test_vfio_user%,$(UNIT_SHARED_BINS)): $(VFU_OBJS)
+$(VFU_TESTS:%=$(O)/shared/tests/unit/%): $(VFU_OBJS)
+$(O)/shared/tests/unit/test_vfio_user_dma: $(O)/firmware/emu/vfio_user_dma.o
+$(O)/shared/tests/unit/test_vfio_user_caps: $(O)/firmware/emu/vfio_user_caps.o
 
 unit-shared: $(UNIT_SHARED_BINS)
 	BUILD=$(BUILD) scripts/run-tests unit-shared $(UNIT_SHARED_BINS)
