@@ -65,6 +65,13 @@ SIMD := $(O)/firmware/ipu-simd
 # driver asks for with request_firmware("ipu/ipu-fw.bin"), made by ipu-mkfw.
 MKFW := $(O)/firmware/ipu-mkfw
 FW_IMAGE := $(O)/firmware/ipu/ipu-fw.bin
+# ipu-emu (firmware/emu/): the PCIe IPU's device model served to QEMU over
+# vfio-user. EMU_SRCS is the transport (vfio_user*.c, which its unit tests
+# link as VFU_OBJS) and main.c; the device half is EMU_DEV_SRCS.
+VFU_SRCS := $(sort $(wildcard firmware/emu/vfio_user*.c))
+VFU_OBJS := $(VFU_SRCS:%.c=$(O)/%.o)
+EMU_SRCS := $(VFU_SRCS) firmware/emu/main.c
+EMU_OBJS := $(EMU_SRCS:%.c=$(O)/%.o)
 
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:%.c=$(O)/%)
@@ -136,6 +143,12 @@ $(APP_BINS): $(ALL_LIBS)
 
 $(O)/tests/unit/test_demo_mlp: $(MLP_OBJS)
 $(O)/tests/unit/test_npy: $(NPY_OBJS)
+# The vfio-user transport's tests link its objects (the table and the
+# JSON reader's tests only theirs: the rest calls into a device).
+VFU_TESTS := test_vfio_user test_vfio_user_malformed
+$(VFU_TESTS:%=$(O)/tests/unit/%): $(VFU_OBJS)
+$(O)/tests/unit/test_vfio_user_dma: $(O)/firmware/emu/vfio_user_dma.o
+$(O)/tests/unit/test_vfio_user_caps: $(O)/firmware/emu/vfio_user_caps.o
 
 -include $(MLP_OBJS:.o=.d) $(NPY_OBJS:.o=.d) $(patsubst $(O)/%,$(O)/userspace/%.d,$(APP_BINS))
 
@@ -193,6 +206,9 @@ $(O)/shared/tests/%: tests/%.c $(ALL_SOS)
 
 $(O)/shared/tests/unit/test_demo_mlp: $(MLP_OBJS)
 $(O)/shared/tests/unit/test_npy: $(NPY_OBJS)
+$(VFU_TESTS:%=$(O)/shared/tests/unit/%): $(VFU_OBJS)
+$(O)/shared/tests/unit/test_vfio_user_dma: $(O)/firmware/emu/vfio_user_dma.o
+$(O)/shared/tests/unit/test_vfio_user_caps: $(O)/firmware/emu/vfio_user_caps.o
 
 unit-shared: $(UNIT_SHARED_BINS)
 	BUILD=$(BUILD) scripts/run-tests unit-shared $(UNIT_SHARED_BINS)
@@ -310,4 +326,4 @@ demo: deps
 clean:
 	rm -rf $(BUILD)
 
--include $(SIMD_OBJS:.o=.d) $(EMU_DEV_OBJS:.o=.d) $(O)/firmware/mkfw/ipu-mkfw.d $(LIBIPUFW_OBJS:.o=.d) $(LIBIPU_OBJS:.o=.d) $(LIBIPUIR_OBJS:.o=.d) $(LIBSESSION_OBJS:.o=.d) $(UNIT_BINS:=.d) $(BENCH_BINS:=.d) $(KTEST_BINS:=.d) $(KBENCH_BINS:=.d)
+-include $(EMU_OBJS:.o=.d) $(SIMD_OBJS:.o=.d) $(EMU_DEV_OBJS:.o=.d) $(O)/firmware/mkfw/ipu-mkfw.d $(LIBIPUFW_OBJS:.o=.d) $(LIBIPU_OBJS:.o=.d) $(LIBIPUIR_OBJS:.o=.d) $(LIBSESSION_OBJS:.o=.d) $(UNIT_BINS:=.d) $(BENCH_BINS:=.d) $(KTEST_BINS:=.d) $(KBENCH_BINS:=.d)
