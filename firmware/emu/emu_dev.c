@@ -34,6 +34,47 @@ void emu_log(const struct emu_dev *dev, const char *fmt, ...)
 	fprintf(stderr, "ipu-emu: %s: %s\n", dev->name, line);
 }
 
+/* Errors a guest can provoke: at most LOG_BURST per LOG_WINDOW_MS in the
+ * whole process, then one line saying how many were left out, so that a
+ * hostile guest cannot flood the log. */
+#define LOG_BURST	20
+#define LOG_WINDOW_MS	10000
+
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void emu_log_limited(const struct emu_dev *dev, const char *fmt, ...)
+{
+	static uint64_t window_start;
+	static unsigned int in_window, dropped;
+	uint64_t now = emu_now_ms();
+	unsigned int was_dropped = 0;
+	char line[512];
+	bool print;
+	va_list ap;
+
+	pthread_mutex_lock(&log_lock);
+	if (now - window_start >= LOG_WINDOW_MS) {
+		was_dropped = dropped;
+		window_start = now;
+		in_window = 0;
+		dropped = 0;
+	}
+	print = in_window < LOG_BURST;
+	if (print)
+		in_window++;
+	else
+		dropped++;
+	pthread_mutex_unlock(&log_lock);
+	if (was_dropped)
+		fprintf(stderr, "ipu-emu: %u messages left out\n", was_dropped);
+	if (!print)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	emu_log(dev, "%s", line);
+}
+
 bool emu_mem_range_ok(const struct emu_dev *dev, uint64_t addr, uint64_t len)
 {
 	return len <= dev->mem_size && addr <= dev->mem_size - len;

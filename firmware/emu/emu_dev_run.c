@@ -20,6 +20,7 @@
  * so the watchdog repeats it every CANCEL_RETRY_MS until the run ends.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -234,10 +235,15 @@ static void execute(struct emu_run *run, struct outcome *o)
 		goto out;
 	}
 	err = ipu_exe_load(image, d0->exe_size, &exe, msg, sizeof(msg));
-	if (!err && exe->replication_factor != run->nrep)
+	if (!err && exe->replication_factor != run->nrep) {
+		snprintf(msg, sizeof(msg), "the executable is for %u replicas, launched as %u",
+			 exe->replication_factor, run->nrep);
 		err = -EINVAL;
+	}
 	if (err) {
 		o->rc = emu_run_errno_to_cmd(err);
+		emu_log_limited(run->l[0]->dev, "launch (group %llu): %s",
+				(unsigned long long)d0->group, msg);
 		goto out;
 	}
 	for (r = 0; r < run->nrep; r++) {
@@ -255,12 +261,16 @@ static void execute(struct emu_run *run, struct outcome *o)
 	cancelled = run->cancelled;
 	pthread_cond_broadcast(&runs_cond); /* the watchdog may cancel it now */
 	pthread_mutex_unlock(&runs_lock);
+	msg[0] = '\0';
 	err = cancelled ? -ECANCELED :
 			  ipufw_run(ex, exe, arenas, size, msg, sizeof(msg));
 	pthread_mutex_lock(&runs_lock);
 	run->ex = NULL;
 	pthread_mutex_unlock(&runs_lock);
 	o->rc = emu_run_errno_to_cmd(err);
+	if (err && err != -ECANCELED)
+		emu_log_limited(run->l[0]->dev, "launch (group %llu): %s",
+				(unsigned long long)d0->group, msg);
 out:
 	ipufw_executor_destroy(ex);
 	ipu_exe_free(exe);

@@ -136,6 +136,9 @@ uint64_t emu_now_ms(void);
 /* A message to stderr, "ipu-emu: ipuN: ...". */
 void emu_log(const struct emu_dev *dev, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* As emu_log(), rate-limited: for errors a guest can provoke. */
+void emu_log_limited(const struct emu_dev *dev, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* Whether [addr, addr + len) lies in device memory. */
 bool emu_mem_range_ok(const struct emu_dev *dev, uint64_t addr, uint64_t len);
 

@@ -43,6 +43,9 @@ struct fake_host {
 	pthread_cond_t cond;
 	unsigned int irqs[IPU_MSIX_VECTORS];
 	unsigned int missing;	/* bit per vector with no eventfd */
+	/* A dma_read of @gate blocks until @gate_open (0: no gate). */
+	uint64_t gate;
+	int gate_open, gate_waiting;
 };
 
 struct th {
@@ -62,6 +65,14 @@ static inline int fh_dma_read(void *ctx, uint64_t addr, void *dst, size_t len)
 
 	if (!fh_range(addr, len))
 		return -EFAULT;
+	if (h->gate && addr == h->gate) {
+		pthread_mutex_lock(&h->lock);
+		h->gate_waiting = 1;
+		pthread_cond_broadcast(&h->cond);
+		while (!h->gate_open)
+			pthread_cond_wait(&h->cond, &h->lock);
+		pthread_mutex_unlock(&h->lock);
+	}
 	memcpy(dst, h->mem + (addr - GUEST_BASE), len);
 	return 0;
 }
@@ -114,6 +125,29 @@ static inline int th_wait_irqs(struct th *t, unsigned int vec, unsigned int n)
 	ok = t->h.irqs[vec] >= n;
 	pthread_mutex_unlock(&t->h.lock);
 	return ok;
+}
+
+/* Wait until a dma_read sits at the gate; false on the limit. */
+static inline int th_gate_reached(struct th *t)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += WAIT_LIMIT_S;
+	pthread_mutex_lock(&t->h.lock);
+	while (!t->h.gate_waiting &&
+	       !pthread_cond_timedwait(&t->h.cond, &t->h.lock, &ts))
+		;
+	pthread_mutex_unlock(&t->h.lock);
+	return t->h.gate_waiting;
+}
+
+static inline void th_gate_open(struct th *t)
+{
+	pthread_mutex_lock(&t->h.lock);
+	t->h.gate_open = 1;
+	pthread_cond_broadcast(&t->h.cond);
+	pthread_mutex_unlock(&t->h.lock);
 }
 
 static inline struct th *th_new_opts(uint64_t mem_size, unsigned int index,

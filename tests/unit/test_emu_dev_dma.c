@@ -327,6 +327,29 @@ static void test_corrupt_dma_changes_bytes_silently(void **state)
 	th_free(t);
 }
 
+static void test_the_two_directions_run_concurrently(void **state)
+{
+	struct th *t = ready();
+	uint64_t gate = GUEST_BASE + G_DATA + 0x8000;
+
+	(void)state;
+	/* H2D's read of the host stalls (a slow host, a long transfer)... */
+	t->h.gate = gate;
+	dma_desc(t, 0, 0, gate, 0, 64, IPU_DMA_F_IRQ);
+	wr32(t, QREG(0, IPU_Q_TAIL), 1);
+	assert_true(th_gate_reached(t));
+	/* ...while D2H completes a batch of its own. */
+	dma_desc(t, 1, 0, GUEST_BASE + G_DATA, 128, 64, IPU_DMA_F_IRQ);
+	assert_true(th_kick_wait(t, IPU_QUEUE_D2H, 1));
+	assert_int_equal(th_dma_desc(t, 1, 0)->status, IPU_DESC_DONE);
+	assert_int_equal(th_irqs(t, IPU_VEC_H2D), 0);
+	assert_true(rd32(t, QREG(0, IPU_Q_STATUS)) & IPU_Q_STATUS_BUSY);
+	th_gate_open(t);
+	assert_true(th_wait_irqs(t, IPU_VEC_H2D, 1));
+	assert_int_equal(th_dma_desc(t, 0, 0)->status, IPU_DESC_DONE);
+	th_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -340,6 +363,7 @@ int main(void)
 		cmocka_unit_test(test_an_unreadable_ring_halts_the_queue),
 		cmocka_unit_test(test_fail_dma_fails_the_kth_descriptor),
 		cmocka_unit_test(test_corrupt_dma_changes_bytes_silently),
+		cmocka_unit_test(test_the_two_directions_run_concurrently),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
