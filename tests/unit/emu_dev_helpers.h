@@ -46,6 +46,7 @@ struct fake_host {
 	/* A dma_read of @gate blocks until @gate_open (0: no gate). */
 	uint64_t gate;
 	int gate_open, gate_waiting;
+	unsigned long dma_calls, dma_faults;	/* atomic */
 };
 
 struct th {
@@ -63,8 +64,11 @@ static inline int fh_dma_read(void *ctx, uint64_t addr, void *dst, size_t len)
 {
 	struct fake_host *h = ctx;
 
-	if (!fh_range(addr, len))
+	__atomic_add_fetch(&h->dma_calls, 1, __ATOMIC_RELAXED);
+	if (!fh_range(addr, len)) {
+		__atomic_add_fetch(&h->dma_faults, 1, __ATOMIC_RELAXED);
 		return -EFAULT;
+	}
 	if (h->gate && addr == h->gate) {
 		pthread_mutex_lock(&h->lock);
 		h->gate_waiting = 1;
@@ -82,8 +86,11 @@ static inline int fh_dma_write(void *ctx, uint64_t addr, const void *src,
 {
 	struct fake_host *h = ctx;
 
-	if (!fh_range(addr, len))
+	__atomic_add_fetch(&h->dma_calls, 1, __ATOMIC_RELAXED);
+	if (!fh_range(addr, len)) {
+		__atomic_add_fetch(&h->dma_faults, 1, __ATOMIC_RELAXED);
 		return -EFAULT;
+	}
 	memcpy(h->mem + (addr - GUEST_BASE), src, len);
 	return 0;
 }
