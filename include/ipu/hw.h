@@ -10,11 +10,14 @@
 #ifndef IPU_HW_H
 #define IPU_HW_H
 
+#include <linux/const.h>
 #include <linux/types.h>
 
 /* ---- PCI identity (docs/hardware.md, "PCI identity") ------------------ */
-/* Placeholder IDs of this device model: not assigned by PCI-SIG; real
- * silicon replaces them (the only change a driver then needs). */
+/*
+ * Placeholder IDs of this device model: not assigned by PCI-SIG; real
+ * silicon replaces them (the only change a driver then needs).
+ */
 #define IPU_PCI_VENDOR_ID	0x1ffe
 #define IPU_PCI_DEVICE_ID	0x0100
 #define IPU_PCI_SUBSYS_VENDOR_ID 0x1ffe
@@ -38,7 +41,7 @@
 #define IPU_BAR_REGS_SIZE	0x10000
 #define IPU_BAR_MEM		2	/* 64-bit, prefetchable: device memory */
 #define IPU_MEM_DEFAULT_SIZE	(256ULL << 20)
-#define IPU_MEM_MIN_SIZE	(1ULL << 20)
+#define IPU_MEM_MIN_SIZE	0x100000ULL
 #define IPU_MEM_MAX_SIZE	(64ULL << 30)
 
 /* ---- BAR0 registers ---------------------------------------------------- */
@@ -47,20 +50,20 @@
 #define IPU_REG_VERSION		0x004	/* RO  spec version major << 16 | minor */
 #define  IPU_SPEC_VERSION	0x00010000u
 #define IPU_REG_CAPS		0x008	/* RO */
-#define  IPU_CAPS_DMA		(1u << 0)
-#define  IPU_CAPS_CMDQ		(1u << 1)
-#define  IPU_CAPS_TELEMETRY	(1u << 2)
-#define  IPU_CAPS_SOFT_RESET	(1u << 3)
-#define  IPU_CAPS_REPLICAS	(1u << 4)
+#define  IPU_CAPS_DMA		_BITUL(0)
+#define  IPU_CAPS_CMDQ		_BITUL(1)
+#define  IPU_CAPS_TELEMETRY	_BITUL(2)
+#define  IPU_CAPS_SOFT_RESET	_BITUL(3)
+#define  IPU_CAPS_REPLICAS	_BITUL(4)
 #define  IPU_CAPS_NQUEUES_SHIFT	8	/* [15:8] queues */
 #define  IPU_CAPS_NVEC_SHIFT	16	/* [23:16] MSI-X vectors */
 #define IPU_REG_LINK_ID		0x00c	/* RO  same on linked IPUs */
 #define IPU_REG_LINK_INDEX	0x010	/* RO  index among linked IPUs */
 #define IPU_REG_STATUS		0x014	/* RO */
-#define  IPU_STATUS_FW_READY	(1u << 0)
-#define  IPU_STATUS_FW_FAILED	(1u << 1)
-#define  IPU_STATUS_QUEUE_ERROR	(1u << 2)
-#define  IPU_STATUS_LINK_DEGRADED (1u << 3)
+#define  IPU_STATUS_FW_READY	_BITUL(0)
+#define  IPU_STATUS_FW_FAILED	_BITUL(1)
+#define  IPU_STATUS_QUEUE_ERROR	_BITUL(2)
+#define  IPU_STATUS_LINK_DEGRADED _BITUL(3)
 #define IPU_REG_SOFT_RESET	0x018	/* WO  write IPU_SOFT_RESET_MAGIC */
 #define  IPU_SOFT_RESET_MAGIC	0x52534554u /* "RSET" */
 #define IPU_REG_RESET_COUNT	0x01c	/* RO */
@@ -68,12 +71,12 @@
 #define IPU_REG_IRQ_CAUSE	0x030	/* RW1C */
 #define IPU_REG_IRQ_MASK	0x034	/* RW  1 = masked */
 #define IPU_REG_IRQ_RAISE	0x038	/* WO  sets cause bits (self-test) */
-#define  IPU_IRQ_H2D		(1u << 0)	/* vector 1 */
-#define  IPU_IRQ_D2H		(1u << 1)	/* vector 2 */
-#define  IPU_IRQ_CMD		(1u << 2)	/* vector 3 */
-#define  IPU_IRQ_FW_BOOT	(1u << 3)	/* vector 0 */
-#define  IPU_IRQ_ERROR		(1u << 4)	/* vector 0 */
-#define  IPU_IRQ_SW		(1u << 5)	/* vector 0 */
+#define  IPU_IRQ_H2D		_BITUL(0)	/* vector 1 */
+#define  IPU_IRQ_D2H		_BITUL(1)	/* vector 2 */
+#define  IPU_IRQ_CMD		_BITUL(2)	/* vector 3 */
+#define  IPU_IRQ_FW_BOOT	_BITUL(3)	/* vector 0 */
+#define  IPU_IRQ_ERROR		_BITUL(4)	/* vector 0 */
+#define  IPU_IRQ_SW		_BITUL(5)	/* vector 0 */
 #define  IPU_IRQ_ALL		0x3fu
 #define IPU_MSIX_VECTORS	4
 #define IPU_VEC_MISC		0
@@ -126,14 +129,14 @@
 #define IPU_Q_BASE		0x00	/* RW64 ring bus address, 64-aligned */
 #define IPU_Q_SIZE		0x08	/* RW  entries, power of 2 */
 #define IPU_Q_CTRL		0x0c	/* RW */
-#define  IPU_Q_CTRL_ENABLE	(1u << 0)
+#define  IPU_Q_CTRL_ENABLE	_BITUL(0)
 #define IPU_Q_TAIL		0x10	/* RW  producer index (doorbell) */
 #define IPU_Q_HEAD		0x14	/* RO  consumer index */
 #define IPU_Q_WB_ADDR		0x18	/* RW64 writeback bus address, 0 = off */
 #define IPU_Q_STATUS		0x20	/* RO */
-#define  IPU_Q_STATUS_ENABLED	(1u << 0)
-#define  IPU_Q_STATUS_BUSY	(1u << 1)
-#define  IPU_Q_STATUS_HALTED	(1u << 2)
+#define  IPU_Q_STATUS_ENABLED	_BITUL(0)
+#define  IPU_Q_STATUS_BUSY	_BITUL(1)
+#define  IPU_Q_STATUS_HALTED	_BITUL(2)
 #define IPU_Q_COMPLETED		0x24	/* RO  descriptors completed */
 #define IPU_Q_ERRORS		0x28	/* RO  descriptors completed in error */
 #define IPU_Q_DEADLINE_MS	0x2c	/* RW  command queue: default deadline */
@@ -182,8 +185,9 @@ struct ipu_dma_desc {
 	__u32 status;
 	__u32 tag;
 };
+
 #define IPU_DMA_MAX_LEN		(16u << 20)
-#define IPU_DMA_F_IRQ		(1u << 0)	/* end of batch: writeback + IRQ */
+#define IPU_DMA_F_IRQ		_BITUL(0)	/* end of batch: writeback + IRQ */
 #define IPU_DMA_F_ALL		IPU_DMA_F_IRQ
 #define IPU_DESC_STATUS_OFF	0x18
 
@@ -214,15 +218,16 @@ struct ipu_cmd_desc {
 	__u32 owner;
 	__u32 status;
 };
+
 #define IPU_CMD_NOP		0
 #define IPU_CMD_LAUNCH		1
-#define IPU_CMD_F_IRQ		(1u << 0)
+#define IPU_CMD_F_IRQ		_BITUL(0)
 #define IPU_CMD_F_ALL		IPU_CMD_F_IRQ
 #define IPU_CMD_STATUS_OFF	0x3c
 #define IPU_CMD_MAX_REPLICAS	64
 
 /* Status words (both descriptor kinds). */
-#define IPU_DESC_DONE		(1u << 31)
+#define IPU_DESC_DONE		_BITUL(31)
 #define IPU_DESC_ERR_MASK	0xffu
 /* DMA descriptor errors. */
 #define IPU_DESC_OK		0
@@ -262,7 +267,7 @@ struct ipu_queue_wb {
 #define IPU_FW_MAGIC		0x57465049u	/* "IPFW" as LE u32 */
 #define IPU_FW_FORMAT		1
 #define IPU_FW_HEADER_SIZE	64
-#define IPU_FW_MAX_SIZE		(1u << 20)
+#define IPU_FW_MAX_SIZE		_BITUL(20)
 #define IPU_FW_SUPPORTED_MAJOR	1
 
 /**
