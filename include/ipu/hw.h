@@ -10,7 +10,6 @@
 #ifndef IPU_HW_H
 #define IPU_HW_H
 
-#include <linux/const.h>
 #include <linux/types.h>
 
 /* ---- PCI identity (docs/hardware.md, "PCI identity") ------------------ */
@@ -50,20 +49,20 @@
 #define IPU_REG_VERSION		0x004	/* RO  spec version major << 16 | minor */
 #define  IPU_SPEC_VERSION	0x00010000u
 #define IPU_REG_CAPS		0x008	/* RO */
-#define  IPU_CAPS_DMA		_BITUL(0)
-#define  IPU_CAPS_CMDQ		_BITUL(1)
-#define  IPU_CAPS_TELEMETRY	_BITUL(2)
-#define  IPU_CAPS_SOFT_RESET	_BITUL(3)
-#define  IPU_CAPS_REPLICAS	_BITUL(4)
+#define  IPU_CAPS_DMA		0x1u
+#define  IPU_CAPS_CMDQ		0x2u
+#define  IPU_CAPS_TELEMETRY	0x4u
+#define  IPU_CAPS_SOFT_RESET	0x8u
+#define  IPU_CAPS_REPLICAS	0x10u
 #define  IPU_CAPS_NQUEUES_SHIFT	8	/* [15:8] queues */
 #define  IPU_CAPS_NVEC_SHIFT	16	/* [23:16] MSI-X vectors */
 #define IPU_REG_LINK_ID		0x00c	/* RO  same on linked IPUs */
 #define IPU_REG_LINK_INDEX	0x010	/* RO  index among linked IPUs */
 #define IPU_REG_STATUS		0x014	/* RO */
-#define  IPU_STATUS_FW_READY	_BITUL(0)
-#define  IPU_STATUS_FW_FAILED	_BITUL(1)
-#define  IPU_STATUS_QUEUE_ERROR	_BITUL(2)
-#define  IPU_STATUS_LINK_DEGRADED _BITUL(3)
+#define  IPU_STATUS_FW_READY	0x1u
+#define  IPU_STATUS_FW_FAILED	0x2u
+#define  IPU_STATUS_QUEUE_ERROR	0x4u
+#define  IPU_STATUS_LINK_DEGRADED 0x8u
 #define IPU_REG_SOFT_RESET	0x018	/* WO  write IPU_SOFT_RESET_MAGIC */
 #define  IPU_SOFT_RESET_MAGIC	0x52534554u /* "RSET" */
 #define IPU_REG_RESET_COUNT	0x01c	/* RO */
@@ -71,12 +70,12 @@
 #define IPU_REG_IRQ_CAUSE	0x030	/* RW1C */
 #define IPU_REG_IRQ_MASK	0x034	/* RW  1 = masked */
 #define IPU_REG_IRQ_RAISE	0x038	/* WO  sets cause bits (self-test) */
-#define  IPU_IRQ_H2D		_BITUL(0)	/* vector 1 */
-#define  IPU_IRQ_D2H		_BITUL(1)	/* vector 2 */
-#define  IPU_IRQ_CMD		_BITUL(2)	/* vector 3 */
-#define  IPU_IRQ_FW_BOOT	_BITUL(3)	/* vector 0 */
-#define  IPU_IRQ_ERROR		_BITUL(4)	/* vector 0 */
-#define  IPU_IRQ_SW		_BITUL(5)	/* vector 0 */
+#define  IPU_IRQ_H2D		0x1u	/* vector 1 */
+#define  IPU_IRQ_D2H		0x2u	/* vector 2 */
+#define  IPU_IRQ_CMD		0x4u	/* vector 3 */
+#define  IPU_IRQ_FW_BOOT	0x8u	/* vector 0 */
+#define  IPU_IRQ_ERROR		0x10u	/* vector 0 */
+#define  IPU_IRQ_SW		0x20u	/* vector 0 */
 #define  IPU_IRQ_ALL		0x3fu
 #define IPU_MSIX_VECTORS	4
 #define IPU_VEC_MISC		0
@@ -129,14 +128,14 @@
 #define IPU_Q_BASE		0x00	/* RW64 ring bus address, 64-aligned */
 #define IPU_Q_SIZE		0x08	/* RW  entries, power of 2 */
 #define IPU_Q_CTRL		0x0c	/* RW */
-#define  IPU_Q_CTRL_ENABLE	_BITUL(0)
+#define  IPU_Q_CTRL_ENABLE	0x1u
 #define IPU_Q_TAIL		0x10	/* RW  producer index (doorbell) */
 #define IPU_Q_HEAD		0x14	/* RO  consumer index */
 #define IPU_Q_WB_ADDR		0x18	/* RW64 writeback bus address, 0 = off */
 #define IPU_Q_STATUS		0x20	/* RO */
-#define  IPU_Q_STATUS_ENABLED	_BITUL(0)
-#define  IPU_Q_STATUS_BUSY	_BITUL(1)
-#define  IPU_Q_STATUS_HALTED	_BITUL(2)
+#define  IPU_Q_STATUS_ENABLED	0x1u
+#define  IPU_Q_STATUS_BUSY	0x2u
+#define  IPU_Q_STATUS_HALTED	0x4u
 #define IPU_Q_COMPLETED		0x24	/* RO  descriptors completed */
 #define IPU_Q_ERRORS		0x28	/* RO  descriptors completed in error */
 #define IPU_Q_DEADLINE_MS	0x2c	/* RW  command queue: default deadline */
@@ -187,7 +186,7 @@ struct ipu_dma_desc {
 };
 
 #define IPU_DMA_MAX_LEN		(16u << 20)
-#define IPU_DMA_F_IRQ		_BITUL(0)	/* end of batch: writeback + IRQ */
+#define IPU_DMA_F_IRQ		0x1u	/* end of batch: writeback + IRQ */
 #define IPU_DMA_F_ALL		IPU_DMA_F_IRQ
 #define IPU_DESC_STATUS_OFF	0x18
 
@@ -221,13 +220,13 @@ struct ipu_cmd_desc {
 
 #define IPU_CMD_NOP		0
 #define IPU_CMD_LAUNCH		1
-#define IPU_CMD_F_IRQ		_BITUL(0)
+#define IPU_CMD_F_IRQ		0x1u
 #define IPU_CMD_F_ALL		IPU_CMD_F_IRQ
 #define IPU_CMD_STATUS_OFF	0x3c
 #define IPU_CMD_MAX_REPLICAS	64
 
 /* Status words (both descriptor kinds). */
-#define IPU_DESC_DONE		_BITUL(31)
+#define IPU_DESC_DONE		0x80000000u
 #define IPU_DESC_ERR_MASK	0xffu
 /* DMA descriptor errors. */
 #define IPU_DESC_OK		0
@@ -267,7 +266,7 @@ struct ipu_queue_wb {
 #define IPU_FW_MAGIC		0x57465049u	/* "IPFW" as LE u32 */
 #define IPU_FW_FORMAT		1
 #define IPU_FW_HEADER_SIZE	64
-#define IPU_FW_MAX_SIZE		_BITUL(20)
+#define IPU_FW_MAX_SIZE		0x100000u
 #define IPU_FW_SUPPORTED_MAJOR	1
 
 /**
