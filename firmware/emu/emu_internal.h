@@ -10,7 +10,8 @@
  *   emu_dev_dma.c    DMA descriptors (queues 0 and 1)
  *   emu_dev_cmd.c    command descriptors (queue 2): NOP, LAUNCH
  *   emu_dev_run.c    runs of launches across linked IPUs, deadlines
- *   emu_dev_fw.c     firmware boot: image validation
+ *   emu_dev_fw.c     firmware boot
+ *   emu_dev_fwimage.c  the firmware image format: validation
  *   emu_dev_reset.c  soft reset and FLR
  *   emu_dev_telemetry.c  temperature, power, clocks, counters
  *   emu_dev_fault.c  fault injection
@@ -218,10 +219,11 @@ void emu_run_kick(void);
 /* Map an errno of the loader or executor to IPU_CMD_*. */
 int emu_run_errno_to_cmd(int err);
 
-/* emu_dev_fw.c */
-/* FW_CTRL = BOOT (dev->lock held). */
+/* emu_dev_fw.c: FW_CTRL = BOOT (dev->lock held). */
 void emu_fw_boot_locked(struct emu_dev *dev);
-/* Validate the @len bytes at @img; IPU_FW_ERR_* and the version. */
+
+/* emu_dev_fwimage.c: validate the @len bytes at @img; IPU_FW_ERR_*, and
+ * the image's version in *@version when it is valid. */
 int emu_fw_validate(const uint8_t *img, uint64_t len, uint32_t *version);
 
 /* emu_dev_reset.c */
