@@ -8,21 +8,21 @@
  */
 #include "emu_internal.h"
 
-/* A LAUNCH's fields alone; IPU_CMD_OK when they are well formed. */
+/* A LAUNCH's fields alone; IPU_CQ_OK when they are well formed. */
 static int check_launch(const struct emu_dev *dev, const struct ipu_cmd_desc *d)
 {
-	if (d->flags & ~IPU_CMD_F_ALL)
-		return IPU_CMD_E_DESC;
+	if (d->flags & ~IPU_CQ_F_ALL)
+		return IPU_CQ_E_DESC;
 	if (!d->exe_size || !d->arena_size || !d->num_replicas ||
-	    d->num_replicas > IPU_CMD_MAX_REPLICAS ||
+	    d->num_replicas > IPU_CQ_MAX_REPLICAS ||
 	    d->replica >= d->num_replicas ||
 	    (d->num_replicas > 1 && !d->group))
-		return IPU_CMD_E_DESC;
+		return IPU_CQ_E_DESC;
 	if (!emu_mem_range_ok(dev, d->exe_addr, d->exe_size) ||
 	    !emu_mem_range_ok(dev, d->arena_addr, d->arena_size) ||
 	    d->arena_addr % 64)
-		return IPU_CMD_E_INVAL;
-	return IPU_CMD_OK;
+		return IPU_CQ_E_INVAL;
+	return IPU_CQ_OK;
 }
 
 /* The hang_launch fault: no completion until reset (or disable). */
@@ -35,7 +35,7 @@ static int hang(struct emu_queue *q)
 	while (!atomic_load(&q->abort))
 		pthread_cond_wait(&q->cond, &dev->lock);
 	pthread_mutex_unlock(&dev->lock);
-	return IPU_CMD_E_RESET;
+	return IPU_CQ_E_RESET;
 }
 
 int emu_cmd_process(struct emu_queue *q, const struct ipu_cmd_desc *d)
@@ -46,12 +46,12 @@ int emu_cmd_process(struct emu_queue *q, const struct ipu_cmd_desc *d)
 	bool hung;
 	int rc;
 
-	if (d->opcode == IPU_CMD_NOP)
-		return d->flags & ~IPU_CMD_F_ALL ? IPU_CMD_E_DESC : IPU_CMD_OK;
-	if (d->opcode != IPU_CMD_LAUNCH)
-		return IPU_CMD_E_OPCODE;
+	if (d->opcode == IPU_CQ_NOP)
+		return d->flags & ~IPU_CQ_F_ALL ? IPU_CQ_E_DESC : IPU_CQ_OK;
+	if (d->opcode != IPU_CQ_LAUNCH)
+		return IPU_CQ_E_OPCODE;
 	rc = check_launch(dev, d);
-	if (rc != IPU_CMD_OK)
+	if (rc != IPU_CQ_OK)
 		return rc;
 
 	pthread_mutex_lock(&dev->lock);
@@ -68,7 +68,7 @@ int emu_cmd_process(struct emu_queue *q, const struct ipu_cmd_desc *d)
 
 	pthread_mutex_lock(&dev->lock);
 	dev->launches++;
-	if (rc == IPU_CMD_E_TIMEOUT)
+	if (rc == IPU_CQ_E_TIMEOUT)
 		emu_err_locked(dev, IPU_ERR_CMD_TIMEOUT, d->replica, d->group);
 	pthread_mutex_unlock(&dev->lock);
 	return rc;

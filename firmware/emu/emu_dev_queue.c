@@ -23,7 +23,7 @@ _Static_assert(sizeof(struct ipu_cmd_desc) == 64, "command descriptor size");
 _Static_assert(sizeof(struct ipu_queue_wb) == 16, "writeback size");
 _Static_assert(offsetof(struct ipu_dma_desc, status) == IPU_DESC_STATUS_OFF,
 	       "DMA status offset");
-_Static_assert(offsetof(struct ipu_cmd_desc, status) == IPU_CMD_STATUS_OFF,
+_Static_assert(offsetof(struct ipu_cmd_desc, status) == IPU_CQ_STATUS_OFF,
 	       "command status offset");
 _Static_assert(offsetof(struct ipu_cmd_desc, group) == 0x30, "group offset");
 _Static_assert(sizeof(struct ipu_fw_header) == IPU_FW_HEADER_SIZE,
@@ -33,10 +33,10 @@ _Static_assert(sizeof(struct ipu_fw_header) == IPU_FW_HEADER_SIZE,
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "little-endian host");
 
 static const uint32_t status_off[IPU_NUM_QUEUES] = {
-	IPU_DESC_STATUS_OFF, IPU_DESC_STATUS_OFF, IPU_CMD_STATUS_OFF
+	IPU_DESC_STATUS_OFF, IPU_DESC_STATUS_OFF, IPU_CQ_STATUS_OFF
 };
 static const uint32_t reset_code[IPU_NUM_QUEUES] = {
-	IPU_DESC_E_RESET, IPU_DESC_E_RESET, IPU_CMD_E_RESET
+	IPU_DESC_E_RESET, IPU_DESC_E_RESET, IPU_CQ_E_RESET
 };
 static const uint32_t cause_bit[IPU_NUM_QUEUES] = {
 	IPU_IRQ_H2D, IPU_IRQ_D2H, IPU_IRQ_CMD
@@ -326,7 +326,7 @@ static void regs_reset(struct emu_queue *q)
 	q->size = q->ctrl = q->tail = q->head = 0;
 	q->status = q->completed = q->errors = 0;
 	q->completed64 = 0;
-	q->deadline_ms = q->q == IPU_QUEUE_CMD ? IPU_CMD_DEFAULT_DEADLINE_MS : 0;
+	q->deadline_ms = q->q == IPU_QUEUE_CMD ? IPU_CQ_DEFAULT_DEADLINE_MS : 0;
 }
 
 void emu_queues_reset_locked(struct emu_dev *dev)

@@ -161,19 +161,19 @@ int emu_run_errno_to_cmd(int err)
 {
 	switch (err) {
 	case 0:
-		return IPU_CMD_OK;
+		return IPU_CQ_OK;
 	case -ENOEXEC:
-		return IPU_CMD_E_NOEXEC;
+		return IPU_CQ_E_NOEXEC;
 	case -EINVAL:
-		return IPU_CMD_E_INVAL;
+		return IPU_CQ_E_INVAL;
 	case -ERANGE:
-		return IPU_CMD_E_RANGE;
+		return IPU_CQ_E_RANGE;
 	case -ENOMEM:
-		return IPU_CMD_E_NOMEM;
+		return IPU_CQ_E_NOMEM;
 	case -ECANCELED:
-		return IPU_CMD_E_CANCELED;
+		return IPU_CQ_E_CANCELED;
 	default:
-		return IPU_CMD_E_INTERNAL;
+		return IPU_CQ_E_INTERNAL;
 	}
 }
 
@@ -196,7 +196,7 @@ struct outcome {
 static void execute(struct emu_run *run, struct outcome *o)
 {
 	const struct ipu_cmd_desc *d0 = &run->l[0]->d;
-	void *arenas[IPU_CMD_MAX_REPLICAS];
+	void *arenas[IPU_CQ_MAX_REPLICAS];
 	struct ipufw_executor *ex = NULL;
 	uint64_t size = UINT64_MAX;
 	struct ipu_exe *exe = NULL;
@@ -206,13 +206,13 @@ static void execute(struct emu_run *run, struct outcome *o)
 	char msg[256];
 	int err;
 
-	o->rc = IPU_CMD_OK;
+	o->rc = IPU_CQ_OK;
 	o->bad = -1;
 	/* A private copy: the host may rewrite device memory meanwhile, and
 	 * the loader must not see bytes change between check and use. */
 	image = malloc(d0->exe_size);
 	if (!image) {
-		o->rc = IPU_CMD_E_NOMEM;
+		o->rc = IPU_CQ_E_NOMEM;
 		return;
 	}
 	memcpy(image, run->l[0]->dev->mem + d0->exe_addr, d0->exe_size);
@@ -221,7 +221,7 @@ static void execute(struct emu_run *run, struct outcome *o)
 
 		if (d->exe_size != d0->exe_size ||
 		    memcmp(run->l[r]->dev->mem + d->exe_addr, image, d0->exe_size)) {
-			o->rc = IPU_CMD_E_INVAL;
+			o->rc = IPU_CQ_E_INVAL;
 			o->bad = (int)r;
 			goto out;
 		}
@@ -231,7 +231,7 @@ static void execute(struct emu_run *run, struct outcome *o)
 	    magic != IPU_EXE_MAGIC) {
 		/* Not an executable at all, told apart from a broken one as the
 		 * other backends do. */
-		o->rc = IPU_CMD_E_NOEXEC;
+		o->rc = IPU_CQ_E_NOEXEC;
 		goto out;
 	}
 	err = ipu_exe_load(image, d0->exe_size, &exe, msg, sizeof(msg));
@@ -288,13 +288,13 @@ static void finish_locked(struct emu_run *run, const struct outcome *o)
 		l = run->l[r];
 		l->result = o->rc;
 		if (o->bad >= 0 && (uint32_t)o->bad != r)
-			l->result = IPU_CMD_E_CANCELED;
-		if (o->rc == IPU_CMD_E_CANCELED && run->cancelled) {
+			l->result = IPU_CQ_E_CANCELED;
+		if (o->rc == IPU_CQ_E_CANCELED && run->cancelled) {
 			/* Why it stopped, per launch. */
 			if (atomic_load(l->abort))
-				l->result = IPU_CMD_E_RESET;
+				l->result = IPU_CQ_E_RESET;
 			else if (l->deadline_ms && now >= l->deadline_ms)
-				l->result = IPU_CMD_E_TIMEOUT;
+				l->result = IPU_CQ_E_TIMEOUT;
 		}
 		l->done = true;
 	}
@@ -324,20 +324,20 @@ static struct emu_run *file_locked(struct emu_launch *l, int *rc)
 	if (run) {
 		if (run->running || run->nrep != d->num_replicas ||
 		    run->l[d->replica]) {
-			*rc = IPU_CMD_E_DESC;
+			*rc = IPU_CQ_E_DESC;
 			return NULL;
 		}
 		/* Two replicas on one queue would wait for each other. */
 		for (r = 0; r < run->nrep; r++) {
 			if (run->l[r] && run->l[r]->dev == l->dev) {
-				*rc = IPU_CMD_E_DESC;
+				*rc = IPU_CQ_E_DESC;
 				return NULL;
 			}
 		}
 	} else {
 		run = calloc(1, sizeof(*run) + d->num_replicas * sizeof(run->l[0]));
 		if (!run) {
-			*rc = IPU_CMD_E_NOMEM;
+			*rc = IPU_CQ_E_NOMEM;
 			return NULL;
 		}
 		run->keyed = d->num_replicas > 1;
@@ -385,8 +385,8 @@ int emu_run_launch(struct emu_launch *l)
 				unlink_locked(run);
 				free(run);
 			}
-			rc = atomic_load(l->abort) ? IPU_CMD_E_RESET :
-						     IPU_CMD_E_TIMEOUT;
+			rc = atomic_load(l->abort) ? IPU_CQ_E_RESET :
+						     IPU_CQ_E_TIMEOUT;
 			pthread_mutex_unlock(&runs_lock);
 			return rc;
 		}

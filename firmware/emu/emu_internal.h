@@ -187,7 +187,7 @@ void emu_queues_kick_locked(struct emu_dev *dev);
  * returns its status code (IPU_DESC_*). */
 uint32_t emu_dma_process(struct emu_queue *q, const struct ipu_dma_desc *d);
 
-/* emu_dev_cmd.c: one command descriptor; returns IPU_CMD_* (E_RESET when
+/* emu_dev_cmd.c: one command descriptor; returns IPU_CQ_* (E_RESET when
  * the queue was aborted meanwhile). */
 int emu_cmd_process(struct emu_queue *q, const struct ipu_cmd_desc *d);
 
@@ -197,7 +197,7 @@ int emu_cmd_process(struct emu_queue *q, const struct ipu_cmd_desc *d);
  * struct emu_launch - one LAUNCH as its command thread hands it to a run.
  * @dev: its device. @d: the descriptor. @deadline_ms: absolute
  * (emu_now_ms()), 0 for none. @abort: the queue's abort flag.
- * @result: IPU_CMD_*, set when @done.
+ * @result: IPU_CQ_*, set when @done.
  */
 struct emu_launch {
 	struct emu_dev *dev;
@@ -212,11 +212,11 @@ struct emu_launch {
 int emu_run_get(void);
 void emu_run_put(void);
 /* Run @l (alone, or with the other replicas of its run); blocks until it
- * completes. Returns IPU_CMD_*. */
+ * completes. Returns IPU_CQ_*. */
 int emu_run_launch(struct emu_launch *l);
 /* Wake the waiters and the watchdog: an abort flag was set. */
 void emu_run_kick(void);
-/* Map an errno of the loader or executor to IPU_CMD_*. */
+/* Map an errno of the loader or executor to IPU_CQ_*. */
 int emu_run_errno_to_cmd(int err);
 
 /* emu_dev_fw.c: FW_CTRL = BOOT (dev->lock held). */

@@ -112,7 +112,7 @@ int main(int argc, char **argv)
 	}
 	put32((uint8_t *)&versions[0], IPU_EXE_VERSION);
 	put32((uint8_t *)&versions[1], IPU_EXE_VERSION);
-	put32((uint8_t *)&max_rep, IPU_CMD_MAX_REPLICAS);
+	put32((uint8_t *)&max_rep, IPU_CQ_MAX_REPLICAS);
 	if (record(&p, IPU_FW_REC_IDENT, ident, (uint32_t)strlen(ident) + 1) ||
 	    record(&p, IPU_FW_REC_EXE_VERSIONS, versions, sizeof(versions)) ||
 	    record(&p, IPU_FW_REC_MAX_REPLICAS, &max_rep, sizeof(max_rep))) {

@@ -119,7 +119,8 @@
 #define IPU_REG_DMA_D2H_BYTES	0x1a8	/* RO64 */
 #define IPU_REG_UPTIME_MS	0x1b0	/* RO64 since FLR */
 
-/* Queues: three register blocks, one per queue. */
+/* Queues: three register blocks, one per queue. (The command queue's
+ * names are IPU_CQ_*: libipu's ipu.h has IPU_CMD_* of its own.) */
 #define IPU_QUEUE_H2D		0
 #define IPU_QUEUE_D2H		1
 #define IPU_QUEUE_CMD		2
@@ -142,7 +143,7 @@
 #define IPU_RING_MIN		2
 #define IPU_RING_MAX		4096
 #define IPU_RING_ALIGN		64
-#define IPU_CMD_DEFAULT_DEADLINE_MS 10000
+#define IPU_CQ_DEFAULT_DEADLINE_MS 10000
 
 /* Error log. */
 #define IPU_REG_ERR_COUNT	0x300	/* RO  errors logged since FLR */
@@ -192,8 +193,8 @@ struct ipu_dma_desc {
 
 /**
  * struct ipu_cmd_desc - one command of the command queue (64 bytes).
- * @opcode: IPU_CMD_*.
- * @flags: IPU_CMD_F_*.
+ * @opcode: IPU_CQ_*.
+ * @flags: IPU_CQ_F_*.
  * @exe_addr, @exe_size: the executable image in device memory.
  * @deadline_ms: 0: the queue's IPU_Q_DEADLINE_MS.
  * @arena_addr, @arena_size: this replica's arena in device memory.
@@ -201,7 +202,7 @@ struct ipu_dma_desc {
  * @group: the run's id (non-zero when @num_replicas > 1).
  * @owner: with @group identifies the run across linked IPUs (the driver
  *	puts the launching process's id).
- * @status: written by the device: IPU_DESC_DONE | IPU_CMD_E_*.
+ * @status: written by the device: IPU_DESC_DONE | IPU_CQ_E_*.
  */
 struct ipu_cmd_desc {
 	__u32 opcode;
@@ -218,12 +219,12 @@ struct ipu_cmd_desc {
 	__u32 status;
 };
 
-#define IPU_CMD_NOP		0
-#define IPU_CMD_LAUNCH		1
-#define IPU_CMD_F_IRQ		0x1u
-#define IPU_CMD_F_ALL		IPU_CMD_F_IRQ
-#define IPU_CMD_STATUS_OFF	0x3c
-#define IPU_CMD_MAX_REPLICAS	64
+#define IPU_CQ_NOP		0
+#define IPU_CQ_LAUNCH		1
+#define IPU_CQ_F_IRQ		0x1u
+#define IPU_CQ_F_ALL		IPU_CQ_F_IRQ
+#define IPU_CQ_STATUS_OFF	0x3c
+#define IPU_CQ_MAX_REPLICAS	64
 
 /* Status words (both descriptor kinds). */
 #define IPU_DESC_DONE		0x80000000u
@@ -238,17 +239,17 @@ struct ipu_cmd_desc {
 #define IPU_DESC_E_DATA		6	/* uncorrectable data error */
 #define IPU_DESC_E_NO_MASTER	7	/* Bus Master Enable clear */
 /* Command errors. */
-#define IPU_CMD_OK		0
-#define IPU_CMD_E_NOEXEC	1	/* the image is no executable */
-#define IPU_CMD_E_INVAL		2	/* malformed program, arena misfit */
-#define IPU_CMD_E_RANGE		3	/* a stream used too often */
-#define IPU_CMD_E_NOMEM		4	/* the device ran out of memory */
-#define IPU_CMD_E_TIMEOUT	5	/* deadline passed */
-#define IPU_CMD_E_CANCELED	6	/* another replica failed */
-#define IPU_CMD_E_RESET		7	/* aborted by a reset */
-#define IPU_CMD_E_OPCODE	8	/* unknown opcode */
-#define IPU_CMD_E_DESC		9	/* bad flags, ranges or replica fields */
-#define IPU_CMD_E_INTERNAL	10	/* anything else */
+#define IPU_CQ_OK		0
+#define IPU_CQ_E_NOEXEC	1	/* the image is no executable */
+#define IPU_CQ_E_INVAL		2	/* malformed program, arena misfit */
+#define IPU_CQ_E_RANGE		3	/* a stream used too often */
+#define IPU_CQ_E_NOMEM		4	/* the device ran out of memory */
+#define IPU_CQ_E_TIMEOUT	5	/* deadline passed */
+#define IPU_CQ_E_CANCELED	6	/* another replica failed */
+#define IPU_CQ_E_RESET		7	/* aborted by a reset */
+#define IPU_CQ_E_OPCODE	8	/* unknown opcode */
+#define IPU_CQ_E_DESC		9	/* bad flags, ranges or replica fields */
+#define IPU_CQ_E_INTERNAL	10	/* anything else */
 
 /**
  * struct ipu_queue_wb - completion writeback (16 bytes, at IPU_Q_WB_ADDR).

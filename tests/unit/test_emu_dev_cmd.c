@@ -62,8 +62,8 @@ static struct ipu_cmd_desc *launch(struct th *t, uint32_t idx, uint32_t exe_size
 	struct ipu_cmd_desc *d = th_cmd_desc(t, idx);
 
 	memset(d, 0, sizeof(*d));
-	d->opcode = IPU_CMD_LAUNCH;
-	d->flags = IPU_CMD_F_IRQ;
+	d->opcode = IPU_CQ_LAUNCH;
+	d->flags = IPU_CQ_F_IRQ;
 	d->exe_addr = EXE_AT;
 	d->exe_size = exe_size;
 	d->arena_addr = ARENA_AT;
@@ -77,8 +77,8 @@ static struct ipu_cmd_desc *nop(struct th *t, uint32_t idx)
 	struct ipu_cmd_desc *d = th_cmd_desc(t, idx);
 
 	memset(d, 0, sizeof(*d));
-	d->opcode = IPU_CMD_NOP;
-	d->flags = IPU_CMD_F_IRQ;
+	d->opcode = IPU_CQ_NOP;
+	d->flags = IPU_CQ_F_IRQ;
 	return d;
 }
 
@@ -153,8 +153,8 @@ static void test_nop_and_bad_opcodes(void **state)
 	nop(t, 3);
 	assert_true(th_kick_wait(t, CQ, 4));
 	assert_int_equal(status(t, 0), IPU_DESC_DONE);
-	assert_int_equal(status(t, 1), IPU_DESC_DONE | IPU_CMD_E_OPCODE);
-	assert_int_equal(status(t, 2), IPU_DESC_DONE | IPU_CMD_E_DESC);
+	assert_int_equal(status(t, 1), IPU_DESC_DONE | IPU_CQ_E_OPCODE);
+	assert_int_equal(status(t, 2), IPU_DESC_DONE | IPU_CQ_E_DESC);
 	assert_int_equal(status(t, 3), IPU_DESC_DONE);
 	assert_int_equal(th_wb(t, CQ)->completed, 4);
 	assert_int_equal(th_wb(t, CQ)->errors, 2);
@@ -174,7 +174,7 @@ static void test_launch_computes_the_executor_bits(void **state)
 	th_mem_write(t, ARENA_AT, b->arenas[0], asz);
 	launch(t, 0, size, asz);
 	assert_true(th_kick_wait(t, CQ, 1));
-	assert_int_equal(status(t, 0), IPU_DESC_DONE | IPU_CMD_OK);
+	assert_int_equal(status(t, 0), IPU_DESC_DONE | IPU_CQ_OK);
 	assert_int_equal(eb_run(b), 0);
 	th_mem_read(t, ARENA_AT, dev_arena, asz);
 	assert_memory_equal(dev_arena, b->arenas[0], asz);
@@ -198,7 +198,7 @@ static void test_malformed_launches_fail_alone(void **state)
 	launch(t, 0, 0, asz);
 	launch(t, 1, size, asz)->replica = 1;
 	launch(t, 2, size, asz)->num_replicas = 2;	/* group 0 */
-	launch(t, 3, size, asz)->num_replicas = IPU_CMD_MAX_REPLICAS + 1;
+	launch(t, 3, size, asz)->num_replicas = IPU_CQ_MAX_REPLICAS + 1;
 	launch(t, 4, size, asz)->arena_size = 0;
 	launch(t, 5, size, asz)->exe_addr = MEM - 16;
 	launch(t, 6, size, asz)->arena_addr = ARENA_AT + 4;
@@ -211,18 +211,18 @@ static void test_malformed_launches_fail_alone(void **state)
 		th_cmd_desc(t, i)->flags = 0;
 	th_mem_write(t, 0x200000, junk, sizeof(junk));
 	assert_true(th_kick_wait(t, CQ, 12));
-	assert_int_equal(status(t, 0), IPU_DESC_DONE | IPU_CMD_E_DESC);
-	assert_int_equal(status(t, 1), IPU_DESC_DONE | IPU_CMD_E_DESC);
-	assert_int_equal(status(t, 2), IPU_DESC_DONE | IPU_CMD_E_DESC);
-	assert_int_equal(status(t, 3), IPU_DESC_DONE | IPU_CMD_E_DESC);
-	assert_int_equal(status(t, 4), IPU_DESC_DONE | IPU_CMD_E_DESC);
-	assert_int_equal(status(t, 5), IPU_DESC_DONE | IPU_CMD_E_INVAL);
-	assert_int_equal(status(t, 6), IPU_DESC_DONE | IPU_CMD_E_INVAL);
-	assert_int_equal(status(t, 7), IPU_DESC_DONE | IPU_CMD_E_INVAL);
-	assert_int_equal(status(t, 8), IPU_DESC_DONE | IPU_CMD_E_INVAL);
-	assert_int_equal(status(t, 9), IPU_DESC_DONE | IPU_CMD_E_NOEXEC);
-	assert_int_equal(status(t, 10), IPU_DESC_DONE | IPU_CMD_E_INVAL);
-	assert_int_equal(status(t, 11), IPU_DESC_DONE | IPU_CMD_OK);
+	assert_int_equal(status(t, 0), IPU_DESC_DONE | IPU_CQ_E_DESC);
+	assert_int_equal(status(t, 1), IPU_DESC_DONE | IPU_CQ_E_DESC);
+	assert_int_equal(status(t, 2), IPU_DESC_DONE | IPU_CQ_E_DESC);
+	assert_int_equal(status(t, 3), IPU_DESC_DONE | IPU_CQ_E_DESC);
+	assert_int_equal(status(t, 4), IPU_DESC_DONE | IPU_CQ_E_DESC);
+	assert_int_equal(status(t, 5), IPU_DESC_DONE | IPU_CQ_E_INVAL);
+	assert_int_equal(status(t, 6), IPU_DESC_DONE | IPU_CQ_E_INVAL);
+	assert_int_equal(status(t, 7), IPU_DESC_DONE | IPU_CQ_E_INVAL);
+	assert_int_equal(status(t, 8), IPU_DESC_DONE | IPU_CQ_E_INVAL);
+	assert_int_equal(status(t, 9), IPU_DESC_DONE | IPU_CQ_E_NOEXEC);
+	assert_int_equal(status(t, 10), IPU_DESC_DONE | IPU_CQ_E_INVAL);
+	assert_int_equal(status(t, 11), IPU_DESC_DONE | IPU_CQ_OK);
 	eb_free(b);
 	th_free(t);
 }
@@ -235,9 +235,9 @@ static void test_reserved_flags_are_a_descriptor_error(void **state)
 
 	(void)state;
 	size = put_exe(t, b);
-	launch(t, 0, size, b->exe.arena_size)->flags = IPU_CMD_F_IRQ | 0x8;
+	launch(t, 0, size, b->exe.arena_size)->flags = IPU_CQ_F_IRQ | 0x8;
 	assert_true(th_kick_wait(t, CQ, 1));
-	assert_int_equal(status(t, 0), IPU_DESC_DONE | IPU_CMD_E_DESC);
+	assert_int_equal(status(t, 0), IPU_DESC_DONE | IPU_CQ_E_DESC);
 	eb_free(b);
 	th_free(t);
 }
@@ -275,7 +275,7 @@ static void test_replicas_on_two_ipus_run_together(void **state)
 		assert_true(th_wait_irqs(t[r], IPU_VEC_CMD, 1));
 	assert_int_equal(eb_run(b), 0);
 	for (r = 0; r < 2; r++) {
-		assert_int_equal(status(t[r], 0), IPU_DESC_DONE | IPU_CMD_OK);
+		assert_int_equal(status(t[r], 0), IPU_DESC_DONE | IPU_CQ_OK);
 		th_mem_read(t[r], ARENA_AT, back, (uint32_t)asz);
 		assert_memory_equal(back, b->arenas[r], asz);
 	}
@@ -302,7 +302,7 @@ static void test_a_replica_whose_partner_never_comes_times_out(void **state)
 	d->group = 5;
 	d->deadline_ms = 20;
 	assert_true(th_kick_wait(t, CQ, 1));
-	assert_int_equal(status(t, 0), IPU_DESC_DONE | IPU_CMD_E_TIMEOUT);
+	assert_int_equal(status(t, 0), IPU_DESC_DONE | IPU_CQ_E_TIMEOUT);
 	eb_free(b);
 	th_free(t);
 }
@@ -339,10 +339,10 @@ static void test_a_replica_filed_twice_is_refused(void **state)
 		wr32(t[r], IPU_REG_SOFT_RESET, IPU_SOFT_RESET_MAGIC);
 	s[0] = status(t[0], 0);
 	s[1] = status(t[1], 0);
-	assert_true((s[0] == (IPU_DESC_DONE | IPU_CMD_E_DESC) &&
-		     s[1] == (IPU_DESC_DONE | IPU_CMD_E_RESET)) ||
-		    (s[1] == (IPU_DESC_DONE | IPU_CMD_E_DESC) &&
-		     s[0] == (IPU_DESC_DONE | IPU_CMD_E_RESET)));
+	assert_true((s[0] == (IPU_DESC_DONE | IPU_CQ_E_DESC) &&
+		     s[1] == (IPU_DESC_DONE | IPU_CQ_E_RESET)) ||
+		    (s[1] == (IPU_DESC_DONE | IPU_CQ_E_DESC) &&
+		     s[0] == (IPU_DESC_DONE | IPU_CQ_E_RESET)));
 	eb_free(b);
 	th_free(t[0]);
 	th_free(t[1]);
@@ -358,7 +358,7 @@ static void test_the_device_enforces_the_deadline(void **state)
 	size = put_exe(t, b);
 	launch(t, 0, size, b->exe.arena_size)->deadline_ms = 30;
 	assert_true(th_kick_wait(t, CQ, 1));
-	assert_int_equal(status(t, 0), IPU_DESC_DONE | IPU_CMD_E_TIMEOUT);
+	assert_int_equal(status(t, 0), IPU_DESC_DONE | IPU_CQ_E_TIMEOUT);
 	/* The timeout is logged, then the descriptor's error. */
 	assert_int_equal(th_err_code(t, rd32(t, IPU_REG_ERR_COUNT) - 2),
 			 IPU_ERR_CMD_TIMEOUT);
@@ -367,7 +367,7 @@ static void test_the_device_enforces_the_deadline(void **state)
 	wr32(t, QREG(CQ, IPU_Q_DEADLINE_MS), 20);
 	launch(t, 1, size, b->exe.arena_size);
 	assert_true(th_kick_wait(t, CQ, 2));
-	assert_int_equal(status(t, 1), IPU_DESC_DONE | IPU_CMD_E_TIMEOUT);
+	assert_int_equal(status(t, 1), IPU_DESC_DONE | IPU_CQ_E_TIMEOUT);
 	/* And the queue goes on. */
 	nop(t, 2);
 	assert_true(th_kick_wait(t, CQ, 3));
@@ -394,8 +394,8 @@ static void test_a_hung_launch_is_released_by_soft_reset(void **state)
 	wait_busy(t);
 	assert_int_equal(rd32(t, QREG(CQ, IPU_Q_HEAD)), 0);
 	wr32(t, IPU_REG_SOFT_RESET, IPU_SOFT_RESET_MAGIC);
-	assert_int_equal(status(t, 0), IPU_DESC_DONE | IPU_CMD_E_RESET);
-	assert_int_equal(status(t, 1), IPU_DESC_DONE | IPU_CMD_E_RESET);
+	assert_int_equal(status(t, 0), IPU_DESC_DONE | IPU_CQ_E_RESET);
+	assert_int_equal(status(t, 1), IPU_DESC_DONE | IPU_CQ_E_RESET);
 	assert_int_equal(th_irqs(t, IPU_VEC_CMD), before);
 	assert_int_equal(rd32(t, QREG(CQ, IPU_Q_CTRL)), 0);
 	assert_int_equal(rd32(t, IPU_REG_FW_STATUS), IPU_FW_STATE_READY);
@@ -404,7 +404,7 @@ static void test_a_hung_launch_is_released_by_soft_reset(void **state)
 	th_ring(t, CQ, 16);
 	launch(t, 0, size, b->exe.arena_size);
 	assert_true(th_kick_wait(t, CQ, 1));
-	assert_int_equal(status(t, 0), IPU_DESC_DONE | IPU_CMD_OK);
+	assert_int_equal(status(t, 0), IPU_DESC_DONE | IPU_CQ_OK);
 	eb_free(b);
 	th_free(t);
 }
@@ -431,7 +431,7 @@ static void test_flr_aborts_a_running_launch(void **state)
 	(void)state;
 	assert_true(rd32(t, IPU_REG_POWER_MW) >= 150000);
 	assert_int_equal(emu_dev_flr(t->dev), 0);
-	assert_int_equal(status(t, 0), IPU_DESC_DONE | IPU_CMD_E_RESET);
+	assert_int_equal(status(t, 0), IPU_DESC_DONE | IPU_CQ_E_RESET);
 	assert_int_equal(rd32(t, IPU_REG_FW_STATUS), IPU_FW_STATE_OFF);
 	assert_int_equal(rd32(t, IPU_REG_TEMP_MC), 40000);
 	eb_free(b);
@@ -445,7 +445,7 @@ static void test_disabling_the_queue_cancels_the_launch(void **state)
 
 	(void)state;
 	wr32(t, QREG(CQ, IPU_Q_CTRL), 0);
-	assert_int_equal(status(t, 0), IPU_DESC_DONE | IPU_CMD_E_RESET);
+	assert_int_equal(status(t, 0), IPU_DESC_DONE | IPU_CQ_E_RESET);
 	assert_int_equal(rd32(t, QREG(CQ, IPU_Q_HEAD)), 1);
 	eb_free(b);
 	th_free(t);

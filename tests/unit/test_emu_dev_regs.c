@@ -37,7 +37,7 @@ static void test_reset_values(void **state)
 		assert_int_equal(rd32(t, QREG(q, IPU_Q_HEAD)), 0);
 		assert_int_equal(rd32(t, QREG(q, IPU_Q_TAIL)), 0);
 		assert_int_equal(rd32(t, QREG(q, IPU_Q_DEADLINE_MS)),
-				 q == IPU_QUEUE_CMD ? IPU_CMD_DEFAULT_DEADLINE_MS : 0);
+				 q == IPU_QUEUE_CMD ? IPU_CQ_DEFAULT_DEADLINE_MS : 0);
 	}
 	th_free(t);
 }
