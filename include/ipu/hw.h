@@ -119,8 +119,10 @@
 #define IPU_REG_DMA_D2H_BYTES	0x1a8	/* RO64 */
 #define IPU_REG_UPTIME_MS	0x1b0	/* RO64 since FLR */
 
-/* Queues: three register blocks, one per queue. (The command queue's
- * names are IPU_CQ_*: libipu's ipu.h has IPU_CMD_* of its own.) */
+/*
+ * Queues: three register blocks, one per queue. (The command queue's
+ * names are IPU_CQ_*: libipu's ipu.h has IPU_CMD_* of its own.)
+ */
 #define IPU_QUEUE_H2D		0
 #define IPU_QUEUE_D2H		1
 #define IPU_QUEUE_CMD		2
