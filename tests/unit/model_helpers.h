@@ -59,7 +59,7 @@ static inline struct ipu_device *mh_open(unsigned int n, bool attach)
 {
 	IPU_OPTS(ipu_open_opts, opts, .flags = attach ? IPU_OPEN_ATTACH : 0);
 	struct ipu_device *dev = NULL;
-	char name[16];
+	char name[24]; /* "model:" and any unsigned int */
 
 	snprintf(name, sizeof(name), "model:%u", n);
 	if (ipu_device_open(name, &opts, &dev))
