@@ -279,8 +279,7 @@ static int do_region_info(struct vfu_conn *c, const struct vfu_req *req,
 {
 	struct {
 		struct vfio_region_info info;
-		struct vfio_region_info_cap_sparse_mmap sparse;
-		struct vfio_region_sparse_mmap_area area;
+		struct vfu_sparse_mmap_cap sparse;
 	} full;
 	uint32_t index = req->region_info.index;
 	struct vfio_region_info *ri = &full.info;
@@ -309,8 +308,8 @@ static int do_region_info(struct vfu_conn *c, const struct vfu_req *req,
 			full.sparse.header.version = 1;
 			full.sparse.header.next = 0;
 			full.sparse.nr_areas = 1;
-			full.area.offset = 0;
-			full.area.size = r.size;
+			full.sparse.area.offset = 0;
+			full.sparse.area.size = r.size;
 			len = sizeof(full);
 			fd = r.mmap_fd;
 		}
@@ -369,7 +368,7 @@ static bool is_eventfd(int fd)
 
 static int do_set_irqs(struct vfu_conn *c, const struct vfu_req *req, int *fds)
 {
-	const struct vfio_irq_set *s = &req->irqs.set;
+	const struct vfu_irq_set *s = &req->irqs.set;
 	uint32_t data = s->flags & VFIO_IRQ_SET_DATA_TYPE_MASK;
 	uint32_t action = s->flags & VFIO_IRQ_SET_ACTION_TYPE_MASK;
 	unsigned int nvec = s->index == VFIO_PCI_MSIX_IRQ_INDEX ? c->nvec : 0;
