@@ -72,6 +72,7 @@ VFU_SRCS := $(sort $(wildcard firmware/emu/vfio_user*.c))
 VFU_OBJS := $(VFU_SRCS:%.c=$(O)/%.o)
 EMU_SRCS := $(VFU_SRCS) firmware/emu/main.c
 EMU_OBJS := $(EMU_SRCS:%.c=$(O)/%.o)
+EMU := $(O)/firmware/ipu-emu
 
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:%.c=$(O)/%)
@@ -93,7 +94,7 @@ all: userspace module
 deps:
 	@scripts/install-deps
 
-userspace: $(ALL_LIBS) $(UNIT_BINS) $(KTEST_BINS) $(SIMD) $(FW_IMAGE)
+userspace: $(ALL_LIBS) $(UNIT_BINS) $(KTEST_BINS) $(SIMD) $(EMU) $(FW_IMAGE)
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -117,6 +118,9 @@ $(FW_IMAGE): $(MKFW)
 	$(MKFW) -o $@
 
 firmware: $(FW_IMAGE)
+
+$(EMU): $(EMU_OBJS) $(LIBIPUEMU) $(LIBIPUFW)
+	$(CC) $(EMU_OBJS) -o $@ $(LIBIPUEMU) $(LIBIPUFW) $(LDFLAGS_ALL) $(filter-out -luring,$(SYS_LIBS))
 
 $(SIMD): $(SIMD_OBJS) $(LIBIPUFW)
 	$(CC) $(SIMD_OBJS) -o $@ $(LIBIPUFW) $(LDFLAGS_ALL) $(filter-out -luring,$(SYS_LIBS))
