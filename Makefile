@@ -149,7 +149,7 @@ $(O)/tests/unit/test_demo_mlp: $(MLP_OBJS)
 $(O)/tests/unit/test_npy: $(NPY_OBJS)
 # The vfio-user transport's tests link its objects (the table and the
 # JSON reader's tests only theirs: the rest calls into a device).
-VFU_TESTS := test_vfio_user test_vfio_user_malformed
+VFU_TESTS := test_vfio_user test_vfio_user_malformed test_vfio_user_emu
 $(VFU_TESTS:%=$(O)/tests/unit/%): $(VFU_OBJS)
 $(O)/tests/unit/test_vfio_user_dma: $(O)/firmware/emu/vfio_user_dma.o
 $(O)/tests/unit/test_vfio_user_caps: $(O)/firmware/emu/vfio_user_caps.o
@@ -196,9 +196,11 @@ check-exports: $(ALL_SOS)
 # Those that call what a map keeps local run against the archives only:
 # libipu's tests through fake_backend.h (ipu_device_list_add) and
 # test_session_run (ipu_sess_run_cmds, to size a batch past the queue).
+# ipu-emu's tests (device and transport) test no shared library.
 UNIT_INTERNAL := test_args test_bo test_device test_error test_queue_reap \
 	test_queue_submit test_xfer test_session_run \
-	$(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_emu_dev*.c))
+	$(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_emu_dev*.c)) \
+	$(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_vfio_user*.c))
 UNIT_SHARED_SRCS := $(filter-out $(UNIT_INTERNAL:%=tests/unit/%.c),$(UNIT_SRCS))
 UNIT_SHARED_BINS := $(UNIT_SHARED_SRCS:%.c=$(O)/shared/%)
 SHARED_LINK := -L$(O)/lib -Wl,--disable-new-dtags,-rpath,$(abspath $(O)/lib) -lsession -lipuir -lipu -lipufw
@@ -210,9 +212,6 @@ $(O)/shared/tests/%: tests/%.c $(ALL_SOS)
 
 $(O)/shared/tests/unit/test_demo_mlp: $(MLP_OBJS)
 $(O)/shared/tests/unit/test_npy: $(NPY_OBJS)
-$(VFU_TESTS:%=$(O)/shared/tests/unit/%): $(VFU_OBJS)
-$(O)/shared/tests/unit/test_vfio_user_dma: $(O)/firmware/emu/vfio_user_dma.o
-$(O)/shared/tests/unit/test_vfio_user_caps: $(O)/firmware/emu/vfio_user_caps.o
 
 unit-shared: $(UNIT_SHARED_BINS)
 	BUILD=$(BUILD) scripts/run-tests unit-shared $(UNIT_SHARED_BINS)
