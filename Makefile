@@ -149,8 +149,11 @@ $(O)/tests/unit/test_demo_mlp: $(MLP_OBJS)
 $(O)/tests/unit/test_npy: $(NPY_OBJS)
 # The vfio-user transport's tests link its objects (the table and the
 # JSON reader's tests only theirs: the rest calls into a device).
-VFU_TESTS := test_vfio_user test_vfio_user_malformed test_vfio_user_emu
+VFU_TESTS := test_vfio_user test_vfio_user_malformed test_vfio_user_emu \
+	test_ipu_emu
 $(VFU_TESTS:%=$(O)/tests/unit/%): $(VFU_OBJS)
+# test_ipu_emu runs the program.
+$(O)/tests/unit/test_ipu_emu: | $(EMU)
 $(O)/tests/unit/test_vfio_user_dma: $(O)/firmware/emu/vfio_user_dma.o
 $(O)/tests/unit/test_vfio_user_caps: $(O)/firmware/emu/vfio_user_caps.o
 
@@ -200,7 +203,8 @@ check-exports: $(ALL_SOS)
 UNIT_INTERNAL := test_args test_bo test_device test_error test_queue_reap \
 	test_queue_submit test_xfer test_session_run \
 	$(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_emu_dev*.c)) \
-	$(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_vfio_user*.c))
+	$(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_vfio_user*.c)) \
+	test_ipu_emu
 UNIT_SHARED_SRCS := $(filter-out $(UNIT_INTERNAL:%=tests/unit/%.c),$(UNIT_SRCS))
 UNIT_SHARED_BINS := $(UNIT_SHARED_SRCS:%.c=$(O)/shared/%)
 SHARED_LINK := -L$(O)/lib -Wl,--disable-new-dtags,-rpath,$(abspath $(O)/lib) -lsession -lipuir -lipu -lipufw
