@@ -58,7 +58,8 @@ static const char usage_text[] =
 "                     1M to 64G, with an optional K, M or G suffix\n"
 "                     (default 256M)\n"
 "  --faults SPEC      inject faults into every IPU from the start\n"
-"  --log FILE         append log lines to FILE instead of stderr\n"
+"  --log FILE         append log lines (and anything else written to\n"
+"                     stderr) to FILE instead of stderr\n"
 "  --help             print this help and exit\n"
 "\n"
 "Once every socket listens, ipu-emu prints \"ipu-emu: ready\" on stdout.\n"
@@ -544,12 +545,18 @@ int main(int argc, char **argv)
 
 	e.log = stderr;
 	if (log_path) {
-		e.log = fopen(log_path, "ae");
-		if (!e.log) {
+		int fd = open(log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
+			      0644);
+
+		/* stderr becomes the log too: the device half reports its
+		 * events there, and they belong with the transport's. */
+		if (fd < 0 || dup2(fd, STDERR_FILENO) < 0) {
 			fprintf(stderr, "ipu-emu: --log %s: %s\n", log_path,
 				strerror(errno));
 			return 1;
 		}
+		close(fd);
+		setvbuf(stderr, NULL, _IOLBF, 0);
 	}
 	if (pipe2(pipefd, O_CLOEXEC | O_NONBLOCK)) {
 		fprintf(stderr, "ipu-emu: pipe: %s\n", strerror(errno));
@@ -573,7 +580,5 @@ int main(int argc, char **argv)
 	teardown(&e);
 	close(pipefd[0]);
 	close(pipefd[1]);
-	if (e.log != stderr)
-		fclose(e.log);
 	return ret ? 1 : 0;
 }
