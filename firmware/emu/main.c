@@ -44,9 +44,10 @@ static const char usage_text[] =
 "\n"
 "Emulate PCIe IPUs (the device docs/hardware.md specifies) for QEMU guests.\n"
 "Each --socket is one IPU, served over the vfio-user protocol to QEMU's\n"
-"client: -device vfio-user-pci,socket=PATH (guest RAM must be shared:\n"
-"-object memory-backend-memfd,share=on). The IPUs one process serves form\n"
-"one replica group: replicated programs across them run together.\n"
+"client, -device '{\"driver\":\"vfio-user-pci\",\"socket\":{\"type\":\"unix\",\n"
+"\"path\":\"PATH\"}}' (guest RAM must be shared: -object\n"
+"memory-backend-memfd,share=on). The IPUs one process serves form one\n"
+"replica group: replicated programs across them run together.\n"
 "\n"
 "Options:\n"
 "  --socket PATH      create the vfio-user socket PATH for the next IPU\n"
@@ -93,7 +94,8 @@ static const char usage_text[] =
 "      -object memory-backend-memfd,id=ram,size=1G,share=on \\\n"
 "      -machine memory-backend=ram \\\n"
 "      -device pcie-root-port,id=rp0,chassis=1 \\\n"
-"      -device vfio-user-pci,socket=/tmp/ipu0.sock,bus=rp0 ...\n"
+"      -device '{\"driver\":\"vfio-user-pci\",\"bus\":\"rp0\",\n"
+"                \"socket\":{\"type\":\"unix\",\"path\":\"/tmp/ipu0.sock\"}}' ...\n"
 "  echo 'fault ipu0 fail_dma=3' | socat - UNIX-CONNECT:/tmp/ipu-emu.ctl\n";
 
 struct ipu {
