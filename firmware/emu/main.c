@@ -59,6 +59,7 @@ static const char usage_text[] =
 "                     1M to 64G, with an optional K, M or G suffix\n"
 "                     (default 256M)\n"
 "  --faults SPEC      inject faults into every IPU from the start\n"
+"  --trace            log every vfio-user command of every client\n"
 "  --log FILE         append log lines (and anything else written to\n"
 "                     stderr) to FILE instead of stderr\n"
 "  --help             print this help and exit\n"
@@ -435,7 +436,8 @@ static void teardown(struct emu *e)
 	}
 }
 
-static int start(struct emu *e, uint64_t mem_size, const char *faults)
+static int start(struct emu *e, uint64_t mem_size, const char *faults,
+		 bool trace)
 {
 	int ret;
 
@@ -443,6 +445,7 @@ static int start(struct emu *e, uint64_t mem_size, const char *faults)
 		struct ipu *ipu = &e->ipu[i];
 		struct vfu_server_opts so = {
 			.path = ipu->path, .name = ipu->name, .log = e->log,
+			.trace = trace,
 		};
 		struct emu_dev_opts d = {
 			.index = i, .mem_size = mem_size,
@@ -494,12 +497,14 @@ int main(int argc, char **argv)
 		{ "mem-size", required_argument, NULL, 'm' },
 		{ "faults", required_argument, NULL, 'f' },
 		{ "log", required_argument, NULL, 'l' },
+		{ "trace", no_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct emu e;
 	uint64_t mem_size = IPU_MEM_DEFAULT_SIZE;
 	const char *faults = NULL, *log_path = NULL;
+	bool trace = false;
 	struct sigaction sa = { .sa_handler = on_signal };
 	int opt, pipefd[2], ret;
 
@@ -532,6 +537,9 @@ int main(int argc, char **argv)
 			break;
 		case 'l':
 			log_path = optarg;
+			break;
+		case 't':
+			trace = true;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -571,7 +579,7 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	ret = start(&e, mem_size, faults);
+	ret = start(&e, mem_size, faults, trace);
 	if (!ret) {
 		printf("ipu-emu: ready\n");
 		fflush(stdout);
