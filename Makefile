@@ -72,6 +72,7 @@ VFU_SRCS := $(sort $(wildcard firmware/emu/vfio_user*.c))
 VFU_OBJS := $(VFU_SRCS:%.c=$(O)/%.o)
 EMU_SRCS := $(VFU_SRCS) firmware/emu/main.c
 EMU_OBJS := $(EMU_SRCS:%.c=$(O)/%.o)
+EMU := $(O)/firmware/ipu-emu
 
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:%.c=$(O)/%)
@@ -93,7 +94,7 @@ all: userspace module
 deps:
 	@scripts/install-deps
 
-userspace: $(ALL_LIBS) $(UNIT_BINS) $(KTEST_BINS) $(SIMD) $(FW_IMAGE)
+userspace: $(ALL_LIBS) $(UNIT_BINS) $(KTEST_BINS) $(SIMD) $(EMU) $(FW_IMAGE)
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -117,6 +118,9 @@ $(FW_IMAGE): $(MKFW)
 	$(MKFW) -o $@
 
 firmware: $(FW_IMAGE)
+
+$(EMU): $(EMU_OBJS) $(LIBIPUEMU) $(LIBIPUFW)
+	$(CC) $(EMU_OBJS) -o $@ $(LIBIPUEMU) $(LIBIPUFW) $(LDFLAGS_ALL) $(filter-out -luring,$(SYS_LIBS))
 
 $(SIMD): $(SIMD_OBJS) $(LIBIPUFW)
 	$(CC) $(SIMD_OBJS) -o $@ $(LIBIPUFW) $(LDFLAGS_ALL) $(filter-out -luring,$(SYS_LIBS))
@@ -145,8 +149,11 @@ $(O)/tests/unit/test_demo_mlp: $(MLP_OBJS)
 $(O)/tests/unit/test_npy: $(NPY_OBJS)
 # The vfio-user transport's tests link its objects (the table and the
 # JSON reader's tests only theirs: the rest calls into a device).
-VFU_TESTS := test_vfio_user test_vfio_user_malformed
+VFU_TESTS := test_vfio_user test_vfio_user_malformed test_vfio_user_emu \
+	test_ipu_emu
 $(VFU_TESTS:%=$(O)/tests/unit/%): $(VFU_OBJS)
+# test_ipu_emu runs the program.
+$(O)/tests/unit/test_ipu_emu: | $(EMU)
 $(O)/tests/unit/test_vfio_user_dma: $(O)/firmware/emu/vfio_user_dma.o
 $(O)/tests/unit/test_vfio_user_caps: $(O)/firmware/emu/vfio_user_caps.o
 
@@ -192,9 +199,12 @@ check-exports: $(ALL_SOS)
 # Those that call what a map keeps local run against the archives only:
 # libipu's tests through fake_backend.h (ipu_device_list_add) and
 # test_session_run (ipu_sess_run_cmds, to size a batch past the queue).
+# ipu-emu's tests (device and transport) test no shared library.
 UNIT_INTERNAL := test_args test_bo test_device test_error test_queue_reap \
 	test_queue_submit test_xfer test_session_run \
-	$(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_emu_dev*.c))
+	$(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_emu_dev*.c)) \
+	$(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_vfio_user*.c)) \
+	test_ipu_emu
 UNIT_SHARED_SRCS := $(filter-out $(UNIT_INTERNAL:%=tests/unit/%.c),$(UNIT_SRCS))
 UNIT_SHARED_BINS := $(UNIT_SHARED_SRCS:%.c=$(O)/shared/%)
 SHARED_LINK := -L$(O)/lib -Wl,--disable-new-dtags,-rpath,$(abspath $(O)/lib) -lsession -lipuir -lipu -lipufw
@@ -206,9 +216,6 @@ $(O)/shared/tests/%: tests/%.c $(ALL_SOS)
 
 $(O)/shared/tests/unit/test_demo_mlp: $(MLP_OBJS)
 $(O)/shared/tests/unit/test_npy: $(NPY_OBJS)
-$(VFU_TESTS:%=$(O)/shared/tests/unit/%): $(VFU_OBJS)
-$(O)/shared/tests/unit/test_vfio_user_dma: $(O)/firmware/emu/vfio_user_dma.o
-$(O)/shared/tests/unit/test_vfio_user_caps: $(O)/firmware/emu/vfio_user_caps.o
 
 unit-shared: $(UNIT_SHARED_BINS)
 	BUILD=$(BUILD) scripts/run-tests unit-shared $(UNIT_SHARED_BINS)

@@ -29,11 +29,13 @@ struct vfu_server;
  *	replaced), or NULL for a server fed only by vfu_server_adopt().
  * @name: the device's name in log lines ("ipu0").
  * @log: where protocol events and errors go, or NULL.
+ * @trace: also log every command the client sends (debugging).
  */
 struct vfu_server_opts {
 	const char *path;
 	const char *name;
 	FILE *log;
+	bool trace;
 };
 
 /** vfu_server_create() - bind and listen on @opts->path. */

@@ -35,6 +35,7 @@ struct vfu_conn {
 	const char *name;
 	FILE *log;
 	unsigned int log_budget;
+	bool trace;
 	uint8_t reply[sizeof(struct vfu_region_rw) + VFU_MAX_XFER];
 };
 
@@ -141,6 +142,11 @@ void vfu_conn_disconnect(struct vfu_conn *c)
 	c->negotiated = false;
 	c->log_budget = LOG_ERROR_BUDGET;
 	memset(&c->client, 0, sizeof(c->client));
+}
+
+void vfu_conn_set_trace(struct vfu_conn *c, bool trace)
+{
+	c->trace = trace;
 }
 
 unsigned int vfu_conn_dma_maps(struct vfu_conn *c)
@@ -279,8 +285,7 @@ static int do_region_info(struct vfu_conn *c, const struct vfu_req *req,
 {
 	struct {
 		struct vfio_region_info info;
-		struct vfio_region_info_cap_sparse_mmap sparse;
-		struct vfio_region_sparse_mmap_area area;
+		struct vfu_sparse_mmap_cap sparse;
 	} full;
 	uint32_t index = req->region_info.index;
 	struct vfio_region_info *ri = &full.info;
@@ -309,8 +314,8 @@ static int do_region_info(struct vfu_conn *c, const struct vfu_req *req,
 			full.sparse.header.version = 1;
 			full.sparse.header.next = 0;
 			full.sparse.nr_areas = 1;
-			full.area.offset = 0;
-			full.area.size = r.size;
+			full.sparse.area.offset = 0;
+			full.sparse.area.size = r.size;
 			len = sizeof(full);
 			fd = r.mmap_fd;
 		}
@@ -323,8 +328,10 @@ static int do_region_info(struct vfu_conn *c, const struct vfu_req *req,
 	ri->argsz = (uint32_t)len;
 	if (req->region_info.argsz < len) {
 		/* Too small for the capabilities: say how much is needed and
-		 * send the fixed part only; the client asks again. */
-		ri->cap_offset = 0;
+		 * send the fixed part only; the client asks again. cap_offset
+		 * stays where the capabilities will be: QEMU's client rejects
+		 * a CAPS reply whose cap_offset is not past the fixed part
+		 * (-EINVAL) before it asks again. */
 		len = sizeof(*ri);
 		fd = -1;
 	}
@@ -369,7 +376,7 @@ static bool is_eventfd(int fd)
 
 static int do_set_irqs(struct vfu_conn *c, const struct vfu_req *req, int *fds)
 {
-	const struct vfio_irq_set *s = &req->irqs.set;
+	const struct vfu_irq_set *s = &req->irqs.set;
 	uint32_t data = s->flags & VFIO_IRQ_SET_DATA_TYPE_MASK;
 	uint32_t action = s->flags & VFIO_IRQ_SET_ACTION_TYPE_MASK;
 	unsigned int nvec = s->index == VFIO_PCI_MSIX_IRQ_INDEX ? c->nvec : 0;
@@ -466,6 +473,54 @@ static int do_region_rw(struct vfu_conn *c, const struct vfu_req *req,
 	return ret;
 }
 
+/* One line per command, with what identifies it, for --trace. */
+static void trace_ok(struct vfu_conn *c, const struct vfu_req *req,
+		     const struct vfu_out *out)
+{
+	char what[160] = "";
+
+	switch (req->hdr.cmd) {
+	case VFU_CMD_DMA_MAP:
+		snprintf(what, sizeof(what), " addr 0x%llx size 0x%llx offset 0x%llx flags %u",
+			 (unsigned long long)req->map.addr,
+			 (unsigned long long)req->map.size,
+			 (unsigned long long)req->map.offset, req->map.flags);
+		break;
+	case VFU_CMD_DMA_UNMAP:
+		snprintf(what, sizeof(what), " addr 0x%llx size 0x%llx flags %u",
+			 (unsigned long long)req->unmap.addr,
+			 (unsigned long long)req->unmap.size, req->unmap.flags);
+		break;
+	case VFU_CMD_DEVICE_GET_REGION_INFO:
+		snprintf(what, sizeof(what), " index %u argsz %u",
+			 req->region_info.index, req->region_info.argsz);
+		break;
+	case VFU_CMD_DEVICE_GET_IRQ_INFO:
+		snprintf(what, sizeof(what), " index %u", req->irq_info.index);
+		break;
+	case VFU_CMD_DEVICE_SET_IRQS:
+		snprintf(what, sizeof(what), " index %u flags 0x%x start %u count %u",
+			 req->irqs.set.index, req->irqs.set.flags,
+			 req->irqs.set.start, req->irqs.set.count);
+		break;
+	case VFU_CMD_REGION_READ:
+	case VFU_CMD_REGION_WRITE:
+		snprintf(what, sizeof(what), " region %u offset 0x%llx count %u",
+			 req->rw.rw.region, (unsigned long long)req->rw.rw.offset,
+			 req->rw.rw.count);
+		break;
+	case VFU_CMD_VERSION:
+		snprintf(what, sizeof(what), " %u.%u %.120s", req->version.major,
+			 req->version.minor,
+			 req->version.json ? req->version.json : "");
+		break;
+	}
+	logf_(c, false, "%s id %u%s%s: ok, %zu bytes%s",
+	      vfu_cmd_name(req->hdr.cmd), req->hdr.msg_id, what,
+	      req->hdr.flags & VFU_FLAG_NO_REPLY ? " (no reply)" : "",
+	      out->len, out->fd >= 0 ? " + fd" : "");
+}
+
 static int dispatch(struct vfu_conn *c, const struct vfu_req *req, int *fds,
 		    struct vfu_out *out)
 {
@@ -530,6 +585,8 @@ void vfu_conn_handle(struct vfu_conn *c, const void *msg, size_t len,
 	} else {
 		out->payload = c->reply;
 		reply_hdr(&req.hdr, out);
+		if (c->trace)
+			trace_ok(c, &req, out);
 	}
 	if (c->dev && emu_dev_off_bus(c->dev)) {
 		if (!out->close)

@@ -78,6 +78,9 @@ void vfu_conn_error(const struct vfu_hdr *req, int err, struct vfu_out *out);
 /** vfu_conn_disconnect() - the client is gone: drop its mappings and fds. */
 void vfu_conn_disconnect(struct vfu_conn *c);
 
+/** vfu_conn_set_trace() - log every command and its outcome (debugging). */
+void vfu_conn_set_trace(struct vfu_conn *c, bool trace);
+
 /** vfu_conn_dma_maps() / vfu_conn_negotiated() - for status and tests. */
 unsigned int vfu_conn_dma_maps(struct vfu_conn *c);
 bool vfu_conn_negotiated(const struct vfu_conn *c);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <linux/vfio.h>
 
@@ -114,7 +115,24 @@ int vfu_dma_map(struct vfu_dma *dma, uint64_t addr, uint64_t size, int fd,
 			   (flags & VFIO_DMA_MAP_FLAG_WRITE ? PROT_WRITE : 0);
 		void *va;
 
+		struct stat st;
+
 		if (size > SIZE_MAX || offset > (uint64_t)INT64_MAX) {
+			ret = -EINVAL;
+			goto out_close;
+		}
+		/*
+		 * Guest RAM is a file (memfd, hugetlbfs, a file backend), and
+		 * all of the range must be in it: touching a page of a
+		 * mapping past the file's end is SIGBUS, which would kill
+		 * the model at the device's first DMA there.
+		 */
+		if (fstat(fd, &st)) {
+			ret = -errno;
+			goto out_close;
+		}
+		if (!S_ISREG(st.st_mode) || st.st_size < 0 ||
+		    offset + size > (uint64_t)st.st_size) {
 			ret = -EINVAL;
 			goto out_close;
 		}

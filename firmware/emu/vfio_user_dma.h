@@ -27,7 +27,12 @@ void vfu_dma_destroy(struct vfu_dma *dma);
  * here whatever the outcome (the mapping keeps the memory); -1 records a
  * range the client did not share, which the device cannot reach (its
  * accesses fault as outside every mapping). Return: 0, -EEXIST (overlaps
- * a mapping), -ENOSPC (table full), or mmap()'s errno.
+ * a mapping), -ENOSPC (table full), -EINVAL (@fd is not a regular file or
+ * the range runs past its end), or mmap()'s errno.
+ *
+ * A client that shrinks the file afterwards (QEMU never does) would make a
+ * device access past the new end fault with SIGBUS: guest RAM files are
+ * trusted not to shrink while mapped.
  */
 int vfu_dma_map(struct vfu_dma *dma, uint64_t addr, uint64_t size, int fd,
 		uint64_t offset, uint32_t flags);

@@ -170,7 +170,7 @@ static int parse_region_info(const uint8_t *p, size_t n, unsigned int nfds,
 static int parse_set_irqs(const uint8_t *p, size_t n, unsigned int nfds,
 			  struct vfu_req *req)
 {
-	struct vfio_irq_set *s = &req->irqs.set;
+	struct vfu_irq_set *s = &req->irqs.set;
 	uint32_t data, action, want;
 
 	if (n < sizeof(*s))

@@ -56,7 +56,7 @@ struct vfu_req {
 			uint32_t index;
 		} irq_info;
 		struct {
-			struct vfio_irq_set set;
+			struct vfu_irq_set set;
 			const uint8_t *bools;	/* DATA_BOOL: set.count bytes */
 		} irqs;
 		struct {

@@ -103,6 +103,24 @@ struct vfu_region_rw {
 	uint32_t count;
 };
 
+/* DEVICE_SET_IRQS: struct vfio_irq_set without its flexible data[] (the
+ * bools follow; eventfds travel as fds), so it can sit inside a struct. */
+struct vfu_irq_set {
+	uint32_t argsz;
+	uint32_t flags;
+	uint32_t index;
+	uint32_t start;
+	uint32_t count;
+};
+
+/* REGION_INFO's sparse-mmap capability with its one area, fixed size. */
+struct vfu_sparse_mmap_cap {
+	struct vfio_info_cap_header header;
+	uint32_t nr_areas;
+	uint32_t reserved;
+	struct vfio_region_sparse_mmap_area area;
+};
+
 _Static_assert(sizeof(struct vfu_hdr) == 16, "vfio-user header is 16 bytes");
 _Static_assert(sizeof(struct vfu_dma_map) == 32, "DMA_MAP payload");
 _Static_assert(sizeof(struct vfu_dma_unmap) == 24, "DMA_UNMAP payload");
@@ -110,7 +128,11 @@ _Static_assert(sizeof(struct vfu_region_rw) == 16, "REGION_READ payload");
 _Static_assert(sizeof(struct vfio_device_info) >= 16, "DEVICE_GET_INFO");
 _Static_assert(sizeof(struct vfio_region_info) == 32, "REGION_INFO payload");
 _Static_assert(sizeof(struct vfio_irq_info) == 16, "IRQ_INFO payload");
-_Static_assert(sizeof(struct vfio_irq_set) == 20, "SET_IRQS payload");
+_Static_assert(sizeof(struct vfu_irq_set) == sizeof(struct vfio_irq_set),
+	       "SET_IRQS payload");
+_Static_assert(sizeof(struct vfu_sparse_mmap_cap) ==
+	       sizeof(struct vfio_region_info_cap_sparse_mmap) +
+	       sizeof(struct vfio_region_sparse_mmap_area), "sparse mmap cap");
 
 /* The fixed part of DEVICE_GET_INFO's payload (newer kernels' struct
  * vfio_device_info grows capability fields vfio-user does not have). */

@@ -121,6 +121,7 @@ int vfu_server_create(const struct vfu_server_opts *opts,
 	ret = vfu_conn_create(s->name, s->log, &s->conn);
 	if (ret)
 		goto err;
+	vfu_conn_set_trace(s->conn, opts->trace);
 	if (opts->path) {
 		s->path = strdup(opts->path);
 		if (!s->path) {

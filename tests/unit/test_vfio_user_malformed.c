@@ -386,9 +386,26 @@ static void test_dma_map_of_an_unmappable_fd(void **state)
 	struct tclient *c = *state;
 	int fd = eventfd(0, EFD_CLOEXEC);
 
-	/* An fd that cannot be mapped: mmap's error comes back. */
+	/* Not a file of guest RAM: refused before mmap() is tried. */
 	assert_true(fd >= 0);
-	expect_error(c, map(c, 0, 4096, 0, fd), ENODEV);
+	expect_error(c, map(c, 0, 4096, 0, fd), EINVAL);
+	close(fd);
+	still_works(c);
+}
+
+static void test_dma_map_past_end_of_file(void **state)
+{
+	struct tclient *c = *state;
+	int fd = memfd_of(8192);
+	uint8_t b = 0;
+
+	/* Device DMA to the part past the file's end would be a SIGBUS:
+	 * found by fuzz_vfio_user. The map is refused instead. */
+	expect_error(c, map(c, 0x100000, 8192, 4096, fd), EINVAL);
+	expect_error(c, map(c, 0x100000, 3 * 4096, 0, fd), EINVAL);
+	assert_int_equal(c->host.dma_write(c->host.ctx, 0x100000 + 4096, &b, 1),
+			 -EFAULT);
+	free_reply(expect_ok(c, map(c, 0x100000, 8192, 0, fd)));
 	close(fd);
 	still_works(c);
 }
@@ -484,6 +501,7 @@ int main(void)
 		T(test_dma_map_overlapping),
 		T(test_dma_map_unaligned),
 		T(test_dma_map_of_an_unmappable_fd),
+		T(test_dma_map_past_end_of_file),
 		T(test_dma_access_outside_maps),
 		T(test_dma_unmap_must_match),
 		T(test_version_json_not_terminated),

@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
+/*
+ * test_ipu_emu.c - the ipu-emu program (firmware/emu/main.c) as the QEMU
+ * rig runs it: the fixed command line, "ipu-emu: ready" once every socket
+ * listens, a vfio-user client per IPU socket, the control socket's
+ * commands and answers, a client disconnect returning the IPU to
+ * listening, off_bus closing the client's socket, SIGTERM exiting 0 with
+ * the socket files removed, and usage errors exiting 2.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+
+#include <cmocka.h>
+
+#include "vfu_client.h"
+
+struct emu {
+	pid_t pid;
+	int out;		/* its stdout */
+	char dir[64];
+	char sock[2][128], ctl[128];
+};
+
+/* build/.../tests/unit/test_ipu_emu -> build/.../firmware/ipu-emu */
+static void emu_path(char *buf, size_t size)
+{
+	char self[PATH_MAX + 32];
+	ssize_t n = readlink("/proc/self/exe", self, PATH_MAX - 1);
+	char *p;
+
+	assert_true(n > 0);
+	self[n] = '\0';
+	p = strstr(self, "/tests/unit/");
+	assert_non_null(p);
+	strcpy(p, "/firmware/ipu-emu");
+	assert_true(strlen(self) < size);
+	strcpy(buf, self);
+}
+
+static pid_t spawn(char *const argv[], int *out_fd, int *err_fd)
+{
+	int out[2], err[2];
+	pid_t pid;
+
+	assert_int_equal(pipe2(out, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(err, O_CLOEXEC), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(out[1]);
+	close(err[1]);
+	*out_fd = out[0];
+	if (err_fd)
+		*err_fd = err[0];
+	else
+		close(err[0]);
+	return pid;
+}
+
+/* One line from @fd (bounded wait: a hung program fails the test). */
+static bool read_line(int fd, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	while (n < size - 1) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		if (poll(&p, 1, 20000) != 1 || read(fd, buf + n, 1) != 1)
+			return false;
+		if (buf[n] == '\n')
+			break;
+		n++;
+	}
+	buf[n] = '\0';
+	return true;
+}
+
+static void emu_start(struct emu *e)
+{
+	char path[PATH_MAX], line[128];
+	char *argv[16];
+	int a = 0;
+
+	emu_path(path, sizeof(path));
+	snprintf(e->dir, sizeof(e->dir), "/tmp/test_ipu_emu.XXXXXX");
+	assert_non_null(mkdtemp(e->dir));
+	for (int i = 0; i < 2; i++)
+		snprintf(e->sock[i], sizeof(e->sock[i]), "%s/ipu%d.sock",
+			 e->dir, i);
+	snprintf(e->ctl, sizeof(e->ctl), "%s/ctl", e->dir);
+	argv[a++] = path;
+	argv[a++] = "--socket";
+	argv[a++] = e->sock[0];
+	argv[a++] = "--socket";
+	argv[a++] = e->sock[1];
+	argv[a++] = "--control";
+	argv[a++] = e->ctl;
+	argv[a++] = "--mem-size";
+	argv[a++] = "1M";
+	argv[a++] = NULL;
+	e->pid = spawn(argv, &e->out, NULL);
+	assert_true(read_line(e->out, line, sizeof(line)));
+	assert_string_equal(line, "ipu-emu: ready");
+}
+
+static int wait_exit(pid_t pid)
+{
+	int st;
+
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+static void emu_stop(struct emu *e)
+{
+	struct stat st;
+
+	assert_int_equal(kill(e->pid, SIGTERM), 0);
+	assert_int_equal(wait_exit(e->pid), 0);
+	close(e->out);
+	assert_int_equal(lstat(e->sock[0], &st), -1);
+	assert_int_equal(lstat(e->sock[1], &st), -1);
+	assert_int_equal(lstat(e->ctl, &st), -1);
+	assert_int_equal(rmdir(e->dir), 0);
+}
+
+static int connect_to(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	strcpy(sa.sun_path, path);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	return fd;
+}
+
+/* Send a control command, return its answer line. */
+static void control(int fd, const char *cmd, char *ans, size_t size)
+{
+	assert_int_equal(send(fd, cmd, strlen(cmd), MSG_NOSIGNAL),
+			 (ssize_t)strlen(cmd));
+	assert_true(read_line(fd, ans, size));
+}
+
+static void test_serves_each_ipu_and_stops_on_sigterm(void **state)
+{
+	struct tclient c = { .sock = -1 };
+	char ans[1024];
+	struct emu e;
+	int ctl;
+
+	(void)state;
+	emu_start(&e);
+	c.sock = connect_to(e.sock[1]);
+	negotiate(&c);
+	ctl = connect_to(e.ctl);
+	control(ctl, "status\n", ans, sizeof(ans));
+	assert_non_null(strstr(ans, "ipu1 client=connected negotiated=yes"));
+	assert_non_null(strstr(ans, "ipu0 client=listening"));
+	assert_true(!strncmp(ans, "ok ", 3));
+	control(ctl, "fault ipu1 fail_dma=3\n", ans, sizeof(ans));
+	assert_string_equal(ans, "ok");
+	control(ctl, "fault ipu1 no_such_fault\n", ans, sizeof(ans));
+	assert_true(!strncmp(ans, "error: ", 7));
+	control(ctl, "fault ipu7 off_bus\n", ans, sizeof(ans));
+	assert_true(!strncmp(ans, "error: ", 7));
+	control(ctl, "reset ipu0\n", ans, sizeof(ans));
+	assert_string_equal(ans, "ok");
+	control(ctl, "frobnicate\n", ans, sizeof(ans));
+	assert_true(!strncmp(ans, "error: ", 7));
+	/* The client leaves; the IPU takes the next one. */
+	close(c.sock);
+	c.sock = connect_to(e.sock[1]);
+	negotiate(&c);
+	control(ctl, "status\n", ans, sizeof(ans));
+	assert_non_null(strstr(ans, "ipu1 client=connected negotiated=yes dma_maps=0 clients=2"));
+	/* Off the bus: the client's socket closes. */
+	control(ctl, "fault ipu1 off_bus\n", ans, sizeof(ans));
+	assert_string_equal(ans, "ok");
+	assert_true(peer_closed(c.sock));
+	close(c.sock);
+	control(ctl, "status\n", ans, sizeof(ans));
+	assert_non_null(strstr(ans, "off_bus=yes"));
+	close(ctl);
+	emu_stop(&e);
+}
+
+static void test_sigterm_with_a_client_connected(void **state)
+{
+	struct tclient c = { .sock = -1 };
+	struct emu e;
+
+	(void)state;
+	emu_start(&e);
+	c.sock = connect_to(e.sock[0]);
+	negotiate(&c);
+	emu_stop(&e);
+	assert_true(peer_closed(c.sock));
+	close(c.sock);
+}
+
+static int run_usage(const char *a1, const char *a2, char *err, size_t size)
+{
+	char path[PATH_MAX];
+	char *argv[4] = { path, (char *)a1, (char *)a2, NULL };
+	int out, efd;
+	pid_t pid;
+	ssize_t n;
+
+	emu_path(path, sizeof(path));
+	char sink[4096];
+
+	pid = spawn(argv, &out, &efd);
+	/* Drain stdout (--help) to its end, or the program's write of it
+	 * could meet a closed pipe. */
+	while (read(out, sink, sizeof(sink)) > 0)
+		;
+	n = read(efd, err, size - 1);
+	err[n > 0 ? n : 0] = '\0';
+	close(out);
+	close(efd);
+	return wait_exit(pid);
+}
+
+static void test_usage_errors(void **state)
+{
+	char err[4096];
+
+	(void)state;
+	assert_int_equal(run_usage(NULL, NULL, err, sizeof(err)), 2);
+	assert_non_null(strstr(err, "no --socket"));
+	assert_int_equal(run_usage("--socket", NULL, err, sizeof(err)), 2);
+	assert_int_equal(run_usage("--mem-size", "3M", err, sizeof(err)), 2);
+	assert_non_null(strstr(err, "power of two"));
+	assert_int_equal(run_usage("--bogus", NULL, err, sizeof(err)), 2);
+	/* A socket path that is a regular file is not replaced. */
+	assert_int_equal(run_usage("--socket", "/dev/null", err,
+				   sizeof(err)), 1);
+	assert_non_null(strstr(err, "File exists"));
+	assert_int_equal(run_usage("--help", NULL, err, sizeof(err)), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_serves_each_ipu_and_stops_on_sigterm),
+		cmocka_unit_test(test_sigterm_with_a_client_connected),
+		cmocka_unit_test(test_usage_errors),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
