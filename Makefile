@@ -47,7 +47,12 @@ LIBIPUIR := $(O)/lib/libipuir.a
 LIBSESSION_SRCS := $(sort $(wildcard userspace/session/*.c))
 LIBSESSION_OBJS := $(LIBSESSION_SRCS:%.c=$(O)/%.o)
 LIBSESSION := $(O)/lib/libsession.a
-ALL_LIBS := $(LIBSESSION) $(LIBIPUIR) $(LIBIPU) $(LIBIPUFW)
+# The device half of ipu-emu (the PCIe IPU's model, docs/hardware.md); unit
+# tests drive it directly, the vfio-user transport links it into ipu-emu.
+EMU_DEV_SRCS := $(sort $(wildcard firmware/emu/emu_dev*.c))
+EMU_DEV_OBJS := $(EMU_DEV_SRCS:%.c=$(O)/%.o)
+LIBIPUEMU := $(O)/lib/libipuemu.a
+ALL_LIBS := $(LIBSESSION) $(LIBIPUIR) $(LIBIPU) $(LIBIPUEMU) $(LIBIPUFW)
 SYS_LIBS := -luring -lopenblas -lz -lm -lpthread
 
 # ipu-simd: the firmware daemon of the kernel's simulated IPUs (not part of
@@ -55,6 +60,18 @@ SYS_LIBS := -luring -lopenblas -lz -lm -lpthread
 SIMD_SRCS := $(sort $(wildcard firmware/simd/*.c))
 SIMD_OBJS := $(SIMD_SRCS:%.c=$(O)/%.o)
 SIMD := $(O)/firmware/ipu-simd
+
+# The PCIe IPU's firmware image (docs/hardware.md section 8), the file the
+# driver asks for with request_firmware("ipu/ipu-fw.bin"), made by ipu-mkfw.
+MKFW := $(O)/firmware/ipu-mkfw
+FW_IMAGE := $(O)/firmware/ipu/ipu-fw.bin
+# ipu-emu (firmware/emu/): the PCIe IPU's device model served to QEMU over
+# vfio-user. EMU_SRCS is the transport (vfio_user*.c, which its unit tests
+# link as VFU_OBJS) and main.c; the device half is EMU_DEV_SRCS.
+VFU_SRCS := $(sort $(wildcard firmware/emu/vfio_user*.c))
+VFU_OBJS := $(VFU_SRCS:%.c=$(O)/%.o)
+EMU_SRCS := $(VFU_SRCS) firmware/emu/main.c
+EMU_OBJS := $(EMU_SRCS:%.c=$(O)/%.o)
 
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:%.c=$(O)/%)
@@ -68,7 +85,7 @@ TEST_LIBS := -lcmocka $(SYS_LIBS)
 
 .PHONY: all deps userspace module unit unit-plain unit-asan unit-valgrind \
 	unit-shared shared check-exports \
-	unit-tools lint kernel-check kernel-bench kernel-soak kernel-matrix fuzz \
+	unit-tools firmware lint kernel-check kernel-bench kernel-soak kernel-matrix fuzz \
 	check demo bench clean
 
 all: userspace module
@@ -76,7 +93,7 @@ all: userspace module
 deps:
 	@scripts/install-deps
 
-userspace: $(ALL_LIBS) $(UNIT_BINS) $(KTEST_BINS) $(SIMD)
+userspace: $(ALL_LIBS) $(UNIT_BINS) $(KTEST_BINS) $(SIMD) $(FW_IMAGE)
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -86,10 +103,20 @@ $(LIBIPUFW): $(LIBIPUFW_OBJS)
 $(LIBIPU): $(LIBIPU_OBJS)
 $(LIBIPUIR): $(LIBIPUIR_OBJS)
 $(LIBSESSION): $(LIBSESSION_OBJS)
+$(LIBIPUEMU): $(EMU_DEV_OBJS)
 $(ALL_LIBS):
 	@mkdir -p $(dir $@)
 	rm -f $@
 	$(AR) rcs $@ $^
+
+$(MKFW): $(O)/firmware/mkfw/ipu-mkfw.o
+	$(CC) $^ -o $@ $(LDFLAGS_ALL) -lz
+
+$(FW_IMAGE): $(MKFW)
+	@mkdir -p $(dir $@)
+	$(MKFW) -o $@
+
+firmware: $(FW_IMAGE)
 
 $(SIMD): $(SIMD_OBJS) $(LIBIPUFW)
 	$(CC) $(SIMD_OBJS) -o $@ $(LIBIPUFW) $(LDFLAGS_ALL) $(filter-out -luring,$(SYS_LIBS))
@@ -116,6 +143,12 @@ $(APP_BINS): $(ALL_LIBS)
 
 $(O)/tests/unit/test_demo_mlp: $(MLP_OBJS)
 $(O)/tests/unit/test_npy: $(NPY_OBJS)
+# The vfio-user transport's tests link its objects (the table and the
+# JSON reader's tests only theirs: the rest calls into a device).
+VFU_TESTS := test_vfio_user test_vfio_user_malformed
+$(VFU_TESTS:%=$(O)/tests/unit/%): $(VFU_OBJS)
+$(O)/tests/unit/test_vfio_user_dma: $(O)/firmware/emu/vfio_user_dma.o
+$(O)/tests/unit/test_vfio_user_caps: $(O)/firmware/emu/vfio_user_caps.o
 
 -include $(MLP_OBJS:.o=.d) $(NPY_OBJS:.o=.d) $(patsubst $(O)/%,$(O)/userspace/%.d,$(APP_BINS))
 
@@ -160,7 +193,8 @@ check-exports: $(ALL_SOS)
 # libipu's tests through fake_backend.h (ipu_device_list_add) and
 # test_session_run (ipu_sess_run_cmds, to size a batch past the queue).
 UNIT_INTERNAL := test_args test_bo test_device test_error test_queue_reap \
-	test_queue_submit test_xfer test_session_run
+	test_queue_submit test_xfer test_session_run \
+	$(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_emu_dev*.c))
 UNIT_SHARED_SRCS := $(filter-out $(UNIT_INTERNAL:%=tests/unit/%.c),$(UNIT_SRCS))
 UNIT_SHARED_BINS := $(UNIT_SHARED_SRCS:%.c=$(O)/shared/%)
 SHARED_LINK := -L$(O)/lib -Wl,--disable-new-dtags,-rpath,$(abspath $(O)/lib) -lsession -lipuir -lipu -lipufw
@@ -172,6 +206,9 @@ $(O)/shared/tests/%: tests/%.c $(ALL_SOS)
 
 $(O)/shared/tests/unit/test_demo_mlp: $(MLP_OBJS)
 $(O)/shared/tests/unit/test_npy: $(NPY_OBJS)
+$(VFU_TESTS:%=$(O)/shared/tests/unit/%): $(VFU_OBJS)
+$(O)/shared/tests/unit/test_vfio_user_dma: $(O)/firmware/emu/vfio_user_dma.o
+$(O)/shared/tests/unit/test_vfio_user_caps: $(O)/firmware/emu/vfio_user_caps.o
 
 unit-shared: $(UNIT_SHARED_BINS)
 	BUILD=$(BUILD) scripts/run-tests unit-shared $(UNIT_SHARED_BINS)
@@ -289,4 +326,4 @@ demo: deps
 clean:
 	rm -rf $(BUILD)
 
--include $(SIMD_OBJS:.o=.d) $(LIBIPUFW_OBJS:.o=.d) $(LIBIPU_OBJS:.o=.d) $(LIBIPUIR_OBJS:.o=.d) $(LIBSESSION_OBJS:.o=.d) $(UNIT_BINS:=.d) $(BENCH_BINS:=.d) $(KTEST_BINS:=.d) $(KBENCH_BINS:=.d)
+-include $(EMU_OBJS:.o=.d) $(SIMD_OBJS:.o=.d) $(EMU_DEV_OBJS:.o=.d) $(O)/firmware/mkfw/ipu-mkfw.d $(LIBIPUFW_OBJS:.o=.d) $(LIBIPU_OBJS:.o=.d) $(LIBIPUIR_OBJS:.o=.d) $(LIBSESSION_OBJS:.o=.d) $(UNIT_BINS:=.d) $(BENCH_BINS:=.d) $(KTEST_BINS:=.d) $(KBENCH_BINS:=.d)

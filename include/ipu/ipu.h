@@ -284,6 +284,10 @@ const char *ipu_device_name(const struct ipu_device *dev);
  * @reset_count: resets since the device appeared.
  * @pci_domain: PCI domain for IPU_DEVICE_PLATFORM_PCI, else 0.
  * @pci_bdf: (bus << 8) | (device << 3) | function for PCI, else 0.
+ * @launch_timeout_ms: the longest a launch may run before the device fails
+ *	it and resets (for "hw" the kernel's launch_timeout_ms, as it is
+ *	now); 0 when the device sets no such limit (the model). Added after
+ *	the first version, in what was its tail padding.
  */
 struct ipu_device_info {
 	size_t sz;
@@ -299,6 +303,7 @@ struct ipu_device_info {
 	uint64_t serial;
 	uint64_t reset_count;
 	uint32_t pci_bdf;
+	uint32_t launch_timeout_ms;
 };
 
 /**
@@ -896,13 +901,18 @@ int ipu_queue_unregister_buffers(struct ipu_queue *q);
  *  - Launches run the firmware executor (libipufw) on the engine thread.
  *  - ipu_device_info: platform IPU_DEVICE_PLATFORM_MODEL, firmware_version
  *    IPUFW_VERSION, serial 0x49505500 + N, caps including
- *    IPU_DEVICE_CAP_LAUNCH; resets keep memory.
+ *    IPU_DEVICE_CAP_LAUNCH, launch_timeout_ms 0 (a launch runs until its
+ *    program ends); resets keep memory, stop the program running on the
+ *    device (its launch completes with -EIO) and release a hung launch.
  *  - Fault injection, for tests (as the kernel's simulated IPUs have
  *    fail_dma): IPU_MODEL_FAULTS, read with the settings above, is a
  *    comma-separated list of KIND:K (the next K operations of KIND fail
  *    with -EIO) or KIND:%N (every Nth one does); KIND is "dma" (a
  *    transfer, which then moves nothing), "launch" (the program runs,
- *    then its launch fails, as a device failing part way) or "attach".
+ *    then its launch fails, as a device failing part way), "hang" (a
+ *    launch never finishes, as a firmware that stopped answering: it
+ *    completes with -EIO only when a device of its run is reset, or is
+ *    dropped with its queue) or "attach".
  *    Tests set it at run time with __ipu_model_faults_set() (test-only,
  *    userspace/ipu/backend.h).
  */

@@ -116,6 +116,16 @@ struct ipu_stream_desc {
  *	variable is refused (-EACCES, naming the variable and the file).
  *	Used during create only (the files are mapped then). Added after
  *	the first version: a smaller @sz without it is accepted.
+ * @wait_timeout_ms: the longest a call (run, weights to or from the host)
+ *	waits for the commands it gave the device; 0 = the default: the
+ *	device's launch deadline (ipu_device_info.launch_timeout_ms, read on
+ *	attach; 300000 for a device without one, the model) when the batch
+ *	holds a launch, plus a margin of 10000 and 1 ms per 16 KiB moved.
+ *	When it runs out, the call resets the session's IPUs, waits for the
+ *	commands the reset ends (the device may write the call's buffers
+ *	until then; should one not end, it resets again and keeps waiting,
+ *	saying so on stderr) and fails with -ETIMEDOUT; the host copies are
+ *	then out of sync. Added after data_dir (a smaller @sz is accepted).
  */
 struct ipu_session_opts {
 	size_t sz;
@@ -123,6 +133,7 @@ struct ipu_session_opts {
 	uint32_t flags;
 	uint32_t attach_timeout_ms;
 	const char *data_dir;
+	uint32_t wait_timeout_ms;
 };
 
 /**

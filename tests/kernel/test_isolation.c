@@ -21,9 +21,7 @@
  * a child process, holding its buffer until A has looked.
  */
 #include <liburing.h>
-#include <sys/syscall.h>
 #include <sys/uio.h>
-#include <sys/utsname.h>
 #include <linux/loop.h>
 
 #include "ktest.h"
@@ -391,46 +389,16 @@ static void test_io_uring_cannot_register_a_bo_mapping(void **state)
  * O_DIRECT: a direct read from a block device pins the destination. Into
  * a BO mapping it must fail with -EFAULT. tmpfs (the guest's only
  * filesystem) never pins for O_DIRECT, so this needs a block device: a
- * loop device over a file in /tmp. The guests of scripts/kernel-check
- * have no loop driver (Debian builds it as a module and the initramfs
- * holds no modules); the test loads the booted kernel's loop.ko,
- * uncompressed, when the initramfs carries it as
- * /lib/modules/RELEASE/loop.ko (or /lib/modules/loop.ko), e.g.
- * IPU_INITRD_EXTRA=/lib/modules/R/kernel/drivers/block/loop.ko:/lib/modules/R/loop.ko,
- * and skips otherwise.
+ * loop device over a file in /tmp. Debian builds the loop driver as a
+ * module: tests/kernel/guest-init loads the booted kernel's loop.ko before
+ * the tests (scripts/kernel-check, IPU_GUEST_MODULES), and the debug kernel
+ * has it built in. A machine without one skips.
  */
-static int loop_module_open(void)
-{
-	struct utsname u;
-	char path[128];
-	int fd = -1;
-
-	if (!uname(&u)) {
-		snprintf(path, sizeof(path), "/lib/modules/%s/loop.ko",
-			 u.release);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-	}
-	if (fd < 0)
-		fd = open("/lib/modules/loop.ko", O_RDONLY | O_CLOEXEC);
-	return fd;
-}
-
 static int loop_attach(const char *backing, char *dev, size_t devlen)
 {
 	struct loop_config cfg;
 	int ctl, n, fd, bfd, err = 0;
 
-	if (access("/dev/loop-control", F_OK)) {
-		int mfd = loop_module_open();
-
-		if (mfd < 0)
-			return -ENOENT;
-		if (syscall(SYS_finit_module, mfd, "", 0) && errno != EEXIST)
-			err = -errno;
-		close(mfd);
-		if (err)
-			return err;
-	}
 	ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
 	if (ctl < 0)
 		return -errno;

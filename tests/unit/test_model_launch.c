@@ -438,6 +438,81 @@ static void test_a_cancelled_launch_cancels_its_run(void **state)
 	assert_int_equal(mh_find(c, 6, 12)->result, -ECANCELED);
 }
 
+/*
+ * Fault "hang": the launch does not complete until its device is reset,
+ * then with -EIO, and what was linked after it is cancelled.
+ */
+static void test_hung_launch_ends_with_a_reset(void **state)
+{
+	struct fixture *f = *state;
+	struct ipu_completion c[3];
+	const struct ipu_completion *l;
+	int ret;
+
+	assert_int_equal(__ipu_model_faults_set("hang:1"), 0);
+	submit_replicas(f, 0, 1);
+	/* The input arrives; then nothing, however long one waits. */
+	ret = ipu_queue_reap(f->q, c, 3, 3, 200 * 1000000ll);
+	assert_int_equal(ret, 1);
+	assert_int_equal(c[0].user_data, 0);
+	assert_int_equal(c[0].result, 0);
+	assert_int_equal(ipu_device_reset(f->rep[0].dev), 0);
+	mh_reap(f->q, c, 2);
+	l = mh_find(c, 2, 1);
+	assert_int_equal(l->result, -EIO);
+	if (!strstr(l->msg, "hang") || !strstr(l->msg, "reset"))
+		fail_msg("message: %s", l->msg);
+	assert_int_equal(mh_find(c, 2, 2)->result, -ECANCELED);
+	/* The fault was used up: the device runs the next one. */
+	submit_replicas(f, 0, 1);
+	expect_all(f, 3, 0);
+	check_out(f);
+}
+
+/* A hung run of two replicas ends with a reset of either device. */
+static void test_hung_run_ends_with_a_reset_of_one_device(void **state)
+{
+	struct fixture *f = *state;
+	struct ipu_completion c[6];
+	int ret;
+
+	assert_int_equal(__ipu_model_faults_set("hang:1"), 0);
+	submit_replicas(f, 0, 2);
+	ret = ipu_queue_reap(f->q, c, 6, 6, 200 * 1000000ll);
+	assert_int_equal(ret, 2); /* the inputs */
+	assert_int_equal(ipu_device_reset(f->rep[1].dev), 0);
+	mh_reap(f->q, c, 4);
+	assert_int_equal(mh_find(c, 4, 1)->result, -EIO);
+	assert_int_equal(mh_find(c, 4, 11)->result, -EIO);
+}
+
+/* Destroying the queue does not wait for a hung launch forever. */
+static void test_hung_launch_goes_with_its_queue(void **state)
+{
+	struct fixture *f = *state;
+	struct ipu_completion c[3];
+
+	assert_int_equal(__ipu_model_faults_set("hang:1"), 0);
+	submit_replicas(f, 0, 1);
+	assert_int_equal(ipu_queue_reap(f->q, c, 3, 3, 100 * 1000000ll), 1);
+	ipu_queue_destroy(f->q);
+	f->q = mh_queue(f->rep[0].dev, 64);
+	submit_replicas(f, 0, 1);
+	expect_all(f, 3, 0);
+	check_out(f);
+}
+
+/* The model sets no launch deadline of its own (ipu_device_info). */
+static void test_model_reports_no_launch_deadline(void **state)
+{
+	struct fixture *f = *state;
+	struct ipu_device_info info = { .sz = sizeof(info) };
+
+	info.launch_timeout_ms = 12345;
+	assert_int_equal(ipu_device_query(f->rep[0].dev, &info), 0);
+	assert_int_equal(info.launch_timeout_ms, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -462,6 +537,10 @@ int main(void)
 		T2(test_group_ids_are_reused_once_a_run_is_done),
 		T2(test_replicas_with_different_executables_are_einval),
 		T2(test_a_cancelled_launch_cancels_its_run),
+		T1(test_hung_launch_ends_with_a_reset),
+		T2(test_hung_run_ends_with_a_reset_of_one_device),
+		T1(test_hung_launch_goes_with_its_queue),
+		T1(test_model_reports_no_launch_deadline),
 #undef T1
 #undef T2
 #undef T4

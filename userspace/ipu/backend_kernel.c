@@ -140,6 +140,23 @@ static uint64_t caps_from_uapi(__u64 features)
 	return caps;
 }
 
+/*
+ * The kernel's launch deadline, a module parameter (docs/sim-control.md)
+ * that root may change at any time: read as it is now; 0 if unreadable.
+ */
+static uint32_t k_launch_timeout_ms(void)
+{
+	char dir[PATH_MAX];
+	uint64_t v;
+
+	if (snprintf(dir, sizeof(dir), "%s/module/ipu/parameters",
+		     ipu_sysfs_root()) >= (int)sizeof(dir) ||
+	    ipu_sysfs_read_u64(dir, "launch_timeout_ms", 10, &v) ||
+	    v > UINT32_MAX)
+		return 0;
+	return (uint32_t)v;
+}
+
 static int k_query(struct ipu_device *dev, struct ipu_device_info *out)
 {
 	struct ipu_info info;
@@ -160,6 +177,7 @@ static int k_query(struct ipu_device *dev, struct ipu_device_info *out)
 	out->reset_count = info.reset_count;
 	out->pci_domain = info.pci_domain;
 	out->pci_bdf = info.pci_bdf;
+	out->launch_timeout_ms = k_launch_timeout_ms();
 	return 0;
 }
 

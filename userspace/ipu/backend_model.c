@@ -84,7 +84,11 @@ static int env_uint(const char *name, unsigned long def, unsigned long max,
  *	launch	a launch (one per run, whatever the replicas): the program
  *		runs, then the launch fails with -EIO, as a device that
  *		fails part way leaves the arenas changed;
- *	attach	attaching a device: -EIO.
+ *	attach	attaching a device: -EIO;
+ *	hang	a launch: the program does not run and the launch does not
+ *		complete (a firmware that stopped answering) until a device
+ *		of its run is reset, then -EIO, as the kernel completes the
+ *		launches a reset interrupts.
  * Both forms of one kind add up (an operation fails if either says so).
  */
 struct model_fault {
@@ -99,6 +103,7 @@ static struct model_fault faults[MODEL_FAULT_NR] = {
 	[MODEL_FAULT_DMA] = { .kind = "dma" },
 	[MODEL_FAULT_LAUNCH] = { .kind = "launch" },
 	[MODEL_FAULT_ATTACH] = { .kind = "attach" },
+	[MODEL_FAULT_HANG] = { .kind = "hang" },
 };
 
 /* Parse @spec into @out (a copy of faults, cleared); @why on error. */
@@ -140,7 +145,7 @@ static int parse_faults(const char *spec, struct model_fault *out,
 	return 0;
 bad:
 	snprintf(why, whylen,
-		 "IPU_MODEL_FAULTS=\"%s\": expected a list of KIND:K or KIND:%%N, KIND one of dma, launch, attach",
+		 "IPU_MODEL_FAULTS=\"%s\": expected a list of KIND:K or KIND:%%N, KIND one of dma, launch, attach, hang",
 		 spec);
 	return -EINVAL;
 }
@@ -411,19 +416,100 @@ static int m_detach(struct ipu_device *dev)
 	return err;
 }
 
+/*
+ * Hung launches (fault "hang") wait on hang_cv for a reset of one of their
+ * devices. One mutex for every device: a condition variable may only be
+ * waited on with one mutex, and a run spans devices.
+ */
+static pthread_mutex_t hang_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t hang_cv = PTHREAD_COND_INITIALIZER;
+
+static uint64_t resets_of(struct model_ipu *m)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&m->lock);
+	n = m->reset_count;
+	pthread_mutex_unlock(&m->lock);
+	return n;
+}
+
+uint64_t model_resets(struct ipu_device *dev)
+{
+	return resets_of(model_of(dev));
+}
+
+int model_hang(struct ipu_device *const *devs, uint32_t n, const bool *stop)
+{
+	uint64_t *before = calloc(n, sizeof(*before));
+	uint32_t i;
+	int err = 0;
+
+	if (!before)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		before[i] = resets_of(model_of(devs[i]));
+	/*
+	 * m_reset() counts under the device's lock, then broadcasts under
+	 * hang_lock, which this loop holds from its check until it sleeps:
+	 * no reset goes unseen.
+	 */
+	pthread_mutex_lock(&hang_lock);
+	while (!err) {
+		for (i = 0; i < n; i++)
+			if (resets_of(model_of(devs[i])) != before[i])
+				err = -EIO;
+		if (!err && __atomic_load_n(stop, __ATOMIC_RELAXED))
+			err = -ECANCELED;
+		if (!err)
+			pthread_cond_wait(&hang_cv, &hang_lock);
+	}
+	pthread_mutex_unlock(&hang_lock);
+	free(before);
+	return err;
+}
+
+void model_hang_wake(void)
+{
+	pthread_mutex_lock(&hang_lock);
+	pthread_cond_broadcast(&hang_cv);
+	pthread_mutex_unlock(&hang_lock);
+}
+
+void model_set_running(struct ipu_device *const *devs, uint32_t n,
+		       struct ipufw_executor *ex)
+{
+	struct model_ipu *m;
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		m = model_of(devs[i]);
+		pthread_mutex_lock(&m->lock);
+		m->running = ex;
+		pthread_mutex_unlock(&m->lock);
+	}
+}
+
 static int m_reset(struct ipu_device *dev)
 {
 	struct model_ipu *m = model_of(dev);
 	int err = 0;
 
-	/* Nothing runs between commands, so a reset is only counted; memory
-	 * is kept, as the simulated IPU keeps it. */
+	/*
+	 * The execution state is what runs on the device: a program stops
+	 * before its next instruction, and a hung launch gives up. Memory is
+	 * kept, as the simulated IPU keeps it.
+	 */
 	pthread_mutex_lock(&m->lock);
-	if (m->owner == dev)
+	if (m->owner == dev) {
 		m->reset_count++;
-	else
+		ipufw_cancel(m->running);
+	} else {
 		err = -EACCES;
+	}
 	pthread_mutex_unlock(&m->lock);
+	if (!err)
+		model_hang_wake();
 	return err;
 }
 

@@ -17,6 +17,7 @@
 #include "internal.h"
 
 struct model_exe;
+struct ipufw_executor;
 
 /**
  * struct model_bo - a buffer object in a model IPU's memory.
@@ -53,6 +54,8 @@ struct model_bo {
  * @used: bytes they hold.
  * @reset_count: resets so far.
  * @next_handle: handle of the next BO.
+ * @running: the executor running a program on this IPU's memory, or NULL;
+ *	a reset cancels it (ipufw_cancel()).
  */
 struct model_ipu {
 	pthread_mutex_t lock;
@@ -66,6 +69,7 @@ struct model_ipu {
 	uint64_t used;
 	uint64_t reset_count;
 	uint32_t next_handle;
+	struct ipufw_executor *running;
 };
 
 static inline struct model_ipu *model_of(const struct ipu_device *dev)
@@ -95,6 +99,7 @@ enum model_fault_kind {
 	MODEL_FAULT_DMA,
 	MODEL_FAULT_LAUNCH,
 	MODEL_FAULT_ATTACH,
+	MODEL_FAULT_HANG,
 	MODEL_FAULT_NR
 };
 
@@ -103,6 +108,26 @@ bool model_fault(enum model_fault_kind kind);
 
 /* backend_model.c: whether @dev is the attached handle of its IPU. */
 bool model_attached(struct ipu_device *dev);
+
+/*
+ * backend_model.c: a launch on the @n devices @devs, whose firmware does
+ * not answer (fault "hang"): wait until one of them is reset (return
+ * -EIO) or *@stop is set (the queue is going; return -ECANCELED).
+ */
+int model_hang(struct ipu_device *const *devs, uint32_t n, const bool *stop);
+
+/* backend_model.c: resets of @dev's IPU so far. */
+uint64_t model_resets(struct ipu_device *dev);
+
+/* backend_model.c: wake model_hang() waiters to look at their @stop. */
+void model_hang_wake(void);
+
+/*
+ * backend_model.c: @ex runs (NULL: stopped running) a program on the
+ * memory of the @n devices @devs; a reset of one of them cancels it.
+ */
+void model_set_running(struct ipu_device *const *devs, uint32_t n,
+		       struct ipufw_executor *ex);
 
 /* backend_model_exe.c */
 

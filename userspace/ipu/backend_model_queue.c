@@ -7,7 +7,8 @@
  * a time and runs its commands in order: transfers are a memcpy() straight
  * between the host buffer and the device memory (no bounce buffer, no
  * per-page work, so a large transfer runs at memcpy's speed); a launch of
- * one replica runs the program at once on the queue's firmware executor.
+ * one replica runs the program at once on the queue's firmware executor
+ * (a reset of one of its devices cancels it: the launch fails with -EIO).
  * When a command fails, the rest of its chain completes with -ECANCELED.
  *
  * A launch of a replicated run waits for its siblings: its chain is
@@ -211,6 +212,51 @@ static int get_exes(const struct ipu_launch_desc *const *l, uint32_t nrep,
 	return out->rc;
 }
 
+#define HUNG_LAUNCH "injected fault (IPU_MODEL_FAULTS hang): the firmware stopped answering"
+
+/* Whether a device of the run was reset since @before was taken. */
+static bool reset_since(struct ipu_device *const *devs, uint32_t nrep,
+			const uint64_t *before)
+{
+	uint32_t r;
+
+	for (r = 0; r < nrep; r++)
+		if (model_resets(devs[r]) != before[r])
+			return true;
+	return false;
+}
+
+/* The program of a run, once its executables and arenas are checked. */
+static void run_checked(struct mq *mq, const struct ipu_exe *exe,
+			struct ipu_device *const *devs, void *const *arenas,
+			uint32_t nrep, uint64_t size, uint64_t *before,
+			struct launch_out *out)
+{
+	uint32_t r;
+	int err;
+
+	for (r = 0; r < nrep; r++)
+		before[r] = model_resets(devs[r]);
+	if (model_fault(MODEL_FAULT_HANG)) {
+		err = model_hang(devs, nrep, &mq->stop);
+		fail_at(out, err, -1, "%s%s", HUNG_LAUNCH,
+			err == -EIO ? "; the device was reset" : "");
+		return;
+	}
+	/* A reset of a device stops the program (m_reset()). */
+	model_set_running(devs, nrep, mq->ex);
+	err = ipufw_run(mq->ex, exe, arenas, size, out->msg, sizeof(out->msg));
+	model_set_running(devs, nrep, NULL);
+	/* As the kernel's: a launch a reset interrupted fails with -EIO,
+	 * whatever the program had done by then. */
+	if (reset_since(devs, nrep, before))
+		fail_at(out, -EIO, -1, "the device was reset while the program ran");
+	else if (err)
+		out->rc = err;
+	else if (model_fault(MODEL_FAULT_LAUNCH))
+		fail_at(out, -EIO, -1, "%s", INJECTED_LAUNCH);
+}
+
 /*
  * Run the program of a run: @l[r] is replica r's launch. Fills @out; the
  * executables and arenas are checked here, where the BOs' bytes are known.
@@ -222,6 +268,10 @@ static void run_program(struct mq *mq, const struct ipu_launch_desc *const *l,
 	struct model_exe **e = nrep == 1 ? &one_e : calloc(nrep, sizeof(*e));
 	void *one_arena, **arenas = nrep == 1 ? &one_arena :
 				    calloc(nrep, sizeof(*arenas));
+	struct ipu_device *one_dev, **devs = nrep == 1 ? &one_dev :
+					     calloc(nrep, sizeof(*devs));
+	uint64_t one_before, *before = nrep == 1 ? &one_before :
+				       calloc(nrep, sizeof(*before));
 	const struct ipu_exe *exe;
 	uint64_t size = UINT64_MAX;
 	uint32_t r;
@@ -230,7 +280,7 @@ static void run_program(struct mq *mq, const struct ipu_launch_desc *const *l,
 	out->rc = 0;
 	out->bad = -1;
 	out->msg[0] = '\0';
-	if (!e || !arenas) {
+	if (!e || !arenas || !devs || !before) {
 		fail_at(out, -ENOMEM, -1, "no memory for a run of %u replicas",
 			nrep);
 		goto out_free;
@@ -245,6 +295,7 @@ static void run_program(struct mq *mq, const struct ipu_launch_desc *const *l,
 	}
 	for (r = 0; r < nrep; r++) {
 		arenas[r] = model_bo_ptr(l[r]->arena_bo, l[r]->arena_offset);
+		devs[r] = l[r]->arena_bo->dev;
 		if (arena_bytes(l[r]) < size)
 			size = arena_bytes(l[r]);
 	}
@@ -254,11 +305,7 @@ static void run_program(struct mq *mq, const struct ipu_launch_desc *const *l,
 			nrep);
 		goto out_put;
 	}
-	err = ipufw_run(mq->ex, exe, arenas, size, out->msg, sizeof(out->msg));
-	if (err)
-		out->rc = err;
-	else if (model_fault(MODEL_FAULT_LAUNCH))
-		fail_at(out, -EIO, -1, "%s", INJECTED_LAUNCH);
+	run_checked(mq, exe, devs, arenas, nrep, size, before, out);
 	/* The program wrote its arenas: an image there is stale. */
 	for (r = 0; r < nrep; r++)
 		model_bo_touch(l[r]->arena_bo);
@@ -269,6 +316,8 @@ out_free:
 	if (nrep > 1) {
 		free(e);
 		free(arenas);
+		free(devs);
+		free(before);
 	}
 }
 
@@ -539,6 +588,8 @@ void model_queue_destroy(struct ipu_queue *q)
 	__atomic_store_n(&mq->stop, true, __ATOMIC_RELAXED);
 	pthread_cond_signal(&mq->work);
 	pthread_mutex_unlock(&mq->lock);
+	/* A hung launch (fault "hang") gives up when the queue goes. */
+	model_hang_wake();
 	pthread_join(mq->thread, NULL);
 
 	/* What never ran: queued chains, and chains parked in runs. */

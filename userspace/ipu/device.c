@@ -21,6 +21,11 @@
 #define IPU_OPEN_OPTS_SZ_V1 sizeof(struct ipu_open_opts)
 #define IPU_DEVICE_INFO_SZ_V1 sizeof(struct ipu_device_info)
 
+/* launch_timeout_ms went into the first version's tail padding, so that
+ * callers built before it pass the same sz. */
+_Static_assert(sizeof(struct ipu_device_info) == 80,
+	       "struct ipu_device_info changed size");
+
 /* Split "<prefix>:<index>"; the index is decimal, no sign, no padding. */
 static int parse_name(const char *name, const struct ipu_backend_ops **opsp,
 		      unsigned int *index)

@@ -158,6 +158,28 @@ static uint32_t queue_entries(const struct ipu_session *s)
 	return n > IPU_QUEUE_MAX_ENTRIES ? IPU_QUEUE_MAX_ENTRIES : (uint32_t)n;
 }
 
+/* The longest launch deadline of the IPUs held, for batch.c's waits. */
+static int read_launch_deadlines(struct ipu_session *s)
+{
+	struct ipu_device_info info = { .sz = sizeof(info) };
+	uint32_t i;
+	int err;
+
+	s->launch_ms = 0;
+	for (i = 0; i < s->num_ipus; i++) {
+		err = ipu_device_query(s->devs[i], &info);
+		if (err)
+			return ipu_sess_err(s, err, "querying %s: %s",
+					    ipu_device_name(s->devs[i]),
+					    ipu_errmsg());
+		if (!info.launch_timeout_ms)
+			info.launch_timeout_ms = SESS_DEFAULT_LAUNCH_MS;
+		if (info.launch_timeout_ms > s->launch_ms)
+			s->launch_ms = info.launch_timeout_ms;
+	}
+	return 0;
+}
+
 /* Each replica's executable image and arena, and the session's queue. */
 static int place_program(struct ipu_session *s)
 {
@@ -187,6 +209,9 @@ static int place_program(struct ipu_session *s)
 					    (unsigned long long)arena,
 					    ipu_device_name(rep->dev), ipu_errmsg());
 	}
+	err = read_launch_deadlines(s);
+	if (err)
+		return err;
 	s->q_entries = queue_entries(s);
 	qopts.entries = s->q_entries;
 	err = ipu_queue_create(s->devs[0], &qopts, &s->q);
@@ -217,6 +242,7 @@ void ipu_sess_release(struct ipu_session *s)
 	s->cmds = NULL;
 	free(s->cqes);
 	s->cqes = NULL;
+	s->launch_ms = 0;
 	s->depth = 0;
 }
 

@@ -3,11 +3,14 @@
  * batch.c - commands through the session's queue: submitted as one batch
  * (one io_uring_enter() on hardware, S26), then every completion reaped
  * before the call returns, so that host buffers a command names are never
- * touched by the device after the call that named them.
+ * touched by the device after the call that named them. The wait for them
+ * is bounded (the launch deadline plus a margin); past it, the IPUs are
+ * reset and what the reset ends is reaped before the call fails.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "session_internal.h"
 
@@ -69,15 +72,119 @@ static void note(struct sess_batch *b, const struct ipu_completion *c,
 	ipu_sess_err(b->s, c->result, "%s: %s", b->what, c->msg);
 }
 
+/* The bound of the wait for @n commands: see wait_timeout_ms (session.h). */
+static uint64_t wait_ms(const struct ipu_session *s, size_t n, bool *launch)
+{
+	uint64_t bytes = 0, ms;
+	size_t i;
+
+	*launch = false;
+	for (i = 0; i < n; i++) {
+		if (s->cmds[i].op == IPU_CMD_LAUNCH)
+			*launch = true;
+		else
+			bytes += s->cmds[i].xfer.length;
+	}
+	if (s->wait_timeout_ms)
+		return s->wait_timeout_ms;
+	/* The launches of one batch are one run: one deadline. */
+	ms = SESS_WAIT_MARGIN_MS + bytes / SESS_WAIT_BYTES_PER_MS;
+	return *launch ? ms + s->launch_ms : ms;
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* "model:0, model:1" into @buf: the session's IPUs. */
+static const char *dev_names(const struct ipu_session *s, char *buf,
+			     size_t len)
+{
+	size_t at = 0;
+	uint32_t i;
+
+	buf[0] = '\0';
+	for (i = 0; i < s->num_ipus && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? ", " : "",
+				       ipu_device_name(s->devs[i]));
+	return buf;
+}
+
+/* Reset every IPU of @s; the first failure's errno and message. */
+static int reset_all(struct ipu_session *s, char *why, size_t len)
+{
+	int err, first = 0;
+	uint32_t i;
+
+	for (i = 0; i < s->num_ipus; i++) {
+		err = ipu_device_reset(s->devs[i]);
+		if (err && !first) {
+			first = err;
+			snprintf(why, len, "; resetting it failed: %s",
+				 ipu_errmsg());
+		}
+	}
+	return first;
+}
+
+/*
+ * The commands did not complete in time: reset the IPUs, which ends what
+ * runs on them (the kernel fails a launch a reset interrupts, the model
+ * too), and reap the @left completions still out before returning: until
+ * then the device may still write the host buffers the commands name,
+ * which the caller is free to reuse once the call returns. Should they
+ * not come, reset again and keep waiting: handing the buffers back while
+ * a device may write them is worse than a call that does not return.
+ */
+static void reset_and_reap(struct sess_batch *b, size_t left, uint64_t ms,
+			   bool launch)
+{
+	struct ipu_session *s = b->s;
+	char names[256], why[256] = "";
+	size_t i;
+	int ret;
+
+	dev_names(s, names, sizeof(names));
+	reset_all(s, why, sizeof(why));
+	ipu_sess_err(s, -ETIMEDOUT,
+		     "%s: the %s did not complete within %llu ms on %s; the session reset the device%s and waited for its commands to end%s; see ipu-info for the device's state, and reset it (ipu_device_reset()) if it keeps failing",
+		     b->what, launch ? "launch" : "transfers",
+		     (unsigned long long)ms, names, s->num_ipus > 1 ? "s" : "",
+		     why);
+	for (;;) {
+		ret = ipu_queue_reap(s->q, s->cqes, left, left,
+				     (int64_t)SESS_WAIT_MARGIN_MS * 1000000);
+		for (i = 0; ret > 0 && i < (size_t)ret; i++)
+			if (s->cqes[i].op == IPU_CMD_LAUNCH &&
+			    !s->cqes[i].result)
+				b->launched = true;
+		if (ret > 0)
+			left -= (size_t)ret;
+		if (!left || ret < 0)
+			return;
+		ipu_sess_log("%s: %zu commands on %s still out %d ms after a reset; resetting again",
+			     b->what, left, names, SESS_WAIT_MARGIN_MS);
+		reset_all(s, why, sizeof(why));
+	}
+}
+
 int ipu_sess_batch_flush(struct sess_batch *b)
 {
 	struct ipu_session *s = b->s;
 	size_t n = b->n, got = 0, i;
+	int64_t deadline, left;
 	int worst = 0, ret;
+	uint64_t ms;
+	bool launch;
 
 	b->n = 0;
 	if (b->err || !n)
 		return b->err;
+	ms = wait_ms(s, n, &launch);
 	ret = ipu_queue_submit(s->q, s->cmds, n);
 	if (ret) {
 		b->err = ipu_sess_err(s, ret, "%s: submitting %zu commands: %s",
@@ -85,9 +192,12 @@ int ipu_sess_batch_flush(struct sess_batch *b)
 		return b->err;
 	}
 	s->submissions++;
+	deadline = now_ns() + (int64_t)ms * 1000000;
 	while (got < n) {
-		/* No time limit: the device bounds every command itself. */
-		ret = ipu_queue_reap(s->q, s->cqes, n - got, n - got, -1);
+		left = deadline - now_ns();
+		ret = left <= 0 ? 0 :
+				  ipu_queue_reap(s->q, s->cqes, n - got, n - got,
+						 left);
 		if (ret < 0) {
 			/* Cannot happen with the counts above; say so if it
 			 * does rather than wait forever. */
@@ -99,6 +209,12 @@ int ipu_sess_batch_flush(struct sess_batch *b)
 		for (i = 0; i < (size_t)ret; i++)
 			note(b, &s->cqes[i], &worst);
 		got += (size_t)ret;
+		/* Fewer than asked for: the time ran out. */
+		if (got < n) {
+			reset_and_reap(b, n - got, ms, launch);
+			worst = -ETIMEDOUT;
+			break;
+		}
 	}
 	/*
 	 * S25: after a device error nobody knows what the device holds (a

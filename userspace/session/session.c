@@ -262,6 +262,7 @@ static int setup(struct ipu_session *s, const struct ipu_session_opts *given)
 	s->attach_timeout_ms = opts && opts->attach_timeout_ms ?
 				       opts->attach_timeout_ms :
 				       SESS_DEFAULT_ATTACH_TIMEOUT_MS;
+	s->wait_timeout_ms = opts ? opts->wait_timeout_ms : 0;
 	err = choose_device(s, opts ? opts->device : NULL);
 	if (err)
 		return err;

@@ -24,6 +24,14 @@
 
 #define SESS_ERRMSG_LEN 4096
 #define SESS_DEFAULT_ATTACH_TIMEOUT_MS 60000
+/* A launch's wait on a device that sets no deadline of its own (the
+ * model): long enough for any program the tests and examples run. */
+#define SESS_DEFAULT_LAUNCH_MS 300000
+/* Beyond the launch deadline: the kernel's watchdog, the reset and the
+ * completion's way back, then the transfers at SESS_WAIT_BYTES_PER_MS
+ * (16 KiB per ms: slower than a TCG guest under valgrind moves). */
+#define SESS_WAIT_MARGIN_MS 10000
+#define SESS_WAIT_BYTES_PER_MS 16384
 
 /* The backends a session runs on: libipu's "hw:N" and "model:N". */
 enum sess_backend {
@@ -97,6 +105,10 @@ struct sess_replica {
  * @replicas: the replication factor; @transfers: num_host_transfers.
  * @to_host_on_exit: weights_to_host when the context is left (S05, S07).
  * @attach_timeout_ms: how long attaching waits for busy IPUs.
+ * @wait_timeout_ms: the caller's bound on a batch's wait, 0 for none
+ *	(batch.c works one out).
+ * @launch_ms: the longest launch deadline of the IPUs held (0 while
+ *	detached), read on attach.
  * @ro_mmap: the first read-only mapped variable, or NULL (S05).
  * @data_fd, @data_dir: the data directory the caller granted (an O_PATH
  *	fd and its name; -1 and NULL for none), where the files of mapped
@@ -134,6 +146,8 @@ struct ipu_session {
 	uint32_t transfers;
 	bool to_host_on_exit;
 	uint32_t attach_timeout_ms;
+	uint32_t wait_timeout_ms;
+	uint32_t launch_ms;
 	const struct sess_tensor *ro_mmap;
 	int data_fd;
 	const char *data_dir;
@@ -229,6 +243,11 @@ void ipu_sess_release(struct ipu_session *s);
  * every flush returns the first error.
  * @what: the operation, for messages ("run", "weights_to_host").
  * @launched: a launch completed successfully: the program ran.
+ *
+ * Every flush waits at most the session's bound (see wait_timeout_ms in
+ * include/ipu/session.h); past it, it resets the IPUs and reaps what the
+ * reset ends before it returns -ETIMEDOUT: a command's host buffer is
+ * never in the device's hands after the call that named it.
  */
 struct sess_batch {
 	struct ipu_session *s;

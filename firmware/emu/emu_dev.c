@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
+/*
+ * emu_dev.c - one PCIe IPU of the device model: creation, its memory (a
+ * memfd the transport shares with the client as BAR2), the regions, and
+ * the entry points the transport calls (emu_dev.h).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "emu_internal.h"
+
+uint64_t emu_now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+void emu_log(const struct emu_dev *dev, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "ipu-emu: %s: %s\n", dev->name, line);
+}
+
+bool emu_mem_range_ok(const struct emu_dev *dev, uint64_t addr, uint64_t len)
+{
+	return len <= dev->mem_size && addr <= dev->mem_size - len;
+}
+
+static bool pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+static int mem_create(struct emu_dev *dev)
+{
+	void *p;
+
+	dev->mem_fd = memfd_create(dev->name, MFD_CLOEXEC);
+	if (dev->mem_fd < 0)
+		return -errno;
+	if (ftruncate(dev->mem_fd, (off_t)dev->mem_size))
+		return -errno;
+	p = mmap(NULL, dev->mem_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 dev->mem_fd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	dev->mem = p;
+	return 0;
+}
+
+static void mem_destroy(struct emu_dev *dev)
+{
+	if (dev->mem)
+		munmap(dev->mem, dev->mem_size);
+	if (dev->mem_fd >= 0)
+		close(dev->mem_fd);
+}
+
+int emu_dev_create(const struct emu_dev_opts *opts,
+		   const struct emu_host_ops *host, struct emu_dev **out)
+{
+	struct emu_dev *dev;
+	int err;
+
+	if (!opts || !host || !out || !host->dma_read || !host->dma_write ||
+	    !host->irq)
+		return -EINVAL;
+	if (!pow2(opts->mem_size) || opts->mem_size < IPU_MEM_MIN_SIZE ||
+	    opts->mem_size > IPU_MEM_MAX_SIZE)
+		return -EINVAL;
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return -ENOMEM;
+	dev->opts = *opts;
+	dev->opts.faults = NULL;
+	dev->host = *host;
+	dev->mem_size = opts->mem_size;
+	dev->mem_fd = -1;
+	snprintf(dev->name, sizeof(dev->name), "ipu%u", opts->index);
+	pthread_mutex_init(&dev->lock, NULL);
+	pthread_cond_init(&dev->idle, NULL);
+	err = mem_create(dev);
+	if (err)
+		goto err_mem;
+	dev->link_speed = IPU_LINK_MAX_SPEED;
+	dev->link_width = IPU_LINK_MAX_WIDTH;
+	emu_cfg_init(dev);
+	pthread_mutex_lock(&dev->lock);
+	emu_regs_reset_locked(dev);
+	pthread_mutex_unlock(&dev->lock);
+	err = emu_run_get();
+	if (err)
+		goto err_mem;
+	err = emu_queues_start(dev);
+	if (err)
+		goto err_run;
+	if (opts->faults) {
+		err = emu_dev_fault(dev, opts->faults);
+		if (err) {
+			emu_dev_destroy(dev);
+			return err;
+		}
+	}
+	*out = dev;
+	return 0;
+
+err_run:
+	emu_run_put();
+err_mem:
+	mem_destroy(dev);
+	pthread_cond_destroy(&dev->idle);
+	pthread_mutex_destroy(&dev->lock);
+	free(dev);
+	return err;
+}
+
+void emu_dev_destroy(struct emu_dev *dev)
+{
+	if (!dev)
+		return;
+	emu_queues_stop(dev);
+	emu_run_put();
+	mem_destroy(dev);
+	pthread_cond_destroy(&dev->idle);
+	pthread_mutex_destroy(&dev->lock);
+	free(dev);
+}
+
+int emu_dev_region(struct emu_dev *dev, unsigned int bar, struct emu_region *out)
+{
+	if (!dev || !out || bar >= EMU_NUM_BARS)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	out->mmap_fd = -1;
+	if (bar == IPU_BAR_REGS) {
+		out->size = IPU_BAR_REGS_SIZE;
+	} else if (bar == IPU_BAR_MEM) {
+		out->size = dev->mem_size;
+		out->mmap_fd = dev->mem_fd;
+		out->prefetchable = true;
+		out->is_64bit = true;
+	}
+	return 0;
+}
+
+int emu_dev_bar_read(struct emu_dev *dev, unsigned int bar, uint64_t off,
+		     void *buf, uint32_t len)
+{
+	if (!dev || !buf || bar >= EMU_NUM_BARS)
+		return -EINVAL;
+	if (bar == IPU_BAR_REGS)
+		return emu_regs_read(dev, off, buf, len);
+	/* BAR2 is mapped by the client; a trapped access is served all the
+	 * same (a transport may not map it). */
+	if (bar == IPU_BAR_MEM && len && emu_mem_range_ok(dev, off, len)) {
+		if (atomic_load(&dev->off_bus))
+			memset(buf, 0xff, len);
+		else
+			memcpy(buf, dev->mem + off, len);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int emu_dev_bar_write(struct emu_dev *dev, unsigned int bar, uint64_t off,
+		      const void *buf, uint32_t len)
+{
+	if (!dev || !buf || bar >= EMU_NUM_BARS)
+		return -EINVAL;
+	if (bar == IPU_BAR_REGS)
+		return emu_regs_write(dev, off, buf, len);
+	if (bar == IPU_BAR_MEM && len && emu_mem_range_ok(dev, off, len)) {
+		if (!atomic_load(&dev->off_bus))
+			memcpy(dev->mem + off, buf, len);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+unsigned int emu_dev_msix_count(const struct emu_dev *dev)
+{
+	(void)dev;
+	return IPU_MSIX_VECTORS;
+}
+
+int emu_dev_flr(struct emu_dev *dev)
+{
+	if (!dev)
+		return -EINVAL;
+	pthread_mutex_lock(&dev->lock);
+	emu_flr_locked(dev);
+	pthread_mutex_unlock(&dev->lock);
+	return 0;
+}
+
+bool emu_dev_off_bus(const struct emu_dev *dev)
+{
+	return dev && atomic_load(&dev->off_bus);
+}

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
+/*
+ * emu_dev_cfg.c - the function's PCI config space, as docs/hardware.md
+ * section 1 lays it out: a byte image with, per byte, the bits a write may
+ * change (wmask) and the bits a written 1 clears (w1c). Everything the spec
+ * does not list reads 0 and ignores writes, because its masks are 0.
+ * Side effects: Initiate FLR (PCIe Device Control bit 15) resets the
+ * function; PowerState takes only D0 and D3hot.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "emu_internal.h"
+
+#define PCI_COMMAND		0x04
+#define PCI_STATUS		0x06
+#define PCI_CACHE_LINE		0x0c
+#define PCI_BAR(n)		(0x10 + 4 * (n))
+#define PCI_INT_LINE		0x3c
+
+/* Offsets inside the capabilities. */
+#define PM_PMCSR		(IPU_CFG_PM_CAP + 4)
+#define MSIX_CTRL		(IPU_CFG_MSIX_CAP + 2)
+#define EXP(off)		(IPU_CFG_EXP_CAP + (off))
+#define EXP_DEVCTL		EXP(0x08)
+#define EXP_DEVSTA		EXP(0x0a)
+#define EXP_LNKCTL		EXP(0x10)
+#define EXP_LNKSTA		EXP(0x12)
+#define EXP_DEVCTL2		EXP(0x28)
+#define EXP_LNKCTL2		EXP(0x30)
+#define EXP_DEVCTL_FLR		0x8000u
+#define EXP_LNKSTA_LBMS		0x4000u
+
+static void put8(uint8_t *a, uint32_t off, uint8_t v)
+{
+	a[off] = v;
+}
+
+static void put16(uint8_t *a, uint32_t off, uint16_t v)
+{
+	a[off] = (uint8_t)v;
+	a[off + 1] = (uint8_t)(v >> 8);
+}
+
+static void put32(uint8_t *a, uint32_t off, uint32_t v)
+{
+	put16(a, off, (uint16_t)v);
+	put16(a, off + 2, (uint16_t)(v >> 16));
+}
+
+static uint16_t get16(const uint8_t *a, uint32_t off)
+{
+	return (uint16_t)(a[off] | a[off + 1] << 8);
+}
+
+/* The reset values of the registers FLR restores. */
+static void cfg_reset_values(struct emu_dev *dev)
+{
+	uint8_t *c = dev->cfg;
+
+	put16(c, PCI_COMMAND, 0);
+	put8(c, PCI_CACHE_LINE, 0);
+	put16(c, PM_PMCSR, 0x0008);	/* D0, No_Soft_Reset */
+	put16(c, MSIX_CTRL, IPU_MSIX_VECTORS - 1);
+	put16(c, EXP_DEVCTL, 0x2810);
+	put16(c, EXP_DEVSTA, 0);
+	put16(c, EXP_LNKCTL, 0);
+	put16(c, EXP_DEVCTL2, 0);
+	put16(c, EXP_LNKCTL2, IPU_LINK_MAX_SPEED);
+}
+
+void emu_cfg_init(struct emu_dev *dev)
+{
+	uint8_t *c = dev->cfg, *w = dev->cfg_wmask, *x = dev->cfg_w1c;
+	uint64_t bar2_mask = ~(dev->mem_size - 1);
+
+	memset(c, 0, EMU_CFG_SIZE);
+	memset(w, 0, EMU_CFG_SIZE);
+	memset(x, 0, EMU_CFG_SIZE);
+
+	/* Standard header. */
+	put16(c, 0x00, IPU_PCI_VENDOR_ID);
+	put16(c, 0x02, IPU_PCI_DEVICE_ID);
+	put16(w, PCI_COMMAND, 0x0546);
+	put16(c, PCI_STATUS, 0x0010);		/* capabilities list */
+	put16(x, PCI_STATUS, 0xf900);
+	put32(c, 0x08, IPU_PCI_CLASS << 8 | IPU_PCI_REVISION);
+	put8(w, PCI_CACHE_LINE, 0xff);
+	/* BAR0: 32-bit memory, 64 KiB. */
+	put32(w, PCI_BAR(0), ~(uint32_t)(IPU_BAR_REGS_SIZE - 1));
+	/* BAR2/3: 64-bit prefetchable memory, mem_size bytes. */
+	put32(c, PCI_BAR(2), 0xc);
+	put32(w, PCI_BAR(2), (uint32_t)bar2_mask & ~0xfu);
+	put32(w, PCI_BAR(3), (uint32_t)(bar2_mask >> 32));
+	put16(c, 0x2c, IPU_PCI_SUBSYS_VENDOR_ID);
+	put16(c, 0x2e, IPU_PCI_SUBSYS_ID);
+	put8(c, 0x34, IPU_CFG_PM_CAP);
+	put8(w, PCI_INT_LINE, 0xff);
+
+	/* Power Management, version 3. */
+	put8(c, IPU_CFG_PM_CAP, 0x01);
+	put8(c, IPU_CFG_PM_CAP + 1, IPU_CFG_MSIX_CAP);
+	put16(c, IPU_CFG_PM_CAP + 2, 0x0003);
+	put16(w, PM_PMCSR, 0x0003);
+
+	/* MSI-X: table and PBA in BAR0. */
+	put8(c, IPU_CFG_MSIX_CAP, 0x11);
+	put8(c, IPU_CFG_MSIX_CAP + 1, IPU_CFG_EXP_CAP);
+	put16(w, MSIX_CTRL, 0xc000);
+	put32(c, IPU_CFG_MSIX_CAP + 4, IPU_MSIX_TABLE | IPU_BAR_REGS);
+	put32(c, IPU_CFG_MSIX_CAP + 8, IPU_MSIX_PBA | IPU_BAR_REGS);
+
+	/* PCI Express v2, Endpoint. */
+	put8(c, IPU_CFG_EXP_CAP, 0x10);
+	put8(c, IPU_CFG_EXP_CAP + 1, 0);
+	put16(c, EXP(0x02), 0x0002);
+	put32(c, EXP(0x04), 0x10008001);	/* MPS 256, RBER, FLR */
+	put16(w, EXP_DEVCTL, 0xffff);		/* FLR bit handled on write */
+	put16(x, EXP_DEVSTA, 0x000f);
+	put32(c, EXP(0x0c), IPU_LINK_MAX_WIDTH << 4 | IPU_LINK_MAX_SPEED);
+	put16(w, EXP_LNKCTL, 0x00cb);
+	put16(x, EXP_LNKSTA, EXP_LNKSTA_LBMS);
+	put16(w, EXP_DEVCTL2, 0x001f);
+	put32(c, EXP(0x2c), 0x1e);		/* 2.5 .. 16 GT/s */
+	put16(w, EXP_LNKCTL2, 0x000f);
+
+	/* Device Serial Number. */
+	put32(c, IPU_CFG_DSN_CAP, 0x00010003);
+	put32(c, IPU_CFG_DSN_CAP + 4, (uint32_t)dev->opts.serial);
+	put32(c, IPU_CFG_DSN_CAP + 8, (uint32_t)(dev->opts.serial >> 32));
+
+	cfg_reset_values(dev);
+	emu_cfg_link_update(dev, false);
+}
+
+void emu_cfg_flr(struct emu_dev *dev)
+{
+	cfg_reset_values(dev);
+	put16(dev->cfg, EXP_LNKSTA, get16(dev->cfg, EXP_LNKSTA) &
+				     (uint16_t)~EXP_LNKSTA_LBMS);
+}
+
+bool emu_cfg_bus_master_locked(const struct emu_dev *dev)
+{
+	return get16(dev->cfg, PCI_COMMAND) & 0x4;
+}
+
+void emu_cfg_link_update(struct emu_dev *dev, bool retrained)
+{
+	uint16_t sta = (uint16_t)(dev->link_width << 4 | dev->link_speed);
+
+	if (retrained || (get16(dev->cfg, EXP_LNKSTA) & EXP_LNKSTA_LBMS))
+		sta |= EXP_LNKSTA_LBMS;
+	put16(dev->cfg, EXP_LNKSTA, sta);
+}
+
+int emu_dev_cfg_read(struct emu_dev *dev, uint32_t off, void *buf, uint32_t len)
+{
+	if (!dev || !buf || !len || off >= EMU_CFG_SIZE ||
+	    len > EMU_CFG_SIZE - off)
+		return -EINVAL;
+	if (atomic_load(&dev->off_bus)) {
+		memset(buf, 0xff, len);
+		return 0;
+	}
+	pthread_mutex_lock(&dev->lock);
+	memcpy(buf, dev->cfg + off, len);
+	pthread_mutex_unlock(&dev->lock);
+	return 0;
+}
+
+int emu_dev_cfg_write(struct emu_dev *dev, uint32_t off, const void *buf,
+		      uint32_t len)
+{
+	const uint8_t *v = buf;
+	bool flr = false;
+	uint16_t pmcsr;
+	uint32_t i, o;
+
+	if (!dev || !buf || !len || off >= EMU_CFG_SIZE ||
+	    len > EMU_CFG_SIZE - off)
+		return -EINVAL;
+	if (atomic_load(&dev->off_bus))
+		return 0;
+	pthread_mutex_lock(&dev->lock);
+	pmcsr = get16(dev->cfg, PM_PMCSR);
+	for (i = 0; i < len; i++) {
+		o = off + i;
+		if (o == EXP_DEVCTL + 1 && (v[i] & (EXP_DEVCTL_FLR >> 8)))
+			flr = true;
+		dev->cfg[o] = (uint8_t)((dev->cfg[o] & ~dev->cfg_wmask[o]) |
+					(v[i] & dev->cfg_wmask[o]));
+		dev->cfg[o] &= (uint8_t)~(v[i] & dev->cfg_w1c[o]);
+	}
+	/* Initiate FLR always reads 0. */
+	dev->cfg[EXP_DEVCTL + 1] &= (uint8_t)~(EXP_DEVCTL_FLR >> 8);
+	/* PowerState: D1 and D2 are not implemented; such a write is ignored. */
+	if ((get16(dev->cfg, PM_PMCSR) & 3) == 1 ||
+	    (get16(dev->cfg, PM_PMCSR) & 3) == 2)
+		put16(dev->cfg, PM_PMCSR, pmcsr);
+	if (flr)
+		emu_flr_locked(dev);
+	pthread_mutex_unlock(&dev->lock);
+	return 0;
+}

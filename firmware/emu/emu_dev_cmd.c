@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
+/*
+ * emu_dev_cmd.c - one command descriptor (docs/hardware.md section 4.3):
+ * NOP, or LAUNCH checked field by field (the descriptor comes from the
+ * host: every size, range and replica field is checked before use) and
+ * handed to emu_dev_run.c with its deadline. A launch the hang_launch
+ * fault picked waits here, deadline ignored, until the queue is aborted.
+ */
+#include "emu_internal.h"
+
+/* A LAUNCH's fields alone; IPU_CMD_OK when they are well formed. */
+static int check_launch(const struct emu_dev *dev, const struct ipu_cmd_desc *d)
+{
+	if (d->flags & ~IPU_CMD_F_ALL)
+		return IPU_CMD_E_DESC;
+	if (!d->exe_size || !d->arena_size || !d->num_replicas ||
+	    d->num_replicas > IPU_CMD_MAX_REPLICAS ||
+	    d->replica >= d->num_replicas ||
+	    (d->num_replicas > 1 && !d->group))
+		return IPU_CMD_E_DESC;
+	if (!emu_mem_range_ok(dev, d->exe_addr, d->exe_size) ||
+	    !emu_mem_range_ok(dev, d->arena_addr, d->arena_size) ||
+	    d->arena_addr % 64)
+		return IPU_CMD_E_INVAL;
+	return IPU_CMD_OK;
+}
+
+/* The hang_launch fault: no completion until reset (or disable). */
+static int hang(struct emu_queue *q)
+{
+	struct emu_dev *dev = q->dev;
+
+	emu_log(dev, "injected fault: launch hangs until reset");
+	pthread_mutex_lock(&dev->lock);
+	while (!atomic_load(&q->abort))
+		pthread_cond_wait(&q->cond, &dev->lock);
+	pthread_mutex_unlock(&dev->lock);
+	return IPU_CMD_E_RESET;
+}
+
+int emu_cmd_process(struct emu_queue *q, const struct ipu_cmd_desc *d)
+{
+	struct emu_dev *dev = q->dev;
+	struct emu_launch l = { .dev = dev, .d = *d, .abort = &q->abort };
+	uint32_t deadline;
+	bool hung;
+	int rc;
+
+	if (d->opcode == IPU_CMD_NOP)
+		return d->flags & ~IPU_CMD_F_ALL ? IPU_CMD_E_DESC : IPU_CMD_OK;
+	if (d->opcode != IPU_CMD_LAUNCH)
+		return IPU_CMD_E_OPCODE;
+	rc = check_launch(dev, d);
+	if (rc != IPU_CMD_OK)
+		return rc;
+
+	pthread_mutex_lock(&dev->lock);
+	hung = dev->faults.hang_launch && --dev->faults.hang_launch == 0;
+	deadline = d->deadline_ms ? d->deadline_ms : q->deadline_ms;
+	pthread_mutex_unlock(&dev->lock);
+	if (hung)
+		return hang(q);
+	l.deadline_ms = deadline ? emu_now_ms() + deadline : 0;
+
+	atomic_fetch_add(&dev->running, 1);
+	rc = emu_run_launch(&l);
+	atomic_fetch_sub(&dev->running, 1);
+
+	pthread_mutex_lock(&dev->lock);
+	dev->launches++;
+	if (rc == IPU_CMD_E_TIMEOUT)
+		emu_err_locked(dev, IPU_ERR_CMD_TIMEOUT, d->replica, d->group);
+	pthread_mutex_unlock(&dev->lock);
+	return rc;
+}

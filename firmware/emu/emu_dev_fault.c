@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
+/*
+ * emu_dev_fault.c - fault injection (docs/hardware.md section 11): a
+ * comma-separated "name[=value]" list, parsed whole before anything
+ * changes, so that a bad spec (from the command line or the control
+ * socket) changes nothing.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu_internal.h"
+
+#define SPEC_MAX	512
+
+/* What a spec asks for; "set" flags say which fields apply. */
+struct spec {
+	bool fail_set, corrupt_set, hang_set, refuse_set, speed_set, width_set;
+	uint64_t fail_dma, corrupt_dma, hang_launch;
+	bool refuse_fw;
+	unsigned int speed, width;
+	uint64_t mem_ce, mem_ue;
+	bool off_bus, clear;
+};
+
+/* @s as a decimal number in [@min, @max]. */
+static int number(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int parse_one(char *item, struct spec *sp)
+{
+	char *val = strchr(item, '=');
+	uint64_t n;
+
+	if (val)
+		*val++ = '\0';
+	if (!strcmp(item, "fail_dma")) {
+		sp->fail_set = true;
+		return number(val, 1, UINT32_MAX, &sp->fail_dma);
+	}
+	if (!strcmp(item, "corrupt_dma")) {
+		sp->corrupt_set = true;
+		return number(val, 1, UINT32_MAX, &sp->corrupt_dma);
+	}
+	if (!strcmp(item, "hang_launch")) {
+		sp->hang_set = true;
+		return number(val, 1, UINT32_MAX, &sp->hang_launch);
+	}
+	if (!strcmp(item, "refuse_fw")) {
+		sp->refuse_set = true;
+		n = 1;
+		if (val && number(val, 0, 1, &n))
+			return -EINVAL;
+		sp->refuse_fw = n;
+		return 0;
+	}
+	if (!strcmp(item, "link_speed")) {
+		sp->speed_set = true;
+		if (number(val, 1, IPU_LINK_MAX_SPEED, &n))
+			return -EINVAL;
+		sp->speed = (unsigned int)n;
+		return 0;
+	}
+	if (!strcmp(item, "link_width")) {
+		sp->width_set = true;
+		if (number(val, 1, IPU_LINK_MAX_WIDTH, &n) || (n & (n - 1)))
+			return -EINVAL;
+		sp->width = (unsigned int)n;
+		return 0;
+	}
+	if (!strcmp(item, "degrade_link") && !val) {
+		sp->speed_set = sp->width_set = true;
+		sp->speed = sp->width = 1;
+		return 0;
+	}
+	if (!strcmp(item, "mem_ce"))
+		return number(val, 1, UINT32_MAX, &sp->mem_ce);
+	if (!strcmp(item, "mem_ue"))
+		return number(val, 1, UINT32_MAX, &sp->mem_ue);
+	if (!strcmp(item, "off_bus") && !val) {
+		sp->off_bus = true;
+		return 0;
+	}
+	if (!strcmp(item, "clear") && !val) {
+		sp->clear = true;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int parse(const char *text, struct spec *sp)
+{
+	char buf[SPEC_MAX], *item, *save = NULL;
+	size_t len = strlen(text);
+	int err;
+
+	memset(sp, 0, sizeof(*sp));
+	if (!len || len >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, text, len + 1);
+	if (buf[0] == ',' || buf[len - 1] == ',' || strstr(buf, ",,"))
+		return -EINVAL;
+	for (item = strtok_r(buf, ",", &save); item;
+	     item = strtok_r(NULL, ",", &save)) {
+		err = parse_one(item, sp);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static uint32_t add_sat(uint32_t a, uint64_t b)
+{
+	return b > UINT32_MAX - a ? UINT32_MAX : a + (uint32_t)b;
+}
+
+static void apply_locked(struct emu_dev *dev, const struct spec *sp)
+{
+	struct emu_faults *f = &dev->faults;
+
+	if (sp->clear)
+		*f = (struct emu_faults){ 0 };
+	if (sp->fail_set)
+		f->fail_dma = sp->fail_dma;
+	if (sp->corrupt_set)
+		f->corrupt_dma = sp->corrupt_dma;
+	if (sp->hang_set)
+		f->hang_launch = sp->hang_launch;
+	if (sp->refuse_set)
+		f->refuse_fw = sp->refuse_fw;
+	if (sp->mem_ce)
+		dev->mem_ce = add_sat(dev->mem_ce, sp->mem_ce);
+	if (sp->mem_ue) {
+		dev->mem_ue = add_sat(dev->mem_ue, sp->mem_ue);
+		emu_err_locked(dev, IPU_ERR_MEM_UE, 0, dev->mem_ue);
+	}
+	if (sp->speed_set || sp->width_set) {
+		if (sp->speed_set)
+			dev->link_speed = sp->speed;
+		if (sp->width_set)
+			dev->link_width = sp->width;
+		emu_cfg_link_update(dev, true);
+		emu_err_locked(dev, IPU_ERR_LINK,
+			       dev->link_speed << 8 | dev->link_width, 0);
+	}
+	if (sp->off_bus) {
+		emu_log(dev, "injected fault: fell off the bus");
+		atomic_store(&dev->off_bus, true);
+		emu_queues_kick_locked(dev);
+	}
+}
+
+int emu_dev_fault(struct emu_dev *dev, const char *spec)
+{
+	struct spec sp;
+	int err;
+
+	if (!dev || !spec)
+		return -EINVAL;
+	err = parse(spec, &sp);
+	if (err)
+		return err;
+	pthread_mutex_lock(&dev->lock);
+	apply_locked(dev, &sp);
+	pthread_mutex_unlock(&dev->lock);
+	return 0;
+}

@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
+/*
+ * emu_dev_queue.c - the rings (docs/hardware.md section 4): their
+ * registers, enabling and disabling, and one thread per queue that takes
+ * descriptors from HEAD to TAIL, has them processed (emu_dev_dma.c,
+ * emu_dev_cmd.c), writes their status word, the writeback record and the
+ * interrupt, in that order.
+ *
+ * Everything the host wrote is checked before use: BASE, SIZE and WB_ADDR
+ * at ENABLE, TAIL at each write, the descriptors by their processors. A
+ * ring the device cannot read or write halts its queue; nothing the host
+ * writes makes a thread misbehave.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "emu_internal.h"
+
+static const uint32_t status_off[IPU_NUM_QUEUES] = {
+	IPU_DESC_STATUS_OFF, IPU_DESC_STATUS_OFF, IPU_CMD_STATUS_OFF
+};
+static const uint32_t reset_code[IPU_NUM_QUEUES] = {
+	IPU_DESC_E_RESET, IPU_DESC_E_RESET, IPU_CMD_E_RESET
+};
+static const uint32_t cause_bit[IPU_NUM_QUEUES] = {
+	IPU_IRQ_H2D, IPU_IRQ_D2H, IPU_IRQ_CMD
+};
+
+static bool enabled(const struct emu_queue *q)
+{
+	return q->ctrl & IPU_Q_CTRL_ENABLE;
+}
+
+static bool runnable_locked(const struct emu_queue *q)
+{
+	return enabled(q) && !(q->status & IPU_Q_STATUS_HALTED) &&
+	       q->head != q->tail && !atomic_load(&q->abort) &&
+	       !atomic_load(&q->dev->off_bus);
+}
+
+static void halt_locked(struct emu_queue *q, uint32_t code, uint32_t idx,
+			uint64_t addr)
+{
+	q->status |= IPU_Q_STATUS_HALTED;
+	emu_err_locked(q->dev, code, q->q << 16 | idx, addr);
+}
+
+static void writeback_locked(struct emu_queue *q)
+{
+	struct emu_dev *dev = q->dev;
+	struct ipu_queue_wb wb = {
+		.head = q->head,
+		.errors = q->errors,
+		.completed = q->completed64,
+	};
+
+	if (!q->wb_addr)
+		return;
+	if (dev->host.dma_write(dev->host.ctx, q->wb_addr, &wb, sizeof(wb)))
+		halt_locked(q, IPU_ERR_WRITEBACK, q->head, q->wb_addr);
+}
+
+/* Descriptor @idx at @addr finished with @code: status word, HEAD,
+ * counters, then the writeback and interrupt at the end of a batch. */
+static void complete_locked(struct emu_queue *q, uint32_t idx, uint64_t addr,
+			    uint32_t code, uint32_t flags)
+{
+	struct emu_dev *dev = q->dev;
+	uint32_t st = IPU_DESC_DONE | code;
+
+	if (atomic_load(&dev->off_bus))
+		return;
+	if (dev->host.dma_write(dev->host.ctx, addr + status_off[q->q], &st,
+				sizeof(st))) {
+		halt_locked(q, IPU_ERR_WRITEBACK, idx, addr + status_off[q->q]);
+		return;
+	}
+	q->head = (idx + 1) % q->size;
+	q->completed++;
+	q->completed64++;
+	if (code) {
+		q->errors++;
+		emu_err_locked(dev, IPU_ERR_DESC, q->q << 16 | idx, st);
+	}
+	if ((flags & 1) || q->head == q->tail)
+		writeback_locked(q);
+	if ((flags & 1) && !(q->status & IPU_Q_STATUS_HALTED))
+		emu_irq_set_locked(dev, cause_bit[q->q]);
+}
+
+static void *queue_thread(void *arg)
+{
+	struct emu_queue *q = arg;
+	struct emu_dev *dev = q->dev;
+	union {
+		struct ipu_dma_desc dma;
+		struct ipu_cmd_desc cmd;
+	} d;
+	uint32_t idx, code, flags;
+	uint64_t addr;
+	int err;
+
+	pthread_mutex_lock(&dev->lock);
+	for (;;) {
+		while (!dev->stopping && !runnable_locked(q))
+			pthread_cond_wait(&q->cond, &dev->lock);
+		if (dev->stopping)
+			break;
+		idx = q->head;
+		addr = q->base + (uint64_t)idx * q->dsize;
+		q->busy = true;
+		q->status |= IPU_Q_STATUS_BUSY;
+		pthread_mutex_unlock(&dev->lock);
+
+		err = dev->host.dma_read(dev->host.ctx, addr, &d, q->dsize);
+		if (err) {
+			code = 0;
+			flags = 0;
+		} else if (q->q == IPU_QUEUE_CMD) {
+			code = (uint32_t)emu_cmd_process(q, &d.cmd);
+			flags = d.cmd.flags;
+		} else {
+			code = emu_dma_process(q, &d.dma);
+			flags = d.dma.flags;
+		}
+
+		pthread_mutex_lock(&dev->lock);
+		if (err)
+			halt_locked(q, IPU_ERR_RING_FETCH, idx, addr);
+		else if (!q->discard)
+			complete_locked(q, idx, addr, code, flags);
+		q->busy = false;
+		q->status &= ~IPU_Q_STATUS_BUSY;
+		pthread_cond_broadcast(&dev->idle);
+	}
+	pthread_mutex_unlock(&dev->lock);
+	return NULL;
+}
+
+/* Check the ring at ENABLE; 0 or the error to log. */
+static uint32_t ring_check_locked(const struct emu_queue *q)
+{
+	struct emu_dev *dev = q->dev;
+	uint64_t bytes = (uint64_t)q->size * q->dsize;
+
+	if (q->size < IPU_RING_MIN || q->size > IPU_RING_MAX ||
+	    (q->size & (q->size - 1)) || q->base % IPU_RING_ALIGN ||
+	    q->base > UINT64_MAX - bytes || q->wb_addr % 16 ||
+	    q->wb_addr > UINT64_MAX - sizeof(struct ipu_queue_wb))
+		return IPU_ERR_RING_CONFIG;
+	if (q->q == IPU_QUEUE_CMD &&
+	    (dev->fw_status & IPU_FW_STATE_MASK) != IPU_FW_STATE_READY)
+		return IPU_ERR_NO_FIRMWARE;
+	return 0;
+}
+
+/* Wait until no queue thread is busy (dev->lock held, dropped meanwhile). */
+static void wait_idle_locked(struct emu_dev *dev, struct emu_queue *only)
+{
+	unsigned int i;
+	bool busy;
+
+	do {
+		busy = false;
+		for (i = 0; i < IPU_NUM_QUEUES; i++)
+			if ((!only || only == &dev->queues[i]) &&
+			    dev->queues[i].busy)
+				busy = true;
+		if (busy)
+			pthread_cond_wait(&dev->idle, &dev->lock);
+	} while (busy);
+}
+
+/* Stop the work of @q in progress: a launch is cancelled (it completes
+ * with E_RESET), a DMA descriptor finishes; new descriptors wait. */
+static void abort_locked(struct emu_queue *q, bool reset)
+{
+	atomic_store(&q->abort, true);
+	q->discard = reset;
+	pthread_cond_broadcast(&q->cond);
+}
+
+static void enable_locked(struct emu_queue *q, uint32_t val)
+{
+	struct emu_dev *dev = q->dev;
+	uint32_t err;
+
+	if (val & IPU_Q_CTRL_ENABLE && !enabled(q)) {
+		err = ring_check_locked(q);
+		if (err) {
+			emu_err_locked(dev, err, q->q, q->base);
+			return;
+		}
+		q->head = q->tail = 0;
+		q->completed = q->errors = 0;
+		q->completed64 = 0;
+		q->status = IPU_Q_STATUS_ENABLED;
+		q->ctrl = IPU_Q_CTRL_ENABLE;
+		pthread_cond_broadcast(&q->cond);
+	} else if (!(val & IPU_Q_CTRL_ENABLE) && enabled(q)) {
+		q->ctrl = 0;
+		if (q->busy) {
+			abort_locked(q, false);
+			emu_run_kick();
+			wait_idle_locked(dev, q);
+			atomic_store(&q->abort, false);
+		}
+		q->status &= ~IPU_Q_STATUS_ENABLED;
+	}
+}
+
+uint32_t emu_queue_reg_read_locked(struct emu_dev *dev, unsigned int qi,
+				   uint32_t off)
+{
+	struct emu_queue *q = &dev->queues[qi];
+
+	switch (off) {
+	case IPU_Q_BASE:
+		return (uint32_t)q->base;
+	case IPU_Q_BASE + 4:
+		return (uint32_t)(q->base >> 32);
+	case IPU_Q_SIZE:
+		return q->size;
+	case IPU_Q_CTRL:
+		return q->ctrl;
+	case IPU_Q_TAIL:
+		return q->tail;
+	case IPU_Q_HEAD:
+		return q->head;
+	case IPU_Q_WB_ADDR:
+		return (uint32_t)q->wb_addr;
+	case IPU_Q_WB_ADDR + 4:
+		return (uint32_t)(q->wb_addr >> 32);
+	case IPU_Q_STATUS:
+		return q->status;
+	case IPU_Q_COMPLETED:
+		return q->completed;
+	case IPU_Q_ERRORS:
+		return q->errors;
+	case IPU_Q_DEADLINE_MS:
+		return q->deadline_ms;
+	default:
+		return 0;
+	}
+}
+
+static void set_half(uint64_t *reg, uint32_t off, uint32_t val)
+{
+	if (off % 8)
+		*reg = (*reg & 0xffffffffull) | (uint64_t)val << 32;
+	else
+		*reg = (*reg & ~0xffffffffull) | val;
+}
+
+void emu_queue_reg_write_locked(struct emu_dev *dev, unsigned int qi,
+				uint32_t off, uint32_t val)
+{
+	struct emu_queue *q = &dev->queues[qi];
+
+	switch (off) {
+	case IPU_Q_BASE:
+	case IPU_Q_BASE + 4:
+	case IPU_Q_SIZE:
+	case IPU_Q_WB_ADDR:
+	case IPU_Q_WB_ADDR + 4:
+		if (enabled(q)) {
+			emu_err_locked(dev, IPU_ERR_QUEUE_BUSY, qi, off);
+			return;
+		}
+		if (off == IPU_Q_SIZE)
+			q->size = val;
+		else if (off < IPU_Q_SIZE)
+			set_half(&q->base, off, val);
+		else
+			set_half(&q->wb_addr, off, val);
+		break;
+	case IPU_Q_CTRL:
+		enable_locked(q, val);
+		break;
+	case IPU_Q_TAIL:
+		if (!enabled(q))
+			break;
+		if (val >= q->size) {
+			emu_err_locked(dev, IPU_ERR_BAD_TAIL, qi, val);
+			break;
+		}
+		q->tail = val;
+		pthread_cond_broadcast(&q->cond);
+		break;
+	case IPU_Q_DEADLINE_MS:
+		if (qi == IPU_QUEUE_CMD)
+			q->deadline_ms = val;
+		break;
+	default:
+		break;
+	}
+}
+
+void emu_queues_kick_locked(struct emu_dev *dev)
+{
+	unsigned int i;
+
+	for (i = 0; i < IPU_NUM_QUEUES; i++)
+		pthread_cond_broadcast(&dev->queues[i].cond);
+}
+
+static void regs_reset(struct emu_queue *q)
+{
+	q->base = q->wb_addr = 0;
+	q->size = q->ctrl = q->tail = q->head = 0;
+	q->status = q->completed = q->errors = 0;
+	q->completed64 = 0;
+	q->deadline_ms = q->q == IPU_QUEUE_CMD ? IPU_CMD_DEFAULT_DEADLINE_MS : 0;
+}
+
+void emu_queues_reset_locked(struct emu_dev *dev)
+{
+	struct emu_queue *q;
+	uint32_t idx, st;
+	unsigned int i;
+
+	for (i = 0; i < IPU_NUM_QUEUES; i++)
+		abort_locked(&dev->queues[i], true);
+	emu_run_kick();
+	wait_idle_locked(dev, NULL);
+	for (i = 0; i < IPU_NUM_QUEUES; i++) {
+		q = &dev->queues[i];
+		if (enabled(q) && !atomic_load(&dev->off_bus)) {
+			st = IPU_DESC_DONE | reset_code[i];
+			/* A ring the host unmapped meanwhile cannot be told. */
+			for (idx = q->head; idx != q->tail; idx = (idx + 1) % q->size)
+				(void)dev->host.dma_write(dev->host.ctx,
+							  q->base + (uint64_t)idx * q->dsize +
+								  status_off[i],
+							  &st, sizeof(st));
+		}
+		regs_reset(q);
+		q->discard = false;
+		atomic_store(&q->abort, false);
+	}
+}
+
+int emu_queues_start(struct emu_dev *dev)
+{
+	struct emu_queue *q;
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < IPU_NUM_QUEUES; i++) {
+		q = &dev->queues[i];
+		q->dev = dev;
+		q->q = i;
+		q->dsize = i == IPU_QUEUE_CMD ? sizeof(struct ipu_cmd_desc) :
+						sizeof(struct ipu_dma_desc);
+		regs_reset(q);
+		atomic_init(&q->abort, false);
+		pthread_cond_init(&q->cond, NULL);
+	}
+	for (i = 0; i < IPU_NUM_QUEUES; i++) {
+		q = &dev->queues[i];
+		err = -pthread_create(&q->thread, NULL, queue_thread, q);
+		if (err) {
+			emu_queues_stop(dev);
+			return err;
+		}
+		q->started = true;
+	}
+	return 0;
+}
+
+void emu_queues_stop(struct emu_dev *dev)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&dev->lock);
+	dev->stopping = true;
+	for (i = 0; i < IPU_NUM_QUEUES; i++)
+		abort_locked(&dev->queues[i], true);
+	emu_run_kick();
+	pthread_mutex_unlock(&dev->lock);
+	for (i = 0; i < IPU_NUM_QUEUES; i++) {
+		if (dev->queues[i].started)
+			pthread_join(dev->queues[i].thread, NULL);
+		dev->queues[i].started = false;
+	}
+	for (i = 0; i < IPU_NUM_QUEUES; i++)
+		pthread_cond_destroy(&dev->queues[i].cond);
+}

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
+/*
+ * emu_dev_reset.c - soft reset and Function Level Reset (docs/hardware.md
+ * section 9). Both stop every queue first (launches cancelled, published
+ * descriptors completed with E_RESET); they differ in what they keep:
+ * soft reset keeps the firmware, the error log and the counters, FLR
+ * returns the function to its power-on state but for device memory, the
+ * memory error counts and the link.
+ */
+#include "emu_internal.h"
+
+/* The registers soft reset and FLR both return to reset values. */
+static void common_reset_locked(struct emu_dev *dev)
+{
+	emu_queues_reset_locked(dev);
+	dev->irq_cause = 0;
+	dev->irq_mask = IPU_IRQ_ALL;
+	dev->scratch = 0;
+}
+
+void emu_regs_reset_locked(struct emu_dev *dev)
+{
+	unsigned int i;
+
+	dev->irq_cause = 0;
+	dev->irq_mask = IPU_IRQ_ALL;
+	dev->scratch = 0;
+	dev->reset_count = 0;
+	dev->fw_addr = 0;
+	dev->fw_size = 0;
+	dev->fw_status = IPU_FW_STATE_OFF;
+	dev->fw_version = 0;
+	for (i = 0; i < IPU_MSIX_VECTORS * 4; i++)
+		dev->msix[i] = 0;
+	dev->err_count = 0;
+	for (i = 0; i < IPU_ERR_LOG_LEN; i++)
+		dev->err_log[i][0] = dev->err_log[i][1] = dev->err_log[i][2] =
+			dev->err_log[i][3] = 0;
+	dev->launches = 0;
+	dev->h2d_bytes = dev->d2h_bytes = 0;
+	dev->up_since_ms = emu_now_ms();
+}
+
+void emu_soft_reset_locked(struct emu_dev *dev)
+{
+	common_reset_locked(dev);
+	dev->reset_count++;
+}
+
+void emu_flr_locked(struct emu_dev *dev)
+{
+	common_reset_locked(dev);
+	emu_regs_reset_locked(dev);
+	emu_cfg_flr(dev);
+}

@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT) */
+/*
+ * emu_internal.h - what the files of the device half of ipu-emu share.
+ *
+ *   emu_dev.c        create/destroy, regions, the device lock, logging
+ *   emu_dev_cfg.c    PCI config space (header, PM, MSI-X, PCIe, DSN)
+ *   emu_dev_regs.c   the BAR0 register file: access checks and dispatch
+ *   emu_dev_irq.c    IRQ_CAUSE/MASK/RAISE -> MSI-X vectors; the error log
+ *   emu_dev_queue.c  rings: registers, enable/disable, one thread per queue
+ *   emu_dev_dma.c    DMA descriptors (queues 0 and 1)
+ *   emu_dev_cmd.c    command descriptors (queue 2): NOP, LAUNCH
+ *   emu_dev_run.c    runs of launches across linked IPUs, deadlines
+ *   emu_dev_fw.c     firmware boot: image validation
+ *   emu_dev_reset.c  soft reset and FLR
+ *   emu_dev_telemetry.c  temperature, power, clocks, counters
+ *   emu_dev_fault.c  fault injection
+ *
+ * Locking. dev->lock protects every register value and the queues' state;
+ * the queue threads drop it while they move data or run a launch. The
+ * host ops are called with dev->lock held only for irq() (an eventfd
+ * write in the transport, which never calls back into the device); DMA
+ * is done without it. emu_dev_run.c has its own process-wide lock, never
+ * taken before dev->lock (reset holds dev->lock and then takes it; a
+ * command thread never takes dev->lock while holding it).
+ */
+#ifndef IPU_EMU_INTERNAL_H
+#define IPU_EMU_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <ipu/hw.h>
+
+#include "emu_dev.h"
+
+struct emu_launch;
+
+/**
+ * struct emu_queue - one ring and its thread.
+ * @q: IPU_QUEUE_*.
+ * @dsize: descriptor bytes.
+ * @base, @size, @wb_addr, @ctrl, @tail, @head, @status, @completed,
+ *	@errors, @deadline_ms: the registers.
+ * @busy: the thread has taken a descriptor and not finished it.
+ * @abort: set by disable, reset and destroy: the descriptor in progress is
+ *	abandoned (launch cancelled); read without the lock by run.c.
+ * @discard: reset: the descriptor in progress gets no status from its
+ *	thread (reset writes E_RESET over every published one).
+ * @cond: wakes the thread (doorbell, enable, abort, stop).
+ * @thread: the queue's thread.
+ */
+struct emu_queue {
+	struct emu_dev *dev;
+	unsigned int q;
+	uint32_t dsize;
+	uint64_t base;
+	uint32_t size;
+	uint64_t wb_addr;
+	uint32_t ctrl;
+	uint32_t tail;
+	uint32_t head;
+	uint32_t status;
+	uint32_t completed;
+	uint32_t errors;
+	uint32_t deadline_ms;
+	uint64_t completed64;
+	bool busy;
+	atomic_bool abort;
+	bool discard;
+	pthread_cond_t cond;
+	pthread_t thread;
+	bool started;
+};
+
+/* Pending injected faults; protected by dev->lock. 0 = none. */
+struct emu_faults {
+	uint64_t fail_dma;	/* descriptors left until the failing one */
+	uint64_t corrupt_dma;
+	uint64_t hang_launch;
+	bool refuse_fw;
+};
+
+struct emu_dev {
+	struct emu_dev_opts opts;
+	struct emu_host_ops host;
+	char name[16];
+
+	pthread_mutex_t lock;
+	pthread_cond_t idle;	/* a queue went idle (busy cleared) */
+	bool stopping;		/* destroy: threads exit */
+
+	/* Device memory: a memfd, mapped once. */
+	int mem_fd;
+	uint8_t *mem;
+	uint64_t mem_size;
+
+	/* Config space (emu_dev_cfg.c). */
+	uint8_t cfg[EMU_CFG_SIZE];
+	uint8_t cfg_wmask[EMU_CFG_SIZE];
+	uint8_t cfg_w1c[EMU_CFG_SIZE];
+
+	/* Registers. */
+	uint32_t scratch;
+	uint32_t irq_cause;
+	uint32_t irq_mask;
+	uint32_t reset_count;
+	uint64_t fw_addr;
+	uint32_t fw_size;
+	uint32_t fw_status;
+	uint32_t fw_version;
+	uint32_t msix[IPU_MSIX_VECTORS * 4];
+	uint32_t err_count;
+	uint32_t err_log[IPU_ERR_LOG_LEN][4];
+
+	/* Telemetry (emu_dev_telemetry.c). */
+	uint32_t mem_ce, mem_ue;
+	uint32_t launches;
+	uint64_t h2d_bytes, d2h_bytes;
+	uint64_t up_since_ms;
+	atomic_int running;	/* launches running now */
+	atomic_int dma_busy;	/* DMA descriptors moving now */
+
+	/* Link as trained (fault link_speed/link_width). */
+	unsigned int link_speed, link_width;
+
+	struct emu_faults faults;
+	atomic_bool off_bus;
+
+	struct emu_queue queues[IPU_NUM_QUEUES];
+};
+
+/* emu_dev.c */
+uint64_t emu_now_ms(void);
+/* A message to stderr, "ipu-emu: ipuN: ...". */
+void emu_log(const struct emu_dev *dev, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Whether [addr, addr + len) lies in device memory. */
+bool emu_mem_range_ok(const struct emu_dev *dev, uint64_t addr, uint64_t len);
+
+/* emu_dev_cfg.c */
+void emu_cfg_init(struct emu_dev *dev);
+/* FLR: the config registers a function reset clears. */
+void emu_cfg_flr(struct emu_dev *dev);
+/* Bus Master Enable in the Command register (dev->lock held). */
+bool emu_cfg_bus_master_locked(const struct emu_dev *dev);
+/* Link Status from dev->link_speed/width, LBMS set when @retrained. */
+void emu_cfg_link_update(struct emu_dev *dev, bool retrained);
+
+/* emu_dev_regs.c */
+int emu_regs_read(struct emu_dev *dev, uint64_t off, void *buf, uint32_t len);
+int emu_regs_write(struct emu_dev *dev, uint64_t off, const void *buf,
+		   uint32_t len);
+
+/* emu_dev_irq.c (dev->lock held) */
+void emu_irq_set_locked(struct emu_dev *dev, uint32_t bits);
+void emu_irq_ack_locked(struct emu_dev *dev, uint32_t bits);
+void emu_irq_mask_locked(struct emu_dev *dev, uint32_t mask);
+/* Append to the error log and raise ERROR. */
+void emu_err_locked(struct emu_dev *dev, uint32_t code, uint32_t info,
+		    uint64_t detail);
+uint32_t emu_errlog_read_locked(const struct emu_dev *dev, uint32_t off);
+
+/* emu_dev_queue.c */
+int emu_queues_start(struct emu_dev *dev);
+/* Stop and join the threads (destroy). */
+void emu_queues_stop(struct emu_dev *dev);
+uint32_t emu_queue_reg_read_locked(struct emu_dev *dev, unsigned int q,
+				   uint32_t off);
+void emu_queue_reg_write_locked(struct emu_dev *dev, unsigned int q,
+				uint32_t off, uint32_t val);
+/*
+ * Abort every queue: the work in progress is abandoned and, once the
+ * threads are idle, every published descriptor of an enabled queue gets
+ * status DONE | E_RESET. Then the registers return to reset values.
+ */
+void emu_queues_reset_locked(struct emu_dev *dev);
+/* Wake every queue thread (a doorbell, off_bus). */
+void emu_queues_kick_locked(struct emu_dev *dev);
+
+/* emu_dev_dma.c: process one DMA descriptor of queue @q (no lock held);
+ * returns its status code (IPU_DESC_*). */
+uint32_t emu_dma_process(struct emu_queue *q, const struct ipu_dma_desc *d);
+
+/* emu_dev_cmd.c: one command descriptor; returns IPU_CMD_* (E_RESET when
+ * the queue was aborted meanwhile). */
+int emu_cmd_process(struct emu_queue *q, const struct ipu_cmd_desc *d);
+
+/* emu_dev_run.c */
+
+/**
+ * struct emu_launch - one LAUNCH as its command thread hands it to a run.
+ * @dev: its device. @d: the descriptor. @deadline_ms: absolute
+ * (emu_now_ms()), 0 for none. @abort: the queue's abort flag.
+ * @result: IPU_CMD_*, set when @done.
+ */
+struct emu_launch {
+	struct emu_dev *dev;
+	struct ipu_cmd_desc d;
+	uint64_t deadline_ms;
+	atomic_bool *abort;
+	int result;
+	bool done;
+	bool timed_out;
+};
+/* Process-wide: start/stop the deadline watchdog (first/last device). */
+int emu_run_get(void);
+void emu_run_put(void);
+/* Run @l (alone, or with the other replicas of its run); blocks until it
+ * completes. Returns IPU_CMD_*. */
+int emu_run_launch(struct emu_launch *l);
+/* Wake the waiters and the watchdog: an abort flag was set. */
+void emu_run_kick(void);
+/* Map an errno of the loader or executor to IPU_CMD_*. */
+int emu_run_errno_to_cmd(int err);
+
+/* emu_dev_fw.c */
+/* FW_CTRL = BOOT (dev->lock held). */
+void emu_fw_boot_locked(struct emu_dev *dev);
+/* Validate the @len bytes at @img; IPU_FW_ERR_* and the version. */
+int emu_fw_validate(const uint8_t *img, uint64_t len, uint32_t *version);
+
+/* emu_dev_reset.c */
+void emu_soft_reset_locked(struct emu_dev *dev);
+void emu_flr_locked(struct emu_dev *dev);
+/* The registers' power-on values (create and FLR). */
+void emu_regs_reset_locked(struct emu_dev *dev);
+
+/* emu_dev_telemetry.c */
+uint32_t emu_telemetry_read_locked(const struct emu_dev *dev, uint32_t off);
+
+#endif /* IPU_EMU_INTERNAL_H */

@@ -1,0 +1,539 @@
+// SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
+/*
+ * vfio_user_conn.c - the server side of each vfio-user command, from a
+ * message vfu_parse() accepted to the device call and the reply.
+ *
+ * The device is a PCI function: regions are VFIO's PCI indices (BAR0-5,
+ * ROM, config space, VGA), IRQ types VFIO's PCI ones, of which only MSI-X
+ * has vectors. A BAR the device backs with a file descriptor (BAR2's
+ * memfd) is offered for mmap() with a sparse-mmap capability covering it
+ * whole; every other BAR access, and all of config space, traps into the
+ * device.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "vfio_user_caps.h"
+#include "vfio_user_conn.h"
+#include "vfio_user_dma.h"
+#include "vfio_user_irq.h"
+#include "vfio_user_parse.h"
+
+/* Error lines one client may cause before the log goes quiet. */
+#define LOG_ERROR_BUDGET	64
+
+struct vfu_conn {
+	struct emu_dev *dev;
+	struct vfu_dma *dma;
+	struct vfu_irq *irq;		/* VFU_MAX_IRQ_COUNT slots */
+	unsigned int nvec;		/* the device's MSI-X vectors */
+	bool negotiated;
+	struct vfu_caps client;		/* what the client announced */
+	const char *name;
+	FILE *log;
+	unsigned int log_budget;
+	uint8_t reply[sizeof(struct vfu_region_rw) + VFU_MAX_XFER];
+};
+
+static void logf_(struct vfu_conn *c, bool error, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void logf_(struct vfu_conn *c, bool error, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!c->log)
+		return;
+	if (error) {
+		if (!c->log_budget)
+			return;
+		if (!--c->log_budget) {
+			fprintf(c->log, "ipu-emu: %s: more protocol errors from this client not logged\n",
+				c->name);
+			return;
+		}
+	}
+	va_start(ap, fmt);
+	fprintf(c->log, "ipu-emu: %s: ", c->name);
+	vfprintf(c->log, fmt, ap);
+	fputc('\n', c->log);
+	fflush(c->log);
+	va_end(ap);
+}
+
+int vfu_conn_create(const char *name, FILE *log, struct vfu_conn **out)
+{
+	struct vfu_conn *c = calloc(1, sizeof(*c));
+	int ret;
+
+	if (!c)
+		return -ENOMEM;
+	c->name = name;
+	c->log = log;
+	c->log_budget = LOG_ERROR_BUDGET;
+	ret = vfu_dma_create(VFU_MAX_DMA_MAPS, &c->dma);
+	if (!ret)
+		ret = vfu_irq_create(VFU_MAX_IRQ_COUNT, &c->irq);
+	if (ret) {
+		vfu_dma_destroy(c->dma);
+		free(c);
+		return ret;
+	}
+	*out = c;
+	return 0;
+}
+
+void vfu_conn_destroy(struct vfu_conn *c)
+{
+	if (!c)
+		return;
+	vfu_irq_destroy(c->irq);
+	vfu_dma_destroy(c->dma);
+	free(c);
+}
+
+static int host_dma_read(void *ctx, uint64_t addr, void *dst, size_t len)
+{
+	struct vfu_conn *c = ctx;
+
+	return vfu_dma_read(c->dma, addr, dst, len);
+}
+
+static int host_dma_write(void *ctx, uint64_t addr, const void *src,
+			  size_t len)
+{
+	struct vfu_conn *c = ctx;
+
+	return vfu_dma_write(c->dma, addr, src, len);
+}
+
+static int host_irq(void *ctx, unsigned int vector)
+{
+	struct vfu_conn *c = ctx;
+
+	/* Vectors past the device's count never get an eventfd: -ENOENT. */
+	return vfu_irq_raise(c->irq, vector);
+}
+
+void vfu_conn_host_ops(struct vfu_conn *c, struct emu_host_ops *ops)
+{
+	ops->dma_read = host_dma_read;
+	ops->dma_write = host_dma_write;
+	ops->irq = host_irq;
+	ops->ctx = c;
+}
+
+void vfu_conn_attach(struct vfu_conn *c, struct emu_dev *dev)
+{
+	unsigned int n = emu_dev_msix_count(dev);
+
+	c->dev = dev;
+	c->nvec = n < VFU_MAX_IRQ_COUNT ? n : VFU_MAX_IRQ_COUNT;
+}
+
+void vfu_conn_disconnect(struct vfu_conn *c)
+{
+	vfu_dma_unmap_all(c->dma);
+	vfu_irq_reset(c->irq);
+	c->negotiated = false;
+	c->log_budget = LOG_ERROR_BUDGET;
+	memset(&c->client, 0, sizeof(c->client));
+}
+
+unsigned int vfu_conn_dma_maps(struct vfu_conn *c)
+{
+	return vfu_dma_count(c->dma);
+}
+
+bool vfu_conn_negotiated(const struct vfu_conn *c)
+{
+	return c->negotiated;
+}
+
+static void reply_hdr(const struct vfu_hdr *req, struct vfu_out *out)
+{
+	out->hdr.msg_id = req->msg_id;
+	out->hdr.cmd = req->cmd;
+	out->hdr.flags = VFU_TYPE_REPLY;
+	out->hdr.error = 0;
+	out->hdr.size = (uint32_t)(sizeof(out->hdr) + out->len);
+	out->send = !(req->flags & VFU_FLAG_NO_REPLY);
+}
+
+void vfu_conn_error(const struct vfu_hdr *req, int err, struct vfu_out *out)
+{
+	out->payload = NULL;
+	out->len = 0;
+	out->fd = -1;
+	reply_hdr(req, out);
+	/* "If an error occurs, the reply message must only include the
+	 * reply header." */
+	out->hdr.flags |= VFU_FLAG_ERROR;
+	out->hdr.error = (uint32_t)err;
+}
+
+static int do_version(struct vfu_conn *c, const struct vfu_req *req,
+		      struct vfu_out *out)
+{
+	static const struct vfu_caps ours = {
+		.max_msg_fds = VFU_MAX_FDS,
+		.max_data_xfer_size = VFU_MAX_XFER,
+		.pgsizes = VFU_PAGE_SIZE,
+		.max_dma_maps = VFU_MAX_DMA_MAPS,
+	};
+	struct vfu_version v = { VFU_VERSION_MAJOR, VFU_VERSION_MINOR };
+	struct vfu_caps caps;
+	int ret, n = 0;
+
+	if (c->negotiated)
+		return -EINVAL;
+	if (req->version.major != VFU_VERSION_MAJOR) {
+		/* The client must then close; we do not wait for it. */
+		out->close = true;
+		return -ENOTSUP;
+	}
+	ret = vfu_caps_parse(req->version.json, req->version.json_len, &caps);
+	if (ret)
+		return ret;
+	memcpy(c->reply, &v, sizeof(v));
+	if (req->version.json) {
+		n = vfu_caps_reply(&caps, &ours, (char *)c->reply + sizeof(v),
+				   sizeof(c->reply) - sizeof(v));
+		if (n < 0)
+			return n;
+		n++;	/* the NUL is part of the message */
+	}
+	out->len = sizeof(v) + (size_t)n;
+	c->client = caps;
+	c->negotiated = true;
+	logf_(c, false, "client negotiated vfio-user %u.%u (proposed %u.%u)",
+	      v.major, v.minor, req->version.major, req->version.minor);
+	return 0;
+}
+
+static int do_dma_map(struct vfu_conn *c, const struct vfu_req *req, int *fds)
+{
+	const struct vfu_dma_map *m = &req->map;
+	int fd = req->nfds ? fds[0] : -1;
+
+	if (req->nfds)
+		fds[0] = -1;	/* vfu_dma_map() closes it */
+	return vfu_dma_map(c->dma, m->addr, m->size, fd, m->offset, m->flags);
+}
+
+static int do_dma_unmap(struct vfu_conn *c, const struct vfu_req *req,
+			struct vfu_out *out)
+{
+	struct vfu_dma_unmap u = req->unmap;
+	int ret = 0;
+
+	if (u.flags & VFIO_DMA_UNMAP_FLAG_ALL)
+		vfu_dma_unmap_all(c->dma);
+	else
+		ret = vfu_dma_unmap(c->dma, u.addr, u.size);
+	if (ret)
+		return ret;
+	/* "The server responds with the original DMA entry in the request." */
+	u.argsz = sizeof(u);
+	memcpy(c->reply, &u, sizeof(u));
+	out->len = sizeof(u);
+	return 0;
+}
+
+static int do_device_info(struct vfu_conn *c, struct vfu_out *out)
+{
+	uint32_t info[4] = {
+		VFU_DEVICE_INFO_SIZE,
+		VFIO_DEVICE_FLAGS_RESET | VFIO_DEVICE_FLAGS_PCI,
+		VFU_NUM_REGIONS,
+		VFU_NUM_IRQS,
+	};
+
+	memcpy(c->reply, info, sizeof(info));
+	out->len = sizeof(info);
+	return 0;
+}
+
+/* The device's BAR @bar, or size 0 for one it does not implement. */
+static int bar_region(struct vfu_conn *c, unsigned int bar,
+		      struct emu_region *r)
+{
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	r->mmap_fd = -1;
+	ret = emu_dev_region(c->dev, bar, r);
+	if (ret)
+		return ret;
+	/* The transport maps only what the client may really map. */
+	if (r->mmap_fd >= 0 && (r->mmap_offset & (VFU_PAGE_SIZE - 1)))
+		r->mmap_fd = -1;
+	return 0;
+}
+
+static int do_region_info(struct vfu_conn *c, const struct vfu_req *req,
+			  struct vfu_out *out)
+{
+	struct {
+		struct vfio_region_info info;
+		struct vfio_region_info_cap_sparse_mmap sparse;
+		struct vfio_region_sparse_mmap_area area;
+	} full;
+	uint32_t index = req->region_info.index;
+	struct vfio_region_info *ri = &full.info;
+	size_t len = sizeof(*ri);
+	int fd = -1;
+
+	memset(&full, 0, sizeof(full));
+	ri->index = index;
+	if (index < EMU_NUM_BARS) {
+		struct emu_region r;
+		int ret = bar_region(c, index, &r);
+
+		if (ret)
+			return ret;
+		ri->size = r.size;
+		if (r.size)
+			ri->flags = VFIO_REGION_INFO_FLAG_READ |
+				    VFIO_REGION_INFO_FLAG_WRITE;
+		/* A client that takes no fds cannot map anything. */
+		if (r.size && r.mmap_fd >= 0 && c->client.max_msg_fds) {
+			ri->flags |= VFIO_REGION_INFO_FLAG_MMAP |
+				     VFIO_REGION_INFO_FLAG_CAPS;
+			ri->offset = r.mmap_offset;
+			ri->cap_offset = sizeof(*ri);
+			full.sparse.header.id = VFIO_REGION_INFO_CAP_SPARSE_MMAP;
+			full.sparse.header.version = 1;
+			full.sparse.header.next = 0;
+			full.sparse.nr_areas = 1;
+			full.area.offset = 0;
+			full.area.size = r.size;
+			len = sizeof(full);
+			fd = r.mmap_fd;
+		}
+	} else if (index == VFIO_PCI_CONFIG_REGION_INDEX) {
+		ri->size = EMU_CFG_SIZE;
+		ri->flags = VFIO_REGION_INFO_FLAG_READ |
+			    VFIO_REGION_INFO_FLAG_WRITE;
+	}
+	/* ROM and VGA: size 0, no access. */
+	ri->argsz = (uint32_t)len;
+	if (req->region_info.argsz < len) {
+		/* Too small for the capabilities: say how much is needed and
+		 * send the fixed part only; the client asks again. */
+		ri->cap_offset = 0;
+		len = sizeof(*ri);
+		fd = -1;
+	}
+	memcpy(c->reply, &full, len);
+	out->len = len;
+	out->fd = fd;
+	return 0;
+}
+
+static int do_irq_info(struct vfu_conn *c, const struct vfu_req *req,
+		       struct vfu_out *out)
+{
+	struct vfio_irq_info info = {
+		.argsz = sizeof(info),
+		.flags = VFIO_IRQ_INFO_EVENTFD,
+		.index = req->irq_info.index,
+	};
+
+	if (info.index == VFIO_PCI_MSIX_IRQ_INDEX) {
+		/* No NORESIZE: vectors may be added one at a time. */
+		info.flags |= VFIO_IRQ_INFO_MASKABLE;
+		info.count = c->nvec;
+	}
+	memcpy(c->reply, &info, sizeof(info));
+	out->len = sizeof(info);
+	return 0;
+}
+
+/* An eventfd, not some other file a client could make us write to. */
+static bool is_eventfd(int fd)
+{
+	char path[64], target[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n < 0)
+		return false;
+	target[n] = '\0';
+	return !strcmp(target, "anon_inode:[eventfd]");
+}
+
+static int do_set_irqs(struct vfu_conn *c, const struct vfu_req *req, int *fds)
+{
+	const struct vfio_irq_set *s = &req->irqs.set;
+	uint32_t data = s->flags & VFIO_IRQ_SET_DATA_TYPE_MASK;
+	uint32_t action = s->flags & VFIO_IRQ_SET_ACTION_TYPE_MASK;
+	unsigned int nvec = s->index == VFIO_PCI_MSIX_IRQ_INDEX ? c->nvec : 0;
+	int ret;
+
+	if (!s->count) {
+		/* start 0, count 0, DATA_NONE: every vector of the index off. */
+		if (nvec)
+			vfu_irq_set_eventfds(c->irq, 0, nvec, NULL);
+		return 0;
+	}
+	if (s->start > nvec || s->count > nvec - s->start)
+		return -EINVAL;
+	if (data == VFIO_IRQ_SET_DATA_EVENTFD) {
+		/* The server never masks on its own: no mask notifications. */
+		if (action != VFIO_IRQ_SET_ACTION_TRIGGER)
+			return -EINVAL;
+		for (unsigned int i = 0; i < req->nfds; i++)
+			if (!is_eventfd(fds[i]))
+				return -EINVAL;
+		ret = vfu_irq_set_eventfds(c->irq, s->start, s->count,
+					   req->nfds ? fds : NULL);
+		/* Taken over (kept or closed) either way. */
+		for (unsigned int i = 0; i < req->nfds; i++)
+			fds[i] = -1;
+		return ret;
+	}
+	if (action == VFIO_IRQ_SET_ACTION_TRIGGER)
+		return vfu_irq_trigger(c->irq, s->start, s->count,
+				       req->irqs.bools);
+	return vfu_irq_mask(c->irq, s->start, s->count, req->irqs.bools,
+			    action == VFIO_IRQ_SET_ACTION_MASK);
+}
+
+/* Check a REGION_READ/WRITE against the region and carry it out. */
+static int region_access(struct vfu_conn *c, const struct vfu_region_rw *rw,
+			 void *buf, bool write)
+{
+	uint64_t end = rw->offset + rw->count;	/* parse: no overflow */
+	struct emu_region r;
+	ssize_t n;
+	int ret;
+
+	if (rw->region == VFIO_PCI_CONFIG_REGION_INDEX) {
+		if (end > EMU_CFG_SIZE)
+			return -EINVAL;
+		return write ? emu_dev_cfg_write(c->dev, (uint32_t)rw->offset,
+						 buf, rw->count) :
+			       emu_dev_cfg_read(c->dev, (uint32_t)rw->offset,
+						buf, rw->count);
+	}
+	if (rw->region >= EMU_NUM_BARS)
+		return -EINVAL;
+	ret = bar_region(c, rw->region, &r);
+	if (ret)
+		return ret;
+	if (!r.size || end > r.size)
+		return -EINVAL;
+	if (r.mmap_fd < 0)
+		return write ? emu_dev_bar_write(c->dev, rw->region, rw->offset,
+						 buf, rw->count) :
+			       emu_dev_bar_read(c->dev, rw->region, rw->offset,
+						buf, rw->count);
+	/*
+	 * A mappable BAR is plain memory in its fd: the protocol still lets
+	 * the client access it by message, and the bytes are the same ones
+	 * its mapping sees.
+	 */
+	if (write)
+		n = pwrite(r.mmap_fd, buf, rw->count,
+			   (off_t)(r.mmap_offset + rw->offset));
+	else
+		n = pread(r.mmap_fd, buf, rw->count,
+			  (off_t)(r.mmap_offset + rw->offset));
+	if (n < 0)
+		return -errno;
+	return (size_t)n == rw->count ? 0 : -EIO;
+}
+
+static int do_region_rw(struct vfu_conn *c, const struct vfu_req *req,
+			bool write, struct vfu_out *out)
+{
+	struct vfu_region_rw rw = req->rw.rw;
+	int ret;
+
+	if (write) {
+		ret = region_access(c, &rw, (void *)req->rw.data, true);
+		out->len = sizeof(rw);
+	} else {
+		ret = region_access(c, &rw, c->reply + sizeof(rw), false);
+		out->len = sizeof(rw) + rw.count;
+	}
+	memcpy(c->reply, &rw, sizeof(rw));
+	return ret;
+}
+
+static int dispatch(struct vfu_conn *c, const struct vfu_req *req, int *fds,
+		    struct vfu_out *out)
+{
+	unsigned int cmd = req->hdr.cmd;
+
+	if (cmd == VFU_CMD_VERSION)
+		return do_version(c, req, out);
+	/* "the initial client message is VFIO_USER_VERSION" */
+	if (!c->negotiated)
+		return -EINVAL;
+	switch (cmd) {
+	case VFU_CMD_DMA_MAP:
+		return do_dma_map(c, req, fds);
+	case VFU_CMD_DMA_UNMAP:
+		return do_dma_unmap(c, req, out);
+	case VFU_CMD_DEVICE_GET_INFO:
+		return do_device_info(c, out);
+	case VFU_CMD_DEVICE_GET_REGION_INFO:
+		return do_region_info(c, req, out);
+	case VFU_CMD_DEVICE_GET_IRQ_INFO:
+		return do_irq_info(c, req, out);
+	case VFU_CMD_DEVICE_SET_IRQS:
+		return do_set_irqs(c, req, fds);
+	case VFU_CMD_REGION_READ:
+		return do_region_rw(c, req, false, out);
+	case VFU_CMD_REGION_WRITE:
+		return do_region_rw(c, req, true, out);
+	case VFU_CMD_DEVICE_RESET:
+		return emu_dev_flr(c->dev);
+	default:
+		return -EINVAL;	/* vfu_parse() let through only the above */
+	}
+}
+
+void vfu_conn_handle(struct vfu_conn *c, const void *msg, size_t len,
+		     int *fds, unsigned int nfds, struct vfu_out *out)
+{
+	struct vfu_req req;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	out->fd = -1;
+	ret = vfu_parse(msg, len, nfds, &req);
+	if (!ret && !c->dev)
+		ret = -ENODEV;
+	if (!ret)
+		ret = dispatch(c, &req, fds, out);
+	/* Whatever the command did not keep is closed here. */
+	for (unsigned int i = 0; i < nfds; i++) {
+		if (fds[i] >= 0)
+			close(fds[i]);
+		fds[i] = -1;
+	}
+	if (ret) {
+		bool close_after = out->close;
+
+		logf_(c, true, "%s (id %u, %u bytes, %u fds) refused: %s",
+		      vfu_cmd_name(req.hdr.cmd), req.hdr.msg_id, (unsigned int)len,
+		      nfds, strerror(-ret));
+		vfu_conn_error(&req.hdr, -ret, out);
+		out->close = close_after;
+	} else {
+		out->payload = c->reply;
+		reply_hdr(&req.hdr, out);
+	}
+	if (c->dev && emu_dev_off_bus(c->dev)) {
+		if (!out->close)
+			logf_(c, false, "device off the bus: closing the client's socket");
+		out->close = true;
+	}
+}

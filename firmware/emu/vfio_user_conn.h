@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT) */
+/*
+ * vfio_user_conn.h - one device's vfio-user protocol state and its command
+ * handler: a checked message in, the device called, the reply out. No
+ * socket here (vfio_user_sock.c frames messages, vfio_user_server.c runs
+ * the loop), so tests and the fuzzer call it directly.
+ *
+ * The state lives as long as the device: the DMA mapping table and the
+ * MSI-X eventfds back the device's host ops even between clients. A client
+ * that goes away takes its mappings and eventfds with it
+ * (vfu_conn_disconnect()); the device keeps its state, as the
+ * specification's "Client Disconnection" section asks.
+ */
+#ifndef IPU_EMU_VFIO_USER_CONN_H
+#define IPU_EMU_VFIO_USER_CONN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "emu_dev.h"
+#include "vfio_user_proto.h"
+
+struct vfu_conn;
+
+/**
+ * struct vfu_out - the reply to one command.
+ * @send: false when the command asked for none (No_reply).
+ * @close: the connection must close after the reply (the device fell off
+ *	the bus, or the client proposed a major version we do not speak).
+ * @hdr: the reply header (size covers @len).
+ * @payload, @len: the reply payload (points into the connection's buffer,
+ *	valid until the next call).
+ * @fd: a file descriptor to pass with the reply (not owned), or -1.
+ */
+struct vfu_out {
+	bool send, close;
+	struct vfu_hdr hdr;
+	const uint8_t *payload;
+	size_t len;
+	int fd;
+};
+
+/**
+ * vfu_conn_create() - protocol state for one device, named @name in log
+ * lines written to @log (NULL: no log).
+ */
+int vfu_conn_create(const char *name, FILE *log, struct vfu_conn **out);
+/** vfu_conn_destroy() - after the device is destroyed: unmap, close, free. */
+void vfu_conn_destroy(struct vfu_conn *c);
+
+/**
+ * vfu_conn_host_ops() - the host ops to create the device with: DMA through
+ * this state's mappings, interrupts through its eventfds.
+ */
+void vfu_conn_host_ops(struct vfu_conn *c, struct emu_host_ops *ops);
+
+/** vfu_conn_attach() - the device the commands go to (once, after create). */
+void vfu_conn_attach(struct vfu_conn *c, struct emu_dev *dev);
+
+/**
+ * vfu_conn_handle() - carry out the command message @msg (@len bytes, the
+ * header's size already known to be @len or the message is refused) that
+ * came with the file descriptors @fds[0..@nfds): every fd is either kept
+ * (a DMA mapping's memory, an eventfd) or closed before this returns.
+ * Malformed or failing commands get the protocol's error reply.
+ */
+void vfu_conn_handle(struct vfu_conn *c, const void *msg, size_t len,
+		     int *fds, unsigned int nfds, struct vfu_out *out);
+
+/**
+ * vfu_conn_error() - an error reply with @err (a positive errno) to the
+ * command whose header is @req (framing errors: an oversized message).
+ */
+void vfu_conn_error(const struct vfu_hdr *req, int err, struct vfu_out *out);
+
+/** vfu_conn_disconnect() - the client is gone: drop its mappings and fds. */
+void vfu_conn_disconnect(struct vfu_conn *c);
+
+/** vfu_conn_dma_maps() / vfu_conn_negotiated() - for status and tests. */
+unsigned int vfu_conn_dma_maps(struct vfu_conn *c);
+bool vfu_conn_negotiated(const struct vfu_conn *c);
+
+#endif /* IPU_EMU_VFIO_USER_CONN_H */

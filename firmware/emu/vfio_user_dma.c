@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
+/*
+ * vfio_user_dma.c - the DMA mapping table: a sorted array of disjoint bus
+ * ranges, each an mmap() of the client's file descriptor (QEMU passes the
+ * memfd behind guest RAM). Lookups are binary searches.
+ *
+ * Locking: one rwlock. Device threads hold it for reading across the whole
+ * check-and-copy, so a copy never touches memory an unmap has released;
+ * map and unmap take it for writing, which waits for copies in progress.
+ * The lock prefers writers, so a stream of copies cannot starve an unmap
+ * (the client waits for its reply).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <linux/vfio.h>
+
+#include "vfio_user_dma.h"
+
+struct dma_map {
+	uint64_t addr;		/* first bus address */
+	uint64_t size;
+	uint8_t *va;		/* NULL: the client shared no fd */
+	uint32_t flags;		/* VFIO_DMA_MAP_FLAG_READ/WRITE */
+};
+
+struct vfu_dma {
+	pthread_rwlock_t lock;	/* protects maps[] and count */
+	struct dma_map *maps;	/* sorted by addr, disjoint */
+	unsigned int count, max;
+};
+
+int vfu_dma_create(unsigned int max_maps, struct vfu_dma **out)
+{
+	pthread_rwlockattr_t attr;
+	struct vfu_dma *dma;
+	int ret;
+
+	if (!max_maps)
+		return -EINVAL;
+	dma = calloc(1, sizeof(*dma));
+	if (!dma)
+		return -ENOMEM;
+	dma->maps = calloc(max_maps, sizeof(*dma->maps));
+	if (!dma->maps) {
+		free(dma);
+		return -ENOMEM;
+	}
+	dma->max = max_maps;
+	pthread_rwlockattr_init(&attr);
+	pthread_rwlockattr_setkind_np(&attr,
+		PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	ret = pthread_rwlock_init(&dma->lock, &attr);
+	pthread_rwlockattr_destroy(&attr);
+	if (ret) {
+		free(dma->maps);
+		free(dma);
+		return -ret;
+	}
+	*out = dma;
+	return 0;
+}
+
+static void release(struct dma_map *m)
+{
+	if (m->va)
+		munmap(m->va, m->size);
+}
+
+void vfu_dma_destroy(struct vfu_dma *dma)
+{
+	if (!dma)
+		return;
+	vfu_dma_unmap_all(dma);
+	pthread_rwlock_destroy(&dma->lock);
+	free(dma->maps);
+	free(dma);
+}
+
+/* Index of the first mapping whose last byte is at or after @addr. */
+static unsigned int lower_bound(const struct vfu_dma *dma, uint64_t addr)
+{
+	unsigned int lo = 0, hi = dma->count;
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+		const struct dma_map *m = &dma->maps[mid];
+
+		if (m->addr + (m->size - 1) < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int vfu_dma_map(struct vfu_dma *dma, uint64_t addr, uint64_t size, int fd,
+		uint64_t offset, uint32_t flags)
+{
+	struct dma_map m = { addr, size, NULL, flags };
+	unsigned int i;
+	int ret = 0;
+
+	if (!size || addr + (size - 1) < addr) {
+		ret = -EINVAL;
+		goto out_close;
+	}
+	if (fd >= 0) {
+		int prot = (flags & VFIO_DMA_MAP_FLAG_READ ? PROT_READ : 0) |
+			   (flags & VFIO_DMA_MAP_FLAG_WRITE ? PROT_WRITE : 0);
+		void *va;
+
+		if (size > SIZE_MAX || offset > (uint64_t)INT64_MAX) {
+			ret = -EINVAL;
+			goto out_close;
+		}
+		va = mmap(NULL, size, prot ? prot : PROT_NONE,
+			  MAP_SHARED | MAP_NORESERVE, fd, (off_t)offset);
+		if (va == MAP_FAILED) {
+			ret = -errno;
+			goto out_close;
+		}
+		m.va = va;
+	}
+
+	pthread_rwlock_wrlock(&dma->lock);
+	i = lower_bound(dma, addr);
+	if (i < dma->count && dma->maps[i].addr <= addr + (size - 1))
+		ret = -EEXIST;
+	else if (dma->count == dma->max)
+		ret = -ENOSPC;
+	if (!ret) {
+		memmove(&dma->maps[i + 1], &dma->maps[i],
+			(dma->count - i) * sizeof(*dma->maps));
+		dma->maps[i] = m;
+		dma->count++;
+	}
+	pthread_rwlock_unlock(&dma->lock);
+	if (ret)
+		release(&m);
+out_close:
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+int vfu_dma_unmap(struct vfu_dma *dma, uint64_t addr, uint64_t size)
+{
+	struct dma_map m;
+	unsigned int i;
+
+	pthread_rwlock_wrlock(&dma->lock);
+	i = lower_bound(dma, addr);
+	if (i >= dma->count || dma->maps[i].addr != addr ||
+	    dma->maps[i].size != size) {
+		pthread_rwlock_unlock(&dma->lock);
+		return -ENOENT;
+	}
+	m = dma->maps[i];
+	memmove(&dma->maps[i], &dma->maps[i + 1],
+		(dma->count - i - 1) * sizeof(*dma->maps));
+	dma->count--;
+	/* No copy can be using it: they all hold the lock for reading. */
+	release(&m);
+	pthread_rwlock_unlock(&dma->lock);
+	return 0;
+}
+
+void vfu_dma_unmap_all(struct vfu_dma *dma)
+{
+	pthread_rwlock_wrlock(&dma->lock);
+	for (unsigned int i = 0; i < dma->count; i++)
+		release(&dma->maps[i]);
+	dma->count = 0;
+	pthread_rwlock_unlock(&dma->lock);
+}
+
+unsigned int vfu_dma_count(struct vfu_dma *dma)
+{
+	unsigned int n;
+
+	pthread_rwlock_rdlock(&dma->lock);
+	n = dma->count;
+	pthread_rwlock_unlock(&dma->lock);
+	return n;
+}
+
+/*
+ * With the lock held for reading: check that [addr, addr + len) is covered
+ * by consecutive mappings with @flag, then (when @buf is not NULL) copy.
+ */
+static int walk_locked(struct vfu_dma *dma, uint64_t addr, uint8_t *buf,
+		       size_t len, uint32_t flag, bool to_guest, bool copy)
+{
+	unsigned int i = lower_bound(dma, addr);
+	uint64_t at = addr;
+	size_t done = 0;
+
+	while (done < len) {
+		const struct dma_map *m;
+		uint64_t off, n;
+
+		if (i >= dma->count)
+			return -EFAULT;
+		m = &dma->maps[i];
+		if (m->addr > at || !m->va || !(m->flags & flag))
+			return -EFAULT;
+		off = at - m->addr;
+		n = m->size - off;
+		if (n > len - done)
+			n = len - done;
+		if (copy) {
+			if (to_guest)
+				memcpy(m->va + off, buf + done, n);
+			else
+				memcpy(buf + done, m->va + off, n);
+		}
+		done += n;
+		at += n;
+		i++;
+	}
+	return 0;
+}
+
+static int dma_copy(struct vfu_dma *dma, uint64_t addr, uint8_t *buf,
+		    size_t len, bool to_guest)
+{
+	uint32_t flag = to_guest ? VFIO_DMA_MAP_FLAG_WRITE :
+				   VFIO_DMA_MAP_FLAG_READ;
+	int ret;
+
+	if (!len)
+		return 0;
+	if (addr + (len - 1) < addr)
+		return -EFAULT;
+	pthread_rwlock_rdlock(&dma->lock);
+	/* Check all before copying any: a fault copies nothing. */
+	ret = walk_locked(dma, addr, buf, len, flag, to_guest, false);
+	if (!ret)
+		ret = walk_locked(dma, addr, buf, len, flag, to_guest, true);
+	pthread_rwlock_unlock(&dma->lock);
+	return ret;
+}
+
+int vfu_dma_read(struct vfu_dma *dma, uint64_t addr, void *dst, size_t len)
+{
+	return dma_copy(dma, addr, dst, len, false);
+}
+
+int vfu_dma_write(struct vfu_dma *dma, uint64_t addr, const void *src,
+		  size_t len)
+{
+	return dma_copy(dma, addr, (uint8_t *)src, len, true);
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT) */
+/*
+ * vfio_user_dma.h - the client's DMA mappings (VFIO_USER_DMA_MAP/UNMAP):
+ * the guest RAM the device may reach, mmap()ed from the file descriptors
+ * the client passed, and the device's bus-address reads and writes through
+ * them. Thread-safe: the message loop maps and unmaps while device threads
+ * copy; an unmap waits for every copy in progress (the specification: the
+ * server releases all references before it replies).
+ */
+#ifndef IPU_EMU_VFIO_USER_DMA_H
+#define IPU_EMU_VFIO_USER_DMA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct vfu_dma;
+
+/** vfu_dma_create() - an empty table allowing @max_maps mappings. */
+int vfu_dma_create(unsigned int max_maps, struct vfu_dma **out);
+/** vfu_dma_destroy() - unmap everything and free (no copy may be running). */
+void vfu_dma_destroy(struct vfu_dma *dma);
+
+/**
+ * vfu_dma_map() - add the bus range [@addr, @addr + @size) backed by @fd at
+ * @offset, readable and/or writable by the device as @flags
+ * (VFIO_DMA_MAP_FLAG_READ/WRITE) say. @fd is mmap()ed and then closed
+ * here whatever the outcome (the mapping keeps the memory); -1 records a
+ * range the client did not share, which the device cannot reach (its
+ * accesses fault as outside every mapping). Return: 0, -EEXIST (overlaps
+ * a mapping), -ENOSPC (table full), or mmap()'s errno.
+ */
+int vfu_dma_map(struct vfu_dma *dma, uint64_t addr, uint64_t size, int fd,
+		uint64_t offset, uint32_t flags);
+
+/**
+ * vfu_dma_unmap() - remove the mapping that is exactly [@addr, @addr +
+ * @size), after every copy that uses the table has finished. Return: 0 or
+ * -ENOENT when no mapping matches exactly.
+ */
+int vfu_dma_unmap(struct vfu_dma *dma, uint64_t addr, uint64_t size);
+
+/** vfu_dma_unmap_all() - remove every mapping (client gone, UNMAP_FLAG_ALL). */
+void vfu_dma_unmap_all(struct vfu_dma *dma);
+
+/** vfu_dma_count() - mappings in the table. */
+unsigned int vfu_dma_count(struct vfu_dma *dma);
+
+/**
+ * vfu_dma_read() / vfu_dma_write() - copy @len bytes at bus address @addr
+ * from / to guest memory. The range may span adjacent mappings; every
+ * byte must lie in a mapping that allows the access, or nothing is copied
+ * and the result is -EFAULT (an IOMMU fault on real hardware).
+ */
+int vfu_dma_read(struct vfu_dma *dma, uint64_t addr, void *dst, size_t len);
+int vfu_dma_write(struct vfu_dma *dma, uint64_t addr, const void *src,
+		  size_t len);
+
+#endif /* IPU_EMU_VFIO_USER_DMA_H */

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
+/*
+ * vfio_user_sock.c - framing of vfio-user messages over a UNIX stream
+ * socket, with file descriptors as SCM_RIGHTS. Received fds are always
+ * close-on-exec (MSG_CMSG_CLOEXEC); fds the kernel had to drop for lack of
+ * room (MSG_CTRUNC) are reported as too many, never half-used.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "vfio_user_sock.h"
+
+/* Collect the SCM_RIGHTS fds of @mh into @fds (room for VFU_MAX_FDS). */
+static int take_fds(struct msghdr *mh, int *fds, unsigned int *nfds)
+{
+	bool too_many = (mh->msg_flags & MSG_CTRUNC) != 0;
+
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm;
+	     cm = CMSG_NXTHDR(mh, cm)) {
+		size_t n;
+		int *in;
+
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		in = (int *)CMSG_DATA(cm);
+		for (size_t i = 0; i < n; i++) {
+			int fd;
+
+			memcpy(&fd, in + i, sizeof(fd));
+			if (*nfds < VFU_MAX_FDS)
+				fds[(*nfds)++] = fd;
+			else {
+				close(fd);
+				too_many = true;
+			}
+		}
+	}
+	return too_many ? -E2BIG : 0;
+}
+
+/*
+ * Read exactly @len bytes into @buf (NULL: drop them), collecting fds.
+ * Return: bytes read (< @len only at end of stream) or a negative errno.
+ */
+static ssize_t read_full(int sock, void *buf, size_t len, int *fds,
+			 unsigned int *nfds, int *fd_err)
+{
+	union {
+		char buf[CMSG_SPACE(VFU_MAX_FDS * sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	char scratch[4096];
+	size_t done = 0;
+
+	while (done < len) {
+		size_t want = len - done;
+		struct iovec iov;
+		struct msghdr mh;
+		ssize_t n;
+		int ret;
+
+		if (!buf && want > sizeof(scratch))
+			want = sizeof(scratch);
+		iov.iov_base = buf ? (char *)buf + done : scratch;
+		iov.iov_len = want;
+		memset(&mh, 0, sizeof(mh));
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		mh.msg_control = ctl.buf;
+		mh.msg_controllen = sizeof(ctl.buf);
+		n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		ret = take_fds(&mh, fds, nfds);
+		if (ret)
+			*fd_err = ret;
+		if (!n)
+			break;
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
+ssize_t vfu_sock_recv(int sock, void *buf, size_t cap, int *fds,
+		      unsigned int *nfds)
+{
+	struct vfu_hdr hdr;
+	int fd_err = 0;
+	ssize_t n;
+
+	*nfds = 0;
+	n = read_full(sock, &hdr, sizeof(hdr), fds, nfds, &fd_err);
+	if (n < 0)
+		return n;
+	if (!n && !*nfds)
+		return 0;
+	if ((size_t)n < sizeof(hdr))
+		return -ECONNRESET;	/* closed mid-header */
+	if (cap >= sizeof(hdr))
+		memcpy(buf, &hdr, sizeof(hdr));
+	if (hdr.size < sizeof(hdr))
+		return -EINVAL;
+	if (hdr.size > cap) {
+		n = read_full(sock, NULL, hdr.size - sizeof(hdr), fds, nfds,
+			      &fd_err);
+		if (n < 0)
+			return n;
+		return (size_t)n < hdr.size - sizeof(hdr) ? -ECONNRESET :
+							    -EMSGSIZE;
+	}
+	n = read_full(sock, (char *)buf + sizeof(hdr), hdr.size - sizeof(hdr),
+		      fds, nfds, &fd_err);
+	if (n < 0)
+		return n;
+	if ((size_t)n < hdr.size - sizeof(hdr))
+		return -ECONNRESET;
+	if (fd_err)
+		return fd_err;
+	return (ssize_t)hdr.size;
+}
+
+int vfu_sock_send(int sock, const struct vfu_hdr *hdr, const void *payload,
+		  size_t len, int fd)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov[2] = {
+		{ (void *)hdr, sizeof(*hdr) },
+		{ (void *)payload, len },
+	};
+	struct msghdr mh;
+	size_t total = sizeof(*hdr) + len, sent = 0;
+	bool fd_sent = fd < 0;
+
+	while (sent < total) {
+		struct iovec part[2];
+		int niov = 0;
+		size_t skip = sent;
+		ssize_t n;
+
+		/* The iovecs past what is already sent. */
+		for (int i = 0; i < 2; i++) {
+			if (skip >= iov[i].iov_len) {
+				skip -= iov[i].iov_len;
+				continue;
+			}
+			part[niov].iov_base = (char *)iov[i].iov_base + skip;
+			part[niov].iov_len = iov[i].iov_len - skip;
+			niov++;
+			skip = 0;
+		}
+		memset(&mh, 0, sizeof(mh));
+		mh.msg_iov = part;
+		mh.msg_iovlen = (size_t)niov;
+		if (!fd_sent) {
+			struct cmsghdr *cm;
+
+			memset(&ctl, 0, sizeof(ctl));
+			mh.msg_control = ctl.buf;
+			mh.msg_controllen = sizeof(ctl.buf);
+			cm = CMSG_FIRSTHDR(&mh);
+			cm->cmsg_level = SOL_SOCKET;
+			cm->cmsg_type = SCM_RIGHTS;
+			cm->cmsg_len = CMSG_LEN(sizeof(int));
+			memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+		}
+		n = sendmsg(sock, &mh, MSG_NOSIGNAL);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		fd_sent = true;
+		sent += (size_t)n;
+	}
+	return 0;
+}

@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
+/*
+ * test_emu_dev_cfg.c - the PCIe IPU model's config space against
+ * docs/hardware.md section 1: IDs, class, the capability chain (PM, MSI-X
+ * with its table in BAR0, PCIe Gen4 x16 Endpoint with FLR, DSN), BAR
+ * sizing, read-only and RW1C bits, Initiate FLR, link degradation, and
+ * the regions the transport exports.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include "emu_dev_helpers.h"
+
+static void test_identity_and_class(void **state)
+{
+	struct th *t = th_new();
+
+	(void)state;
+	assert_int_equal(cfg16(t, 0x00), IPU_PCI_VENDOR_ID);
+	assert_int_equal(cfg16(t, 0x02), IPU_PCI_DEVICE_ID);
+	assert_int_equal(cfg32(t, 0x08), 0x12000001);
+	assert_int_equal(cfg16(t, 0x2c), IPU_PCI_SUBSYS_VENDOR_ID);
+	assert_int_equal(cfg16(t, 0x2e), IPU_PCI_SUBSYS_ID);
+	assert_int_equal(cfg16(t, 0x06) & 0x10, 0x10);
+	assert_int_equal(cfg32(t, 0x3c) >> 8 & 0xff, 0); /* no INTx pin */
+	th_free(t);
+}
+
+static void test_capability_chain_is_pm_msix_pcie(void **state)
+{
+	struct th *t = th_new();
+	uint8_t ids[8], ptr = (uint8_t)cfg32(t, 0x34);
+	unsigned int n = 0;
+
+	(void)state;
+	while (ptr && n < 8) {
+		uint16_t h = cfg16(t, ptr);
+
+		ids[n++] = (uint8_t)h;
+		ptr = (uint8_t)(h >> 8);
+	}
+	assert_int_equal(n, 3);
+	assert_int_equal(ids[0], 0x01);
+	assert_int_equal(ids[1], 0x11);
+	assert_int_equal(ids[2], 0x10);
+	th_free(t);
+}
+
+static void test_msix_has_4_vectors_table_and_pba_in_bar0(void **state)
+{
+	struct th *t = th_new();
+
+	(void)state;
+	assert_int_equal(cfg16(t, IPU_CFG_MSIX_CAP + 2) & 0x7ff, 3);
+	assert_int_equal(cfg32(t, IPU_CFG_MSIX_CAP + 4), IPU_MSIX_TABLE);
+	assert_int_equal(cfg32(t, IPU_CFG_MSIX_CAP + 8), IPU_MSIX_PBA);
+	assert_int_equal(emu_dev_msix_count(t->dev), 4);
+	/* Enable and Function Mask are writable, the size is not. */
+	cfgw16(t, IPU_CFG_MSIX_CAP + 2, 0xffff);
+	assert_int_equal(cfg16(t, IPU_CFG_MSIX_CAP + 2), 0xc003);
+	th_free(t);
+}
+
+static void test_pcie_endpoint_gen4_x16_with_flr(void **state)
+{
+	struct th *t = th_new();
+
+	(void)state;
+	assert_int_equal(cfg16(t, IPU_CFG_EXP_CAP + 2), 0x0002);
+	assert_true(cfg32(t, IPU_CFG_EXP_CAP + 4) & (1u << 28));
+	assert_int_equal(cfg32(t, IPU_CFG_EXP_CAP + 0x0c) & 0x3ff, 0x104);
+	assert_int_equal(cfg16(t, IPU_CFG_EXP_CAP + 0x12) & 0x3ff, 0x104);
+	assert_int_equal(cfg32(t, IPU_CFG_EXP_CAP + 0x2c), 0x1e);
+	/* Link Capabilities is read-only. */
+	{
+		uint32_t v = 0;
+
+		assert_int_equal(emu_dev_cfg_write(t->dev, IPU_CFG_EXP_CAP + 0x0c,
+						   &v, 4), 0);
+	}
+	assert_int_equal(cfg32(t, IPU_CFG_EXP_CAP + 0x0c) & 0x3ff, 0x104);
+	th_free(t);
+}
+
+static void test_dsn_holds_the_serial(void **state)
+{
+	struct th *t = th_new_opts(1u << 20, 3, 0xfeedface01020304ull, NULL, NULL);
+
+	(void)state;
+	assert_int_equal(cfg32(t, IPU_CFG_DSN_CAP), 0x00010003);
+	assert_int_equal(cfg32(t, IPU_CFG_DSN_CAP + 4), 0x01020304);
+	assert_int_equal(cfg32(t, IPU_CFG_DSN_CAP + 8), 0xfeedface);
+	assert_int_equal(cfg32(t, IPU_CFG_DSN_CAP + 12), 0);
+	th_free(t);
+}
+
+static void test_bar_sizing_gives_the_region_sizes(void **state)
+{
+	struct th *t = th_new_opts(8u << 20, 0, 1, NULL, NULL);
+	uint32_t ones = 0xffffffff;
+	struct emu_region r;
+
+	(void)state;
+	assert_int_equal(emu_dev_cfg_write(t->dev, 0x10, &ones, 4), 0);
+	assert_int_equal(cfg32(t, 0x10), 0xffff0000);
+	assert_int_equal(emu_dev_cfg_write(t->dev, 0x18, &ones, 4), 0);
+	assert_int_equal(emu_dev_cfg_write(t->dev, 0x1c, &ones, 4), 0);
+	assert_int_equal(cfg32(t, 0x18), 0xff80000c);
+	assert_int_equal(cfg32(t, 0x1c), 0xffffffff);
+	assert_int_equal(emu_dev_cfg_write(t->dev, 0x14, &ones, 4), 0);
+	assert_int_equal(cfg32(t, 0x14), 0);
+
+	assert_int_equal(emu_dev_region(t->dev, 0, &r), 0);
+	assert_int_equal(r.size, IPU_BAR_REGS_SIZE);
+	assert_int_equal(r.mmap_fd, -1);
+	assert_int_equal(emu_dev_region(t->dev, 2, &r), 0);
+	assert_int_equal(r.size, 8u << 20);
+	assert_true(r.mmap_fd >= 0);
+	assert_true(r.prefetchable && r.is_64bit);
+	assert_int_equal(emu_dev_region(t->dev, 1, &r), 0);
+	assert_int_equal(r.size, 0);
+	assert_int_equal(emu_dev_region(t->dev, EMU_NUM_BARS, &r), -EINVAL);
+	th_free(t);
+}
+
+static void test_read_only_bytes_keep_their_value(void **state)
+{
+	struct th *t = th_new();
+	uint32_t junk = 0x5a5a5a5a;
+
+	(void)state;
+	assert_int_equal(emu_dev_cfg_write(t->dev, 0x00, &junk, 4), 0);
+	assert_int_equal(emu_dev_cfg_write(t->dev, 0x08, &junk, 4), 0);
+	assert_int_equal(emu_dev_cfg_write(t->dev, 0xf0, &junk, 4), 0);
+	assert_int_equal(emu_dev_cfg_write(t->dev, 0x800, &junk, 4), 0);
+	assert_int_equal(cfg16(t, 0x00), IPU_PCI_VENDOR_ID);
+	assert_int_equal(cfg32(t, 0x08), 0x12000001);
+	assert_int_equal(cfg32(t, 0xf0), 0);
+	assert_int_equal(cfg32(t, 0x800), 0);
+	/* Command: only the spec's bits. */
+	cfgw16(t, 0x04, 0xffff);
+	assert_int_equal(cfg16(t, 0x04), 0x0546);
+	th_free(t);
+}
+
+static void test_accesses_outside_config_space_are_refused(void **state)
+{
+	struct th *t = th_new();
+	uint8_t b[8];
+
+	(void)state;
+	assert_int_equal(emu_dev_cfg_read(t->dev, EMU_CFG_SIZE, b, 1), -EINVAL);
+	assert_int_equal(emu_dev_cfg_read(t->dev, EMU_CFG_SIZE - 2, b, 4), -EINVAL);
+	assert_int_equal(emu_dev_cfg_write(t->dev, EMU_CFG_SIZE - 1, b, 2), -EINVAL);
+	assert_int_equal(emu_dev_cfg_read(t->dev, 0, b, 0), -EINVAL);
+	assert_int_equal(emu_dev_cfg_read(t->dev, EMU_CFG_SIZE - 1, b, 1), 0);
+	th_free(t);
+}
+
+static void test_initiate_flr_resets_the_function(void **state)
+{
+	struct th *t = th_new();
+
+	(void)state;
+	th_enable(t);
+	wr32(t, IPU_REG_SCRATCH, 77);
+	assert_int_equal(th_boot(t), IPU_FW_STATE_READY);
+	cfgw16(t, IPU_CFG_EXP_CAP + 8, 0x2810 | 0x8000);
+	assert_int_equal(cfg16(t, IPU_CFG_EXP_CAP + 8), 0x2810); /* reads 0 */
+	assert_int_equal(cfg16(t, 0x04), 0);
+	assert_int_equal(rd32(t, IPU_REG_SCRATCH), 0);
+	assert_int_equal(rd32(t, IPU_REG_FW_STATUS), IPU_FW_STATE_OFF);
+	th_free(t);
+}
+
+static void test_power_state_takes_d0_and_d3hot_only(void **state)
+{
+	struct th *t = th_new();
+
+	(void)state;
+	cfgw16(t, IPU_CFG_PM_CAP + 4, 3);
+	assert_int_equal(cfg16(t, IPU_CFG_PM_CAP + 4) & 3, 3);
+	cfgw16(t, IPU_CFG_PM_CAP + 4, 1);
+	assert_int_equal(cfg16(t, IPU_CFG_PM_CAP + 4) & 3, 3);
+	cfgw16(t, IPU_CFG_PM_CAP + 4, 0);
+	assert_int_equal(cfg16(t, IPU_CFG_PM_CAP + 4) & 3, 0);
+	th_free(t);
+}
+
+static void test_degraded_link_shows_in_link_status(void **state)
+{
+	struct th *t = th_new();
+	uint16_t sta;
+
+	(void)state;
+	assert_int_equal(emu_dev_fault(t->dev, "link_speed=2,link_width=4"), 0);
+	sta = cfg16(t, IPU_CFG_EXP_CAP + 0x12);
+	assert_int_equal(sta & 0xf, 2);
+	assert_int_equal(sta >> 4 & 0x3f, 4);
+	assert_true(sta & 0x4000);	/* LBMS */
+	assert_true(rd32(t, IPU_REG_STATUS) & IPU_STATUS_LINK_DEGRADED);
+	assert_int_equal(th_last_err(t), IPU_ERR_LINK);
+	/* The capability is unchanged; LBMS is RW1C. */
+	assert_int_equal(cfg32(t, IPU_CFG_EXP_CAP + 0x0c) & 0x3ff, 0x104);
+	cfgw16(t, IPU_CFG_EXP_CAP + 0x12, 0x4000);
+	assert_false(cfg16(t, IPU_CFG_EXP_CAP + 0x12) & 0x4000);
+	assert_int_equal(emu_dev_fault(t->dev, "degrade_link"), 0);
+	assert_int_equal(cfg16(t, IPU_CFG_EXP_CAP + 0x12) & 0x3ff, 0x11);
+	th_free(t);
+}
+
+static void test_off_bus_reads_all_ones(void **state)
+{
+	struct th *t = th_new();
+
+	(void)state;
+	assert_false(emu_dev_off_bus(t->dev));
+	assert_int_equal(emu_dev_fault(t->dev, "off_bus"), 0);
+	assert_true(emu_dev_off_bus(t->dev));
+	assert_int_equal(cfg32(t, 0), 0xffffffff);
+	assert_int_equal(rd32(t, IPU_REG_ID), 0xffffffff);
+	wr32(t, IPU_REG_SCRATCH, 1);
+	assert_int_equal(rd64(t, IPU_REG_SCRATCH), 0xffffffffffffffffull);
+	th_free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_identity_and_class),
+		cmocka_unit_test(test_capability_chain_is_pm_msix_pcie),
+		cmocka_unit_test(test_msix_has_4_vectors_table_and_pba_in_bar0),
+		cmocka_unit_test(test_pcie_endpoint_gen4_x16_with_flr),
+		cmocka_unit_test(test_dsn_holds_the_serial),
+		cmocka_unit_test(test_bar_sizing_gives_the_region_sizes),
+		cmocka_unit_test(test_read_only_bytes_keep_their_value),
+		cmocka_unit_test(test_accesses_outside_config_space_are_refused),
+		cmocka_unit_test(test_initiate_flr_resets_the_function),
+		cmocka_unit_test(test_power_state_takes_d0_and_d3hot_only),
+		cmocka_unit_test(test_degraded_link_shows_in_link_status),
+		cmocka_unit_test(test_off_bus_reads_all_ones),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

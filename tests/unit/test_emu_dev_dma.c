@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
+/*
+ * test_emu_dev_dma.c - the PCIe IPU model's DMA queues (docs/hardware.md
+ * section 4): scatter-gather both ways with odd sizes and alignments,
+ * one interrupt and one writeback per batch, wrap-around, each
+ * per-descriptor error (host fault, device range, length, flags, Bus
+ * Master off), ring checks at ENABLE, halting on an unreadable ring, and
+ * the fail_dma / corrupt_dma faults.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include "emu_dev_helpers.h"
+
+static void fill(uint8_t *p, size_t n, uint32_t seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		seed = seed * 1664525u + 1013904223u;
+		p[i] = (uint8_t)(seed >> 24);
+	}
+}
+
+static void dma_desc(struct th *t, unsigned int q, uint32_t idx, uint64_t host,
+		     uint64_t dev, uint32_t len, uint32_t flags)
+{
+	struct ipu_dma_desc *d = th_dma_desc(t, q, idx);
+
+	d->host_addr = host;
+	d->dev_addr = dev;
+	d->length = len;
+	d->flags = flags;
+	d->status = 0;
+	d->tag = 0x7a6 + idx;
+}
+
+static struct th *ready(void)
+{
+	struct th *t = th_new();
+
+	th_enable(t);
+	th_ring(t, IPU_QUEUE_H2D, 16);
+	th_ring(t, IPU_QUEUE_D2H, 16);
+	return t;
+}
+
+static void test_scatter_gather_both_ways_with_odd_sizes(void **state)
+{
+	static const uint32_t seg[] = { 1, 4095, 3, 65537, 17 };
+	struct th *t = ready();
+	uint8_t *src = t->h.mem + G_DATA, *dst = t->h.mem + G_DATA + 0x100000;
+	uint64_t host = GUEST_BASE + G_DATA + 1, dev = 7, total = 0;
+	uint32_t i, n = sizeof(seg) / sizeof(seg[0]);
+
+	(void)state;
+	for (i = 0; i < n; i++)
+		total += seg[i];
+	fill(src + 1, total, 1);
+	/* Host segments scattered (a gap of 5 bytes between them), device
+	 * range contiguous from an odd address. */
+	for (i = 0; i < n; i++) {
+		dma_desc(t, IPU_QUEUE_H2D, i, host, dev, seg[i],
+			 i == n - 1 ? IPU_DMA_F_IRQ : 0);
+		host += seg[i] + 5;
+		dev += seg[i];
+	}
+	/* Lay the source out as the descriptors scatter it. */
+	{
+		uint8_t *lin = malloc(total);
+		uint64_t at = 0, h = 1;
+
+		memcpy(lin, src + 1, total);
+		memset(src, 0, 0x90000);
+		for (i = 0; i < n; i++) {
+			memcpy(src + h, lin + at, seg[i]);
+			at += seg[i];
+			h += seg[i] + 5;
+		}
+		assert_true(th_kick_wait(t, IPU_QUEUE_H2D, n));
+		for (i = 0; i < n; i++)
+			assert_int_equal(th_dma_desc(t, 0, i)->status, IPU_DESC_DONE);
+		{
+			uint8_t *back = malloc(total);
+
+			th_mem_read(t, 7, back, (uint32_t)total);
+			assert_memory_equal(back, lin, total);
+			free(back);
+		}
+		/* And back to the host in one descriptor. */
+		dma_desc(t, IPU_QUEUE_D2H, 0, GUEST_BASE + G_DATA + 0x100003, 7,
+			 (uint32_t)total, IPU_DMA_F_IRQ);
+		assert_true(th_kick_wait(t, IPU_QUEUE_D2H, 1));
+		assert_int_equal(th_dma_desc(t, 1, 0)->status, IPU_DESC_DONE);
+		assert_memory_equal(dst + 3, lin, total);
+		free(lin);
+	}
+	assert_int_equal(th_dma_desc(t, 0, 0)->tag, 0x7a6);
+	assert_int_equal(rd64(t, IPU_REG_DMA_H2D_BYTES), total);
+	assert_int_equal(rd64(t, IPU_REG_DMA_D2H_BYTES), total);
+	th_free(t);
+}
+
+static void test_one_interrupt_and_writeback_per_batch(void **state)
+{
+	struct th *t = ready();
+	struct ipu_queue_wb *wb = th_wb(t, IPU_QUEUE_H2D);
+	uint32_t i;
+
+	(void)state;
+	for (i = 0; i < 3; i++)
+		dma_desc(t, 0, i, GUEST_BASE + G_DATA, 64 * i, 64,
+			 i == 2 ? IPU_DMA_F_IRQ : 0);
+	assert_true(th_kick_wait(t, IPU_QUEUE_H2D, 3));
+	assert_int_equal(th_irqs(t, IPU_VEC_H2D), 1);
+	assert_int_equal(th_irqs(t, IPU_VEC_D2H), 0);
+	assert_int_equal(wb->head, 3);
+	assert_int_equal(wb->completed, 3);
+	assert_int_equal(wb->errors, 0);
+	assert_int_equal(rd32(t, QREG(0, IPU_Q_HEAD)), 3);
+	assert_int_equal(rd32(t, QREG(0, IPU_Q_COMPLETED)), 3);
+	/* The next batch, after the acknowledgement: its own message. */
+	dma_desc(t, 0, 3, GUEST_BASE + G_DATA, 0, 8, IPU_DMA_F_IRQ);
+	assert_true(th_kick_wait(t, IPU_QUEUE_H2D, 4));
+	assert_int_equal(th_irqs(t, IPU_VEC_H2D), 2);
+	assert_int_equal(wb->completed, 4);
+	th_free(t);
+}
+
+static void test_the_ring_wraps(void **state)
+{
+	struct th *t = th_new();
+	uint32_t i, idx = 0;
+
+	(void)state;
+	th_enable(t);
+	th_ring(t, IPU_QUEUE_H2D, 4);
+	for (i = 0; i < 10; i++) {
+		dma_desc(t, 0, idx, GUEST_BASE + G_DATA + i, i, 1, IPU_DMA_F_IRQ);
+		idx = (idx + 1) % 4;
+		assert_true(th_kick_wait(t, IPU_QUEUE_H2D, idx));
+		assert_int_equal(rd32(t, QREG(0, IPU_Q_HEAD)), idx);
+	}
+	assert_int_equal(th_wb(t, 0)->completed, 10);
+	th_free(t);
+}
+
+static void test_descriptor_errors_complete_alone(void **state)
+{
+	struct th *t = ready();
+	uint64_t g = GUEST_BASE + G_DATA;
+
+	(void)state;
+	dma_desc(t, 0, 0, GUEST_BASE + GUEST_SIZE - 8, 0, 16, 0); /* past RAM */
+	dma_desc(t, 0, 1, g, (1u << 20) - 8, 16, 0);	/* past device memory */
+	dma_desc(t, 0, 2, g, 0, 0, 0);			/* zero length */
+	dma_desc(t, 0, 3, g, 0, IPU_DMA_MAX_LEN + 1, 0);
+	dma_desc(t, 0, 4, g, 0, 8, 0x2);		/* reserved flag */
+	dma_desc(t, 0, 5, 0x10, 0, 8, 0);		/* below RAM */
+	dma_desc(t, 0, 6, g, 0, 8, IPU_DMA_F_IRQ);	/* fine */
+	assert_true(th_kick_wait(t, IPU_QUEUE_H2D, 7));
+	assert_int_equal(th_dma_desc(t, 0, 0)->status,
+			 IPU_DESC_DONE | IPU_DESC_E_HOST_FAULT);
+	assert_int_equal(th_dma_desc(t, 0, 1)->status,
+			 IPU_DESC_DONE | IPU_DESC_E_DEV_RANGE);
+	assert_int_equal(th_dma_desc(t, 0, 2)->status,
+			 IPU_DESC_DONE | IPU_DESC_E_LENGTH);
+	assert_int_equal(th_dma_desc(t, 0, 3)->status,
+			 IPU_DESC_DONE | IPU_DESC_E_LENGTH);
+	assert_int_equal(th_dma_desc(t, 0, 4)->status,
+			 IPU_DESC_DONE | IPU_DESC_E_FLAGS);
+	assert_int_equal(th_dma_desc(t, 0, 5)->status,
+			 IPU_DESC_DONE | IPU_DESC_E_HOST_FAULT);
+	assert_int_equal(th_dma_desc(t, 0, 6)->status, IPU_DESC_DONE);
+	assert_int_equal(th_wb(t, 0)->errors, 6);
+	assert_int_equal(rd32(t, QREG(0, IPU_Q_ERRORS)), 6);
+	assert_int_equal(rd32(t, IPU_REG_ERR_COUNT), 6);
+	assert_int_equal(th_err_code(t, 0), IPU_ERR_DESC);
+	assert_false(rd32(t, QREG(0, IPU_Q_STATUS)) & IPU_Q_STATUS_HALTED);
+	th_free(t);
+}
+
+static void test_d2h_to_an_unmapped_address_writes_nothing(void **state)
+{
+	struct th *t = ready();
+	uint8_t before[64];
+
+	(void)state;
+	memcpy(before, t->h.mem + GUEST_SIZE - 64, 64);
+	dma_desc(t, 1, 0, GUEST_BASE + GUEST_SIZE - 32, 0, 64, IPU_DMA_F_IRQ);
+	assert_true(th_kick_wait(t, IPU_QUEUE_D2H, 1));
+	assert_int_equal(th_dma_desc(t, 1, 0)->status,
+			 IPU_DESC_DONE | IPU_DESC_E_HOST_FAULT);
+	assert_memory_equal(before, t->h.mem + GUEST_SIZE - 64, 64);
+	th_free(t);
+}
+
+static void test_no_dma_without_bus_master(void **state)
+{
+	struct th *t = ready();
+
+	(void)state;
+	cfgw16(t, 0x04, 0x0002);
+	dma_desc(t, 0, 0, GUEST_BASE + G_DATA, 0, 8, IPU_DMA_F_IRQ);
+	assert_true(th_kick_wait(t, IPU_QUEUE_H2D, 1));
+	assert_int_equal(th_dma_desc(t, 0, 0)->status,
+			 IPU_DESC_DONE | IPU_DESC_E_NO_MASTER);
+	th_free(t);
+}
+
+static void test_bad_rings_are_not_enabled(void **state)
+{
+	struct th *t = th_new();
+	uint32_t sizes[] = { 0, 1, 3, 8192 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		wr64(t, QREG(0, IPU_Q_BASE), GUEST_BASE);
+		wr32(t, QREG(0, IPU_Q_SIZE), sizes[i]);
+		wr32(t, QREG(0, IPU_Q_CTRL), 1);
+		assert_int_equal(rd32(t, QREG(0, IPU_Q_CTRL)), 0);
+		assert_int_equal(th_last_err(t), IPU_ERR_RING_CONFIG);
+	}
+	wr32(t, QREG(0, IPU_Q_SIZE), 8);
+	wr64(t, QREG(0, IPU_Q_BASE), GUEST_BASE + 32);	/* misaligned */
+	wr32(t, QREG(0, IPU_Q_CTRL), 1);
+	assert_int_equal(rd32(t, QREG(0, IPU_Q_CTRL)), 0);
+	wr64(t, QREG(0, IPU_Q_BASE), UINT64_MAX - 63);	/* wraps */
+	wr32(t, QREG(0, IPU_Q_CTRL), 1);
+	assert_int_equal(rd32(t, QREG(0, IPU_Q_CTRL)), 0);
+	wr64(t, QREG(0, IPU_Q_BASE), GUEST_BASE);
+	wr64(t, QREG(0, IPU_Q_WB_ADDR), GUEST_BASE + 8); /* misaligned */
+	wr32(t, QREG(0, IPU_Q_CTRL), 1);
+	assert_int_equal(rd32(t, QREG(0, IPU_Q_CTRL)), 0);
+	wr64(t, QREG(0, IPU_Q_WB_ADDR), 0);
+	wr32(t, QREG(0, IPU_Q_CTRL), 1);
+	assert_int_equal(rd32(t, QREG(0, IPU_Q_CTRL)), 1);
+	/* Enabled: reconfiguration refused, TAIL checked. */
+	wr32(t, QREG(0, IPU_Q_SIZE), 16);
+	assert_int_equal(rd32(t, QREG(0, IPU_Q_SIZE)), 8);
+	assert_int_equal(th_last_err(t), IPU_ERR_QUEUE_BUSY);
+	wr32(t, QREG(0, IPU_Q_TAIL), 8);
+	assert_int_equal(rd32(t, QREG(0, IPU_Q_TAIL)), 0);
+	assert_int_equal(th_last_err(t), IPU_ERR_BAD_TAIL);
+	th_free(t);
+}
+
+/* An error-log entry raises vector 0; wait for the count to reach @n. */
+static int wait_errors(struct th *t, unsigned int n)
+{
+	return th_wait_irqs(t, IPU_VEC_MISC, n);
+}
+
+static void test_an_unreadable_ring_halts_the_queue(void **state)
+{
+	struct th *t = th_new();
+
+	(void)state;
+	th_enable(t);
+	wr64(t, QREG(0, IPU_Q_BASE), 0x1000);	/* no RAM there */
+	wr32(t, QREG(0, IPU_Q_SIZE), 4);
+	wr32(t, QREG(0, IPU_Q_CTRL), 1);
+	wr32(t, QREG(0, IPU_Q_TAIL), 1);
+	assert_true(wait_errors(t, 1));
+	assert_true(rd32(t, QREG(0, IPU_Q_STATUS)) & IPU_Q_STATUS_HALTED);
+	assert_true(rd32(t, IPU_REG_STATUS) & IPU_STATUS_QUEUE_ERROR);
+	assert_int_equal(th_last_err(t), IPU_ERR_RING_FETCH);
+	assert_int_equal(rd32(t, QREG(0, IPU_Q_HEAD)), 0);
+	/* Disable and enable clear it. */
+	wr32(t, QREG(0, IPU_Q_CTRL), 0);
+	wr64(t, QREG(0, IPU_Q_BASE), GUEST_BASE);
+	wr32(t, QREG(0, IPU_Q_CTRL), 1);
+	assert_false(rd32(t, QREG(0, IPU_Q_STATUS)) & IPU_Q_STATUS_HALTED);
+	assert_false(rd32(t, IPU_REG_STATUS) & IPU_STATUS_QUEUE_ERROR);
+	th_free(t);
+}
+
+static void test_fail_dma_fails_the_kth_descriptor(void **state)
+{
+	struct th *t = ready();
+	uint32_t i;
+
+	(void)state;
+	assert_int_equal(emu_dev_fault(t->dev, "fail_dma=2"), 0);
+	fill(t->h.mem + G_DATA, 64, 3);
+	for (i = 0; i < 3; i++)
+		dma_desc(t, 0, i, GUEST_BASE + G_DATA, 64 * i, 64,
+			 i == 2 ? IPU_DMA_F_IRQ : 0);
+	assert_true(th_kick_wait(t, IPU_QUEUE_H2D, 3));
+	assert_int_equal(th_dma_desc(t, 0, 0)->status, IPU_DESC_DONE);
+	assert_int_equal(th_dma_desc(t, 0, 1)->status,
+			 IPU_DESC_DONE | IPU_DESC_E_DATA);
+	assert_int_equal(th_dma_desc(t, 0, 2)->status, IPU_DESC_DONE);
+	/* Once only. */
+	dma_desc(t, 0, 3, GUEST_BASE + G_DATA, 0, 64, IPU_DMA_F_IRQ);
+	assert_true(th_kick_wait(t, IPU_QUEUE_H2D, 4));
+	assert_int_equal(th_dma_desc(t, 0, 3)->status, IPU_DESC_DONE);
+	th_free(t);
+}
+
+static void test_corrupt_dma_changes_bytes_silently(void **state)
+{
+	struct th *t = ready();
+	uint8_t *src = t->h.mem + G_DATA, back[100];
+
+	(void)state;
+	fill(src, 100, 9);
+	assert_int_equal(emu_dev_fault(t->dev, "corrupt_dma=1"), 0);
+	dma_desc(t, 0, 0, GUEST_BASE + G_DATA, 0, 100, IPU_DMA_F_IRQ);
+	assert_true(th_kick_wait(t, IPU_QUEUE_H2D, 1));
+	assert_int_equal(th_dma_desc(t, 0, 0)->status, IPU_DESC_DONE);
+	th_mem_read(t, 0, back, 100);
+	assert_int_equal(back[0], (uint8_t)~src[0]);
+	assert_int_equal(back[99], (uint8_t)~src[99]);
+	assert_memory_equal(back + 1, src + 1, 98);
+	/* Device to host too. */
+	assert_int_equal(emu_dev_fault(t->dev, "corrupt_dma=1"), 0);
+	th_mem_write(t, 0, src, 100);
+	dma_desc(t, 1, 0, GUEST_BASE + G_DATA + 4096, 0, 100, IPU_DMA_F_IRQ);
+	assert_true(th_kick_wait(t, IPU_QUEUE_D2H, 1));
+	assert_int_equal(t->h.mem[G_DATA + 4096], (uint8_t)~src[0]);
+	assert_memory_equal(t->h.mem + G_DATA + 4097, src + 1, 98);
+	th_free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_scatter_gather_both_ways_with_odd_sizes),
+		cmocka_unit_test(test_one_interrupt_and_writeback_per_batch),
+		cmocka_unit_test(test_the_ring_wraps),
+		cmocka_unit_test(test_descriptor_errors_complete_alone),
+		cmocka_unit_test(test_d2h_to_an_unmapped_address_writes_nothing),
+		cmocka_unit_test(test_no_dma_without_bus_master),
+		cmocka_unit_test(test_bad_rings_are_not_enabled),
+		cmocka_unit_test(test_an_unreadable_ring_halts_the_queue),
+		cmocka_unit_test(test_fail_dma_fails_the_kth_descriptor),
+		cmocka_unit_test(test_corrupt_dma_changes_bytes_silently),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

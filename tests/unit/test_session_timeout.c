@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
+/*
+ * test_session_timeout.c - every wait of a session call is bounded
+ * (issue 9.2): a launch the device never completes (the model's fault
+ * "hang") fails the call with -ETIMEDOUT and a message that names the
+ * device, the time waited and where to look (ipu-info, reset); before the
+ * call returns, the session has reset the device and reaped every command
+ * of the batch, so that nothing writes the caller's buffers afterwards and
+ * no completion is left over for the next call to take as its own.
+ */
+#include "session_helpers.h"
+
+static const uint64_t two = 2;
+
+/* The accumulator w = {1, 2}, waits bounded to @ms. */
+static struct ipu_session *acc(uint32_t ms)
+{
+	IPU_OPTS(ipu_session_opts, opts, .device = "ipu_model",
+		 .attach_timeout_ms = 1, .wait_timeout_ms = ms);
+	struct ipu_session *s = NULL;
+
+	if (ipu_session_create(sh_acc_ir(1, 1, 2, NULL), &opts, &s))
+		fail_msg("ipu_session_create: %s", ipu_session_errmsg(NULL));
+	return s;
+}
+
+static int run_x(struct ipu_session *s, float x0, float *y)
+{
+	float x[2] = { x0, x0 };
+	struct ipu_stream_buffer in = sh_sb("x", sh_buf(x, IPU_DTYPE_FLOAT32,
+							1, 2ull)),
+				 out = sh_sb("y", sh_buf(y, IPU_DTYPE_FLOAT32,
+							 1, 2ull));
+
+	y[0] = y[1] = -1;
+	return ipu_session_run_with_outputs(s, &in, 1, &out, 1, 0);
+}
+
+/* Resets of model:@n so far, through a handle of our own. */
+static uint64_t resets(unsigned int n)
+{
+	struct ipu_device_info info = { .sz = sizeof(info) };
+	struct ipu_device *dev = mh_open(n, false);
+
+	assert_int_equal(ipu_device_query(dev, &info), 0);
+	ipu_device_close(dev);
+	return info.reset_count;
+}
+
+static void test_S25_hung_launch_times_out_resets_and_reaps(void **state)
+{
+	const float ran[2] = { 2, 3 };
+	struct ipu_session *s = acc(300);
+	uint64_t before;
+	float y[2], w[2];
+
+	(void)state;
+	sh_attach(s);
+	before = resets(0);
+	assert_int_equal(__ipu_model_faults_set("hang:1"), 0);
+	assert_int_equal(run_x(s, 7, y), -ETIMEDOUT);
+	assert_int_equal(__ipu_model_faults_set(NULL), 0);
+	sh_assert_msg(s, "run: the launch did not complete within 300 ms on model:0");
+	sh_assert_msg(s, "ipu-info");
+	sh_assert_msg(s, "reset");
+	/* The session reset the device; the output never came. */
+	assert_int_equal(resets(0), before + 1);
+	assert_true(y[0] == -1 && y[1] == -1);
+	assert_false(s->in_sync);
+	/* Nothing is left in the queue to pass for the next run's. */
+	assert_int_equal(run_x(s, 1, y), 0);
+	sh_assert_floats(y, ran, 2);
+	sh_get_f32(s, "w", w, 1, &two);
+	sh_assert_floats(w, ran, 2);
+	ipu_session_destroy(s);
+}
+
+/* After a timeout and its reset, the device works: the exit fetches. */
+static void test_S07_exit_after_a_timeout_fetches_and_detaches(void **state)
+{
+	struct ipu_session *s = acc(200);
+	float y[2];
+
+	(void)state;
+	sh_attach(s);
+	assert_int_equal(run_x(s, 1, y), 0);
+	assert_int_equal(__ipu_model_faults_set("hang:1"), 0);
+	assert_int_equal(run_x(s, 1, y), -ETIMEDOUT);
+	assert_int_equal(__ipu_model_faults_set(NULL), 0);
+	/* S07: the fetch of the exit works after the reset. */
+	assert_int_equal(ipu_session_detach(s, 0), 0);
+	assert_false(ipu_session_is_attached(s));
+	ipu_session_destroy(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_S25_hung_launch_times_out_resets_and_reaps),
+		cmocka_unit_test(test_S07_exit_after_a_timeout_fetches_and_detaches),
+	};
+
+	return cmocka_run_group_tests(tests, sh_group_setup, sh_group_teardown);
+}

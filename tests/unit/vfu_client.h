@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT) */
+/*
+ * vfu_client.h - a minimal vfio-user client for the transport's tests: a
+ * server (firmware/emu/vfio_user.h) serving a device over one end of a
+ * socketpair, and helpers that send raw messages (any bytes, any fds) and
+ * read replies with their fds. Static functions: one test file includes
+ * it, after cmocka.h and the device (a test double or the real one).
+ */
+#ifndef VFU_CLIENT_H
+#define VFU_CLIENT_H
+
+#include <dirent.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "../../firmware/emu/vfio_user.h"
+#include "../../firmware/emu/vfio_user_parse.h"
+
+/* QEMU 11's proposal, byte for byte (hw/vfio-user/proxy.c caps_json()). */
+#define QEMU_CAPS "{\"capabilities\":{\"max_msg_fds\":16,\"max_data_xfer_size\":1048576,\"pgsizes\":4096,\"max_dma_maps\":65535,\"migration\":{\"pgsize\":4096,\"max_bitmap_size\":268435456},\"write_multiple\":true}}"
+
+struct tclient {
+	struct vfu_server *srv;
+	struct emu_dev *dev;
+	struct emu_host_ops host;
+	int sock;		/* the client's end */
+	uint16_t next_id;
+};
+
+struct treply {
+	struct vfu_hdr hdr;
+	uint8_t payload[VFU_MAX_XFER + 64];
+	size_t len;
+	int fds[4];
+	unsigned int nfds;
+};
+
+/* Open fds of this process: the server runs in it, so a leak shows. */
+static inline int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n - 1;	/* the DIR's own fd */
+}
+
+/* A fresh client socket served by @c->srv. */
+static inline void tclient_connect(struct tclient *c)
+{
+	int sv[2];
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
+				    sv), 0);
+	assert_int_equal(vfu_server_adopt(c->srv, sv[1]), 0);
+	c->sock = sv[0];
+}
+
+static inline void tclient_start(struct tclient *c)
+{
+	struct vfu_server_opts so = { .path = NULL, .name = "test" };
+	struct emu_dev_opts dopts = { .index = 0, .mem_size = 1u << 20 };
+
+	memset(c, 0, sizeof(*c));
+	so.log = getenv("VFU_TEST_LOG") ? stderr : NULL;
+	assert_int_equal(vfu_server_create(&so, &c->srv), 0);
+	vfu_server_host_ops(c->srv, &c->host);
+	assert_int_equal(emu_dev_create(&dopts, &c->host, &c->dev), 0);
+	assert_int_equal(vfu_server_start(c->srv, c->dev), 0);
+	tclient_connect(c);
+}
+
+static inline void tclient_stop(struct tclient *c)
+{
+	if (c->sock >= 0)
+		close(c->sock);
+	vfu_server_stop(c->srv);
+	emu_dev_destroy(c->dev);
+	vfu_server_destroy(c->srv);
+}
+
+/* Send @len bytes of @msg with @nfds fds. */
+static inline void send_raw(int sock, const void *msg, size_t len, const int *fds,
+		     unsigned int nfds)
+{
+	union {
+		char buf[CMSG_SPACE(32 * sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = { (void *)msg, len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	assert_true(nfds <= 32);
+	if (nfds) {
+		struct cmsghdr *cm;
+
+		memset(&ctl, 0, sizeof(ctl));
+		mh.msg_control = ctl.buf;
+		mh.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+		memcpy(CMSG_DATA(cm), fds, nfds * sizeof(int));
+	}
+	assert_int_equal(sendmsg(sock, &mh, MSG_NOSIGNAL), (ssize_t)len);
+}
+
+/* Send command @cmd with @payload (@len bytes), header flags @flags. */
+static inline uint16_t send_cmd_flags(struct tclient *c, uint16_t cmd,
+			       const void *payload, size_t len,
+			       const int *fds, unsigned int nfds,
+			       uint32_t flags)
+{
+	size_t total = sizeof(struct vfu_hdr) + len;
+	uint8_t *msg = malloc(total);
+	struct vfu_hdr h = {
+		.msg_id = ++c->next_id, .cmd = cmd,
+		.size = (uint32_t)total, .flags = flags,
+	};
+
+	assert_non_null(msg);
+	memcpy(msg, &h, sizeof(h));
+	if (len)
+		memcpy(msg + sizeof(h), payload, len);
+	send_raw(c->sock, msg, total, fds, nfds);
+	free(msg);
+	return h.msg_id;
+}
+
+static inline uint16_t send_cmd(struct tclient *c, uint16_t cmd, const void *payload,
+			 size_t len, const int *fds, unsigned int nfds)
+{
+	return send_cmd_flags(c, cmd, payload, len, fds, nfds, 0);
+}
+
+/* Read exactly @len bytes (and fds); false at end of stream. */
+static inline bool read_full(int sock, void *buf, size_t len, struct treply *r)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		union {
+			char buf[CMSG_SPACE(4 * sizeof(int))];
+			struct cmsghdr align;
+		} ctl;
+		struct iovec iov = { (char *)buf + done, len - done };
+		struct msghdr mh = {
+			.msg_iov = &iov, .msg_iovlen = 1,
+			.msg_control = ctl.buf, .msg_controllen = sizeof(ctl),
+		};
+		ssize_t n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+
+		if (n <= 0)
+			return false;
+		for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm;
+		     cm = CMSG_NXTHDR(&mh, cm)) {
+			unsigned int k = (unsigned int)((cm->cmsg_len -
+				CMSG_LEN(0)) / sizeof(int));
+
+			assert_true(r->nfds + k <= 4);
+			memcpy(r->fds + r->nfds, CMSG_DATA(cm), k * sizeof(int));
+			r->nfds += k;
+		}
+		done += (size_t)n;
+	}
+	return true;
+}
+
+/* The next reply, which must answer message @id; false at end of stream. */
+static inline bool recv_reply(struct tclient *c, uint16_t id, struct treply *r)
+{
+	memset(&r->hdr, 0, sizeof(r->hdr));
+	r->nfds = 0;
+	r->len = 0;
+	if (!read_full(c->sock, &r->hdr, sizeof(r->hdr), r))
+		return false;
+	assert_true(r->hdr.size >= sizeof(r->hdr));
+	r->len = r->hdr.size - sizeof(r->hdr);
+	assert_true(r->len <= sizeof(r->payload));
+	assert_true(read_full(c->sock, r->payload, r->len, r));
+	assert_int_equal(r->hdr.msg_id, id);
+	assert_int_equal(r->hdr.flags & VFU_FLAG_TYPE_MASK, VFU_TYPE_REPLY);
+	return true;
+}
+
+/* A reply must come, and be an error with @err. */
+static inline void expect_error(struct tclient *c, uint16_t id, int err)
+{
+	struct treply *r = malloc(sizeof(*r));
+
+	assert_non_null(r);
+	assert_true(recv_reply(c, id, r));
+	assert_true(r->hdr.flags & VFU_FLAG_ERROR);
+	assert_int_equal(r->hdr.error, err);
+	assert_int_equal(r->len, 0);
+	assert_int_equal(r->nfds, 0);
+	free(r);
+}
+
+/* A reply must come without error; returned (caller frees). */
+static inline struct treply *expect_ok(struct tclient *c, uint16_t id)
+{
+	struct treply *r = malloc(sizeof(*r));
+
+	assert_non_null(r);
+	assert_true(recv_reply(c, id, r));
+	if (r->hdr.flags & VFU_FLAG_ERROR)
+		fail_msg("command %u failed: %s", r->hdr.cmd,
+			 strerror((int)r->hdr.error));
+	return r;
+}
+
+static inline void free_reply(struct treply *r)
+{
+	for (unsigned int i = 0; i < r->nfds; i++)
+		close(r->fds[i]);
+	free(r);
+}
+
+/* VERSION with QEMU's proposal, checked. */
+static inline void negotiate(struct tclient *c)
+{
+	size_t jl = strlen(QEMU_CAPS) + 1;
+	uint8_t *p = malloc(4 + jl);
+	struct vfu_version v = { 0, 0 };
+	struct treply *r;
+
+	assert_non_null(p);
+	memcpy(p, &v, sizeof(v));
+	memcpy(p + 4, QEMU_CAPS, jl);
+	r = expect_ok(c, send_cmd(c, VFU_CMD_VERSION, p, 4 + jl, NULL, 0));
+	free(p);
+	assert_true(r->len > 4);
+	assert_int_equal(r->payload[r->len - 1], '\0');
+	free_reply(r);
+}
+
+/* The peer closed: a read sees end of stream (bounded wait). */
+static inline bool peer_closed(int sock)
+{
+	struct pollfd p = { .fd = sock, .events = POLLIN };
+	char b;
+
+	if (poll(&p, 1, 10000) != 1)
+		return false;
+	return recv(sock, &b, 1, MSG_DONTWAIT) == 0;
+}
+
+static inline int make_eventfd(void)
+{
+	int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+
+	assert_true(fd >= 0);
+	return fd;
+}
+
+/* The eventfd's counter (0 when nothing was signalled). */
+static inline uint64_t eventfd_count(int fd)
+{
+	uint64_t v = 0;
+
+	if (read(fd, &v, sizeof(v)) != sizeof(v))
+		return 0;
+	return v;
+}
+
+#endif /* VFU_CLIENT_H */
