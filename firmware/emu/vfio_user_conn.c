@@ -323,8 +323,10 @@ static int do_region_info(struct vfu_conn *c, const struct vfu_req *req,
 	ri->argsz = (uint32_t)len;
 	if (req->region_info.argsz < len) {
 		/* Too small for the capabilities: say how much is needed and
-		 * send the fixed part only; the client asks again. */
-		ri->cap_offset = 0;
+		 * send the fixed part only; the client asks again. cap_offset
+		 * stays where the capabilities will be: QEMU's client rejects
+		 * a CAPS reply whose cap_offset is not past the fixed part
+		 * (-EINVAL) before it asks again. */
 		len = sizeof(*ri);
 		fd = -1;
 	}

@@ -230,6 +230,11 @@ static void test_region_info_short_argsz_asks_for_more(void **state)
 	assert_int_equal(r->len, sizeof(ri));
 	memcpy(&ri, r->payload, sizeof(ri));
 	assert_true(ri.argsz > sizeof(ri));
+	/* QEMU's client (hw/vfio-user/device.c) checks cap_offset of a
+	 * CAPS reply before it asks again with the larger argsz: below
+	 * sizeof(ri) it fails the device with -EINVAL. */
+	assert_true(ri.flags & VFIO_REGION_INFO_FLAG_CAPS);
+	assert_int_equal(ri.cap_offset, sizeof(ri));
 	assert_int_equal(r->nfds, 0);
 	free_reply(r);
 }
