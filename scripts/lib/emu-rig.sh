@@ -1,0 +1,138 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# scripts/lib/emu-rig.sh: the machine scripts/kernel-check boots every guest
+# on, and the IPU device model attached to it (sourced, not run).
+#
+# The machine: q35 (PCI Express), its RAM a memfd shared with other
+# processes (-object memory-backend-memfd,share=on), so that the device
+# model, a separate process, can read and write guest memory for DMA, and
+# two pcie-root-ports, each with one IPU behind it: -device vfio-user-pci,
+# QEMU's vfio-user client, connected to one UNIX socket of ipu-emu
+# (build/firmware/ipu-emu, one process serving both IPUs). Only
+# trixie-backports' QEMU (scripts/qemu-bpo) has vfio-user-pci; Debian 12's
+# 7.2 does not.
+#
+# Per boot: rig_emu_start starts ipu-emu and waits for its "ipu-emu: ready"
+# line (read from its stdout: an event, never a sleep), the guest boots,
+# rig_emu_stop sends SIGTERM and checks that it exited 0, removed its
+# sockets, and logged no error. The guest learns how many IPUs it has from
+# IPU_EMU_IPUS on its kernel command line (which the kernel hands to init,
+# and so to the tests, as environment): tests/kernel/test_emu_pci.c fails
+# when fewer are there, and skips, saying why, when there are none.
+#
+# Without trixie-backports' QEMU (IPU_NO_TRIXIE=1) or without ipu-emu in the
+# build, the guests boot on the same q35 machine with no IPU attached, and
+# RIG_NO_EMU says why (kernel-check counts the model as skipped).
+
+RIG_IPUS=2
+# Bounds on waiting for ipu-emu's events, so a broken model cannot hang the
+# check: its ready line, and its exit after SIGTERM.
+RIG_EMU_READY_S=60
+RIG_EMU_STOP_S=30
+
+# rig_init SCRIPTS BUILD CACHE: choose the QEMU and whether IPUs attach.
+# Sets RIG_QEMU (the command), RIG_QEMU_VERSION, RIG_EMU (ipu-emu's path,
+# empty when none attaches) and RIG_NO_EMU (why not, or empty).
+rig_init() {
+	local scripts=$1 build=$2 cache=$3
+	RIG_EMU=
+	RIG_NO_EMU=
+	if [ -e "$cache/trixie-bpo-qemu.complete" ]; then
+		RIG_QEMU=$scripts/qemu-bpo
+		RIG_QEMU_VERSION="trixie-backports $(cat "$cache/trixie-bpo-qemu.complete")"
+	else
+		RIG_QEMU=qemu-system-x86_64
+		RIG_QEMU_VERSION="host $(dpkg-query -W -f='${Version}' qemu-system-x86 2>/dev/null || echo unknown)"
+		RIG_NO_EMU="no trixie-backports QEMU with vfio-user-pci (scripts/install-deps; IPU_NO_TRIXIE=1 skips it)"
+		return 0
+	fi
+	if [ -x "$build/firmware/ipu-emu" ]; then
+		RIG_EMU=$build/firmware/ipu-emu
+	else
+		RIG_NO_EMU="no $build/firmware/ipu-emu in this build"
+	fi
+}
+
+# rig_qemu_args MEM_MB: fill the array RIG_ARGS with the machine's QEMU
+# options (rig_emu_start first, when IPUs attach: their sockets).
+rig_qemu_args() {
+	local mem=$1 i
+	RIG_ARGS=(
+		-object "memory-backend-memfd,id=mem,size=${mem}M,share=on"
+		-machine q35,memory-backend=mem
+	)
+	for ((i = 0; i < RIG_IPUS; i++)); do
+		RIG_ARGS+=(-device "pcie-root-port,id=rp$i,bus=pcie.0,chassis=$((i + 1))")
+		[ -z "$RIG_EMU" ] && continue
+		# vfio-user-pci's socket is a QAPI SocketAddress, which only
+		# the JSON form of -device can give (hw/vfio-user/pci.c).
+		# rombar=0: the model has no option ROM for SeaBIOS to run.
+		RIG_ARGS+=(-device "{\"driver\":\"vfio-user-pci\",\"id\":\"ipu$i\",\"bus\":\"rp$i\",\"rombar\":0,\"socket\":{\"type\":\"unix\",\"path\":\"$RIG_SOCKDIR/ipu$i.sock\"}}")
+	done
+}
+
+# rig_emu_start LOG: start ipu-emu serving RIG_IPUS sockets in a new
+# directory of /tmp (a UNIX socket path is at most 107 bytes: the build
+# directory may be deeper), logging to LOG, and wait for its ready line.
+# Sets RIG_SOCKDIR, RIG_EMU_PID and RIG_EMU_FD (its stdout). Returns 1,
+# with the reason in RIG_WHY, when it did not get ready. (Not to be run in
+# a subshell, $(...): the model must stay this shell's child.)
+rig_emu_start() {
+	local log=$1 args=() i line
+	RIG_SOCKDIR=$(mktemp -d /tmp/ipu-emu.XXXXXX)
+	for ((i = 0; i < RIG_IPUS; i++)); do
+		args+=(--socket "$RIG_SOCKDIR/ipu$i.sock")
+	done
+	args+=(--control "$RIG_SOCKDIR/control.sock" --log "$log")
+	: >"$log"
+	# Its stdout is a pipe this shell reads: the ready line, then EOF
+	# when it exits. stderr goes to the log too (a crash before --log
+	# takes effect, a sanitizer report).
+	exec {RIG_EMU_FD}< <(exec "$RIG_EMU" "${args[@]}" 2>>"$log" </dev/null)
+	RIG_EMU_PID=$!
+	if IFS= read -r -t "$RIG_EMU_READY_S" -u "$RIG_EMU_FD" line &&
+		[ "$line" = "ipu-emu: ready" ]; then
+		return 0
+	fi
+	RIG_WHY="ipu-emu did not print 'ipu-emu: ready' within ${RIG_EMU_READY_S} s (it printed '${line:-}'); log $log"
+	rig_emu_kill
+	return 1
+}
+
+# rig_emu_kill: end a model that misbehaved, and forget it.
+rig_emu_kill() {
+	kill -KILL "$RIG_EMU_PID" 2>/dev/null || true
+	wait "$RIG_EMU_PID" 2>/dev/null || true
+	exec {RIG_EMU_FD}<&-
+	rm -rf "$RIG_SOCKDIR"
+}
+
+# rig_emu_stop LOG: SIGTERM to ipu-emu, then check what its contract
+# promises: exit status 0, its socket files removed, nothing on stdout
+# after the ready line, no error in LOG. Returns 1 with the reasons in
+# RIG_WHY otherwise.
+rig_emu_stop() {
+	local log=$1 rest st why=()
+	kill -TERM "$RIG_EMU_PID" 2>/dev/null || why+=("it had exited before SIGTERM")
+	# EOF on its stdout is its exit (the pipe's only writer is gone).
+	if ! rest=$(timeout "$RIG_EMU_STOP_S" cat <&"$RIG_EMU_FD"); then
+		why+=("still running ${RIG_EMU_STOP_S} s after SIGTERM: killed")
+		kill -KILL "$RIG_EMU_PID" 2>/dev/null || true
+	fi
+	st=0
+	wait "$RIG_EMU_PID" || st=$?
+	exec {RIG_EMU_FD}<&-
+	[ "$st" -eq 0 ] || why+=("exit status $st")
+	[ -z "$rest" ] || why+=("printed after ready: $(head -c 200 <<<"$rest")")
+	if compgen -G "$RIG_SOCKDIR/*.sock" >/dev/null; then
+		why+=("left its sockets: $(cd "$RIG_SOCKDIR" && echo *.sock)")
+	fi
+	rm -rf "$RIG_SOCKDIR"
+	if grep -E -i -q '(^|[^a-z_])(error|fatal|abort|sanitizer|assert)' "$log"; then
+		why+=("its log reports an error: $(grep -E -i -m 1 '(^|[^a-z_])(error|fatal|abort|sanitizer|assert)' "$log")")
+	fi
+	[ ${#why[@]} -eq 0 ] && return 0
+	RIG_WHY=$(printf '%s; ' "${why[@]}")"log $log"
+	return 1
+}

@@ -1,0 +1,650 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_emu_pci.c - the IPUs of the device model (ipu-emu, attached over
+ * vfio-user by scripts/kernel-check: scripts/lib/emu-rig.sh) as the guest's
+ * PCI core sees them, checked against docs/hardware.md (include/ipu/hw.h):
+ * both functions enumerate with the spec's IDs and class; their PCI Express
+ * capability is an Endpoint's with the spec's link capability; MSI-X and
+ * Device Serial Number capabilities are where the spec puts them; BAR0 and
+ * BAR2 have the spec's kind; BAR0's ID register, read through a mapping of
+ * the sysfs resource0 file, holds the spec's value; and the spec's
+ * self-test doorbell (IRQ_MASK, IRQ_RAISE) raises MSI-X vector 0, which the
+ * guest counts in /proc/interrupts.
+ *
+ * No IPU driver binds these functions yet, so the interrupt is taken by
+ * vfio-pci in no-IOMMU mode (the guest has no IOMMU): the test binds the
+ * function to vfio-pci, gives vector 0 an eventfd with VFIO_DEVICE_SET_IRQS,
+ * writes the doorbell through the vfio device, and blocks in poll() on the
+ * eventfd until the interrupt arrives. A kernel built without
+ * CONFIG_VFIO_NOIOMMU (Debian's 6.1) cannot do this: that test skips and
+ * says so.
+ *
+ * How many IPUs the rig attached is in IPU_EMU_IPUS (the guest's kernel
+ * command line, handed to init as environment): fewer functions than that
+ * fail; none attached (or the variable unset: not booted by the rig)
+ * skips every test, saying why.
+ */
+#include <ipu/hw.h>
+/*
+ * include/ipu/hw.h (the device's command opcodes) and libipu's ipu.h (which
+ * ktest.h includes; its command kinds) both define IPU_CMD_LAUNCH and
+ * IPU_CMD_F_ALL, with other values. This test uses neither: drop the
+ * device's so libipu's can follow without a redefinition error.
+ */
+#undef IPU_CMD_LAUNCH
+#undef IPU_CMD_F_ALL
+#include "ktest.h"
+
+#include <limits.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <linux/pci_regs.h>
+#include <linux/vfio.h>
+
+#define PCI_DEVICES "/sys/bus/pci/devices"
+#define MAX_IPUS 8
+/* A hung doorbell must not stall the suite until the guest's per-binary
+ * limit: this bounds the wait for the interrupt (it is not a timing check:
+ * the interrupt arrives in microseconds). */
+#define IRQ_WAIT_MS 30000
+
+static char ipus[MAX_IPUS][16];	/* their PCI addresses, e.g. 0000:01:00.0 */
+static unsigned int nr_ipus;
+static unsigned int expected;
+static const char *why_none;
+
+/* sysfs helpers ----------------------------------------------------------- */
+
+static int fn_path(char *buf, size_t len, const char *bdf, const char *attr)
+{
+	return snprintf(buf, len, PCI_DEVICES "/%s/%s", bdf, attr);
+}
+
+/* A hexadecimal sysfs attribute of function @bdf ("0x1ffe"), or -1. */
+static long fn_hex(const char *bdf, const char *attr)
+{
+	char path[PATH_MAX], buf[32], *end;
+	long v;
+
+	fn_path(path, sizeof(path), bdf, attr);
+	if (kt_read_file(path, buf, sizeof(buf)))
+		return -1;
+	errno = 0;
+	v = strtol(buf, &end, 16);
+	if (errno || end == buf || *end)
+		return -1;
+	return v;
+}
+
+static void fn_text(const char *bdf, const char *attr, char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	int err;
+
+	fn_path(path, sizeof(path), bdf, attr);
+	err = kt_read_file(path, buf, len);
+	if (err)
+		fail_msg("read %s: %s", path, strerror(-err));
+}
+
+static int cmp_bdf(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/* Every function with the spec's vendor and device ID, sorted. */
+static void find_ipus(void)
+{
+	struct dirent *de;
+	DIR *d;
+
+	nr_ipus = 0;
+	d = opendir(PCI_DEVICES);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof(ipus[0]))
+			continue;
+		if (fn_hex(de->d_name, "vendor") != IPU_PCI_VENDOR_ID ||
+		    fn_hex(de->d_name, "device") != IPU_PCI_DEVICE_ID)
+			continue;
+		if (nr_ipus < MAX_IPUS)
+			strcpy(ipus[nr_ipus], de->d_name);
+		nr_ipus++;
+	}
+	closedir(d);
+	if (nr_ipus > MAX_IPUS)
+		nr_ipus = MAX_IPUS;
+	qsort(ipus, nr_ipus, sizeof(ipus[0]), cmp_bdf);
+}
+
+/* Skip when the rig attached no IPU; fail when fewer than it attached. */
+#define require_ipus()                                                    \
+	do {                                                              \
+		if (why_none) {                                           \
+			print_message("%s: skipped\n", why_none);         \
+			kt_skip();                                        \
+		}                                                         \
+		if (nr_ipus < expected)                                   \
+			fail_msg("%u IPU function(s) %04x:%04x found, the rig attached %u", \
+				 nr_ipus, IPU_PCI_VENDOR_ID, IPU_PCI_DEVICE_ID, \
+				 expected);                               \
+	} while (0)
+
+/* Config space ------------------------------------------------------------ */
+
+/* The whole 4 KiB of @bdf's config space (sysfs gives root all of it when
+ * the kernel reaches extended config space, else only 256 bytes). */
+static size_t read_config(const char *bdf, uint8_t *cfg, size_t len)
+{
+	char path[PATH_MAX];
+	ssize_t n;
+	int fd;
+
+	fn_path(path, sizeof(path), bdf, "config");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		fail_msg("open %s: %s", path, strerror(errno));
+	memset(cfg, 0, len);
+	n = pread(fd, cfg, len, 0);
+	close(fd);
+	if (n < 0)
+		fail_msg("read %s: %s", path, strerror(errno));
+	return (size_t)n;
+}
+
+static uint16_t cfg16(const uint8_t *cfg, unsigned int off)
+{
+	return (uint16_t)(cfg[off] | cfg[off + 1] << 8);
+}
+
+static uint32_t cfg32(const uint8_t *cfg, unsigned int off)
+{
+	return (uint32_t)cfg16(cfg, off) | (uint32_t)cfg16(cfg, off + 2) << 16;
+}
+
+/* Offset of capability @id in the standard list, or 0. */
+static unsigned int find_cap(const uint8_t *cfg, uint8_t id)
+{
+	unsigned int off, hops;
+
+	if (!(cfg16(cfg, PCI_STATUS) & PCI_STATUS_CAP_LIST))
+		return 0;
+	off = cfg[PCI_CAPABILITY_LIST] & ~3u;
+	/* A malformed list must not loop: 48 capabilities fit in 192 bytes. */
+	for (hops = 0; off >= 0x40 && off < 0x100 && hops < 48; hops++) {
+		if (cfg[off + PCI_CAP_LIST_ID] == id)
+			return off;
+		off = cfg[off + PCI_CAP_LIST_NEXT] & ~3u;
+	}
+	return 0;
+}
+
+/* Offset of extended capability @id, or 0. */
+static unsigned int find_ext_cap(const uint8_t *cfg, uint16_t id)
+{
+	unsigned int off = 0x100, hops;
+	uint32_t hdr;
+
+	for (hops = 0; off >= 0x100 && off < 0x1000 - 4 && hops < 960; hops++) {
+		hdr = cfg32(cfg, off);
+		if (hdr == 0 || hdr == ~0u)
+			return 0;
+		if (PCI_EXT_CAP_ID(hdr) == id)
+			return off;
+		off = PCI_EXT_CAP_NEXT(hdr);
+	}
+	return 0;
+}
+
+/* Enumeration ------------------------------------------------------------- */
+
+static void test_every_attached_ipu_enumerates(void **state)
+{
+	(void)state;
+	require_ipus();
+	assert_int_equal(nr_ipus, expected);
+}
+
+static void test_ids_class_and_revision_are_the_spec_s(void **state)
+{
+	unsigned int i;
+
+	(void)state;
+	require_ipus();
+	for (i = 0; i < nr_ipus; i++) {
+		assert_int_equal(fn_hex(ipus[i], "subsystem_vendor"),
+				 IPU_PCI_SUBSYS_VENDOR_ID);
+		assert_int_equal(fn_hex(ipus[i], "subsystem_device"),
+				 IPU_PCI_SUBSYS_ID);
+		assert_int_equal(fn_hex(ipus[i], "class"), IPU_PCI_CLASS);
+		assert_int_equal(fn_hex(ipus[i], "revision"), IPU_PCI_REVISION);
+	}
+}
+
+/* Capabilities ------------------------------------------------------------ */
+
+static void test_pcie_endpoint_with_the_spec_s_link_capability(void **state)
+{
+	uint8_t cfg[4096];
+	unsigned int i, exp;
+	uint32_t lnkcap;
+	char buf[64];
+
+	(void)state;
+	require_ipus();
+	for (i = 0; i < nr_ipus; i++) {
+		read_config(ipus[i], cfg, sizeof(cfg));
+		exp = find_cap(cfg, PCI_CAP_ID_EXP);
+		if (!exp)
+			fail_msg("%s: no PCI Express capability", ipus[i]);
+		assert_int_equal(exp, IPU_CFG_EXP_CAP);
+		assert_int_equal((cfg16(cfg, exp + PCI_EXP_FLAGS) & PCI_EXP_FLAGS_TYPE) >> 4,
+				 PCI_EXP_TYPE_ENDPOINT);
+		lnkcap = cfg32(cfg, exp + PCI_EXP_LNKCAP);
+		assert_int_equal(lnkcap & PCI_EXP_LNKCAP_SLS, IPU_LINK_MAX_SPEED);
+		assert_int_equal((lnkcap & PCI_EXP_LNKCAP_MLW) >> 4, IPU_LINK_MAX_WIDTH);
+		/* What a driver and lspci read: the PCI core's view of it. */
+		fn_text(ipus[i], "max_link_width", buf, sizeof(buf));
+		assert_int_equal(strtol(buf, NULL, 10), IPU_LINK_MAX_WIDTH);
+		fn_text(ipus[i], "max_link_speed", buf, sizeof(buf));
+		assert_string_equal(buf, "16.0 GT/s PCIe");
+	}
+}
+
+static void test_msix_capability_has_the_spec_s_vectors_and_table(void **state)
+{
+	uint8_t cfg[4096];
+	unsigned int i, msix;
+
+	(void)state;
+	require_ipus();
+	for (i = 0; i < nr_ipus; i++) {
+		read_config(ipus[i], cfg, sizeof(cfg));
+		msix = find_cap(cfg, PCI_CAP_ID_MSIX);
+		if (!msix)
+			fail_msg("%s: no MSI-X capability", ipus[i]);
+		assert_int_equal(msix, IPU_CFG_MSIX_CAP);
+		assert_int_equal((cfg16(cfg, msix + PCI_MSIX_FLAGS) & PCI_MSIX_FLAGS_QSIZE) + 1,
+				 IPU_MSIX_VECTORS);
+		assert_int_equal(cfg32(cfg, msix + PCI_MSIX_TABLE),
+				 IPU_MSIX_TABLE | IPU_BAR_REGS);
+		assert_int_equal(cfg32(cfg, msix + PCI_MSIX_PBA),
+				 IPU_MSIX_PBA | IPU_BAR_REGS);
+	}
+}
+
+static void test_device_serial_numbers_are_present_and_distinct(void **state)
+{
+	uint64_t serial[MAX_IPUS];
+	uint8_t cfg[4096];
+	unsigned int i, j, dsn;
+	size_t n;
+
+	(void)state;
+	require_ipus();
+	for (i = 0; i < nr_ipus; i++) {
+		n = read_config(ipus[i], cfg, sizeof(cfg));
+		if (n <= 0x100)
+			fail_msg("%s: only %zu bytes of config space: the kernel does not reach extended config space (MMCONFIG)",
+				 ipus[i], n);
+		dsn = find_ext_cap(cfg, PCI_EXT_CAP_ID_DSN);
+		if (!dsn)
+			fail_msg("%s: no Device Serial Number capability", ipus[i]);
+		assert_int_equal(dsn, IPU_CFG_DSN_CAP);
+		serial[i] = cfg32(cfg, dsn + 4) | (uint64_t)cfg32(cfg, dsn + 8) << 32;
+		assert_true(serial[i] != 0);
+		for (j = 0; j < i; j++)
+			if (serial[j] == serial[i])
+				fail_msg("%s and %s share the serial %#" PRIx64,
+					 ipus[j], ipus[i], serial[i]);
+	}
+}
+
+/* BARs -------------------------------------------------------------------- */
+
+/* Start, end and flags of BAR @bar of @bdf (line @bar of its "resource"). */
+static void fn_resource(const char *bdf, unsigned int bar, uint64_t *start,
+			uint64_t *end, uint64_t *flags)
+{
+	char path[PATH_MAX], line[128];
+	unsigned int i;
+	FILE *f;
+
+	fn_path(path, sizeof(path), bdf, "resource");
+	f = fopen(path, "re");
+	if (!f)
+		fail_msg("open %s: %s", path, strerror(errno));
+	for (i = 0; i <= bar; i++) {
+		if (!fgets(line, sizeof(line), f)) {
+			fclose(f);
+			fail_msg("%s: no line for BAR%u", path, bar);
+		}
+	}
+	fclose(f);
+	if (sscanf(line, "%" SCNx64 " %" SCNx64 " %" SCNx64, start, end, flags) != 3)
+		fail_msg("%s: BAR%u line \"%s\"", path, bar, line);
+}
+
+/* IORESOURCE_* bits of the "resource" file (include/linux/ioport.h). */
+#define RES_MEM		0x00000200
+#define RES_PREFETCH	0x00002000
+#define RES_MEM_64	0x00100000
+
+static void test_bars_are_of_the_spec_s_kind_and_size(void **state)
+{
+	uint64_t start, end, flags;
+	unsigned int i;
+
+	(void)state;
+	require_ipus();
+	for (i = 0; i < nr_ipus; i++) {
+		fn_resource(ipus[i], IPU_BAR_REGS, &start, &end, &flags);
+		assert_true(start != 0);
+		assert_int_equal(end - start + 1, IPU_BAR_REGS_SIZE);
+		assert_int_equal(flags & (RES_MEM | RES_PREFETCH | RES_MEM_64), RES_MEM);
+		fn_resource(ipus[i], IPU_BAR_MEM, &start, &end, &flags);
+		assert_true(start != 0);
+		/* ipu-emu's default (the rig gives no --mem-size). */
+		assert_int_equal(end - start + 1, IPU_MEM_DEFAULT_SIZE);
+		assert_int_equal(flags & (RES_MEM | RES_PREFETCH | RES_MEM_64),
+				 RES_MEM | RES_PREFETCH | RES_MEM_64);
+	}
+}
+
+static void test_bar0_id_register_reads_the_spec_s_value(void **state)
+{
+	char path[PATH_MAX];
+	volatile uint32_t *regs;
+	unsigned int i;
+	int fd;
+
+	(void)state;
+	require_ipus();
+	for (i = 0; i < nr_ipus; i++) {
+		fn_path(path, sizeof(path), ipus[i], "resource0");
+		fd = open(path, O_RDWR | O_SYNC | O_CLOEXEC);
+		if (fd < 0)
+			fail_msg("open %s: %s", path, strerror(errno));
+		kt_track(KT_PIPE)->fd = fd;
+		regs = kt_mmap(IPU_BAR_REGS_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+		assert_int_equal(regs[IPU_REG_ID / 4], IPU_ID_VALUE);
+		assert_int_equal(regs[IPU_REG_VERSION / 4], IPU_SPEC_VERSION);
+		assert_int_equal((regs[IPU_REG_CAPS / 4] >> IPU_CAPS_NVEC_SHIFT) & 0xff,
+				 IPU_MSIX_VECTORS);
+	}
+}
+
+/* The doorbell and its MSI-X interrupt, through vfio-pci ------------------ */
+
+#define NOIOMMU_PARAM "/sys/module/vfio/parameters/enable_unsafe_noiommu_mode"
+
+/* What the vfio test set up, undone by vfio_teardown even after a failure. */
+static struct {
+	char bdf[16];
+	bool overridden;
+	bool bound;
+	int container, group, dev, efd;
+} vf = { .container = -1, .group = -1, .dev = -1, .efd = -1 };
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+static int vfio_teardown(void **state)
+{
+	char path[PATH_MAX];
+
+	(void)state;
+	if (vf.dev >= 0) {
+		struct vfio_irq_set off = {
+			.argsz = sizeof(off),
+			.flags = VFIO_IRQ_SET_DATA_NONE | VFIO_IRQ_SET_ACTION_TRIGGER,
+			.index = VFIO_PCI_MSIX_IRQ_INDEX,
+		};
+
+		/* count 0: disable the vectors (closing the device would too). */
+		ioctl(vf.dev, VFIO_DEVICE_SET_IRQS, &off);
+	}
+	close_fd(&vf.efd);
+	close_fd(&vf.dev);
+	close_fd(&vf.group);
+	close_fd(&vf.container);
+	if (vf.bound) {
+		fn_path(path, sizeof(path), vf.bdf, "driver/unbind");
+		kt_write_file(path, vf.bdf);
+		vf.bound = false;
+	}
+	if (vf.overridden) {
+		fn_path(path, sizeof(path), vf.bdf, "driver_override");
+		kt_write_file(path, "\n");
+		vf.overridden = false;
+	}
+	return kt_teardown(state);
+}
+
+/* Bind @bdf to vfio-pci (it has no driver: ipu.ko does not bind yet). */
+static void bind_vfio_pci(const char *bdf)
+{
+	char path[PATH_MAX], link[PATH_MAX];
+	ssize_t n;
+	int err;
+
+	fn_path(path, sizeof(path), bdf, "driver");
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n >= 0) {
+		link[n] = '\0';
+		fail_msg("%s is bound to %s already", bdf, link);
+	}
+	snprintf(vf.bdf, sizeof(vf.bdf), "%s", bdf);
+	fn_path(path, sizeof(path), bdf, "driver_override");
+	err = kt_write_file(path, "vfio-pci");
+	if (err)
+		fail_msg("write %s: %s", path, strerror(-err));
+	vf.overridden = true;
+	err = kt_write_file("/sys/bus/pci/drivers_probe", bdf);
+	if (err)
+		fail_msg("drivers_probe %s: %s", bdf, strerror(-err));
+	fn_path(path, sizeof(path), bdf, "driver");
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		fail_msg("%s: vfio-pci did not bind (see dmesg)", bdf);
+	vf.bound = true;
+	link[n] = '\0';
+	assert_string_equal(strrchr(link, '/') + 1, "vfio-pci");
+}
+
+/* The no-IOMMU group, container and device fd of vf.bdf. */
+static void open_vfio_device(void)
+{
+	char path[PATH_MAX], link[PATH_MAX];
+	struct vfio_group_status gs = { .argsz = sizeof(gs) };
+	ssize_t n;
+
+	fn_path(path, sizeof(path), vf.bdf, "iommu_group");
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		fail_msg("%s: no IOMMU group: vfio-pci made no no-IOMMU group", vf.bdf);
+	link[n] = '\0';
+	snprintf(path, sizeof(path), "/dev/vfio/noiommu-%s", strrchr(link, '/') + 1);
+
+	vf.container = open("/dev/vfio/vfio", O_RDWR | O_CLOEXEC);
+	if (vf.container < 0)
+		fail_msg("open /dev/vfio/vfio: %s", strerror(errno));
+	assert_int_equal(ioctl(vf.container, VFIO_GET_API_VERSION), VFIO_API_VERSION);
+	assert_int_equal(ioctl(vf.container, VFIO_CHECK_EXTENSION, VFIO_NOIOMMU_IOMMU), 1);
+	vf.group = open(path, O_RDWR | O_CLOEXEC);
+	if (vf.group < 0)
+		fail_msg("open %s: %s", path, strerror(errno));
+	assert_int_equal(kt_ioctl(vf.group, VFIO_GROUP_GET_STATUS, &gs), 0);
+	assert_true(gs.flags & VFIO_GROUP_FLAGS_VIABLE);
+	assert_int_equal(kt_ioctl(vf.group, VFIO_GROUP_SET_CONTAINER, &vf.container), 0);
+	assert_int_equal(ioctl(vf.container, VFIO_SET_IOMMU, VFIO_NOIOMMU_IOMMU), 0);
+	vf.dev = ioctl(vf.group, VFIO_GROUP_GET_DEVICE_FD, vf.bdf);
+	if (vf.dev < 0)
+		fail_msg("VFIO_GROUP_GET_DEVICE_FD %s: %s", vf.bdf, strerror(errno));
+}
+
+/* Offset of vfio region @index in the device fd. */
+static uint64_t region_offset(unsigned int index)
+{
+	struct vfio_region_info ri = { .argsz = sizeof(ri), .index = index };
+
+	assert_int_equal(kt_ioctl(vf.dev, VFIO_DEVICE_GET_REGION_INFO, &ri), 0);
+	return ri.offset;
+}
+
+static void bar0_write(uint32_t reg, uint32_t val)
+{
+	uint64_t off = region_offset(VFIO_PCI_BAR0_REGION_INDEX) + reg;
+
+	if (pwrite(vf.dev, &val, sizeof(val), (off_t)off) != sizeof(val))
+		fail_msg("write BAR0 %#x: %s", reg, strerror(errno));
+}
+
+static uint32_t bar0_read(uint32_t reg)
+{
+	uint64_t off = region_offset(VFIO_PCI_BAR0_REGION_INDEX) + reg;
+	uint32_t val;
+
+	if (pread(vf.dev, &val, sizeof(val), (off_t)off) != sizeof(val))
+		fail_msg("read BAR0 %#x: %s", reg, strerror(errno));
+	return val;
+}
+
+/* Interrupts of "vfio-msix[0](<bdf>)" in /proc/interrupts, all CPUs. */
+static uint64_t proc_interrupts(const char *bdf)
+{
+	char want[64], line[1024], *p, *end;
+	uint64_t sum = 0;
+	bool found = false;
+	FILE *f;
+
+	snprintf(want, sizeof(want), "vfio-msix[0](%s)", bdf);
+	f = fopen("/proc/interrupts", "re");
+	if (!f)
+		fail_msg("open /proc/interrupts: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, want))
+			continue;
+		found = true;
+		p = strchr(line, ':');
+		if (!p)
+			break;
+		/* The per-CPU counts follow the IRQ number, up to the chip. */
+		for (p++;; p = end) {
+			unsigned long long v = strtoull(p, &end, 10);
+
+			if (end == p)
+				break;
+			sum += v;
+		}
+	}
+	fclose(f);
+	if (!found)
+		fail_msg("no %s line in /proc/interrupts", want);
+	return sum;
+}
+
+static void test_doorbell_raises_msix_vector_0_counted_by_the_guest(void **state)
+{
+	struct vfio_irq_info irq = { .argsz = sizeof(irq), .index = VFIO_PCI_MSIX_IRQ_INDEX };
+	struct {
+		struct vfio_irq_set set;
+		int32_t fd;
+	} irqs;
+	struct pollfd pfd;
+	uint64_t before, after, events;
+	uint16_t cmd;
+	uint64_t cfg;
+	char buf[8];
+	int err;
+
+	(void)state;
+	require_ipus();
+	if (kt_read_file(NOIOMMU_PARAM, buf, sizeof(buf))) {
+		print_message("no %s: this kernel has no VFIO no-IOMMU mode (CONFIG_VFIO_NOIOMMU), which the test needs to take an interrupt without a driver: skipped\n",
+			      NOIOMMU_PARAM);
+		kt_skip();
+	}
+	err = kt_write_file(NOIOMMU_PARAM, "1");
+	if (err)
+		fail_msg("write %s: %s", NOIOMMU_PARAM, strerror(-err));
+
+	bind_vfio_pci(ipus[0]);
+	open_vfio_device();
+	assert_int_equal(kt_ioctl(vf.dev, VFIO_DEVICE_GET_IRQ_INFO, &irq), 0);
+	assert_int_equal(irq.count, IPU_MSIX_VECTORS);
+
+	/*
+	 * Bus Master Enable: the spec's device raises interrupts without it,
+	 * but an MSI-X message is a memory write by the function, which the
+	 * PCI fabric (QEMU's too) only carries with it set.
+	 */
+	cfg = region_offset(VFIO_PCI_CONFIG_REGION_INDEX);
+	assert_int_equal(pread(vf.dev, &cmd, sizeof(cmd), (off_t)cfg + PCI_COMMAND), sizeof(cmd));
+	cmd |= PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER;
+	assert_int_equal(pwrite(vf.dev, &cmd, sizeof(cmd), (off_t)cfg + PCI_COMMAND), sizeof(cmd));
+
+	vf.efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	assert_true(vf.efd >= 0);
+	memset(&irqs, 0, sizeof(irqs));
+	irqs.set.argsz = sizeof(irqs);
+	irqs.set.flags = VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER;
+	irqs.set.index = VFIO_PCI_MSIX_IRQ_INDEX;
+	irqs.set.start = IPU_VEC_MISC;
+	irqs.set.count = 1;
+	irqs.fd = vf.efd;
+	assert_int_equal(kt_ioctl(vf.dev, VFIO_DEVICE_SET_IRQS, &irqs), 0);
+
+	/* The spec's self-test: nothing pending, only SW unmasked. */
+	assert_int_equal(bar0_read(IPU_REG_ID), IPU_ID_VALUE);
+	bar0_write(IPU_REG_IRQ_CAUSE, IPU_IRQ_ALL);
+	bar0_write(IPU_REG_IRQ_MASK, IPU_IRQ_ALL & ~IPU_IRQ_SW);
+	before = proc_interrupts(vf.bdf);
+	bar0_write(IPU_REG_IRQ_RAISE, IPU_IRQ_SW);
+
+	/* Waiting for the event itself; the bound only ends a hang. */
+	pfd.fd = vf.efd;
+	pfd.events = POLLIN;
+	err = poll(&pfd, 1, IRQ_WAIT_MS);
+	if (err == 0)
+		fail_msg("%s: no MSI-X vector 0 interrupt within %d ms of IRQ_RAISE (IRQ_CAUSE %#x)",
+			 vf.bdf, IRQ_WAIT_MS, bar0_read(IPU_REG_IRQ_CAUSE));
+	assert_int_equal(err, 1);
+	assert_int_equal(read(vf.efd, &events, sizeof(events)), sizeof(events));
+	after = proc_interrupts(vf.bdf);
+	/* One doorbell, one message: the guest took it and counted it. */
+	assert_int_equal(events, 1);
+	assert_int_equal(after - before, 1);
+	assert_true(bar0_read(IPU_REG_IRQ_CAUSE) & IPU_IRQ_SW);
+	bar0_write(IPU_REG_IRQ_CAUSE, IPU_IRQ_SW);
+	assert_int_equal(bar0_read(IPU_REG_IRQ_CAUSE) & IPU_IRQ_SW, 0);
+}
+
+int main(void)
+{
+	const char *env = getenv("IPU_EMU_IPUS");
+	const struct CMUnitTest tests[] = {
+		KT_TEST(test_every_attached_ipu_enumerates),
+		KT_TEST(test_ids_class_and_revision_are_the_spec_s),
+		KT_TEST(test_pcie_endpoint_with_the_spec_s_link_capability),
+		KT_TEST(test_msix_capability_has_the_spec_s_vectors_and_table),
+		KT_TEST(test_device_serial_numbers_are_present_and_distinct),
+		KT_TEST(test_bars_are_of_the_spec_s_kind_and_size),
+		KT_TEST(test_bar0_id_register_reads_the_spec_s_value),
+		cmocka_unit_test_teardown(test_doorbell_raises_msix_vector_0_counted_by_the_guest,
+					  vfio_teardown),
+	};
+
+	expected = env ? (unsigned int)strtoul(env, NULL, 10) : 0;
+	if (!env)
+		why_none = "IPU_EMU_IPUS unset: not booted by scripts/kernel-check's rig";
+	else if (!expected)
+		why_none = "the rig attached no IPU (see kernel-check's ipu-emu line)";
+	find_ipus();
+	return KT_RUN(tests);
+}
