@@ -557,6 +557,35 @@ static inline int kt_open_attached(unsigned int idx)
 	return fd;
 }
 
+/* WAIT for @fence until @timeout_ns (absolute); *@status if non-NULL. */
+static inline int kt_wait_fence(int fd, uint64_t fence, int64_t timeout_ns,
+				int *status)
+{
+	struct ipu_wait w;
+	int err;
+
+	memset(&w, 0, sizeof(w));
+	w.fence = fence;
+	w.timeout_ns = timeout_ns;
+	err = kt_ioctl(fd, IPU_IOCTL_WAIT, &w);
+	if (status)
+		*status = w.status;
+	return err;
+}
+
+/*
+ * A tracked page holding @len bytes of @src, then made read-only: an ioctl
+ * argument the kernel can read but not write back.
+ */
+static inline void *kt_ro_copy(const void *src, size_t len)
+{
+	void *p = kt_alloc(kt_page_size());
+
+	memcpy(p, src, len);
+	assert_int_equal(mprotect(p, kt_page_size(), PROT_READ), 0);
+	return p;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Data patterns                                                            */
 /* ------------------------------------------------------------------------ */

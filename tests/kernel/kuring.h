@@ -71,19 +71,16 @@ static inline struct io_uring_sqe *ku_xfer(struct io_uring *ring, int fd,
 }
 
 /*
- * Submit what is queued and wait for @n CQEs; res[user_data] gets each
- * result (user_data < @nres; others fail the test).
+ * Wait for @n CQEs; res[user_data] gets each result (user_data < @nres;
+ * others fail the test).
  */
-static inline void ku_run(struct io_uring *ring, size_t n, int *res,
-			  size_t nres)
+static inline void ku_reap(struct io_uring *ring, size_t n, int *res,
+			   size_t nres)
 {
 	struct io_uring_cqe *cqe;
 	size_t got;
 	int ret;
 
-	ret = io_uring_submit(ring);
-	if (ret < 0)
-		fail_msg("io_uring_submit: %s", strerror(-ret));
 	for (got = 0; got < n; got++) {
 		ret = io_uring_wait_cqe(ring, &cqe);
 		if (ret)
@@ -94,6 +91,17 @@ static inline void ku_run(struct io_uring *ring, size_t n, int *res,
 		res[cqe->user_data] = cqe->res;
 		io_uring_cqe_seen(ring, cqe);
 	}
+}
+
+/* Submit what is queued and ku_reap() @n CQEs. */
+static inline void ku_run(struct io_uring *ring, size_t n, int *res,
+			  size_t nres)
+{
+	int ret = io_uring_submit(ring);
+
+	if (ret < 0)
+		fail_msg("io_uring_submit: %s", strerror(-ret));
+	ku_reap(ring, n, res, nres);
 }
 
 /* One command alone: its CQE result. */

@@ -24,81 +24,8 @@
  */
 #include <time.h>
 
+#include "kfw.h"
 #include "kuring.h"
-
-/* A device of our own whose firmware is this test. */
-struct fw {
-	unsigned int idx;
-	int owner;	/* attached, with an exe BO and an arena BO */
-	int fw;		/* the firmware file */
-	struct ipu_launch l;
-};
-
-static struct fw fw_setup(void)
-{
-	struct ipu_fw_attach fa = { 0 };
-	struct fw f;
-
-	kt_require_sim_ctl();
-	f.idx = kt_sim_add(4);
-	f.owner = kt_open_attached(f.idx);
-	memset(&f.l, 0, sizeof(f.l));
-	f.l.exe_handle = kt_bo(f.owner, 4096, NULL);
-	f.l.arena_handle = kt_bo(f.owner, 4096, NULL);
-	f.l.exe_size = 64;
-	f.l.arena_size = 4096;
-	f.l.num_replicas = 1;
-	f.fw = kt_open(f.idx);
-	assert_int_equal(kt_ioctl(f.fw, IPU_IOCTL_FW_ATTACH, &fa), 0);
-	return f;
-}
-
-static int fw_launch(const struct fw *f, uint64_t *fence)
-{
-	struct ipu_launch l = f->l;
-	int ret = kt_ioctl(f->owner, IPU_IOCTL_LAUNCH, &l);
-
-	*fence = l.fence;
-	return ret;
-}
-
-/* FW_NEXT that polls (timeout 0): 0 with a launch, -ETIME without. */
-static int fw_poll(const struct fw *f, struct ipu_fw_work *w)
-{
-	memset(w, 0, sizeof(*w));
-	return kt_ioctl(f->fw, IPU_IOCTL_FW_NEXT, w);
-}
-
-static int fw_done(int fd, uint64_t id, int32_t status)
-{
-	struct ipu_fw_done d = { .id = id, .status = status };
-
-	return kt_ioctl(fd, IPU_IOCTL_FW_DONE, &d);
-}
-
-static int wait_fence(int fd, uint64_t fence, int *status)
-{
-	struct ipu_wait w;
-	int err;
-
-	memset(&w, 0, sizeof(w));
-	w.fence = fence;
-	w.timeout_ns = INT64_MAX;
-	err = kt_ioctl(fd, IPU_IOCTL_WAIT, &w);
-	if (status)
-		*status = w.status;
-	return err;
-}
-
-/* A page holding @len bytes of @src, then made read-only; tracked. */
-static void *read_only_copy(const void *src, size_t len)
-{
-	void *p = kt_alloc(kt_page_size());
-
-	memcpy(p, src, len);
-	assert_int_equal(mprotect(p, kt_page_size(), PROT_READ), 0);
-	return p;
-}
 
 /* A failed call leaves nothing behind ---------------------------------- */
 
@@ -111,7 +38,7 @@ static void test_bo_create_with_its_struct_read_only_is_efault_and_allocates_not
 	uint32_t h;
 
 	(void)state;
-	ro = read_only_copy(&bo, sizeof(bo));
+	ro = kt_ro_copy(&bo, sizeof(bo));
 	assert_int_equal(kt_ioctl(fd, IPU_IOCTL_BO_CREATE, ro), -EFAULT);
 	if (kt_info(fd).memory_used != info.memory_used)
 		fail_msg("BO_CREATE failed with -EFAULT but holds %" PRIu64 " bytes",
@@ -125,8 +52,8 @@ static void test_bo_create_with_its_struct_read_only_is_efault_and_allocates_not
 
 static void test_launch_with_its_struct_read_only_is_efault_and_starts_nothing(void **state)
 {
-	struct fw f = fw_setup();
-	struct ipu_launch *ro = read_only_copy(&f.l, sizeof(f.l));
+	struct kfw f = kfw_setup(true);
+	struct ipu_launch *ro = kt_ro_copy(&f.l, sizeof(f.l));
 	struct ipu_fw_work w;
 	uint64_t fence;
 	int i, status;
@@ -135,17 +62,17 @@ static void test_launch_with_its_struct_read_only_is_efault_and_starts_nothing(v
 	/* More than the file's 256 fences and launch slots: none may leak. */
 	for (i = 0; i < 300; i++) {
 		assert_int_equal(kt_ioctl(f.owner, IPU_IOCTL_LAUNCH, ro), -EFAULT);
-		if (fw_poll(&f, &w) != -ETIME)
+		if (kfw_next(f.fw, &w) != -ETIME)
 			fail_msg("LAUNCH %d failed with -EFAULT but reached the firmware",
 				 i);
 	}
 	/* The next launch works, and its fence brings its result. */
-	assert_int_equal(fw_launch(&f, &fence), 0);
-	assert_int_equal(fw_poll(&f, &w), 0);
-	assert_int_equal(fw_done(f.fw, w.id, -ENOEXEC), 0);
-	assert_int_equal(wait_fence(f.owner, fence, &status), 0);
+	assert_int_equal(kfw_launch(&f, &fence), 0);
+	assert_int_equal(kfw_next(f.fw, &w), 0);
+	assert_int_equal(kfw_done(f.fw, w.id, -ENOEXEC), 0);
+	assert_int_equal(kt_wait_fence(f.owner, fence, INT64_MAX, &status), 0);
 	assert_int_equal(status, -ENOEXEC);
-	assert_int_equal(fw_poll(&f, &w), -ETIME);
+	assert_int_equal(kfw_next(f.fw, &w), -ETIME);
 }
 
 /* WAIT --------------------------------------------------------------------- */
@@ -154,27 +81,27 @@ static void test_wait_for_a_fence_this_file_does_not_hold_is_enoent(void **state
 {
 	static const uint64_t unknown[] = { 0, 2, 256, 257, 1000, UINT32_MAX,
 					    (uint64_t)UINT32_MAX + 2, UINT64_MAX };
-	struct fw f = fw_setup();
+	struct kfw f = kfw_setup(true);
 	struct ipu_fw_work w;
 	uint64_t fence;
 	int other, status;
 	size_t i;
 
 	(void)state;
-	assert_int_equal(fw_launch(&f, &fence), 0);
+	assert_int_equal(kfw_launch(&f, &fence), 0);
 	for (i = 0; i < KT_ARRAY_SIZE(unknown); i++)
-		if (unknown[i] != fence && wait_fence(f.owner, unknown[i], NULL) != -ENOENT)
+		if (unknown[i] != fence && kt_wait_fence(f.owner, unknown[i], INT64_MAX, NULL) != -ENOENT)
 			fail_msg("WAIT of fence %" PRIu64 ": %d, not -ENOENT",
-				 unknown[i], wait_fence(f.owner, unknown[i], NULL));
+				 unknown[i], kt_wait_fence(f.owner, unknown[i], INT64_MAX, NULL));
 	/* Another file's fence. */
 	other = kt_open(f.idx);
-	assert_int_equal(wait_fence(other, fence, NULL), -ENOENT);
+	assert_int_equal(kt_wait_fence(other, fence, INT64_MAX, NULL), -ENOENT);
 	/* The launch is the owner's still, and then consumed. */
-	assert_int_equal(fw_poll(&f, &w), 0);
-	assert_int_equal(fw_done(f.fw, w.id, 0), 0);
-	assert_int_equal(wait_fence(f.owner, fence, &status), 0);
+	assert_int_equal(kfw_next(f.fw, &w), 0);
+	assert_int_equal(kfw_done(f.fw, w.id, 0), 0);
+	assert_int_equal(kt_wait_fence(f.owner, fence, INT64_MAX, &status), 0);
 	assert_int_equal(status, 0);
-	assert_int_equal(wait_fence(f.owner, fence, NULL), -ENOENT);
+	assert_int_equal(kt_wait_fence(f.owner, fence, INT64_MAX, NULL), -ENOENT);
 }
 
 /* Host ranges at the end of the address space ------------------------------ */
@@ -255,17 +182,17 @@ static void test_a_host_range_whose_bytes_wrap_is_einval(void **state)
 
 static void test_fw_done_of_a_firmware_revoked_by_a_reset_is_enolink(void **state)
 {
-	struct fw f = fw_setup();
+	struct kfw f = kfw_setup(true);
 	struct ipu_fw_work w;
 	uint64_t fence;
 	int status;
 
 	(void)state;
-	assert_int_equal(fw_launch(&f, &fence), 0);
-	assert_int_equal(fw_poll(&f, &w), 0);
+	assert_int_equal(kfw_launch(&f, &fence), 0);
+	assert_int_equal(kfw_next(f.fw, &w), 0);
 	assert_int_equal(kt_reset(f.owner), 0);
-	assert_int_equal(fw_done(f.fw, w.id, 0), -ENOLINK);
-	assert_int_equal(wait_fence(f.owner, fence, &status), 0);
+	assert_int_equal(kfw_done(f.fw, w.id, 0), -ENOLINK);
+	assert_int_equal(kt_wait_fence(f.owner, fence, INT64_MAX, &status), 0);
 	assert_int_equal(status, -EIO);
 }
 
@@ -273,7 +200,7 @@ static void test_fw_done_of_a_firmware_revoked_by_a_reset_is_enolink(void **stat
 
 static void test_every_call_on_a_file_of_a_removed_device_is_enodev(void **state)
 {
-	struct fw f = fw_setup();
+	struct kfw f = kfw_setup(true);
 	struct ipu_launch l = f.l;
 	struct ipu_fw_attach fa = { 0 };
 	struct ipu_fw_work w;
@@ -289,9 +216,9 @@ static void test_every_call_on_a_file_of_a_removed_device_is_enodev(void **state
 	idle = kt_open(f.idx);
 	kt_bo(f.owner, 4096, &bo);
 	/* A launch in flight and one the firmware took. */
-	assert_int_equal(fw_launch(&f, &fence), 0);
-	assert_int_equal(fw_poll(&f, &w), 0);
-	assert_int_equal(fw_launch(&f, &fence), 0);
+	assert_int_equal(kfw_launch(&f, &fence), 0);
+	assert_int_equal(kfw_next(f.fw, &w), 0);
+	assert_int_equal(kfw_launch(&f, &fence), 0);
 	assert_int_equal(kt_sim_del(f.idx), 0);
 
 	fds[0] = f.owner;
@@ -320,7 +247,7 @@ static void test_every_call_on_a_file_of_a_removed_device_is_enodev(void **state
 		assert_int_equal(kt_ioctl(fd, IPU_IOCTL_FW_ATTACH, &fa), -ENODEV);
 		memset(&w, 0, sizeof(w));
 		assert_int_equal(kt_ioctl(fd, IPU_IOCTL_FW_NEXT, &w), -ENODEV);
-		assert_int_equal(fw_done(fd, 1, 0), -ENODEV);
+		assert_int_equal(kfw_done(fd, 1, 0), -ENODEV);
 		assert_int_equal(kt_bo_destroy(fd, bo.handle), -ENODEV);
 		/* mmap: a buffer's offset, and the firmware's (offset 0). */
 		assert_int_equal(kt_mmap_err(4096, PROT_READ, MAP_SHARED, fd,

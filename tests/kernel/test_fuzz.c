@@ -8,9 +8,15 @@
  * replays the same choices (threads and processes race, so a replay makes
  * the same calls, not necessarily with the same outcome). Each sequence has
  * a seed of its own, printed with every violation: passing that one starts
- * the replay at that sequence. IPU_FUZZ_SECONDS (default 20) bounds how
- * long it runs; it is not a timing assertion (make kernel-soak runs it for
- * minutes).
+ * the replay at that sequence. IPU_FUZZ_SKIP=<class>,... leaves classes of
+ * operations out (enum fz_class), to find the one a failure needs.
+ * IPU_FUZZ_SECONDS (default 20) bounds how long it runs; it is not a timing
+ * assertion (make kernel-soak runs it for minutes).
+ *
+ * The fuzzer aims writes only at memory it keeps for that purpose: its
+ * host buffer (guarded above), read-only and PROT_NONE pages, kernel and
+ * non-user addresses, and BO mappings that stay reserved while a command
+ * may still use them (fz_release): never at its own live memory.
  *
  * A sequence opens files on the fuzz device (read-write and read-only), a
  * ring (SQE128 or not, with or without registered buffers), then makes a few
@@ -77,6 +83,13 @@
 /* Bounds of the waits at a sequence's end: a bug, not a slow guest. */
 #define FZ_SETTLE_POLLS	6000		/* of 10 ms: 60 s */
 #define FZ_RING_ENTRIES	32
+/*
+ * Address ranges of released mappings stay reserved (PROT_NONE) this long
+ * while an io_uring command may still aim at them (fz_release), and at
+ * most this many at once.
+ */
+#define FZ_QUARANTINE_NS (10ll * 1000000000ll)
+#define FZ_NRETIRED	16384
 
 /* ------------------------------------------------------------------------ */
 /* Random numbers: splitmix64, one state per thread or process              */
@@ -207,9 +220,51 @@ static const int fz_fw_status[] = {
 	INT32_MIN,
 };
 
+/*
+ * The classes of operations a sequence draws from, with their share of the
+ * draws (out of FZ_CLASS_DRAWS), and the two actors besides: the chaos
+ * thread and the firmware child. IPU_FUZZ_SKIP=name,name... leaves classes
+ * out, to find which one a failure needs (replay its seed with each class
+ * left out in turn). A skipped class still takes its draw, so that the
+ * others see the same choices as far as can be.
+ */
+enum fz_class {
+	FC_INFO, FC_ATTACH, FC_DETACH, FC_BO_CREATE, FC_BO_DESTROY, FC_BO_INFO,
+	FC_XFER, FC_RESET, FC_LAUNCH, FC_WAIT, FC_FW, FC_MMAP, FC_MAPS,
+	FC_URING, FC_RING_CYCLE, FC_REOPEN, FC_FORK, FC_REAP,
+	FC_CHAOS, FC_FIRMWARE, FC_COUNT
+};
+
+static const struct fz_class_def {
+	const char *name;
+	unsigned int draws;
+} fz_classes[FC_COUNT] = {
+	[FC_INFO] = { "info", 4 },		[FC_ATTACH] = { "attach", 4 },
+	[FC_DETACH] = { "detach", 2 },		[FC_BO_CREATE] = { "bo_create", 14 },
+	[FC_BO_DESTROY] = { "bo_destroy", 7 },	[FC_BO_INFO] = { "bo_info", 3 },
+	[FC_XFER] = { "xfer", 16 },		[FC_RESET] = { "reset", 2 },
+	[FC_LAUNCH] = { "launch", 8 },		[FC_WAIT] = { "wait", 7 },
+	[FC_FW] = { "fw", 2 },			[FC_MMAP] = { "mmap", 10 },
+	[FC_MAPS] = { "maps", 5 },		[FC_URING] = { "uring", 22 },
+	[FC_RING_CYCLE] = { "ring_cycle", 2 },	[FC_REOPEN] = { "reopen", 3 },
+	[FC_FORK] = { "fork", 3 },		[FC_REAP] = { "reap", 6 },
+	[FC_CHAOS] = { "chaos", 0 },		[FC_FIRMWARE] = { "firmware", 0 },
+};
+#define FZ_CLASS_DRAWS 120
+
 /* ------------------------------------------------------------------------ */
 /* State                                                                    */
 /* ------------------------------------------------------------------------ */
+
+/*
+ * A released mapping's range, kept reserved and inaccessible until no
+ * command can aim at it any more (fz_release).
+ */
+struct fz_retired {
+	uint8_t *addr;
+	size_t len;
+	int64_t at;		/* when it was released (CLOCK_MONOTONIC ns) */
+};
 
 struct fz_bo {
 	int slot;		/* file it was created in */
@@ -278,11 +333,15 @@ struct fz {
 	unsigned int inflight;
 	unsigned int inflight_unsafe;	/* XFER to device, LAUNCH */
 	bool ring_abandoned;	/* a ring closed with commands in flight */
+	bool ring_used;		/* this sequence had a ring (fz_release) */
 	uint64_t ud;
 	int uring_fd;		/* >= 0: the file of the next commands */
 	bool uring_closing;	/* ... which is about to be closed */
 	int uring_slot;		/* the slot of uring_fd */
 
+	unsigned int skip;	/* bit per enum fz_class: left out */
+	struct fz_retired *retired;	/* FZ_NRETIRED, oldest first */
+	unsigned int nretired;
 	bool chaos;		/* the second thread runs */
 	bool forks;		/* this sequence forks children to kill */
 	atomic_bool stop;
@@ -815,14 +874,20 @@ static uint64_t fz_host_ptr(struct fz *f, uint64_t len, const char **kind)
 			       fz_below(&f->rng, f->page - len);
 		return UINT64_MAX - (f->page - 1) + fz_below(&f->rng, f->page);
 	case 5:
+		/*
+		 * The range ends past the last user address, so no byte of
+		 * it is taken: the page below may be the stack (without
+		 * address space randomization).
+		 */
 		*kind = "end of user space";
-		return 0x7ffffffff000ull - fz_below(&f->rng, 2) * 8;
+		return 0x7ffffffff000ull - (len > 8 ? fz_below(&f->rng, 2) * 8 : 0);
 	case 6:
 		*kind = "non-canonical";
 		return 0x0000800000000000ull + f->page * fz_below(&f->rng, 16);
 	default:
+		/* All of the range inside one mapping (see fz_release). */
 		for (i = 0; i < FZ_NMAP; i++) {
-			if (f->map[i].addr) {
+			if (f->map[i].addr && f->map[i].len >= len) {
 				*kind = "device memory";
 				return (uintptr_t)f->map[i].addr;
 			}
@@ -1327,12 +1392,75 @@ static void op_fw(struct fz *f)
 	}
 }
 
+/* Unmap the quarantined ranges released before @before (all: INT64_MAX). */
+static void fz_unretire(struct fz *f, int64_t before)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < f->nretired; i++) {
+		if (f->retired[i].at < before)
+			munmap(f->retired[i].addr, f->retired[i].len);
+		else
+			f->retired[n++] = f->retired[i];
+	}
+	f->nretired = n;
+}
+
+/*
+ * Unmap @len bytes at @addr, part or all of a BO or firmware mapping.
+ *
+ * Why not always munmap(): an io_uring XFER may carry such a mapping as its
+ * host buffer (fz_host_ptr's "device memory"), and io_uring pins that
+ * buffer when it issues the command, which may be long after the submit
+ * (IOSQE_ASYNC, behind a linked LAUNCH that waits for its timeout, on a
+ * ring closed with it in flight). Unmapped meanwhile, the range may hold
+ * this process's own memory by then (a thread's stack, a ring, malloc's),
+ * and a FROM_DEVICE transfer would write device bytes into it: the fuzzer
+ * corrupting itself (seen once in a 6.1 soak: ld.so's assertion, exit
+ * 127). So once the sequence has had a ring (f->inflight is a lower bound
+ * only: SQEs io_uring left in the queue go with the next submit), the
+ * range is replaced by a PROT_NONE reservation (a transfer into it fails
+ * with -EFAULT, as into any inaccessible page), unmapped only after
+ * FZ_QUARANTINE_NS: every command completes well within that (a launch by
+ * its FZ_TIMEOUT_MS, a chain has at most 4 commands, a closed ring's exit
+ * waits for them).
+ */
+static void fz_release(struct fz *f, uint8_t *addr, size_t len)
+{
+	int64_t now;
+
+	if (!f->ring_used) {
+		munmap(addr, len);
+		return;
+	}
+	now = fz_now_ns();
+	if (f->nretired == FZ_NRETIRED)
+		fz_unretire(f, now - FZ_QUARANTINE_NS);
+	while (f->nretired == FZ_NRETIRED) {
+		/* Full of young ones: wait until the oldest is old enough. */
+		fz_pause(100000000);
+		now = fz_now_ns();
+		fz_unretire(f, now - FZ_QUARANTINE_NS);
+	}
+	/* MAP_FIXED replaces the mapping at once: the range is never free. */
+	if (mmap(addr, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED |
+		 MAP_NORESERVE, -1, 0) == MAP_FAILED) {
+		fz_bad(f, "reserving a released mapping's range: %d (%s)", -errno,
+		       fz_errname(-errno));
+		munmap(addr, len);
+		return;
+	}
+	f->retired[f->nretired].addr = addr;
+	f->retired[f->nretired].len = len;
+	f->retired[f->nretired++].at = now;
+}
+
 static struct fz_map *fz_map_slot(struct fz *f)
 {
 	unsigned int i = (unsigned int)fz_below(&f->rng, FZ_NMAP);
 
 	if (f->map[i].addr) {
-		munmap(f->map[i].addr, f->map[i].len);
+		fz_release(f, f->map[i].addr, f->map[i].len);
 		f->map[i].addr = NULL;
 	}
 	return &f->map[i];
@@ -1415,7 +1543,7 @@ static void op_mmap(struct fz *f)
 static void op_maps(struct fz *f)
 {
 	struct fz_map *m = &f->map[fz_below(&f->rng, FZ_NMAP)];
-	size_t pages;
+	size_t pages, len;
 	void *q;
 	int sig;
 
@@ -1424,22 +1552,27 @@ static void op_maps(struct fz *f)
 	pages = m->len / f->page;
 	switch (fz_below(&f->rng, 4)) {
 	case 0:
-		munmap(m->addr, m->len);
+		fz_release(f, m->addr, m->len);
 		m->addr = NULL;
 		break;
 	case 1:
 		if (pages >= 3) {
 			/* Split: the VMA's open() runs for the new half. */
-			munmap(m->addr + f->page, f->page);
-			munmap(m->addr + 2 * f->page, m->len - 2 * f->page);
+			fz_release(f, m->addr + f->page, f->page);
+			fz_release(f, m->addr + 2 * f->page, m->len - 2 * f->page);
 			m->len = f->page;
 		}
 		break;
 	case 2:
-		q = mremap(m->addr, m->len, fz_pct(&f->rng, 50) ? m->len :
-			   m->len + f->page, MREMAP_MAYMOVE);
+		/*
+		 * In place only: a move (MREMAP_MAYMOVE) would free the old
+		 * range at once, under commands that may aim at it (see
+		 * fz_release). Growing a PFN mapping is refused anyway.
+		 */
+		len = fz_pct(&f->rng, 50) ? m->len : m->len + f->page;
+		q = mremap(m->addr, m->len, len, 0);
 		if (q != MAP_FAILED)
-			m->addr = q;
+			m->len = len;
 		break;
 	default:
 		sig = fz_touch(m->addr, m->len < 16 * f->page ? m->len : 16 * f->page,
@@ -1466,6 +1599,7 @@ static void fz_ring_up(struct fz *f)
 	if (io_uring_queue_init_params(FZ_RING_ENTRIES, &f->ring, &p))
 		return;
 	f->ring_up = true;
+	f->ring_used = true;
 	f->inflight = 0;
 	f->inflight_unsafe = 0;
 	f->ring_regbufs = false;
@@ -2049,12 +2183,13 @@ static void fz_sequence(struct fz *f, uint64_t seed, int64_t end_ns)
 	f->seq_seed = seed;
 	f->rng = seed;
 	f->opno = 0;
+	fz_unretire(f, fz_now_ns() - FZ_QUARANTINE_NS);
 	if (!f->have_dev && !fz_dev_add(f))
 		return;
 
 	/* The firmware: sometimes killed, sometimes absent for a while. */
 	fz_fw_reap(f, fz_pct(&f->rng, 8));
-	if (!f->fw_pid && fz_pct(&f->rng, 90))
+	if (!f->fw_pid && fz_pct(&f->rng, 90) && !(f->skip & (1u << FC_FIRMWARE)))
 		fz_fw_start(f);
 
 	base = fz_mem_used(f);
@@ -2080,10 +2215,11 @@ static void fz_sequence(struct fz *f, uint64_t seed, int64_t end_ns)
 	f->nfence = 0;
 	f->ring_abandoned = false;
 	f->ring_up = false;
+	f->ring_used = false;
 	if (fz_pct(&f->rng, 85))
 		fz_ring_up(f);
 
-	f->chaos = fz_pct(&f->rng, 30);
+	f->chaos = fz_pct(&f->rng, 30) && !(f->skip & (1u << FC_CHAOS));
 	f->forks = !f->chaos && fz_pct(&f->rng, 35);
 	atomic_store(&f->stop, false);
 	if (f->chaos) {
@@ -2094,44 +2230,69 @@ static void fz_sequence(struct fz *f, uint64_t seed, int64_t end_ns)
 
 	nops = 50 + (unsigned int)fz_below(&f->rng, 350);
 	for (f->opno = 0; f->opno < nops && fz_now_ns() < end_ns; f->opno++) {
-		unsigned int r = (unsigned int)fz_below(&f->rng, 120);
+		unsigned int r = (unsigned int)fz_below(&f->rng, FZ_CLASS_DRAWS);
+		enum fz_class c = 0;
 
-		if (r < 4)
+		while (r >= fz_classes[c].draws)
+			r -= fz_classes[c++].draws;
+		if (f->skip & (1u << c))
+			continue;
+		switch (c) {
+		case FC_INFO:
 			op_get_info(f);
-		else if (r < 8)
+			break;
+		case FC_ATTACH:
 			op_attach(f, true);
-		else if (r < 10)
+			break;
+		case FC_DETACH:
 			op_attach(f, false);
-		else if (r < 24)
+			break;
+		case FC_BO_CREATE:
 			op_bo_create(f);
-		else if (r < 31)
+			break;
+		case FC_BO_DESTROY:
 			op_bo_destroy_or_info(f, true);
-		else if (r < 34)
+			break;
+		case FC_BO_INFO:
 			op_bo_destroy_or_info(f, false);
-		else if (r < 50)
+			break;
+		case FC_XFER:
 			op_xfer(f);
-		else if (r < 52)
+			break;
+		case FC_RESET:
 			op_reset(f);
-		else if (r < 60)
+			break;
+		case FC_LAUNCH:
 			op_launch(f);
-		else if (r < 67)
+			break;
+		case FC_WAIT:
 			op_wait(f);
-		else if (r < 69)
+			break;
+		case FC_FW:
 			op_fw(f);
-		else if (r < 79)
+			break;
+		case FC_MMAP:
 			op_mmap(f);
-		else if (r < 84)
+			break;
+		case FC_MAPS:
 			op_maps(f);
-		else if (r < 106)
+			break;
+		case FC_URING:
 			op_uring(f);
-		else if (r < 108)
+			break;
+		case FC_RING_CYCLE:
 			op_ring_cycle(f);
-		else if (r < 111)
+			break;
+		case FC_REOPEN:
 			op_reopen(f);
-		else if (r < 114)
+			break;
+		case FC_FORK:
 			op_fork_kill(f);
-		else
+			break;
+		default:
 			fz_reap(f, false);
+			break;
+		}
 	}
 
 	if (f->chaos) {
@@ -2149,7 +2310,7 @@ static void fz_sequence(struct fz *f, uint64_t seed, int64_t end_ns)
 	}
 	for (i = 0; i < FZ_NMAP; i++)
 		if (f->map[i].addr)
-			munmap(f->map[i].addr, f->map[i].len);
+			fz_release(f, f->map[i].addr, f->map[i].len);
 	memset(f->map, 0, sizeof(f->map));
 	for (i = 0; i < FZ_NFD; i++)
 		close(f->fd[i]);
@@ -2195,6 +2356,30 @@ static uint64_t fz_env_u64(const char *name, uint64_t dflt)
 	return errno || *end ? dflt : x;
 }
 
+/*
+ * IPU_FUZZ_SKIP: names of enum fz_class, separated by commas, to leave out;
+ * an unknown name fails the test (a typo must not look like a replay).
+ */
+static unsigned int fz_env_skip(void)
+{
+	const char *v = getenv("IPU_FUZZ_SKIP");
+	unsigned int mask = 0, c;
+	char buf[256], *tok, *save;
+
+	if (!v || !*v)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", v);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		for (c = 0; c < FC_COUNT; c++)
+			if (!strcmp(tok, fz_classes[c].name))
+				break;
+		if (c == FC_COUNT)
+			fail_msg("IPU_FUZZ_SKIP: no class '%s'", tok);
+		mask |= 1u << c;
+	}
+	return mask;
+}
+
 static void *fz_map_or_fail(size_t len, int prot)
 {
 	void *p = kt_mmap(len, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -2220,9 +2405,14 @@ static void test_random_sequences_keep_the_invariants(void **state)
 	seconds = fz_env_u64("IPU_FUZZ_SECONDS", FZ_DEFAULT_SECONDS);
 	seed = fz_env_u64("IPU_FUZZ_SEED", (uint64_t)time(NULL) * 1000003u ^
 				   (uint64_t)getpid());
+	f->skip = fz_env_skip();
 	print_message("fuzz: seed %#llx" " (replay: IPU_FUZZ_SEED=%#llx"
-		      "), %llu" " s\n", (unsigned long long)seed,
-		      (unsigned long long)seed, (unsigned long long)seconds);
+		      "), %llu" " s%s%s\n", (unsigned long long)seed,
+		      (unsigned long long)seed, (unsigned long long)seconds,
+		      f->skip ? ", IPU_FUZZ_SKIP=" : "",
+		      f->skip ? getenv("IPU_FUZZ_SKIP") : "");
+	f->retired = calloc(FZ_NRETIRED, sizeof(*f->retired));
+	assert_non_null(f->retired);
 
 	f->host = fz_map_or_fail(FZ_HOST + FZ_GUARD, PROT_NONE);
 	assert_int_equal(mprotect(f->host, FZ_HOST, PROT_READ | PROT_WRITE), 0);
@@ -2271,6 +2461,8 @@ static void test_random_sequences_keep_the_invariants(void **state)
 	}
 	fz_drain_reports(f);
 	fz_kmsg_check(f);
+	fz_unretire(f, INT64_MAX);
+	free(f->retired);
 	sigaction(SIGBUS, &old_bus, NULL);
 	sigaction(SIGSEGV, &old_segv, NULL);
 	signal(SIGPIPE, SIG_DFL);

@@ -9,60 +9,12 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "ktest.h"
-
-struct fw {
-	unsigned int idx;
-	int owner;	/* attached, with an exe BO and an arena BO */
-	int fw;		/* the firmware file */
-	uint32_t exe, arena;
-};
-
-static struct fw fw_setup(bool attach_fw)
-{
-	struct ipu_fw_attach fa = { 0 };
-	struct fw f;
-
-	kt_require_sim_ctl();
-	f.idx = kt_sim_add(4);
-	f.owner = kt_open_attached(f.idx);
-	f.exe = kt_bo(f.owner, 4096, NULL);
-	f.arena = kt_bo(f.owner, 4096, NULL);
-	f.fw = kt_open(f.idx);
-	if (attach_fw)
-		assert_int_equal(kt_ioctl(f.fw, IPU_IOCTL_FW_ATTACH, &fa), 0);
-	return f;
-}
-
-static int fw_launch(const struct fw *f, uint64_t *fence)
-{
-	struct ipu_launch l = {
-		.exe_handle = f->exe, .arena_handle = f->arena,
-		.exe_size = 64, .arena_size = 4096, .num_replicas = 1,
-	};
-	int ret = kt_ioctl(f->owner, IPU_IOCTL_LAUNCH, &l);
-
-	*fence = l.fence;
-	return ret;
-}
-
-static int fw_next(int fd, struct ipu_fw_work *w)
-{
-	memset(w, 0, sizeof(*w));
-	return kt_ioctl(fd, IPU_IOCTL_FW_NEXT, w);
-}
-
-static int fw_done(int fd, uint64_t id, int32_t status)
-{
-	struct ipu_fw_done d = { .id = id, .status = status };
-
-	return kt_ioctl(fd, IPU_IOCTL_FW_DONE, &d);
-}
+#include "kfw.h"
 
 static void test_fw_attach_twice_is_ealready_and_from_another_file_ebusy(void **state)
 {
 	struct ipu_fw_attach fa = { 0 };
-	struct fw f = fw_setup(true);
+	struct kfw f = kfw_setup(true);
 
 	(void)state;
 	assert_int_equal(kt_ioctl(f.fw, IPU_IOCTL_FW_ATTACH, &fa), -EALREADY);
@@ -72,7 +24,7 @@ static void test_fw_attach_twice_is_ealready_and_from_another_file_ebusy(void **
 static void test_fw_attach_with_flags_or_pad_is_einval(void **state)
 {
 	struct ipu_fw_attach flags = { .flags = 1 }, pad = { .pad = 1 };
-	struct fw f = fw_setup(false);
+	struct kfw f = kfw_setup(false);
 
 	(void)state;
 	assert_int_equal(kt_ioctl(f.fw, IPU_IOCTL_FW_ATTACH, &flags), -EINVAL);
@@ -81,7 +33,7 @@ static void test_fw_attach_with_flags_or_pad_is_einval(void **state)
 
 static void test_fw_attach_without_cap_sys_admin_is_eperm(void **state)
 {
-	struct fw f = fw_setup(false);
+	struct kfw f = kfw_setup(false);
 	int status;
 	pid_t pid;
 
@@ -104,16 +56,16 @@ static void test_fw_attach_without_cap_sys_admin_is_eperm(void **state)
 static void test_fw_next_of_a_file_that_is_not_the_firmware_is_enolink(void **state)
 {
 	struct ipu_fw_work w;
-	struct fw f = fw_setup(true);
+	struct kfw f = kfw_setup(true);
 
 	(void)state;
-	assert_int_equal(fw_next(f.owner, &w), -ENOLINK);
+	assert_int_equal(kfw_next(f.owner, &w), -ENOLINK);
 }
 
 static void test_fw_next_with_output_fields_set_is_einval(void **state)
 {
 	struct ipu_fw_work w = { .id = 1 };
-	struct fw f = fw_setup(true);
+	struct kfw f = kfw_setup(true);
 
 	(void)state;
 	assert_int_equal(kt_ioctl(f.fw, IPU_IOCTL_FW_NEXT, &w), -EINVAL);
@@ -125,10 +77,10 @@ static void test_fw_next_with_output_fields_set_is_einval(void **state)
 static void test_fw_next_with_nothing_pending_polls_with_etime(void **state)
 {
 	struct ipu_fw_work w;
-	struct fw f = fw_setup(true);
+	struct kfw f = kfw_setup(true);
 
 	(void)state;
-	assert_int_equal(fw_next(f.fw, &w), -ETIME); /* timeout 0: a poll */
+	assert_int_equal(kfw_next(f.fw, &w), -ETIME); /* timeout 0: a poll */
 	memset(&w, 0, sizeof(w));
 	w.timeout_ns = 1; /* long past */
 	assert_int_equal(kt_ioctl(f.fw, IPU_IOCTL_FW_NEXT, &w), -ETIME);
@@ -139,14 +91,14 @@ static void test_fw_next_hands_out_the_launch_and_done_completes_its_fence(void 
 	struct ipu_wait wt = { .timeout_ns = INT64_MAX };
 	struct ipu_bo_info exe = { 0 }, arena = { 0 };
 	struct ipu_fw_work w;
-	struct fw f = fw_setup(true);
+	struct kfw f = kfw_setup(true);
 	uint64_t fence;
 
 	(void)state;
-	assert_int_equal(fw_launch(&f, &fence), 0);
-	assert_int_equal(fw_next(f.fw, &w), 0);
-	assert_int_equal(kt_bo_info(f.owner, f.exe, &exe), 0);
-	assert_int_equal(kt_bo_info(f.owner, f.arena, &arena), 0);
+	assert_int_equal(kfw_launch(&f, &fence), 0);
+	assert_int_equal(kfw_next(f.fw, &w), 0);
+	assert_int_equal(kt_bo_info(f.owner, f.l.exe_handle, &exe), 0);
+	assert_int_equal(kt_bo_info(f.owner, f.l.arena_handle, &arena), 0);
 	/* device offsets: addresses less the base of the lowest buffer */
 	assert_int_equal(arena.device_addr - exe.device_addr,
 			 w.arena_offset - w.exe_offset);
@@ -154,37 +106,37 @@ static void test_fw_next_hands_out_the_launch_and_done_completes_its_fence(void 
 	assert_int_equal(w.arena_size, 4096);
 	assert_int_equal(w.num_replicas, 1);
 	assert_int_equal(w.pid, (uint32_t)getpid());
-	assert_int_equal(fw_done(f.fw, w.id, -EINVAL), 0);
+	assert_int_equal(kfw_done(f.fw, w.id, -EINVAL), 0);
 	wt.fence = fence;
 	assert_int_equal(kt_ioctl(f.owner, IPU_IOCTL_WAIT, &wt), 0);
 	assert_int_equal(wt.status, -EINVAL);
 	/* reported once: the id is no longer running */
-	assert_int_equal(fw_done(f.fw, w.id, 0), -ENOENT);
+	assert_int_equal(kfw_done(f.fw, w.id, 0), -ENOENT);
 }
 
-static int32_t fw_wait(const struct fw *f, uint64_t fence)
+static int32_t fw_wait(const struct kfw *f, uint64_t fence)
 {
-	struct ipu_wait w = { .fence = fence, .timeout_ns = INT64_MAX };
+	int status;
 
-	assert_int_equal(kt_ioctl(f->owner, IPU_IOCTL_WAIT, &w), 0);
-	return w.status;
+	assert_int_equal(kt_wait_fence(f->owner, fence, INT64_MAX, &status), 0);
+	return status;
 }
 
 static void test_fw_done_with_a_positive_status_or_pad_is_einval(void **state)
 {
 	struct ipu_fw_done pad = { .pad = 1 };
 	struct ipu_fw_work w;
-	struct fw f = fw_setup(true);
+	struct kfw f = kfw_setup(true);
 	uint64_t fence;
 
 	(void)state;
-	assert_int_equal(fw_launch(&f, &fence), 0);
-	assert_int_equal(fw_next(f.fw, &w), 0);
-	assert_int_equal(fw_done(f.fw, w.id, 1), -EINVAL);
+	assert_int_equal(kfw_launch(&f, &fence), 0);
+	assert_int_equal(kfw_next(f.fw, &w), 0);
+	assert_int_equal(kfw_done(f.fw, w.id, 1), -EINVAL);
 	pad.id = w.id;
 	assert_int_equal(kt_ioctl(f.fw, IPU_IOCTL_FW_DONE, &pad), -EINVAL);
 	/* none of them consumed the launch */
-	assert_int_equal(fw_done(f.fw, w.id, 0), 0);
+	assert_int_equal(kfw_done(f.fw, w.id, 0), 0);
 	assert_int_equal(fw_wait(&f, fence), 0);
 }
 
@@ -198,53 +150,53 @@ static void test_fw_done_with_a_status_that_is_no_errno_completes_with_eio(void 
 	static const int32_t statuses[] = { -512 /* ERESTARTSYS */,
 					    -529 /* EIOCBQUEUED */, -4096,
 					    INT32_MIN };
-	struct fw f = fw_setup(true);
+	struct kfw f = kfw_setup(true);
 	struct ipu_fw_work w;
 	uint64_t fence;
 	size_t i;
 
 	(void)state;
 	for (i = 0; i < sizeof(statuses) / sizeof(statuses[0]); i++) {
-		assert_int_equal(fw_launch(&f, &fence), 0);
-		assert_int_equal(fw_next(f.fw, &w), 0);
-		assert_int_equal(fw_done(f.fw, w.id, statuses[i]), 0);
+		assert_int_equal(kfw_launch(&f, &fence), 0);
+		assert_int_equal(kfw_next(f.fw, &w), 0);
+		assert_int_equal(kfw_done(f.fw, w.id, statuses[i]), 0);
 		assert_int_equal(fw_wait(&f, fence), -EIO);
 	}
 	/* a real errno passes through unchanged */
-	assert_int_equal(fw_launch(&f, &fence), 0);
-	assert_int_equal(fw_next(f.fw, &w), 0);
-	assert_int_equal(fw_done(f.fw, w.id, -ENOEXEC), 0);
+	assert_int_equal(kfw_launch(&f, &fence), 0);
+	assert_int_equal(kfw_next(f.fw, &w), 0);
+	assert_int_equal(kfw_done(f.fw, w.id, -ENOEXEC), 0);
 	assert_int_equal(fw_wait(&f, fence), -ENOEXEC);
 }
 
 static void test_fw_done_of_an_unknown_id_is_enoent(void **state)
 {
-	struct fw f = fw_setup(true);
+	struct kfw f = kfw_setup(true);
 
 	(void)state;
-	assert_int_equal(fw_done(f.fw, 12345, 0), -ENOENT);
+	assert_int_equal(kfw_done(f.fw, 12345, 0), -ENOENT);
 }
 
 static void test_fw_done_of_a_file_that_is_not_the_firmware_is_enolink(void **state)
 {
-	struct fw f = fw_setup(true);
+	struct kfw f = kfw_setup(true);
 
 	(void)state;
-	assert_int_equal(fw_done(f.owner, 1, 0), -ENOLINK);
+	assert_int_equal(kfw_done(f.owner, 1, 0), -ENOLINK);
 }
 
 static void test_fw_mmap_sees_what_xfer_wrote(void **state)
 {
 	struct ipu_bo_info exe = { 0 }, arena = { 0 };
-	struct fw f = fw_setup(true);
+	struct kfw f = kfw_setup(true);
 	uint8_t data[64];
 	uint8_t *mem;
 
 	(void)state;
 	kt_fill(data, sizeof(data), 7);
-	assert_int_equal(kt_write_bo(f.owner, f.arena, 0, data, sizeof(data)), 0);
-	assert_int_equal(kt_bo_info(f.owner, f.exe, &exe), 0);
-	assert_int_equal(kt_bo_info(f.owner, f.arena, &arena), 0);
+	assert_int_equal(kt_write_bo(f.owner, f.l.arena_handle, 0, data, sizeof(data)), 0);
+	assert_int_equal(kt_bo_info(f.owner, f.l.exe_handle, &exe), 0);
+	assert_int_equal(kt_bo_info(f.owner, f.l.arena_handle, &arena), 0);
 	mem = kt_mmap(4 << 20, PROT_READ | PROT_WRITE, MAP_SHARED, f.fw, 0);
 	/* BOs are allocated from the bottom: the exe BO is at offset 0 */
 	assert_memory_equal(mem + (arena.device_addr - exe.device_addr), data,
@@ -253,7 +205,7 @@ static void test_fw_mmap_sees_what_xfer_wrote(void **state)
 
 static void test_fw_mmap_by_a_file_that_is_not_the_firmware_is_einval(void **state)
 {
-	struct fw f = fw_setup(true);
+	struct kfw f = kfw_setup(true);
 
 	(void)state;
 	assert_int_equal(kt_mmap_err(4096, PROT_READ, MAP_SHARED, f.owner, 0),
@@ -262,7 +214,7 @@ static void test_fw_mmap_by_a_file_that_is_not_the_firmware_is_einval(void **sta
 
 static void test_fw_mmap_past_device_memory_is_einval(void **state)
 {
-	struct fw f = fw_setup(true);
+	struct kfw f = kfw_setup(true);
 
 	(void)state;
 	assert_int_equal(kt_mmap_err((4 << 20) + 4096, PROT_READ, MAP_SHARED,
@@ -273,23 +225,23 @@ static void test_reset_revokes_the_firmware_which_may_attach_again(void **state)
 {
 	struct ipu_fw_attach fa = { 0 };
 	struct ipu_fw_work w;
-	struct fw f = fw_setup(true);
+	struct kfw f = kfw_setup(true);
 
 	(void)state;
 	assert_int_equal(kt_reset(f.owner), 0);
-	assert_int_equal(fw_next(f.fw, &w), -ENOLINK);
+	assert_int_equal(kfw_next(f.fw, &w), -ENOLINK);
 	assert_int_equal(kt_ioctl(f.fw, IPU_IOCTL_FW_ATTACH, &fa), 0);
-	assert_int_equal(fw_next(f.fw, &w), -ETIME);
+	assert_int_equal(kfw_next(f.fw, &w), -ETIME);
 }
 
 static void test_closing_the_firmware_file_detaches_it(void **state)
 {
-	struct fw f = fw_setup(true);
+	struct kfw f = kfw_setup(true);
 	uint64_t fence;
 
 	(void)state;
 	assert_int_equal(kt_close(f.fw), 0);
-	assert_int_equal(fw_launch(&f, &fence), -EUNATCH);
+	assert_int_equal(kfw_launch(&f, &fence), -EUNATCH);
 }
 
 int main(void)

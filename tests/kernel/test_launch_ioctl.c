@@ -48,20 +48,6 @@ static int launch(int fd, struct ipu_launch *l, uint64_t *fence)
 	return err;
 }
 
-static int wait_fence(int fd, uint64_t fence, int64_t timeout_ns, int *status)
-{
-	struct ipu_wait w;
-	int err;
-
-	memset(&w, 0, sizeof(w));
-	w.fence = fence;
-	w.timeout_ns = timeout_ns;
-	err = kt_ioctl(fd, IPU_IOCTL_WAIT, &w);
-	if (status)
-		*status = w.status;
-	return err;
-}
-
 static void put_arena(void *ctx, uint64_t off, const void *data, uint64_t len)
 {
 	struct lx *x = ctx;
@@ -106,7 +92,7 @@ static void test_launch_and_wait_run_the_program(void **state)
 	kp_open(&m, p, (const char *[]){ "model:0" });
 	assert_int_equal(launch(lx.fd, &lx.l, &fence), 0);
 	assert_true(fence != 0);
-	assert_int_equal(wait_fence(lx.fd, fence, FAR_NS, &status), 0);
+	assert_int_equal(kt_wait_fence(lx.fd, fence, FAR_NS, &status), 0);
 	assert_int_equal(status, 0);
 	assert_int_equal(kt_read_bo(lx.fd, lx.l.arena_handle, out->slots_offset,
 				    y, sizeof(y)), 0);
@@ -125,7 +111,7 @@ static void test_wait_returns_the_firmware_status(void **state)
 	(void)state;
 	ks_require_simd();
 	fence = junk_launch(&lx);
-	assert_int_equal(wait_fence(lx.fd, fence, FAR_NS, &status), 0);
+	assert_int_equal(kt_wait_fence(lx.fd, fence, FAR_NS, &status), 0);
 	assert_int_equal(status, -ENOEXEC);
 }
 
@@ -140,10 +126,10 @@ static void test_a_past_timeout_is_etime_and_keeps_the_fence(void **state)
 	/* A stopped firmware takes nothing: the launch stays in flight. */
 	ks_simd_stop();
 	fence = junk_launch(&lx);
-	assert_int_equal(wait_fence(lx.fd, fence, 1, &status), -ETIME);
-	assert_int_equal(wait_fence(lx.fd, fence, 0, &status), -ETIME);
+	assert_int_equal(kt_wait_fence(lx.fd, fence, 1, &status), -ETIME);
+	assert_int_equal(kt_wait_fence(lx.fd, fence, 0, &status), -ETIME);
 	ks_simd_cont();
-	assert_int_equal(wait_fence(lx.fd, fence, FAR_NS, &status), 0);
+	assert_int_equal(kt_wait_fence(lx.fd, fence, FAR_NS, &status), 0);
 	assert_int_equal(status, -ENOEXEC);
 }
 
@@ -156,8 +142,8 @@ static void test_a_consumed_fence_is_enoent(void **state)
 	(void)state;
 	ks_require_simd();
 	fence = junk_launch(&lx);
-	assert_int_equal(wait_fence(lx.fd, fence, FAR_NS, &status), 0);
-	assert_int_equal(wait_fence(lx.fd, fence, FAR_NS, &status), -ENOENT);
+	assert_int_equal(kt_wait_fence(lx.fd, fence, FAR_NS, &status), 0);
+	assert_int_equal(kt_wait_fence(lx.fd, fence, FAR_NS, &status), -ENOENT);
 }
 
 static void test_an_unknown_fence_is_enoent(void **state)
@@ -165,7 +151,7 @@ static void test_an_unknown_fence_is_enoent(void **state)
 	int fd = kt_open_attached(0);
 
 	(void)state;
-	assert_int_equal(wait_fence(fd, 77, FAR_NS, NULL), -ENOENT);
+	assert_int_equal(kt_wait_fence(fd, 77, FAR_NS, NULL), -ENOENT);
 }
 
 static void test_past_256_fences_is_eagain(void **state)
@@ -181,12 +167,12 @@ static void test_past_256_fences_is_eagain(void **state)
 		assert_int_equal(launch(lx.fd, &lx.l, &fences[i]), 0);
 	assert_int_equal(launch(lx.fd, &lx.l, &extra), -EAGAIN);
 	for (i = 0; i < MAX_FENCES; i++) {
-		assert_int_equal(wait_fence(lx.fd, fences[i], FAR_NS, &status), 0);
+		assert_int_equal(kt_wait_fence(lx.fd, fences[i], FAR_NS, &status), 0);
 		assert_int_equal(status, -ENOEXEC);
 	}
 	/* Waiting gave them back. */
 	assert_int_equal(launch(lx.fd, &lx.l, &extra), 0);
-	assert_int_equal(wait_fence(lx.fd, extra, FAR_NS, &status), 0);
+	assert_int_equal(kt_wait_fence(lx.fd, extra, FAR_NS, &status), 0);
 }
 
 static void test_wait_with_flags_is_einval(void **state)
@@ -203,7 +189,7 @@ static void test_wait_with_flags_is_einval(void **state)
 	w.timeout_ns = FAR_NS;
 	w.flags = 1;
 	assert_int_equal(kt_ioctl(lx.fd, IPU_IOCTL_WAIT, &w), -EINVAL);
-	assert_int_equal(wait_fence(lx.fd, fence, FAR_NS, NULL), 0);
+	assert_int_equal(kt_wait_fence(lx.fd, fence, FAR_NS, NULL), 0);
 }
 
 static void test_wait_with_a_status_in_is_einval(void **state)
@@ -220,7 +206,7 @@ static void test_wait_with_a_status_in_is_einval(void **state)
 	w.timeout_ns = FAR_NS;
 	w.status = -1;
 	assert_int_equal(kt_ioctl(lx.fd, IPU_IOCTL_WAIT, &w), -EINVAL);
-	assert_int_equal(wait_fence(lx.fd, fence, FAR_NS, NULL), 0);
+	assert_int_equal(kt_wait_fence(lx.fd, fence, FAR_NS, NULL), 0);
 }
 
 static void test_a_launch_with_a_fence_in_is_einval(void **state)

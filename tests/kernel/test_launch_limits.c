@@ -65,20 +65,6 @@ static int launch(const struct lf *f, uint64_t *fence)
 	return err;
 }
 
-static int wait_fence(int fd, uint64_t fence, int64_t timeout_ns, int *status)
-{
-	struct ipu_wait w;
-	int err;
-
-	memset(&w, 0, sizeof(w));
-	w.fence = fence;
-	w.timeout_ns = timeout_ns;
-	err = kt_ioctl(fd, IPU_IOCTL_WAIT, &w);
-	if (status)
-		*status = w.status;
-	return err;
-}
-
 /* Queue an io_uring launch of @f (not submitted). */
 static struct io_uring_sqe *uring_launch(struct io_uring *ring,
 					 const struct lf *f, uint64_t user_data)
@@ -89,25 +75,6 @@ static struct io_uring_sqe *uring_launch(struct io_uring *ring,
 
 	*l = f->l;
 	return sqe;
-}
-
-/* Reap @n CQEs into res[user_data]. */
-static void reap(struct io_uring *ring, size_t n, int *res, size_t nres)
-{
-	struct io_uring_cqe *cqe;
-	size_t got;
-	int ret;
-
-	for (got = 0; got < n; got++) {
-		ret = io_uring_wait_cqe(ring, &cqe);
-		if (ret)
-			fail_msg("io_uring_wait_cqe: %s", strerror(-ret));
-		if (cqe->user_data >= nres)
-			fail_msg("a CQE for user_data %llu",
-				 (unsigned long long)cqe->user_data);
-		res[cqe->user_data] = cqe->res;
-		io_uring_cqe_seen(ring, cqe);
-	}
 }
 
 /*
@@ -221,12 +188,12 @@ static void test_io_uring_launches_past_256_in_flight_are_eagain(void **state)
 	ks_simd_cont();
 	for (i = 0; i <= CAP; i++)
 		res[i] = 1;
-	reap(ring, CAP, res, CAP + 1);
+	ku_reap(ring, CAP, res, CAP + 1);
 	ll_ring_exit();
 	assert_int_equal(count(res, CAP, -ENOEXEC), CAP);
 	/* All done: the file may launch again. */
 	assert_int_equal(launch(&f, &fence), 0);
-	assert_int_equal(wait_fence(f.fd, fence, FAR_NS, &i), 0);
+	assert_int_equal(kt_wait_fence(f.fd, fence, FAR_NS, &i), 0);
 	assert_int_equal(i, -ENOEXEC);
 }
 
@@ -254,11 +221,11 @@ static void test_ioctl_and_io_uring_launches_share_one_cap(void **state)
 	submit_all(ring, 1);
 	expect_refused_cqe(ring, CAP / 2);
 	ks_simd_cont();
-	reap(ring, CAP / 2, res, CAP / 2);
+	ku_reap(ring, CAP / 2, res, CAP / 2);
 	ll_ring_exit();
 	assert_int_equal(count(res, CAP / 2, -ENOEXEC), CAP / 2);
 	for (i = 0; i < CAP / 2; i++) {
-		assert_int_equal(wait_fence(f.fd, fences[i], FAR_NS, &status), 0);
+		assert_int_equal(kt_wait_fence(f.fd, fences[i], FAR_NS, &status), 0);
 		assert_int_equal(status, -ENOEXEC);
 	}
 }
@@ -285,13 +252,13 @@ static void test_the_cap_is_per_file(void **state)
 	uring_launch(ring, &b, 0);
 	submit_all(ring, 1);
 	ks_simd_cont();
-	reap(ring, 1, res, 1);
+	ku_reap(ring, 1, res, 1);
 	ll_ring_exit();
 	assert_int_equal(res[0], -ENOEXEC);
-	assert_int_equal(wait_fence(b.fd, fence_b, FAR_NS, &status), 0);
+	assert_int_equal(kt_wait_fence(b.fd, fence_b, FAR_NS, &status), 0);
 	assert_int_equal(status, -ENOEXEC);
 	for (i = 0; i < CAP; i++) {
-		assert_int_equal(wait_fence(a.fd, fences[i], FAR_NS, &status), 0);
+		assert_int_equal(kt_wait_fence(a.fd, fences[i], FAR_NS, &status), 0);
 		assert_int_equal(status, -ENOEXEC);
 	}
 }
@@ -357,7 +324,7 @@ static void test_async_launches_racing_ring_exit_leak_nothing(void **state)
 		int status;
 
 		assert_int_equal(launch(&f, &fence), 0);
-		assert_int_equal(wait_fence(f.fd, fence, FAR_NS, &status), 0);
+		assert_int_equal(kt_wait_fence(f.fd, fence, FAR_NS, &status), 0);
 		assert_int_equal(status, -ENOEXEC);
 	}
 }
@@ -397,13 +364,13 @@ static void test_a_flood_of_launches_cannot_starve_the_watchdog(void **state)
 			if (err && err != -EUNATCH)
 				fail_msg("launch %d of a flood file: %s", i,
 					 strerror(-err));
-			done = wait_fence(first.fd, fence0, 0, &status) == 0;
+			done = kt_wait_fence(first.fd, fence0, 0, &status) == 0;
 		}
 		/* Its launches stay in flight; its fences go with it. */
 		assert_int_equal(kt_close(f.fd), 0);
 	}
 	if (!done)
-		assert_int_equal(wait_fence(first.fd, fence0, FAR_NS, &status), 0);
+		assert_int_equal(kt_wait_fence(first.fd, fence0, FAR_NS, &status), 0);
 	elapsed_ms = (now_ns() - t0) / 1000000;
 	print_message("first launch completed (%d) after %lld ms, deadline %d ms\n",
 		      status, (long long)elapsed_ms, WD_DEADLINE_MS);
