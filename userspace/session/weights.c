@@ -184,8 +184,87 @@ int ipu_session_weights_from_host(struct ipu_session *s)
 	return err ? err : ipu_sess_weights_from_host(s);
 }
 
+/* Whether @s has a file a flush can fail to write (S22). */
+static bool has_writable_mapping(const struct ipu_session *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_tensors; i++)
+		if (s->tensors[i].map_len && !s->tensors[i].readonly)
+			return true;
+	return false;
+}
+
+/*
+ * What a fetch changes, saved: every fetched tensor's host copy, then its
+ * per-replica copy (all_replicas), in table order; and which of those were
+ * valid. NULL with *@err 0 when there is nothing to save.
+ */
+static uint8_t *save_copies(struct ipu_session *s, bool **validp, int *err)
+{
+	const struct sess_tensor *st;
+	size_t total = 0, at = 0, i, len;
+	uint8_t *buf;
+
+	*err = 0;
+	for (i = 0; i < s->n_tensors; i++)
+		if (fetched(&s->tensors[i]))
+			total += (size_t)s->tensors[i].num_groups *
+					 s->tensors[i].t->nbytes +
+				 (s->tensors[i].all_replicas ?
+					  fetch_bytes(s, &s->tensors[i]) : 0);
+	buf = malloc(total ? total : 1);
+	*validp = calloc(s->n_tensors ? s->n_tensors : 1, sizeof(**validp));
+	if (!buf || !*validp) {
+		free(buf);
+		free(*validp);
+		*err = ipu_sess_err(s, -ENOMEM,
+				    "weights_to_host: no memory to keep %zu bytes of host copies",
+				    total);
+		return NULL;
+	}
+	for (i = 0; i < s->n_tensors; i++) {
+		st = &s->tensors[i];
+		if (!fetched(st))
+			continue;
+		len = (size_t)st->num_groups * st->t->nbytes;
+		memcpy(buf + at, st->host, len);
+		at += len;
+		if (st->all_replicas) {
+			memcpy(buf + at, st->replicas, fetch_bytes(s, st));
+			at += fetch_bytes(s, st);
+			(*validp)[i] = st->replicas_valid;
+		}
+	}
+	return buf;
+}
+
+/* Put back what save_copies() saved; the mapped files get it too. */
+static void restore_copies(struct ipu_session *s, const uint8_t *buf,
+			   const bool *valid)
+{
+	struct sess_tensor *st;
+	size_t at = 0, i, len;
+
+	for (i = 0; i < s->n_tensors; i++) {
+		st = &s->tensors[i];
+		if (!fetched(st))
+			continue;
+		len = (size_t)st->num_groups * st->t->nbytes;
+		memcpy(st->host, buf + at, len);
+		at += len;
+		if (st->all_replicas) {
+			memcpy(st->replicas, buf + at, fetch_bytes(s, st));
+			at += fetch_bytes(s, st);
+			st->replicas_valid = valid[i];
+		}
+	}
+}
+
 int ipu_session_weights_to_host(struct ipu_session *s)
 {
+	uint8_t *saved = NULL;
+	bool *valid = NULL;
 	int err;
 
 	if (!s)
@@ -196,8 +275,20 @@ int ipu_session_weights_to_host(struct ipu_session *s)
 				    "weights_to_host: writing data from device to host is not possible: the program holds the read-only memory-mapped variable '%s'",
 				    s->ro_mmap->t->name);
 	err = ipu_sess_need_attached(s, "weights_to_host");
-	if (!err)
-		err = ipu_sess_fetch(s);
+	if (err)
+		return err;
+	/*
+	 * A fetch writes the mapped files' pages, which their readers see
+	 * at once, before the flush that can fail: keep what it overwrites,
+	 * to put back if the flush fails (S25: a failed call changes
+	 * nothing).
+	 */
+	if (!s->in_sync && has_writable_mapping(s)) {
+		saved = save_copies(s, &valid, &err);
+		if (err)
+			return err;
+	}
+	err = ipu_sess_fetch(s);
 	/*
 	 * The host copies count as in sync only once their files have the
 	 * values too: after a failed flush, the next weights_to_host (or
@@ -205,9 +296,14 @@ int ipu_session_weights_to_host(struct ipu_session *s)
 	 */
 	if (!err) {
 		err = ipu_sess_flush_mmaps(s);
-		if (err)
+		if (err) {
+			if (saved)
+				restore_copies(s, saved, valid);
 			s->in_sync = false;
+		}
 	}
+	free(saved);
+	free(valid);
 	return err;
 }
 
