@@ -132,6 +132,12 @@ struct ipu_device *__ipu_session_replica_device(const struct ipu_session *s,
 						uint32_t r);
 
 /*
+ * __ipu_session_queue() - the queue every command of @s goes through
+ * (owned by @s); NULL when detached.
+ */
+struct ipu_queue *__ipu_session_queue(const struct ipu_session *s);
+
+/*
  * __ipu_session_fail_flushes() - the next @n flushes of memory-mapped
  * variables' files (msync(), S18) fail with -EIO, as a disk error would.
  */

@@ -62,6 +62,11 @@ struct ipu_device *__ipu_session_replica_device(const struct ipu_session *s,
 	return s->reps[r].dev;
 }
 
+struct ipu_queue *__ipu_session_queue(const struct ipu_session *s)
+{
+	return s ? s->q : NULL;
+}
+
 void __ipu_session_fail_flushes(struct ipu_session *s, uint32_t n)
 {
 	if (s)
