@@ -144,6 +144,24 @@ static inline struct ipu_session *sh_session(struct ipu_ir *ir)
 	return sh_session_on(ir, "ipu_model");
 }
 
+/* The device sh_session_in() uses: the guest's copies make it "ipu_hw". */
+#ifndef SH_DEVICE
+#define SH_DEVICE "ipu_model"
+#endif
+
+/* sh_session() whose memory-mapped variables' files are in @data_dir. */
+static inline struct ipu_session *sh_session_in(struct ipu_ir *ir,
+						const char *data_dir)
+{
+	IPU_OPTS(ipu_session_opts, opts, .device = SH_DEVICE,
+		 .attach_timeout_ms = 1, .data_dir = data_dir);
+	struct ipu_session *s = NULL;
+
+	if (ipu_session_create(ir, &opts, &s))
+		fail_msg("ipu_session_create: %s", ipu_session_errmsg(NULL));
+	return s;
+}
+
 static inline void sh_attach(struct ipu_session *s)
 {
 	if (ipu_session_attach(s))
