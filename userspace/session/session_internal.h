@@ -325,8 +325,11 @@ int ipu_sess_flush_mmaps(struct ipu_session *s);
 
 /* weights.c */
 
-/* ipu_sess_weights_from_host() - S17 without the attached check. */
-int ipu_sess_weights_from_host(struct ipu_session *s);
+/*
+ * ipu_sess_upload() - the enter's upload (S06): every replica's executable
+ * image, then S17, in one batch (one bounded wait, one submission).
+ */
+int ipu_sess_upload(struct ipu_session *s);
 
 /*
  * ipu_sess_fetch() - device values into the host copies of every

@@ -41,9 +41,9 @@ static uint32_t group_of(const struct sess_tensor *st, uint32_t r)
 /*
  * Every tensor's values to every replica: tensor i's from @src[i] (laid
  * out as its host copy) where @src and @src[i] are not NULL, else from
- * its host copy.
+ * its host copy. With @images, every replica's executable image first.
  */
-static int from_host(struct ipu_session *s, uint8_t *const *src)
+static int from_host(struct ipu_session *s, uint8_t *const *src, bool images)
 {
 	const struct sess_tensor *st;
 	struct sess_batch b;
@@ -53,6 +53,9 @@ static int from_host(struct ipu_session *s, uint8_t *const *src)
 	int err;
 
 	ipu_sess_batch_init(&b, s, "weights_from_host");
+	for (r = 0; images && r < s->replicas; r++)
+		ipu_sess_batch_xfer(&b, s->reps[r].exe_bo, 0, s->image,
+				    s->image_size, IPU_XFER_DIR_TO_DEVICE, 0);
 	for (r = 0; r < s->replicas; r++) {
 		for (i = 0; i < s->n_tensors; i++) {
 			st = &s->tensors[i];
@@ -74,9 +77,9 @@ static int from_host(struct ipu_session *s, uint8_t *const *src)
 	return 0;
 }
 
-int ipu_sess_weights_from_host(struct ipu_session *s)
+int ipu_sess_upload(struct ipu_session *s)
 {
-	return from_host(s, NULL);
+	return from_host(s, NULL, true);
 }
 
 /* Whether a fetch reads @st: not constants, not read-only mappings. */
@@ -181,7 +184,7 @@ int ipu_session_weights_from_host(struct ipu_session *s)
 	if (!s)
 		return -EINVAL;
 	err = ipu_sess_need_attached(s, "weights_from_host");
-	return err ? err : ipu_sess_weights_from_host(s);
+	return err ? err : from_host(s, NULL, false);
 }
 
 /* Whether @s has a file a flush can fail to write (S22). */
@@ -585,7 +588,7 @@ static int write_attached(struct ipu_session *s, const char *const *names,
 		at += len;
 	}
 	write_values(s, names, srcs, n, stage);
-	err = from_host(s, stage);
+	err = from_host(s, stage, false);
 	if (!err) {
 		for (i = 0; i < s->n_tensors; i++)
 			if (stage[i])
@@ -594,7 +597,7 @@ static int write_attached(struct ipu_session *s, const char *const *names,
 					       s->tensors[i].t->nbytes);
 	} else {
 		snprintf(msg, sizeof(msg), "%s", s->errmsg);
-		err2 = from_host(s, NULL);
+		err2 = from_host(s, NULL, false);
 		if (err2) {
 			/* Not s->errmsg itself: the call writes it. */
 			char again[SESS_ERRMSG_LEN];
