@@ -195,13 +195,14 @@ check-exports: $(ALL_SOS)
 	BUILD=$(BUILD) scripts/check-exports $(ALL_SOS)
 
 # The unit tests again, linked against the shared libraries instead of the
-# archives: they must need nothing the maps keep local (test hooks aside).
-# Those that call what a map keeps local run against the archives only:
-# libipu's tests through fake_backend.h (ipu_device_list_add) and
-# test_session_run (ipu_sess_run_cmds, to size a batch past the queue).
+# archives: they must need nothing the maps keep local (test hooks aside,
+# include/ipu/testing.h). Those that call what a map keeps local run
+# against the archives only: the unit tests of libipu's front end, which
+# drive it through a scripted backend (fake_backend.h: the internal
+# backend registry and ipu_device_list_add).
 # ipu-emu's tests (device and transport) test no shared library.
 UNIT_INTERNAL := test_args test_bo test_device test_error test_queue_reap \
-	test_queue_submit test_xfer test_session_run \
+	test_queue_backends test_xfer \
 	$(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_emu_dev*.c)) \
 	$(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_vfio_user*.c)) \
 	test_ipu_emu

@@ -914,7 +914,7 @@ int ipu_queue_unregister_buffers(struct ipu_queue *q);
  *    completes with -EIO only when a device of its run is reset, or is
  *    dropped with its queue) or "attach".
  *    Tests set it at run time with __ipu_model_faults_set() (test-only,
- *    userspace/ipu/backend.h).
+ *    include/ipu/testing.h).
  */
 
 #ifdef __cplusplus

@@ -4,8 +4,10 @@
  *
  * Overhead: a one-op program (y = x + x on one float, a 4-byte input and
  * output) run with ipu_session_run_with_outputs(), against libipu alone
- * on the session's own queue and buffer objects: a bare LAUNCH, and the
- * chain a run is (H2D -> LAUNCH -> D2H) built by hand.
+ * on the session's own queue and IPU (test hooks, include/ipu/testing.h)
+ * with buffer objects of its own holding the same executable: a bare
+ * LAUNCH, and the chain a run is (H2D -> LAUNCH -> D2H) built by hand.
+ * Public headers only, as an application would measure it.
  *
  * Bandwidth: 64 MiB streams through ipu_session_run_with_outputs() against
  * memcpy() of the same bytes (64 MiB in, 64 MiB out), for two programs:
@@ -45,10 +47,10 @@
 #include <string.h>
 #include <time.h>
 
+#include <ipu/exe.h>
 #include <ipu/ir.h>
 #include <ipu/session.h>
-
-#include "../../userspace/session/session_internal.h"
+#include <ipu/testing.h>
 
 #define ROUNDS 5
 #define RUNS 5000
@@ -133,24 +135,88 @@ static double time_runs(struct ipu_session *s, void *x, void *y, uint64_t n,
 enum batch { LAUNCH, CHAIN, XFERS };
 
 /*
+ * libipu's side: the session's program in buffer objects of our own on the
+ * session's IPU, and the session's queue, which takes commands for it.
+ */
+struct bare {
+	struct ipu_queue *q;
+	struct ipu_bo *exe_bo, *arena_bo;
+	uint64_t exe_size;
+	uint64_t in_slot, out_slot;
+};
+
+/* Free what bare_make() made; again is harmless. */
+static void bare_free(struct bare *b)
+{
+	if (b->exe_bo)
+		ipu_bo_destroy(b->exe_bo);
+	if (b->arena_bo)
+		ipu_bo_destroy(b->arena_bo);
+	b->exe_bo = b->arena_bo = NULL;
+}
+
+/* The slots of stream @name of @exe. */
+static uint64_t slot_of(const struct ipu_exe *exe, const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; i < exe->num_streams; i++)
+		if (!strcmp(exe->streams[i].name, name))
+			return exe->streams[i].slots_offset;
+	return 0;
+}
+
+static int bare_make(struct ipu_session *s, struct bare *b)
+{
+	struct ipu_device *dev = __ipu_session_replica_device(s, 0);
+	const struct ipu_exe *exe = ipu_session_exe(s);
+	char msg[256];
+	size_t len;
+	void *img;
+	int err;
+
+	memset(b, 0, sizeof(*b));
+	b->q = __ipu_session_queue(s);
+	if (ipu_exe_save(exe, &img, &len, msg, sizeof(msg))) {
+		fprintf(stderr, "bench_session: saving the executable: %s\n",
+			msg);
+		return -1;
+	}
+	b->exe_size = len;
+	err = ipu_bo_create(dev, len, 0, &b->exe_bo);
+	if (!err)
+		err = ipu_xfer_to_device(b->exe_bo, 0, img, len);
+	if (!err)
+		err = ipu_bo_create(dev, exe->arena_size ? exe->arena_size : 1,
+				    0, &b->arena_bo);
+	free(img);
+	if (err) {
+		fprintf(stderr, "bench_session: %s\n", ipu_errmsg());
+		bare_free(b);
+		return -1;
+	}
+	b->in_slot = slot_of(exe, "x");
+	b->out_slot = slot_of(exe, "y");
+	return 0;
+}
+
+/*
  * Seconds per batch of libipu commands on the session's queue, moving
  * @bytes between @x / @y and the streams' slots (CHAIN, XFERS).
  */
-static double time_libipu(struct ipu_session *s, enum batch what, void *x,
+static double time_libipu(const struct bare *b, enum batch what, void *x,
 			  void *y, uint64_t bytes, int runs)
 {
-	const struct ipu_exe_stream *in = &s->exe->streams[s->in_idx[0]];
-	const struct ipu_exe_stream *out = &s->exe->streams[s->out_idx[0]];
 	struct ipu_launch_desc l = {
-		.exe_bo = s->reps[0].exe_bo, .exe_size = s->image_size,
-		.arena_bo = s->reps[0].arena_bo, .num_replicas = 1,
+		.exe_bo = b->exe_bo, .exe_size = b->exe_size,
+		.arena_bo = b->arena_bo, .num_replicas = 1,
 	};
 	struct ipu_xfer_desc h2d = {
-		.bo = l.arena_bo, .bo_offset = in->slots_offset, .host = x,
+		.bo = b->arena_bo, .bo_offset = b->in_slot, .host = x,
 		.length = bytes, .dir = IPU_XFER_DIR_TO_DEVICE,
 	};
 	struct ipu_xfer_desc d2h = {
-		.bo = l.arena_bo, .bo_offset = out->slots_offset, .host = y,
+		.bo = b->arena_bo, .bo_offset = b->out_slot, .host = y,
 		.length = bytes, .dir = IPU_XFER_DIR_FROM_DEVICE,
 	};
 	struct ipu_completion cqes[3];
@@ -169,11 +235,11 @@ static double time_libipu(struct ipu_session *s, enum batch what, void *x,
 		cmds[i].flags = IPU_CMD_F_LINK;
 	t = now();
 	for (i = 0; i < runs; i++) {
-		if (ipu_queue_submit(s->q, cmds, n))
+		if (ipu_queue_submit(b->q, cmds, n))
 			return fprintf(stderr, "bench_session: %s\n",
 				       ipu_errmsg()), -1;
 		for (got = 0; got < n; got += (size_t)ret) {
-			ret = ipu_queue_reap(s->q, cqes, n, n - got, -1);
+			ret = ipu_queue_reap(b->q, cqes, n, n - got, -1);
 			if (ret <= 0 || cqes[0].result)
 				return fprintf(stderr, "bench_session: %s\n",
 					       ret <= 0 ? ipu_errmsg() :
@@ -204,19 +270,22 @@ static int bench_overhead(void)
 	struct ipu_session *s = make(1, ADD_SELF);
 	double run = 1e30, launch = 1e30, chain = 1e30;
 	float x = 1, y = 0;
-	bool ok = s;
+	struct bare b;
+	bool ok = s && !bare_make(s, &b);
 	int round;
 
 	for (round = 0; ok && round <= ROUNDS; round++) {
 		double r = time_runs(s, &x, &y, 1, RUNS);
-		double l = time_libipu(s, LAUNCH, NULL, NULL, 4, RUNS);
-		double c = time_libipu(s, CHAIN, &x, &y, 4, RUNS);
+		double l = time_libipu(&b, LAUNCH, NULL, NULL, 4, RUNS);
+		double c = time_libipu(&b, CHAIN, &x, &y, 4, RUNS);
 
 		ok = r >= 0 && l >= 0 && c >= 0;
 		if (round)
 			ok = best_of(r, &run) && best_of(l, &launch) &&
 			     best_of(c, &chain);
 	}
+	if (s && b.q)
+		bare_free(&b);
 	ipu_session_destroy(s);
 	if (!ok || y != 2)
 		return 1;
@@ -240,8 +309,9 @@ static int bench_program(const char *name, enum prog op, const float *x,
 {
 	struct ipu_session *s = make(BIG / 4, op);
 	double run = 1e30, program = 1e30, xfers = 1e30, t;
+	struct bare b;
 	int round;
-	bool ok = s;
+	bool ok = s && !bare_make(s, &b);
 
 	*copy = 1e30;
 	for (round = 0; ok && round <= ROUNDS; round++) {
@@ -254,8 +324,8 @@ static int bench_program(const char *name, enum prog op, const float *x,
 		memset(y, 0, BIG);
 		r = time_runs(s, (void *)x, y, BIG / 4, 1);
 		ok = r >= 0 && !memcmp(want, y, BIG);
-		p = time_libipu(s, LAUNCH, NULL, NULL, BIG, 1);
-		xf = time_libipu(s, XFERS, (void *)x, y, BIG, 1);
+		p = time_libipu(&b, LAUNCH, NULL, NULL, BIG, 1);
+		xf = time_libipu(&b, XFERS, (void *)x, y, BIG, 1);
 		ok = ok && p >= 0 && xf >= 0;
 		if (round && ok) {
 			best_of(t, copy);
@@ -264,6 +334,8 @@ static int bench_program(const char *name, enum prog op, const float *x,
 			best_of(xf, &xfers);
 		}
 	}
+	if (s && b.q)
+		bare_free(&b);
 	ipu_session_destroy(s);
 	if (!ok) {
 		fprintf(stderr, "bench_session: %s: failed or wrong output\n",

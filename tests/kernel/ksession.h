@@ -13,8 +13,9 @@
  *
  * Nothing in the unit file changes: this header includes its helpers first
  * (session_helpers.h has an include guard, so the file's own #include is
- * then a no-op) and redirects three of their names:
- *  - sh_session(): a session on "ipu_hw" rather than "ipu_model";
+ * then a no-op) and redirects four of their names:
+ *  - sh_session() and sh_session_in(): sessions on "ipu_hw" rather than
+ *    "ipu_model";
  *  - sh_group_setup: small model IPUs as before (some tests compare with
  *    the model), but the machine's devices left visible;
  *  - cmocka_run_group_tests(): the tests, on KSH_DEVICES
@@ -26,6 +27,7 @@
 
 #include "ksimd.h"
 
+#define SH_DEVICE "ipu_hw" /* sh_session_in() */
 #include "unit/session_helpers.h"
 
 /*

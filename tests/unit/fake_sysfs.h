@@ -23,7 +23,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../userspace/ipu/internal.h"
+#include <ipu/ipu.h>
+#include <ipu/testing.h>
 
 struct fake_root {
 	char dir[256];

@@ -21,10 +21,9 @@
 
 #include <ipu/exe.h>
 #include <ipu/ipu.h>
+#include <ipu/testing.h>
 
-#include "../../userspace/ipu/backend.h"
 #include "exe_builder.h"
-#include "../../userspace/ipu/internal.h"
 
 #define MH_DEVICES	8
 #define MH_MEM_MB	64

@@ -3,7 +3,8 @@
  * session_helpers.h - shared setup of libsession's tests: a model of
  * small IPUs with the host's hardware hidden, programs built with the IR,
  * sessions on them, and host buffers. Header-only; everything static
- * inline.
+ * inline. Public headers only (include/ipu/, test hooks from testing.h):
+ * what a session test shows, an application could see.
  */
 #ifndef IPU_TESTS_SESSION_HELPERS_H
 #define IPU_TESTS_SESSION_HELPERS_H
@@ -21,9 +22,9 @@
 
 #include <ipu/ir.h>
 #include <ipu/session.h>
+#include <ipu/testing.h>
 
 #include "model_helpers.h"
-#include "../../userspace/session/session_internal.h"
 
 /* 16 IPUs: the largest programs here are 16 replicas. */
 #define SH_DEVICES "16"
@@ -143,6 +144,24 @@ static inline struct ipu_session *sh_session(struct ipu_ir *ir)
 	return sh_session_on(ir, "ipu_model");
 }
 
+/* The device sh_session_in() uses: the guest's copies make it "ipu_hw". */
+#ifndef SH_DEVICE
+#define SH_DEVICE "ipu_model"
+#endif
+
+/* sh_session() whose memory-mapped variables' files are in @data_dir. */
+static inline struct ipu_session *sh_session_in(struct ipu_ir *ir,
+						const char *data_dir)
+{
+	IPU_OPTS(ipu_session_opts, opts, .device = SH_DEVICE,
+		 .attach_timeout_ms = 1, .data_dir = data_dir);
+	struct ipu_session *s = NULL;
+
+	if (ipu_session_create(ir, &opts, &s))
+		fail_msg("ipu_session_create: %s", ipu_session_errmsg(NULL));
+	return s;
+}
+
 static inline void sh_attach(struct ipu_session *s)
 {
 	if (ipu_session_attach(s))
@@ -203,6 +222,23 @@ static inline void sh_get_f32(struct ipu_session *s, const char *name,
 	if (ipu_session_get_tensor_data(s, name, &b))
 		fail_msg("get_tensor_data(%s): %s", name,
 			 ipu_session_errmsg(s));
+}
+
+/*
+ * The host copy of float32 tensor @name, @n floats, as @s holds it
+ * without fetching (with @per_replica, the per-replica values, S20).
+ */
+static inline void sh_host_f32(const struct ipu_session *s, const char *name,
+			       bool per_replica, float *dst, size_t n)
+{
+	const void *p;
+	size_t len;
+	int err = __ipu_session_host_copy(s, name, per_replica, &p, &len);
+
+	if (err)
+		fail_msg("host copy of %s: %d", name, err);
+	assert_int_equal(len, n * sizeof(float));
+	memcpy(dst, p, len);
 }
 
 static inline void sh_assert_floats(const float *got, const float *want,

@@ -4,10 +4,10 @@
  * refusing bad input: one test per check, each a batch of a valid
  * transfer followed by one otherwise valid command with one thing wrong.
  * A refused batch runs nothing (the transfer before the bad command never
- * writes) and leaves nothing in flight.
+ * writes) and leaves nothing in flight. Through the public API on the
+ * model (a device of another backend: test_queue_backends.c).
  */
 #include "model_helpers.h"
-#include "fake_backend.h"
 
 struct fixture {
 	struct ipu_device *dev, *dev1;
@@ -377,24 +377,6 @@ static void test_replica_count_unlike_the_run_in_flight_is_einval(void **state)
 	launch_refused(f, &l, -EINVAL, "has 2 replicas, not 4");
 }
 
-static void test_device_of_another_backend_is_einval(void **state)
-{
-	struct fixture *f = *state;
-	struct ipu_device *fdev;
-	struct ipu_bo *fbo;
-
-	assert_int_equal(__ipu_backend_register(&fake_ops), 0);
-	memset(&fake, 0, sizeof(fake));
-	fdev = fake_open_dev(0, IPU_OPEN_ATTACH);
-	assert_int_equal(ipu_bo_create(fdev, 4096, 0, &fbo), 0);
-	first_cmd(f);
-	f->cmds[1] = f->cmds[0];
-	f->cmds[1].xfer.bo = fbo;
-	refused(f, 2, -EINVAL, "\"fake\" backend");
-	ipu_device_close(fdev);
-	__ipu_backend_unregister(&fake_ops);
-}
-
 static void test_more_than_the_queue_holds_in_flight_is_ebusy(void **state)
 {
 	struct fixture *f = *state;
@@ -464,7 +446,6 @@ int main(void)
 		T(test_launches_of_one_run_linked_together_are_einval),
 		T(test_replica_already_in_flight_is_einval),
 		T(test_replica_count_unlike_the_run_in_flight_is_einval),
-		T(test_device_of_another_backend_is_einval),
 		T(test_more_than_the_queue_holds_in_flight_is_ebusy),
 		T(test_queue_options_are_checked),
 #undef T

@@ -115,7 +115,7 @@ static void test_S06_enter_waits_for_busy_ipus(void **state)
 	assert_int_equal(pthread_create(&t, NULL, release_later, devs[5]), 0);
 	sh_attach(s);
 	assert_int_equal(pthread_join(t, NULL), 0);
-	assert_string_equal(ipu_device_name(s->devs[0]), "model:5");
+	assert_string_equal(ipu_device_name(__ipu_session_replica_device(s, 0)), "model:5");
 	devs[5] = NULL;
 	release_all(devs);
 	ipu_session_destroy(s);
@@ -209,7 +209,7 @@ static void test_S07_enters_nest(void **state)
 	assert_int_equal(ipu_session_detach(s, 0), 0);
 	assert_true(ipu_session_is_attached(s));
 	assert_int_equal(__ipu_session_submissions(s), subs);
-	assert_false(s->in_sync);
+	assert_false(__ipu_session_in_sync(s));
 	/* The device kept its state across the inner context. */
 	run2(s, 1, y);
 	sh_assert_floats(y, want2, 2);
@@ -323,8 +323,8 @@ static void test_S06_replicas_on_their_first_ipu(void **state)
 	s = sh_session(ir);
 	assert_int_equal(ipu_session_num_ipus(s), 4);
 	sh_attach(s);
-	assert_string_equal(ipu_device_name(s->reps[0].dev), "model:0");
-	assert_string_equal(ipu_device_name(s->reps[1].dev), "model:2");
+	assert_string_equal(ipu_device_name(__ipu_session_replica_device(s, 0)), "model:0");
+	assert_string_equal(ipu_device_name(__ipu_session_replica_device(s, 1)), "model:2");
 	/* The whole aligned set is held, the IPUs without arenas too. */
 	for (i = 0; i < 4; i++) {
 		char name[16];
@@ -347,8 +347,8 @@ static void test_S06_sessions_share_the_machine(void **state)
 	(void)state;
 	sh_attach(a);
 	sh_attach(b);
-	assert_string_equal(ipu_device_name(a->devs[0]), "model:0");
-	assert_string_equal(ipu_device_name(b->devs[0]), "model:2");
+	assert_string_equal(ipu_device_name(__ipu_session_replica_device(a, 0)), "model:0");
+	assert_string_equal(ipu_device_name(__ipu_session_replica_device(b, 0)), "model:2");
 	sh_run_xy(b, sh_buf(x, IPU_DTYPE_FLOAT32, 2, 2ull, 2ull),
 		  sh_buf(y, IPU_DTYPE_FLOAT32, 2, 2ull, 2ull));
 	sh_assert_floats(&y[0][0], want, 4);

@@ -41,8 +41,7 @@ static void arm(const char *spec)
 /* The host copy of w, without fetching (what the session holds). */
 static void host_w(const struct ipu_session *s, float *w)
 {
-	assert_string_equal(s->tensors[0].t->name, "w");
-	memcpy(w, s->tensors[0].host, 2 * sizeof(float));
+	sh_host_f32(s, "w", false, w, 2);
 }
 
 static void test_S25_write_the_device_rejects_changes_nothing(void **state)
@@ -61,7 +60,7 @@ static void test_S25_write_the_device_rejects_changes_nothing(void **state)
 	/* The old values stay, on the host and on the device, in sync. */
 	host_w(s, w);
 	sh_assert_floats(w, old, 2);
-	assert_true(s->in_sync);
+	assert_true(__ipu_session_in_sync(s));
 	sh_get_f32(s, "w", w, 1, &two);
 	sh_assert_floats(w, old, 2);
 	assert_int_equal(run_x(s, 1, y), 0);
@@ -85,11 +84,11 @@ static void test_S25_write_whose_undo_fails_leaves_copies_stale(void **state)
 	sh_assert_msg(s, "putting the old values back failed too");
 	host_w(s, w);
 	sh_assert_floats(w, old, 2);
-	assert_false(s->in_sync);
+	assert_false(__ipu_session_in_sync(s));
 	/* The device kept its w: the next fetch says so. */
 	sh_get_f32(s, "w", w, 1, &two);
 	sh_assert_floats(w, old, 2);
-	assert_true(s->in_sync);
+	assert_true(__ipu_session_in_sync(s));
 	ipu_session_destroy(s);
 }
 
@@ -121,12 +120,12 @@ static void test_S13_launch_failing_part_way_leaves_copies_stale(void **state)
 	sh_assert_msg(s, "injected fault");
 	arm(NULL);
 	/* The program ran on the device: the host copy is stale. */
-	assert_false(s->in_sync);
+	assert_false(__ipu_session_in_sync(s));
 	host_w(s, w);
 	sh_assert_floats(w, old, 2);
 	sh_get_f32(s, "w", w, 1, &two);
 	sh_assert_floats(w, ran, 2);
-	assert_true(s->in_sync);
+	assert_true(__ipu_session_in_sync(s));
 	ipu_session_destroy(s);
 }
 
@@ -137,13 +136,13 @@ static void test_S25_any_device_error_leaves_copies_stale(void **state)
 
 	(void)state;
 	sh_attach(s);
-	assert_true(s->in_sync);
+	assert_true(__ipu_session_in_sync(s));
 	/* The first input fails: nothing ran, but the session cannot know
 	 * what the device did; it fetches before trusting its copies. */
 	arm("dma:1");
 	assert_int_equal(run_x(s, 5, y), -EIO);
 	arm(NULL);
-	assert_false(s->in_sync);
+	assert_false(__ipu_session_in_sync(s));
 	assert_true(y[0] == 0 && y[1] == 0);
 	ipu_session_destroy(s);
 }

@@ -163,6 +163,47 @@ static void test_S22_writes_go_to_the_file(void **state)
 	unlink_file(path);
 }
 
+/*
+ * S18, S25: weights_to_host whose flush of the file fails returns the
+ * error and changes nothing: not the file, not the host copy, and the
+ * session does not claim to be in sync; the next one does it all.
+ */
+static void test_S18_failed_flush_changes_nothing(void **state)
+{
+	const float v[2] = { 1, 1 }, want[2] = { 4, 4 };
+	struct ipu_session *s;
+	char path[64];
+	float y[2], f[2], w[2];
+
+	(void)state;
+	make_file(path, v, 2);
+	assert_int_equal(mapped(path, false, 1, false, &s), 0);
+	sh_attach(s);
+	run_x(s, 3, y);
+	__ipu_session_fail_flushes(s, 1);
+	assert_int_equal(ipu_session_weights_to_host(s), -EIO);
+	sh_assert_msg(s, "memory-mapped variable 'w': flushing to");
+	read_file(path, f, 2);
+	sh_assert_floats(f, v, 2);
+	sh_host_f32(s, "w", false, w, 2);
+	sh_assert_floats(w, v, 2);
+	assert_false(__ipu_session_in_sync(s));
+	/* S07: an exit whose flush fails stays attached, file untouched. */
+	__ipu_session_fail_flushes(s, 1);
+	assert_int_equal(ipu_session_detach(s, 0), -EIO);
+	assert_true(ipu_session_is_attached(s));
+	read_file(path, f, 2);
+	sh_assert_floats(f, v, 2);
+	assert_int_equal(ipu_session_weights_to_host(s), 0);
+	assert_true(__ipu_session_in_sync(s));
+	read_file(path, f, 2);
+	sh_assert_floats(f, want, 2);
+	sh_host_f32(s, "w", false, w, 2);
+	sh_assert_floats(w, want, 2);
+	ipu_session_destroy(s);
+	unlink_file(path);
+}
+
 /* S25: a write the device rejects leaves the file as it was. */
 static void test_S22_write_the_device_rejects_leaves_the_file(void **state)
 {
@@ -250,7 +291,7 @@ static void test_S05_read_only_mapping_disables_weights_to_host(void **state)
 	make_file(path, v, 2);
 	assert_true(chmod(full_path(path), 0400) == 0);
 	assert_int_equal(mapped(path, true, 1, false, &s), 0);
-	assert_false(s->to_host_on_exit);
+	assert_false(__ipu_session_to_host_on_exit(s));
 	sh_attach(s);
 	run_x(s, 1, y);
 	assert_true(y[0] == 8 && y[1] == 9);
@@ -307,8 +348,10 @@ static void test_S05_read_only_mapping_with_exit_fetch_off(void **state)
 	assert_int_equal(ipu_session_create(sh_acc_ir(1, 1, 2, &opts), &sopts,
 					    &s),
 			 0);
-	assert_false(s->to_host_on_exit);
-	assert_ptr_equal(s->ro_mmap, &s->tensors[0]);
+	assert_false(__ipu_session_to_host_on_exit(s));
+	/* w is the read-only mapping S05 names. */
+	assert_int_equal(ipu_session_weights_to_host(s), -EROFS);
+	sh_assert_msg(s, "read-only memory-mapped variable 'w'");
 	ipu_session_destroy(s);
 	unlink_file(path);
 }
@@ -604,6 +647,7 @@ int main(void)
 		cmocka_unit_test(test_S22_writes_go_to_the_file),
 		cmocka_unit_test(test_S22_grouped_file_holds_a_value_per_group),
 		cmocka_unit_test(test_S22_write_the_device_rejects_leaves_the_file),
+		cmocka_unit_test(test_S18_failed_flush_changes_nothing),
 		cmocka_unit_test(test_S22_missing_file),
 		cmocka_unit_test(test_S22_short_file),
 		cmocka_unit_test(test_S05_read_only_mapping_disables_weights_to_host),

@@ -8,7 +8,8 @@
  *
  * The program, 2 replicas, 2 host transfers, per transfer:
  *	x = load("x") (float32[3]); z = load("z") (float32[2])
- *	w += x	(ungrouped, one_per_group: replicas diverge, host has 1)
+ *	w += x	(ungrouped, one_per_group: replicas diverge, host has 1;
+ *		 memory-mapped: its host copy is a file, S22)
  *	g += z	(groups of one: a value per replica on the host)
  *	a += z	(ungrouped, all_replicas: the host sees every replica)
  *	store("y", w + c)	(c a constant)
@@ -16,19 +17,22 @@
  *
  * Device errors are random steps too: before a step, the model backend
  * may be armed to fail the next transfer, launch or attach
- * (__ipu_model_faults_set()). What a failure does is then part of the
+ * (__ipu_model_faults_set()), or the session the next flush of w's file
+ * (__ipu_session_fail_flushes()). What a failure does is then part of the
  * reference (S25): a rejected call leaves the host copies, the sync state
  * and the attachment as they were, except that after a device error the
  * host copies are out of sync until a fetch succeeds; a launch that fails
  * after the program ran leaves the device changed. After every step, the
- * host copies themselves are compared with the reference's, besides the
- * values get_tensor_data shows.
+ * host copies themselves are compared with the reference's, and so are
+ * the bytes of w's file, besides the values get_tensor_data shows.
  */
+#include <unistd.h>
+
 #include "session_helpers.h"
 
 #define R 2
 #define D 2
-#define STEPS 600
+#define STEPS 800
 
 static const float c0[3] = { 100, 200, 300 };
 
@@ -43,7 +47,7 @@ struct model {
 };
 
 /* The fault armed for the current step, if any. */
-enum fault { NONE, DMA, LAUNCH, ATTACH };
+enum fault { NONE, DMA, LAUNCH, ATTACH, FLUSH };
 static enum fault fault;
 static unsigned int faults_hit;
 
@@ -62,6 +66,48 @@ static float small(int range)
 	return (float)((int)rnd(2 * (uint32_t)range + 1) - range);
 }
 
+/* The data directory of w's file, W_FILE (S22). */
+#define W_FILE "w.bin"
+static char data_dir[64];
+
+/* A fresh data directory holding W_FILE with w's initial values. */
+static void make_w_file(void)
+{
+	static const float w0[3] = { 1, 2, 3 };
+	char path[96];
+	FILE *f;
+
+	strcpy(data_dir, "/tmp/ipu-session-random-XXXXXX");
+	assert_non_null(mkdtemp(data_dir));
+	snprintf(path, sizeof(path), "%s/" W_FILE, data_dir);
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(w0, sizeof(w0), 1, f), 1);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void remove_w_file(void)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "%s/" W_FILE, data_dir);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(data_dir), 0);
+}
+
+/* The bytes of w's file, read as another process would. */
+static void read_w_file(float *w)
+{
+	char path[96];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/" W_FILE, data_dir);
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	assert_int_equal(fread(w, 3 * sizeof(float), 1, f), 1);
+	fclose(f);
+}
+
 static struct ipu_session *program(void)
 {
 	struct ipu_ir *ir = sh_ir(R, D);
@@ -76,11 +122,11 @@ static struct ipu_session *program(void)
 		IPU_OPTS(ipu_ir_variable_opts, gopts, .grouping = &ones);
 		IPU_OPTS(ipu_ir_variable_opts, aopts,
 			 .retrieval = IPU_EXE_RETRIEVE_ALL_REPLICAS);
-		static const float w0[3] = { 1, 2, 3 }, g0[R][2] = { { 4, 5 },
-								      { 6, 7 } },
+		IPU_OPTS(ipu_ir_variable_opts, wopts, .mmap_path = W_FILE);
+		static const float g0[R][2] = { { 4, 5 }, { 6, 7 } },
 				   a0[2] = { 8, 9 };
 
-		w = sh_var(ir, "w", 3, w0, NULL);
+		w = sh_var(ir, "w", 3, NULL, &wopts);
 		g = sh_var(ir, "g", 2, &g0[0][0], &gopts);
 		a = sh_var(ir, "a", 2, a0, &aopts);
 	}
@@ -100,7 +146,7 @@ static struct ipu_session *program(void)
 			 0);
 	assert_int_equal(ipu_ir_pop_graph(ir), 0);
 	assert_int_equal(ipu_ir_repeat(ir, step, D, NULL, 0, NULL, 0), 0);
-	return sh_session(ir);
+	return sh_session_in(ir, data_dir);
 }
 
 static void model_init(struct model *m)
@@ -187,6 +233,14 @@ static void step_detach(struct ipu_session *s, struct model *m)
 		assert_int_equal(ipu_session_detach(s, flags), -EIO);
 		faults_hit++;
 		return; /* still attached, weights not lost */
+	}
+	/* Then it flushes w's file: failing, it changes nothing but the
+	 * sync state (the next exit fetches and flushes again). */
+	if (m->depth == 1 && !flags && fault == FLUSH) {
+		assert_int_equal(ipu_session_detach(s, flags), -EIO);
+		faults_hit++;
+		m->in_sync = false;
+		return;
 	}
 	assert_int_equal(ipu_session_detach(s, flags), 0);
 	if (--m->depth == 0 && !flags)
@@ -338,7 +392,8 @@ static void step_get(struct ipu_session *s, struct model *m)
 	uint32_t first = rnd(4), n = 1 + rnd(4 - first);
 	int r;
 
-	if (m->depth && first < 3 && !m->in_sync && fault == DMA) {
+	if (m->depth && first < 3 && !m->in_sync &&
+	    (fault == DMA || fault == FLUSH)) {
 		assert_int_equal(ipu_session_get_tensors_data(s, names + first,
 							      dst + first, n),
 				 -EIO);
@@ -370,9 +425,11 @@ static void step_to_host(struct ipu_session *s, struct model *m)
 		assert_int_equal(ipu_session_weights_to_host(s), -EPERM);
 		return;
 	}
-	if (!m->in_sync && fault == DMA) {
+	if ((!m->in_sync && fault == DMA) || fault == FLUSH) {
 		assert_int_equal(ipu_session_weights_to_host(s), -EIO);
 		faults_hit++;
+		/* A failed flush puts the old values back (S25). */
+		m->in_sync = false;
 		return;
 	}
 	assert_int_equal(ipu_session_weights_to_host(s), 0);
@@ -395,27 +452,41 @@ static void step_from_host(struct ipu_session *s, struct model *m)
 	model_from_host(m);
 }
 
+/* The first variable or constant of the program: the first the session
+ * sends to the device. */
+static const char *first_variable(const struct ipu_session *s)
+{
+	const struct ipu_exe *exe = ipu_session_exe(s);
+	uint32_t i;
+
+	for (i = 0; i < exe->num_tensors; i++)
+		if (exe->tensors[i].kind == IPU_EXE_TENSOR_VARIABLE ||
+		    exe->tensors[i].kind == IPU_EXE_TENSOR_CONSTANT)
+			return exe->tensors[i].name;
+	return "";
+}
+
 /* The host copies (what get_tensor_data shows detached) are the model's. */
 static void check_host(const struct ipu_session *s, const struct model *m)
 {
-	const struct sess_tensor *st;
-	size_t i;
+	float w[3], g[R * 2], a[2], a_rep[R * 2];
+	const void *p;
+	size_t len;
+	int err;
 
-	for (i = 0; i < s->n_tensors; i++) {
-		st = &s->tensors[i];
-		if (!strcmp(st->t->name, "w"))
-			sh_assert_floats((const float *)st->host, m->host_w, 3);
-		else if (!strcmp(st->t->name, "g"))
-			sh_assert_floats((const float *)st->host,
-					 &m->host_g[0][0], R * 2);
-		else if (!strcmp(st->t->name, "a"))
-			sh_assert_floats((const float *)st->host, m->host_a, 2);
-		if (!strcmp(st->t->name, "a")) {
-			assert_int_equal(st->replicas_valid, m->a_valid);
-			if (m->a_valid)
-				sh_assert_floats((const float *)st->replicas,
-						 &m->a_rep[0][0], R * 2);
-		}
+	sh_host_f32(s, "w", false, w, 3);
+	sh_assert_floats(w, m->host_w, 3);
+	read_w_file(w);
+	sh_assert_floats(w, m->host_w, 3);
+	sh_host_f32(s, "g", false, g, R * 2);
+	sh_assert_floats(g, &m->host_g[0][0], R * 2);
+	sh_host_f32(s, "a", false, a, 2);
+	sh_assert_floats(a, m->host_a, 2);
+	err = __ipu_session_host_copy(s, "a", true, &p, &len);
+	assert_int_equal(err == 0, m->a_valid);
+	if (m->a_valid) {
+		sh_host_f32(s, "a", true, a_rep, R * 2);
+		sh_assert_floats(a_rep, &m->a_rep[0][0], R * 2);
 	}
 }
 
@@ -425,22 +496,25 @@ static void test_S25_random_sequence_matches_the_model(void **state)
 		step_attach, step_detach, step_run, step_run, step_run,
 		step_write, step_get, step_get, step_to_host, step_from_host,
 	};
-	struct ipu_session *s = program();
+	struct ipu_session *s;
 	unsigned int counts[10] = { 0 };
 	struct model m;
 	int i;
 
 	static const char *const arm[] = { NULL, "dma:1", "launch:1",
-					   "attach:1" };
+					   "attach:1", NULL };
 	/* Faults are the model's: on hardware (the guest's copy of this
 	 * test, tests/kernel/test_session_hw_random.c) the steps run
 	 * without. */
-	const bool on_model = !strcmp(ipu_session_device_name(s), "ipu_model");
+	bool on_model;
 
 	(void)state;
+	make_w_file();
+	s = program();
+	on_model = !strcmp(ipu_session_device_name(s), "ipu_model");
 	model_init(&m);
 	/* The reference's failed weights_from_host knows the order. */
-	assert_string_equal(s->tensors[0].t->name, "w");
+	assert_string_equal(first_variable(s), "w");
 	for (i = 0; i < STEPS; i++) {
 		uint32_t k = rnd(10);
 
@@ -449,17 +523,19 @@ static void test_S25_random_sequence_matches_the_model(void **state)
 			k = 1;
 		counts[k]++;
 		/* One step in three meets a device error, if it uses one. */
-		fault = rnd(3) ? NONE : (enum fault)(1 + rnd(3));
+		fault = rnd(3) ? NONE : (enum fault)(1 + rnd(4));
 		if (!on_model)
 			fault = NONE;
 		assert_int_equal(__ipu_model_faults_set(arm[fault]), 0);
+		__ipu_session_fail_flushes(s, fault == FLUSH);
 		steps[k](s, &m);
 		assert_int_equal(__ipu_model_faults_set(NULL), 0);
+		__ipu_session_fail_flushes(s, 0);
 		if (ipu_session_is_attached(s) != (m.depth > 0) ||
-		    s->in_sync != m.in_sync)
+		    __ipu_session_in_sync(s) != m.in_sync)
 			fail_msg("step %d (%u, fault %d): attached %d, want %d; in sync %d, want %d",
 				 i, k, fault, ipu_session_is_attached(s),
-				 m.depth > 0, s->in_sync, m.in_sync);
+				 m.depth > 0, __ipu_session_in_sync(s), m.in_sync);
 		check_host(s, &m);
 	}
 	/* Every kind of step ran, and device errors were met often. */
@@ -469,6 +545,7 @@ static void test_S25_random_sequence_matches_the_model(void **state)
 	assert_true(faults_hit > 40 || !on_model);
 	fault = NONE;
 	ipu_session_destroy(s);
+	remove_w_file();
 }
 
 int main(void)

@@ -486,14 +486,14 @@ static void test_S13_run_puts_host_weights_out_of_sync(void **state)
 	uint64_t shape = 2;
 
 	(void)state;
-	assert_true(s->in_sync);
+	assert_true(__ipu_session_in_sync(s));
 	sh_run_xy(s, sh_buf(x, IPU_DTYPE_FLOAT32, 1, 2ull),
 		  sh_buf(y, IPU_DTYPE_FLOAT32, 1, 2ull));
-	assert_false(s->in_sync);
+	assert_false(__ipu_session_in_sync(s));
 	/* So reading w fetches it. */
 	sh_get_f32(s, "w", w, 1, &shape);
 	sh_assert_floats(w, want, 2);
-	assert_true(s->in_sync);
+	assert_true(__ipu_session_in_sync(s));
 	ipu_session_destroy(s);
 }
 
@@ -685,7 +685,7 @@ static void test_S26_runs_beyond_a_queue_still_work(void **state)
 	(void)state;
 	assert_non_null(x);
 	assert_non_null(y);
-	assert_true(ipu_sess_run_cmds(s) > IPU_QUEUE_MAX_ENTRIES);
+	assert_true(__ipu_session_run_cmds(s) > IPU_QUEUE_MAX_ENTRIES);
 	for (i = 0; i < d * r * 2; i++)
 		x[i] = 1;
 	before = __ipu_session_submissions(s);
@@ -731,7 +731,7 @@ static void test_S25_rejected_run_changes_nothing(void **state)
 	assert_int_equal(__ipu_session_submissions(s), subs);
 	for (i = 0; i < 8; i++)
 		assert_true((&y[0][0][0])[i] == -1);
-	assert_true(s->in_sync);
+	assert_true(__ipu_session_in_sync(s));
 	/* Replica 0's w was (1, 2) + (1, 2) + (5, 6); the next run goes on
 	 * from there. */
 	sh_run_xy(s, sh_buf(x, IPU_DTYPE_FLOAT32, 3, 2ull, 2ull, 2ull),
@@ -748,19 +748,19 @@ static void test_S25_device_error_leaves_the_session_usable(void **state)
 
 	(void)state;
 	/* Someone takes the IPU from under the session. */
-	assert_int_equal(ipu_device_detach(s->devs[0]), 0);
+	assert_int_equal(ipu_device_detach(__ipu_session_replica_device(s, 0)), 0);
 	assert_int_equal(run_xy(s, sh_buf(x, IPU_DTYPE_FLOAT32, 1, 2ull),
 				sh_buf(y, IPU_DTYPE_FLOAT32, 1, 2ull)),
 			 -EACCES);
 	sh_assert_msg(s, "run: ");
-	sh_assert_msg(s, ipu_device_name(s->devs[0]));
+	sh_assert_msg(s, ipu_device_name(__ipu_session_replica_device(s, 0)));
 	sh_assert_msg(s, ": transfer (to device)");
 	sh_assert_msg(s, "not attached");
 	/* After a device error the session cannot know what the device
 	 * holds: its host copies count as stale until a fetch (S25). */
-	assert_false(s->in_sync);
+	assert_false(__ipu_session_in_sync(s));
 	assert_true(ipu_session_is_attached(s));
-	assert_int_equal(ipu_device_attach(s->devs[0]), 0);
+	assert_int_equal(ipu_device_attach(__ipu_session_replica_device(s, 0)), 0);
 	assert_int_equal(run_xy(s, sh_buf(x, IPU_DTYPE_FLOAT32, 1, 2ull),
 				sh_buf(y, IPU_DTYPE_FLOAT32, 1, 2ull)),
 			 0);

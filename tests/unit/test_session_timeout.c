@@ -66,7 +66,7 @@ static void test_S25_hung_launch_times_out_resets_and_reaps(void **state)
 	/* The session reset the device; the output never came. */
 	assert_int_equal(resets(0), before + 1);
 	assert_true(y[0] == -1 && y[1] == -1);
-	assert_false(s->in_sync);
+	assert_false(__ipu_session_in_sync(s));
 	/* Nothing is left in the queue to pass for the next run's. */
 	assert_int_equal(run_x(s, 1, y), 0);
 	sh_assert_floats(y, ran, 2);

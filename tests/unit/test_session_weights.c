@@ -63,7 +63,7 @@ static void test_S17_weights_from_host_sends_the_host_copies(void **state)
 	(void)state;
 	run_x(s, 5, y); /* w = 6 7 on the device, 1 2 on the host */
 	assert_int_equal(ipu_session_weights_from_host(s), 0);
-	assert_true(s->in_sync);
+	assert_true(__ipu_session_in_sync(s));
 	run_x(s, 0, y); /* back to 1 2 */
 	sh_assert_floats(y, want, 2);
 	ipu_session_destroy(s);
@@ -88,9 +88,9 @@ static void test_S18_weights_to_host_fetches_every_variable(void **state)
 
 	(void)state;
 	run_x(s, 3, y);
-	assert_false(s->in_sync);
+	assert_false(__ipu_session_in_sync(s));
 	assert_int_equal(ipu_session_weights_to_host(s), 0);
-	assert_true(s->in_sync);
+	assert_true(__ipu_session_in_sync(s));
 	/* Left without a fetch: the host copies are what was fetched. */
 	assert_int_equal(ipu_session_detach(s, IPU_DETACH_ERROR), 0);
 	sh_get_f32(s, "w", w, 1, &shape2);
@@ -147,7 +147,7 @@ static void test_S19_constants_never_fetch(void **state)
 	sh_get_f32(s, "c", c, 1, &shape2);
 	sh_assert_floats(c, want, 2);
 	assert_int_equal(__ipu_session_submissions(s), subs);
-	assert_false(s->in_sync);
+	assert_false(__ipu_session_in_sync(s));
 	ipu_session_destroy(s);
 }
 

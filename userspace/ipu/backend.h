@@ -126,23 +126,6 @@ int __ipu_backend_register(const struct ipu_backend_ops *ops);
 /* __ipu_backend_unregister() - remove @ops. Return 0 or -ENOENT. */
 int __ipu_backend_unregister(const struct ipu_backend_ops *ops);
 
-/*
- * __ipu_model_reinit() - forget the model IPUs so that their next use
- * reads IPU_MODEL_DEVICES and IPU_MODEL_MEM_MB again (tests). Not
- * thread-safe with other model calls. Return 0, or -EBUSY while a model
- * device is open.
- */
-int __ipu_model_reinit(void);
-
-/*
- * __ipu_model_faults_set() - fault injection in the model backend, for
- * tests only (not part of libipu's interface): @spec as the environment
- * variable IPU_MODEL_FAULTS, e.g. "dma:1" (the next transfer fails),
- * "launch:2,attach:%3" (the next two launches, and every third attach);
- * NULL or "" clears every fault. Replaces what was set before, and what
- * IPU_MODEL_FAULTS set. Thread-safe. Return 0, or -EINVAL for a bad
- * @spec. See backend_model.c for what each fault does.
- */
-int __ipu_model_faults_set(const char *spec);
+/* __ipu_model_reinit(), __ipu_model_faults_set(): include/ipu/testing.h. */
 
 #endif /* IPU_BACKEND_H */

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include <ipu/ipu.h>
+#include <ipu/testing.h>
 
 struct ipu_backend_ops;
 
@@ -61,35 +62,7 @@ struct ipu_bo {
 	void *map;
 };
 
-/**
- * struct ipu_queue_stats - what a queue (or every queue of the process)
- * did, from __ipu_queue_stats(): for tests and benchmarks that count
- * system calls. All counts since the queue was made (the process started).
- * @batches: batches handed to the backend (ipu_queue_submit(), and the
- *	batches of ipu_xfer_run() and ipu_launch()).
- * @commands: commands in them.
- * @enters: io_uring_enter() system calls: @submit_enters + @wait_enters.
- * @submit_enters: those that submitted a batch (one per batch, unless a
- *	batch is longer than the ring).
- * @wait_enters: those that waited for completions.
- * @fixed_xfers: transfers sent with a registered buffer
- *	(IORING_URING_CMD_FIXED).
- */
-struct ipu_queue_stats {
-	uint64_t batches;
-	uint64_t commands;
-	uint64_t enters;
-	uint64_t submit_enters;
-	uint64_t wait_enters;
-	uint64_t fixed_xfers;
-};
-
-/*
- * __ipu_queue_stats() - the counters of @q, or with @q NULL the totals of
- * every queue the process made. Exported for tests and benchmarks; not
- * part of the interface. Return 0, or -EINVAL for a NULL @st.
- */
-int __ipu_queue_stats(const struct ipu_queue *q, struct ipu_queue_stats *st);
+/* struct ipu_queue_stats, __ipu_queue_stats(): include/ipu/testing.h. */
 
 /* queue.c: add @n to counter @field of @q and of the process. */
 #define IPU_QUEUE_STAT_ADD(q, field, n)                                   \
@@ -188,18 +161,7 @@ int ipu_out_copy(void *dst, size_t sz, const void *src, size_t min,
 const char *ipu_sysfs_root(void);
 const char *ipu_dev_root(void);
 
-/*
- * __ipu_set_sysfs_root() - use @root instead of "/sys" (NULL: back to
- * "/sys"). For tests; not thread-safe. Return 0 or -ENAMETOOLONG.
- */
-int __ipu_set_sysfs_root(const char *root);
-
-/*
- * __ipu_set_dev_root() - use @root instead of "/dev" for device nodes
- * (NULL: back to "/dev"). For tests; not thread-safe.
- * Return 0 or -ENAMETOOLONG.
- */
-int __ipu_set_dev_root(const char *root);
+/* __ipu_set_sysfs_root(), __ipu_set_dev_root(): include/ipu/testing.h. */
 
 /* enumerate.c: used by backends to fill a list. */
 int ipu_device_list_add(struct ipu_device_list *list,

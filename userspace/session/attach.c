@@ -152,7 +152,8 @@ static int acquire_ipus(struct ipu_session *s)
 static uint32_t queue_entries(const struct ipu_session *s)
 {
 	uint64_t run = ipu_sess_run_cmds(s);
-	uint64_t weights = (uint64_t)s->replicas * s->n_tensors;
+	/* The enter uploads every replica's image with the weights. */
+	uint64_t weights = (uint64_t)s->replicas * (s->n_tensors + 1);
 	uint64_t n = run > weights ? run : weights;
 
 	return n > IPU_QUEUE_MAX_ENTRIES ? IPU_QUEUE_MAX_ENTRIES : (uint32_t)n;
@@ -197,9 +198,6 @@ static int place_program(struct ipu_session *s)
 		rep = &s->reps[r];
 		rep->dev = s->devs[r * s->ipus_per_replica];
 		err = ipu_bo_create(rep->dev, s->image_size, 0, &rep->exe_bo);
-		if (!err)
-			err = ipu_xfer_to_device(rep->exe_bo, 0, s->image,
-						 s->image_size);
 		if (!err)
 			err = ipu_bo_create(rep->dev, arena, 0, &rep->arena_bo);
 		if (err)
@@ -273,7 +271,7 @@ int ipu_session_attach(struct ipu_session *s)
 	s->depth = 1;
 	/* S06: weights_from_host on the detached -> attached transition. */
 	if (!err)
-		err = ipu_sess_weights_from_host(s);
+		err = ipu_sess_upload(s);
 	/* A failed enter is undone, as PopXL's exit with an error in flight:
 	 * no weights to host, the IPUs released. Detached, the host copies
 	 * are what they were (S25). */

@@ -372,8 +372,3 @@ uint32_t ipu_session_num_ipus(const struct ipu_session *s)
 {
 	return s ? s->num_ipus : 0;
 }
-
-uint64_t __ipu_session_submissions(const struct ipu_session *s)
-{
-	return s ? s->submissions : 0;
-}

@@ -10,8 +10,9 @@
  *	hostcopy.c	host copies of variables: malloc'ed or file mappings (S22)
  *	weights.c	weights to and from the device, get and write (S17-S21)
  *	errors.c	messages (S25)
+ *	testing.c	test hooks (include/ipu/testing.h)
  *
- * Not installed. Unit tests include it for the test hook at the end.
+ * Not installed; unit tests of an internal module include it by path.
  */
 #ifndef IPU_SESSION_INTERNAL_H
 #define IPU_SESSION_INTERNAL_H
@@ -132,6 +133,7 @@ struct sess_replica {
  * @run_id: group id of the next replicated launch.
  * @scratch, @scratch_cap: staging for downcast inputs, kept between runs.
  * @submissions: batches submitted to @q (S26; see the test hook).
+ * @fail_flushes: flushes of mapped files left to fail (a test hook).
  * @errmsg: the message of the last failed call.
  */
 struct ipu_session {
@@ -175,6 +177,7 @@ struct ipu_session {
 	size_t scratch_cap;
 
 	uint64_t submissions;
+	uint32_t fail_flushes;
 	char errmsg[SESS_ERRMSG_LEN];
 };
 
@@ -322,16 +325,16 @@ int ipu_sess_flush_mmaps(struct ipu_session *s);
 
 /* weights.c */
 
-/* ipu_sess_weights_from_host() - S17 without the attached check. */
-int ipu_sess_weights_from_host(struct ipu_session *s);
+/*
+ * ipu_sess_upload() - the enter's upload (S06): every replica's executable
+ * image, then S17, in one batch (one bounded wait, one submission).
+ */
+int ipu_sess_upload(struct ipu_session *s);
 
 /*
  * ipu_sess_fetch() - device values into the host copies of every
  * variable but read-only mapped ones, all or nothing; marks them in sync.
  */
 int ipu_sess_fetch(struct ipu_session *s);
-
-/* Test hook: batches the session submitted to its queue so far (S26). */
-uint64_t __ipu_session_submissions(const struct ipu_session *s);
 
 #endif /* IPU_SESSION_INTERNAL_H */

@@ -41,9 +41,9 @@ static uint32_t group_of(const struct sess_tensor *st, uint32_t r)
 /*
  * Every tensor's values to every replica: tensor i's from @src[i] (laid
  * out as its host copy) where @src and @src[i] are not NULL, else from
- * its host copy.
+ * its host copy. With @images, every replica's executable image first.
  */
-static int from_host(struct ipu_session *s, uint8_t *const *src)
+static int from_host(struct ipu_session *s, uint8_t *const *src, bool images)
 {
 	const struct sess_tensor *st;
 	struct sess_batch b;
@@ -53,6 +53,9 @@ static int from_host(struct ipu_session *s, uint8_t *const *src)
 	int err;
 
 	ipu_sess_batch_init(&b, s, "weights_from_host");
+	for (r = 0; images && r < s->replicas; r++)
+		ipu_sess_batch_xfer(&b, s->reps[r].exe_bo, 0, s->image,
+				    s->image_size, IPU_XFER_DIR_TO_DEVICE, 0);
 	for (r = 0; r < s->replicas; r++) {
 		for (i = 0; i < s->n_tensors; i++) {
 			st = &s->tensors[i];
@@ -74,9 +77,9 @@ static int from_host(struct ipu_session *s, uint8_t *const *src)
 	return 0;
 }
 
-int ipu_sess_weights_from_host(struct ipu_session *s)
+int ipu_sess_upload(struct ipu_session *s)
 {
-	return from_host(s, NULL);
+	return from_host(s, NULL, true);
 }
 
 /* Whether a fetch reads @st: not constants, not read-only mappings. */
@@ -181,11 +184,90 @@ int ipu_session_weights_from_host(struct ipu_session *s)
 	if (!s)
 		return -EINVAL;
 	err = ipu_sess_need_attached(s, "weights_from_host");
-	return err ? err : ipu_sess_weights_from_host(s);
+	return err ? err : from_host(s, NULL, false);
+}
+
+/* Whether @s has a file a flush can fail to write (S22). */
+static bool has_writable_mapping(const struct ipu_session *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_tensors; i++)
+		if (s->tensors[i].map_len && !s->tensors[i].readonly)
+			return true;
+	return false;
+}
+
+/*
+ * What a fetch changes, saved: every fetched tensor's host copy, then its
+ * per-replica copy (all_replicas), in table order; and which of those were
+ * valid. NULL with *@err 0 when there is nothing to save.
+ */
+static uint8_t *save_copies(struct ipu_session *s, bool **validp, int *err)
+{
+	const struct sess_tensor *st;
+	size_t total = 0, at = 0, i, len;
+	uint8_t *buf;
+
+	*err = 0;
+	for (i = 0; i < s->n_tensors; i++)
+		if (fetched(&s->tensors[i]))
+			total += (size_t)s->tensors[i].num_groups *
+					 s->tensors[i].t->nbytes +
+				 (s->tensors[i].all_replicas ?
+					  fetch_bytes(s, &s->tensors[i]) : 0);
+	buf = malloc(total ? total : 1);
+	*validp = calloc(s->n_tensors ? s->n_tensors : 1, sizeof(**validp));
+	if (!buf || !*validp) {
+		free(buf);
+		free(*validp);
+		*err = ipu_sess_err(s, -ENOMEM,
+				    "weights_to_host: no memory to keep %zu bytes of host copies",
+				    total);
+		return NULL;
+	}
+	for (i = 0; i < s->n_tensors; i++) {
+		st = &s->tensors[i];
+		if (!fetched(st))
+			continue;
+		len = (size_t)st->num_groups * st->t->nbytes;
+		memcpy(buf + at, st->host, len);
+		at += len;
+		if (st->all_replicas) {
+			memcpy(buf + at, st->replicas, fetch_bytes(s, st));
+			at += fetch_bytes(s, st);
+			(*validp)[i] = st->replicas_valid;
+		}
+	}
+	return buf;
+}
+
+/* Put back what save_copies() saved; the mapped files get it too. */
+static void restore_copies(struct ipu_session *s, const uint8_t *buf,
+			   const bool *valid)
+{
+	struct sess_tensor *st;
+	size_t at = 0, i, len;
+
+	for (i = 0; i < s->n_tensors; i++) {
+		st = &s->tensors[i];
+		if (!fetched(st))
+			continue;
+		len = (size_t)st->num_groups * st->t->nbytes;
+		memcpy(st->host, buf + at, len);
+		at += len;
+		if (st->all_replicas) {
+			memcpy(st->replicas, buf + at, fetch_bytes(s, st));
+			at += fetch_bytes(s, st);
+			st->replicas_valid = valid[i];
+		}
+	}
 }
 
 int ipu_session_weights_to_host(struct ipu_session *s)
 {
+	uint8_t *saved = NULL;
+	bool *valid = NULL;
 	int err;
 
 	if (!s)
@@ -196,8 +278,20 @@ int ipu_session_weights_to_host(struct ipu_session *s)
 				    "weights_to_host: writing data from device to host is not possible: the program holds the read-only memory-mapped variable '%s'",
 				    s->ro_mmap->t->name);
 	err = ipu_sess_need_attached(s, "weights_to_host");
-	if (!err)
-		err = ipu_sess_fetch(s);
+	if (err)
+		return err;
+	/*
+	 * A fetch writes the mapped files' pages, which their readers see
+	 * at once, before the flush that can fail: keep what it overwrites,
+	 * to put back if the flush fails (S25: a failed call changes
+	 * nothing).
+	 */
+	if (!s->in_sync && has_writable_mapping(s)) {
+		saved = save_copies(s, &valid, &err);
+		if (err)
+			return err;
+	}
+	err = ipu_sess_fetch(s);
 	/*
 	 * The host copies count as in sync only once their files have the
 	 * values too: after a failed flush, the next weights_to_host (or
@@ -205,9 +299,14 @@ int ipu_session_weights_to_host(struct ipu_session *s)
 	 */
 	if (!err) {
 		err = ipu_sess_flush_mmaps(s);
-		if (err)
+		if (err) {
+			if (saved)
+				restore_copies(s, saved, valid);
 			s->in_sync = false;
+		}
 	}
+	free(saved);
+	free(valid);
 	return err;
 }
 
@@ -489,7 +588,7 @@ static int write_attached(struct ipu_session *s, const char *const *names,
 		at += len;
 	}
 	write_values(s, names, srcs, n, stage);
-	err = from_host(s, stage);
+	err = from_host(s, stage, false);
 	if (!err) {
 		for (i = 0; i < s->n_tensors; i++)
 			if (stage[i])
@@ -498,7 +597,7 @@ static int write_attached(struct ipu_session *s, const char *const *names,
 					       s->tensors[i].t->nbytes);
 	} else {
 		snprintf(msg, sizeof(msg), "%s", s->errmsg);
-		err2 = from_host(s, NULL);
+		err2 = from_host(s, NULL, false);
 		if (err2) {
 			/* Not s->errmsg itself: the call writes it. */
 			char again[SESS_ERRMSG_LEN];

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_session_hw_timeout.c - libsession's bounded wait on ipu.ko (issue
+ * 9.2): with the firmware stopped (SIGSTOP of ipu-simd) and the kernel's
+ * launch deadline far off, a run gives up after the session's
+ * wait_timeout_ms, resets the device (reset_count + 1; the kernel fails
+ * the launch in flight with -EIO), reaps every command of its batch
+ * before returning (nothing is left in flight on the session's queue)
+ * and fails with -ETIMEDOUT and a message naming the device; once the
+ * daemon goes on, the next run computes from what the device holds.
+ * Also: libipu reports the kernel's launch deadline, which the session's
+ * default bound starts from.
+ */
+#include "ksimd.h"
+#include "kprog.h"
+#include "unit/session_helpers.h"
+
+static void test_session_wait_gives_up_resets_and_reaps(void **state)
+{
+	IPU_OPTS(ipu_session_opts, opts, .device = "ipu_hw",
+		 .attach_timeout_ms = 1, .wait_timeout_ms = 1500);
+	struct ipu_device_info info = { .sz = sizeof(info) };
+	float x[2] = { 1, 1 }, y[2], w[2];
+	const float ran[2] = { 2, 3 }, again[2] = { 3, 4 };
+	const uint64_t two = 2;
+	struct ipu_session *s = NULL;
+	struct ipu_completion c;
+	struct ipu_device *dev;
+	uint64_t resets;
+	int err;
+
+	(void)state;
+	ks_require_simd();
+	ks_timeout_set(60000);
+	if (ipu_session_create(sh_acc_ir(1, 1, 2, NULL), &opts, &s))
+		fail_msg("create: %s", ipu_session_errmsg(NULL));
+	sh_attach(s);
+	dev = __ipu_session_replica_device(s, 0);
+	assert_int_equal(ipu_device_query(dev, &info), 0);
+	assert_int_equal(info.launch_timeout_ms, 60000);
+	resets = info.reset_count;
+	sh_run_xy(s, sh_buf(x, IPU_DTYPE_FLOAT32, 1, 2ull),
+		  sh_buf(y, IPU_DTYPE_FLOAT32, 1, 2ull));
+	sh_assert_floats(y, ran, 2);
+
+	ks_simd_stop();
+	y[0] = y[1] = -1;
+	{
+		struct ipu_stream_buffer in = sh_sb("x", sh_buf(x, IPU_DTYPE_FLOAT32, 1, 2ull));
+		struct ipu_stream_buffer out = sh_sb("y", sh_buf(y, IPU_DTYPE_FLOAT32, 1, 2ull));
+
+		err = ipu_session_run_with_outputs(s, &in, 1, &out, 1, 0);
+	}
+	ks_simd_cont();
+	assert_int_equal(err, -ETIMEDOUT);
+	sh_assert_msg(s, "the launch did not complete within 1500 ms on ");
+	sh_assert_msg(s, ipu_device_name(dev));
+	sh_assert_msg(s, "ipu-info");
+	assert_true(y[0] == -1 && y[1] == -1);
+	assert_false(__ipu_session_in_sync(s));
+	assert_int_equal(ipu_queue_reap(__ipu_session_queue(s), &c, 1, 1, 0),
+			 -EINVAL);
+	assert_int_equal(ipu_device_query(dev, &info), 0);
+	assert_int_equal(info.reset_count, resets + 1);
+
+	/* The daemon serves the device again; the launch never ran. */
+	ks_wait_served();
+	sh_get_f32(s, "w", w, 1, &two);
+	sh_assert_floats(w, ran, 2);
+	sh_run_xy(s, sh_buf(x, IPU_DTYPE_FLOAT32, 1, 2ull),
+		  sh_buf(y, IPU_DTYPE_FLOAT32, 1, 2ull));
+	sh_assert_floats(y, again, 2);
+	ipu_session_destroy(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		KS_TEST(test_session_wait_gives_up_resets_and_reaps),
+	};
+
+	return kt_exit_code(cmocka_run_group_tests(tests, kp_group_setup, NULL),
+			    KT_ARRAY_SIZE(tests));
+}
