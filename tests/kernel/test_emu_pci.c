@@ -24,15 +24,6 @@
  * fail; none attached (or the variable unset: not booted by the rig)
  * skips every test, saying why.
  */
-#include <ipu/hw.h>
-/*
- * include/ipu/hw.h (the device's command opcodes) and libipu's ipu.h (which
- * ktest.h includes; its command kinds) both define IPU_CMD_LAUNCH and
- * IPU_CMD_F_ALL, with other values. This test uses neither: drop the
- * device's so libipu's can follow without a redefinition error.
- */
-#undef IPU_CMD_LAUNCH
-#undef IPU_CMD_F_ALL
 #include "ktest.h"
 
 #include <limits.h>
@@ -40,6 +31,8 @@
 #include <sys/eventfd.h>
 #include <linux/pci_regs.h>
 #include <linux/vfio.h>
+
+#include <ipu/hw.h>
 
 #define PCI_DEVICES "/sys/bus/pci/devices"
 #define MAX_IPUS 8
