@@ -150,7 +150,8 @@ $(O)/tests/unit/test_npy: $(NPY_OBJS)
 # The vfio-user transport's tests link its objects (the table and the
 # JSON reader's tests only theirs: the rest calls into a device).
 VFU_TESTS := test_vfio_user test_vfio_user_malformed test_vfio_user_emu \
-	test_ipu_emu
+	test_ipu_emu \
+	$(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_emu_attack*.c))
 $(VFU_TESTS:%=$(O)/tests/unit/%): $(VFU_OBJS)
 # test_ipu_emu runs the program.
 $(O)/tests/unit/test_ipu_emu: | $(EMU)
@@ -205,6 +206,7 @@ UNIT_INTERNAL := test_args test_bo test_device test_error test_queue_reap \
 	test_queue_backends test_xfer \
 	$(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_emu_dev*.c)) \
 	$(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_vfio_user*.c)) \
+	$(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_emu_attack*.c)) \
 	test_ipu_emu
 UNIT_SHARED_SRCS := $(filter-out $(UNIT_INTERNAL:%=tests/unit/%.c),$(UNIT_SRCS))
 UNIT_SHARED_BINS := $(UNIT_SHARED_SRCS:%.c=$(O)/shared/%)

@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
+/*
+ * test_emu_attack_dev.c - the device model (firmware/emu/emu_dev*.c)
+ * against a hostile guest: addresses and sizes whose sums wrap 2^64 in
+ * rings, writebacks, DMA descriptors, firmware and launches; TAIL out of
+ * range; everything after the device fell off the bus. Each must be
+ * refused as docs/hardware.md says, without touching memory outside the
+ * device's or the guest's, and the device must stay usable afterwards.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include "emu_dev_helpers.h"
+
+static void dma_desc(struct th *t, unsigned int q, uint32_t idx, uint64_t host,
+		     uint64_t dev, uint32_t len, uint32_t flags)
+{
+	struct ipu_dma_desc *d = th_dma_desc(t, q, idx);
+
+	memset(d, 0, sizeof(*d));
+	d->host_addr = host;
+	d->dev_addr = dev;
+	d->length = len;
+	d->flags = flags;
+}
+
+/* Rings and writebacks whose end wraps 2^64 are not enabled. */
+static void test_rings_that_wrap_are_not_enabled(void **state)
+{
+	static const struct {
+		uint64_t base, wb;
+		uint32_t size;
+	} bad[] = {
+		{ 0ull - 4096, GUEST_BASE + G_WB(0), 4096 },	/* base + bytes */
+		{ 0ull - 64, GUEST_BASE + G_WB(0), 16 },
+		{ GUEST_BASE, 0ull - 16, 16 },			/* writeback */
+		{ GUEST_BASE, 0ull - 8, 16 },
+		{ GUEST_BASE, GUEST_BASE + G_WB(0), 0x80000000u }, /* size */
+		{ GUEST_BASE, GUEST_BASE + G_WB(0), 3 },
+	};
+	struct th *t = th_new();
+
+	(void)state;
+	th_enable(t);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		uint32_t errs = rd32(t, IPU_REG_ERR_COUNT);
+
+		wr64(t, QREG(0, IPU_Q_BASE), bad[i].base);
+		wr32(t, QREG(0, IPU_Q_SIZE), bad[i].size);
+		wr64(t, QREG(0, IPU_Q_WB_ADDR), bad[i].wb);
+		wr32(t, QREG(0, IPU_Q_CTRL), IPU_Q_CTRL_ENABLE);
+		assert_int_equal(rd32(t, QREG(0, IPU_Q_CTRL)), 0);
+		assert_int_equal(rd32(t, IPU_REG_ERR_COUNT), errs + 1);
+		assert_int_equal(th_last_err(t), IPU_ERR_RING_CONFIG);
+		/* TAIL of a disabled queue is ignored. */
+		wr32(t, QREG(0, IPU_Q_TAIL), 1);
+		assert_int_equal(rd32(t, QREG(0, IPU_Q_TAIL)), 0);
+	}
+	th_free(t);
+}
+
+/* TAIL at or past SIZE is refused and nothing runs; a ring then works. */
+static void test_tail_out_of_range_is_refused(void **state)
+{
+	struct th *t = th_new();
+	unsigned long calls;
+
+	(void)state;
+	th_enable(t);
+	th_ring(t, IPU_QUEUE_H2D, 16);
+	calls = __atomic_load_n(&t->h.dma_calls, __ATOMIC_SEQ_CST);
+	wr32(t, QREG(0, IPU_Q_TAIL), 16);
+	wr32(t, QREG(0, IPU_Q_TAIL), UINT32_MAX);
+	assert_int_equal(rd32(t, QREG(0, IPU_Q_TAIL)), 0);
+	assert_int_equal(th_last_err(t), IPU_ERR_BAD_TAIL);
+	usleep(20000);
+	assert_int_equal(__atomic_load_n(&t->h.dma_calls, __ATOMIC_SEQ_CST), calls);
+	dma_desc(t, 0, 0, GUEST_BASE + G_DATA, 0, 64, IPU_DMA_F_IRQ);
+	assert_true(th_kick_wait(t, IPU_QUEUE_H2D, 1));
+	assert_int_equal(th_dma_desc(t, 0, 0)->status, IPU_DESC_DONE);
+	th_free(t);
+}
+
+/* DMA descriptors whose device or host range wraps 2^64. */
+static void test_dma_ranges_that_wrap_are_refused(void **state)
+{
+	struct th *t = th_new();
+	uint8_t before[64];
+
+	(void)state;
+	th_enable(t);
+	th_ring(t, IPU_QUEUE_H2D, 16);
+	th_ring(t, IPU_QUEUE_D2H, 16);
+	memcpy(before, t->h.mem + G_DATA, sizeof(before));
+	dma_desc(t, 0, 0, GUEST_BASE + G_DATA, 0ull - 8, 16, 0);
+	dma_desc(t, 0, 1, GUEST_BASE + G_DATA, 0ull - IPU_DMA_MAX_LEN,
+		 IPU_DMA_MAX_LEN, 0);
+	dma_desc(t, 0, 2, 0ull - 8, 0, 16, 0);
+	dma_desc(t, 0, 3, GUEST_BASE + G_DATA, (1u << 20) - 8, 16,
+		 IPU_DMA_F_IRQ);
+	assert_true(th_kick_wait(t, IPU_QUEUE_H2D, 4));
+	assert_int_equal(th_dma_desc(t, 0, 0)->status,
+			 IPU_DESC_DONE | IPU_DESC_E_DEV_RANGE);
+	assert_int_equal(th_dma_desc(t, 0, 1)->status,
+			 IPU_DESC_DONE | IPU_DESC_E_DEV_RANGE);
+	assert_int_equal(th_dma_desc(t, 0, 2)->status,
+			 IPU_DESC_DONE | IPU_DESC_E_HOST_FAULT);
+	assert_int_equal(th_dma_desc(t, 0, 3)->status,
+			 IPU_DESC_DONE | IPU_DESC_E_DEV_RANGE);
+	/* The other direction: nothing lands in guest memory. */
+	dma_desc(t, 1, 0, GUEST_BASE + G_DATA, 0ull - 8, 16, 0);
+	dma_desc(t, 1, 1, 0ull - 8, 0, 16, IPU_DMA_F_IRQ);
+	assert_true(th_kick_wait(t, IPU_QUEUE_D2H, 2));
+	assert_int_equal(th_dma_desc(t, 1, 0)->status,
+			 IPU_DESC_DONE | IPU_DESC_E_DEV_RANGE);
+	assert_int_equal(th_dma_desc(t, 1, 1)->status,
+			 IPU_DESC_DONE | IPU_DESC_E_HOST_FAULT);
+	assert_memory_equal(before, t->h.mem + G_DATA, sizeof(before));
+	th_free(t);
+}
+
+/* Firmware whose address + size wraps or runs past device memory. */
+static void test_firmware_ranges_that_wrap_fail_the_boot(void **state)
+{
+	static const struct {
+		uint64_t addr;
+		uint32_t size;
+	} bad[] = {
+		{ 0ull - 16, 4096 }, { (1u << 20) - 16, 4096 }, { 1ull << 63, 4096 },
+	};
+	struct th *t = th_new();
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		uint32_t st;
+
+		wr64(t, IPU_REG_FW_ADDR, bad[i].addr);
+		wr32(t, IPU_REG_FW_SIZE, bad[i].size);
+		wr32(t, IPU_REG_FW_CTRL, IPU_FW_CTRL_BOOT);
+		st = rd32(t, IPU_REG_FW_STATUS);
+		assert_int_equal(st & IPU_FW_STATE_MASK, IPU_FW_STATE_FAILED);
+		assert_int_equal(st >> IPU_FW_ERR_SHIFT & 0xff, IPU_FW_ERR_RANGE);
+	}
+	/* A failed boot may be retried with a good image. */
+	assert_int_equal(th_boot(t) & IPU_FW_STATE_MASK, IPU_FW_STATE_READY);
+	th_free(t);
+}
+
+/* LAUNCHes whose executable or arena wraps 2^64 or runs past device
+ * memory, and replica fields out of range, complete with an error. */
+static void test_launch_ranges_that_wrap_are_refused(void **state)
+{
+	static const struct ipu_cmd_desc bad[] = {
+		{ .opcode = IPU_CQ_LAUNCH, .exe_addr = 0ull - 8, .exe_size = 64,
+		  .arena_addr = 0, .arena_size = 64, .num_replicas = 1 },
+		{ .opcode = IPU_CQ_LAUNCH, .exe_addr = 0, .exe_size = 64,
+		  .arena_addr = 0ull - 64, .arena_size = 128, .num_replicas = 1 },
+		{ .opcode = IPU_CQ_LAUNCH, .exe_addr = 0, .exe_size = 64,
+		  .arena_addr = 64, .arena_size = 0ull - 64, .num_replicas = 1 },
+		{ .opcode = IPU_CQ_LAUNCH, .exe_addr = (1u << 20) - 32,
+		  .exe_size = 64, .arena_addr = 0, .arena_size = 64,
+		  .num_replicas = 1 },
+	};
+	static const struct ipu_cmd_desc bad_desc[] = {
+		{ .opcode = IPU_CQ_LAUNCH, .exe_size = 64, .arena_size = 64,
+		  .num_replicas = IPU_CQ_MAX_REPLICAS + 1, .group = 1 },
+		{ .opcode = IPU_CQ_LAUNCH, .exe_size = 64, .arena_size = 64,
+		  .num_replicas = 2, .replica = 2, .group = 1 },
+		{ .opcode = IPU_CQ_LAUNCH, .exe_size = 64, .arena_size = 64,
+		  .num_replicas = 0xffffffffu, .replica = 0, .group = 1 },
+		{ .opcode = 0xdead },
+	};
+	const size_t nb = sizeof(bad) / sizeof(bad[0]);
+	const size_t nd = sizeof(bad_desc) / sizeof(bad_desc[0]);
+	struct th *t = th_new();
+	size_t i;
+
+	(void)state;
+	th_enable(t);
+	if ((th_boot(t) & IPU_FW_STATE_MASK) != IPU_FW_STATE_READY) {
+		th_free(t);
+		fail_msg("no firmware image (build firmware/ipu/ipu-fw.bin)");
+	}
+	th_ring(t, IPU_QUEUE_CMD, 16);
+	for (i = 0; i < nb; i++)
+		*th_cmd_desc(t, (uint32_t)i) = bad[i];
+	for (i = 0; i < nd; i++)
+		*th_cmd_desc(t, (uint32_t)(nb + i)) = bad_desc[i];
+	th_cmd_desc(t, (uint32_t)(nb + nd - 1))->flags = IPU_CQ_F_IRQ;
+	assert_true(th_kick_wait(t, IPU_QUEUE_CMD, (uint32_t)(nb + nd)));
+	for (i = 0; i < nb; i++)
+		assert_int_equal(th_cmd_desc(t, (uint32_t)i)->status,
+				 IPU_DESC_DONE | IPU_CQ_E_INVAL);
+	for (i = 0; i + 1 < nd; i++)
+		assert_int_equal(th_cmd_desc(t, (uint32_t)(nb + i))->status,
+				 IPU_DESC_DONE | IPU_CQ_E_DESC);
+	assert_int_equal(th_cmd_desc(t, (uint32_t)(nb + nd - 1))->status,
+			 IPU_DESC_DONE | IPU_CQ_E_OPCODE);
+	th_free(t);
+}
+
+/* Off the bus: reads are all ones, writes and doorbells do nothing, no
+ * DMA and no interrupt. */
+static void test_off_the_bus_nothing_moves(void **state)
+{
+	struct th *t = th_new();
+	unsigned long calls;
+	uint8_t m[8];
+
+	(void)state;
+	th_enable(t);
+	th_ring(t, IPU_QUEUE_H2D, 16);
+	dma_desc(t, 0, 0, GUEST_BASE + G_DATA, 0, 64, IPU_DMA_F_IRQ);
+	assert_int_equal(emu_dev_fault(t->dev, "off_bus"), 0);
+	assert_true(emu_dev_off_bus(t->dev));
+	calls = __atomic_load_n(&t->h.dma_calls, __ATOMIC_SEQ_CST);
+	wr32(t, QREG(0, IPU_Q_TAIL), 1);
+	wr32(t, IPU_REG_IRQ_RAISE, IPU_IRQ_SW);
+	wr32(t, IPU_REG_SOFT_RESET, IPU_SOFT_RESET_MAGIC);
+	usleep(20000);
+	assert_int_equal(__atomic_load_n(&t->h.dma_calls, __ATOMIC_SEQ_CST), calls);
+	assert_int_equal(th_dma_desc(t, 0, 0)->status, 0);
+	assert_int_equal(rd32(t, IPU_REG_ID), 0xffffffffu);
+	assert_int_equal(rd64(t, QREG(0, IPU_Q_BASE)), UINT64_MAX);
+	th_mem_read(t, 0, m, sizeof(m));
+	for (size_t i = 0; i < sizeof(m); i++)
+		assert_int_equal(m[i], 0xff);
+	assert_int_equal(emu_dev_flr(t->dev), 0);
+	assert_int_equal(rd32(t, IPU_REG_ID), 0xffffffffu);
+	th_free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rings_that_wrap_are_not_enabled),
+		cmocka_unit_test(test_tail_out_of_range_is_refused),
+		cmocka_unit_test(test_dma_ranges_that_wrap_are_refused),
+		cmocka_unit_test(test_firmware_ranges_that_wrap_fail_the_boot),
+		cmocka_unit_test(test_launch_ranges_that_wrap_are_refused),
+		cmocka_unit_test(test_off_the_bus_nothing_moves),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
