@@ -443,8 +443,14 @@ static int region_access(struct vfu_conn *c, const struct vfu_region_rw *rw,
 	/*
 	 * A mappable BAR is plain memory in its fd: the protocol still lets
 	 * the client access it by message, and the bytes are the same ones
-	 * its mapping sees.
+	 * its mapping sees. Off the bus, nothing answers: reads are all
+	 * ones and writes are dropped, as for every other region.
 	 */
+	if (emu_dev_off_bus(c->dev)) {
+		if (!write)
+			memset(buf, 0xff, rw->count);
+		return 0;
+	}
 	if (write)
 		n = pwrite(r.mmap_fd, buf, rw->count,
 			   (off_t)(r.mmap_offset + rw->offset));

@@ -11,6 +11,7 @@
  * (the client waits for its reply).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -116,6 +117,7 @@ int vfu_dma_map(struct vfu_dma *dma, uint64_t addr, uint64_t size, int fd,
 		void *va;
 
 		struct stat st;
+		int seals;
 
 		if (size > SIZE_MAX || offset > (uint64_t)INT64_MAX) {
 			ret = -EINVAL;
@@ -136,6 +138,19 @@ int vfu_dma_map(struct vfu_dma *dma, uint64_t addr, uint64_t size, int fd,
 			ret = -EINVAL;
 			goto out_close;
 		}
+		/*
+		 * The size check above holds only while the file cannot
+		 * shrink: the client keeps its own descriptor and could
+		 * ftruncate() it under us, and the device's next access
+		 * past the new end would be SIGBUS for the whole process.
+		 * QEMU's memory-backend-memfd seals its RAM against that
+		 * by default (seal=on). An unsealed file is recorded like
+		 * memory the client did not share: the range exists, and
+		 * the device's accesses there fault (an IOMMU fault).
+		 */
+		seals = fcntl(fd, F_GET_SEALS);
+		if (seals < 0 || !(seals & F_SEAL_SHRINK))
+			goto record;
 		va = mmap(NULL, size, prot ? prot : PROT_NONE,
 			  MAP_SHARED | MAP_NORESERVE, fd, (off_t)offset);
 		if (va == MAP_FAILED) {
@@ -144,7 +159,7 @@ int vfu_dma_map(struct vfu_dma *dma, uint64_t addr, uint64_t size, int fd,
 		}
 		m.va = va;
 	}
-
+record:
 	pthread_rwlock_wrlock(&dma->lock);
 	i = lower_bound(dma, addr);
 	if (i < dma->count && dma->maps[i].addr <= addr + (size - 1))

@@ -30,9 +30,10 @@ void vfu_dma_destroy(struct vfu_dma *dma);
  * a mapping), -ENOSPC (table full), -EINVAL (@fd is not a regular file or
  * the range runs past its end), or mmap()'s errno.
  *
- * A client that shrinks the file afterwards (QEMU never does) would make a
- * device access past the new end fault with SIGBUS: guest RAM files are
- * trusted not to shrink while mapped.
+ * Only a file sealed against shrinking (F_SEAL_SHRINK, as QEMU's
+ * memory-backend-memfd is by default) is mapped: a client could shrink
+ * any other file under the device and turn its next DMA into SIGBUS. An
+ * unsealed file's range is recorded as not shared (accesses fault).
  */
 int vfu_dma_map(struct vfu_dma *dma, uint64_t addr, uint64_t size, int fd,
 		uint64_t offset, uint32_t flags);

@@ -6,6 +6,7 @@
  * the PCI spec's MSI-X Pending Bit Array does, and fires when unmasked.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -82,6 +83,17 @@ int vfu_irq_set_eventfds(struct vfu_irq *irq, uint32_t start, uint32_t count,
 		if (v->fd >= 0)
 			close(v->fd);
 		v->fd = fds ? fds[i] : -1;
+		/*
+		 * signal_fd() runs under the device's locks: a blocking
+		 * eventfd whose counter the client filled would hang it
+		 * there. QEMU's eventfds are non-blocking already; make
+		 * sure of it. (The flag lives in the file description the
+		 * client shares, so a client that clears it again hurts
+		 * only its own device; see signal_fd().)
+		 */
+		if (v->fd >= 0)
+			fcntl(v->fd, F_SETFL,
+			      fcntl(v->fd, F_GETFL) | O_NONBLOCK);
 	}
 	pthread_mutex_unlock(&irq->lock);
 	return 0;

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "unit/fake_emu_dev.h"
+#include "unit/guest_ram.h"
 #include "../firmware/emu/vfio_user_conn.h"
 #include "../firmware/emu/vfio_user_parse.h"
 
@@ -99,9 +100,7 @@ static void make_fds(uint8_t spec, int *fds, unsigned int *n)
 		if (spec & 4) {
 			fds[i] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		} else {
-			fds[i] = memfd_create("fuzz-ram", MFD_CLOEXEC);
-			if (fds[i] >= 0 && ftruncate(fds[i], 8192))
-				bug("ftruncate failed");
+			fds[i] = guest_ram_fd("fuzz-ram", 8192);
 		}
 		if (fds[i] < 0)
 			bug("cannot make an fd");

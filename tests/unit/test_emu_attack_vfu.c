@@ -7,10 +7,9 @@
  * commands after the device fell off the bus. The server must neither
  * block, crash, leak an fd nor hand out what the device would not.
  *
- * Tests named known_* fail on the code they were written against (the
- * defects the review found); they skip unless IPU_EMU_ATTACK_KNOWN=1, so
- * `make unit-plain` stays green until the fixes land and the guard is
- * removed.
+ * Three of these failed on the server as first written (a blocking
+ * eventfd hung the device, a shrunk RAM file killed the process with
+ * SIGBUS, BAR2 by message ignored off-bus); they guard those fixes.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -41,14 +40,6 @@
 
 #define MEM_SIZE	(1u << 20)
 #define RW		(VFIO_DMA_MAP_FLAG_READ | VFIO_DMA_MAP_FLAG_WRITE)
-
-/* A known defect's test runs only when asked for (see the header). */
-#define KNOWN_DEFECT()						\
-	do {							\
-		const char *e = getenv("IPU_EMU_ATTACK_KNOWN");	\
-		if (!e || strcmp(e, "1"))			\
-			skip();					\
-	} while (0)
 
 static int count_fds(void)
 {
@@ -159,7 +150,7 @@ static void *raise_thread(void *arg)
  * there (emu_dev_irq.c calls host.irq under dev->lock), so one blocked
  * write wedges the device, its message loop and ipu-emu's exit.
  */
-static void known_irq_on_a_full_blocking_eventfd_does_not_block(void **state)
+static void irq_on_a_full_blocking_eventfd_does_not_block(void **state)
 {
 	uint64_t full = 0xfffffffffffffffeull, v;
 	struct raiser a = { 0 };
@@ -169,7 +160,6 @@ static void known_irq_on_a_full_blocking_eventfd_does_not_block(void **state)
 	bool blocked;
 
 	(void)state;
-	KNOWN_DEFECT();
 	efd = eventfd(0, EFD_CLOEXEC);	/* blocking, as a client may pass it */
 	assert_true(efd >= 0);
 	assert_int_equal(write(efd, &full, sizeof(full)), sizeof(full));
@@ -200,13 +190,12 @@ static void known_irq_on_a_full_blocking_eventfd_does_not_block(void **state)
  * require F_SEAL_SHRINK, which QEMU's memfd backend sets) or fault the
  * access (-EFAULT). Run in a child, which a SIGBUS kills alone.
  */
-static void known_dma_into_a_shrunk_file_does_not_kill_the_server(void **state)
+static void dma_into_a_shrunk_file_does_not_kill_the_server(void **state)
 {
 	pid_t pid;
 	int st;
 
 	(void)state;
-	KNOWN_DEFECT();
 	pid = fork();
 	assert_true(pid >= 0);
 	if (!pid) {
@@ -241,13 +230,12 @@ static void known_dma_into_a_shrunk_file_does_not_kill_the_server(void **state)
  * device: the reply that goes out before the socket closes carries device
  * memory, and a write by message still lands.
  */
-static void known_bar2_by_message_off_the_bus_reads_all_ones(void **state)
+static void bar2_by_message_off_the_bus_reads_all_ones(void **state)
 {
 	struct rig *r = *state;
 	uint8_t ones[16];
 	struct vfu_out out;
 
-	KNOWN_DEFECT();
 	assert_int_equal(rw_cmd(r, VFU_CMD_REGION_WRITE,
 				VFIO_PCI_BAR2_REGION_INDEX, 0, 16, &out), 0);
 	assert_int_equal(emu_dev_fault(r->dev, "off_bus"), 0);
@@ -472,9 +460,9 @@ static void test_argsz_lies_are_refused(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(known_irq_on_a_full_blocking_eventfd_does_not_block),
-		cmocka_unit_test(known_dma_into_a_shrunk_file_does_not_kill_the_server),
-		cmocka_unit_test_setup_teardown(known_bar2_by_message_off_the_bus_reads_all_ones,
+		cmocka_unit_test(irq_on_a_full_blocking_eventfd_does_not_block),
+		cmocka_unit_test(dma_into_a_shrunk_file_does_not_kill_the_server),
+		cmocka_unit_test_setup_teardown(bar2_by_message_off_the_bus_reads_all_ones,
 						rig_setup, rig_teardown),
 		cmocka_unit_test_setup_teardown(test_off_the_bus_bar0_reads_all_ones_and_closes,
 						rig_setup, rig_teardown),

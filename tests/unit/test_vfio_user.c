@@ -18,6 +18,7 @@
 
 #include "fake_emu_dev.h"
 #include "vfu_client.h"
+#include "guest_ram.h"
 
 /* Open fds before each test: every test must leave as many. */
 static int fds_before;
@@ -459,11 +460,10 @@ static void test_msix_vectors_one_at_a_time(void **state)
 
 static int make_memfd(size_t size, uint8_t fill)
 {
-	int fd = memfd_create("guest-ram", MFD_CLOEXEC);
+	int fd = guest_ram_fd("guest-ram", size);
 	uint8_t *p;
 
 	assert_true(fd >= 0);
-	assert_int_equal(ftruncate(fd, (off_t)size), 0);
 	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	assert_true(p != MAP_FAILED);
 	memset(p, fill, size);

@@ -24,16 +24,16 @@
 #include <linux/vfio.h>
 
 #include "../../firmware/emu/vfio_user_dma.h"
+#include "guest_ram.h"
 
 #define RW	(VFIO_DMA_MAP_FLAG_READ | VFIO_DMA_MAP_FLAG_WRITE)
 
 static int memfd_filled(size_t size, uint8_t fill)
 {
-	int fd = memfd_create("ram", MFD_CLOEXEC);
+	int fd = guest_ram_fd("ram", size);
 	uint8_t *p;
 
 	assert_true(fd >= 0);
-	assert_int_equal(ftruncate(fd, (off_t)size), 0);
 	p = mmap(NULL, size, PROT_WRITE, MAP_SHARED, fd, 0);
 	assert_true(p != MAP_FAILED);
 	memset(p, fill, size);
