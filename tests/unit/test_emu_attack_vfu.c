@@ -73,7 +73,8 @@ static int cmd(struct rig *r, uint16_t cmd, const void *payload, size_t len,
 
 	assert_true(len <= sizeof(msg) - sizeof(h));
 	memcpy(msg, &h, sizeof(h));
-	memcpy(msg + sizeof(h), payload, len);
+	if (len)	/* memcpy's source must not be NULL, even for 0 bytes */
+		memcpy(msg + sizeof(h), payload, len);
 	vfu_conn_handle(r->c, msg, sizeof(h) + len, fds, nfds, out);
 	assert_true(out->send);
 	/* An error reply is a bare header. */
