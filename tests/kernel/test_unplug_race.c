@@ -318,8 +318,14 @@ static void test_del_device_returns_while_xfer_waits_in_a_fault_and_mmap_runs(vo
 	else
 		assert_int_equal(res.touch, SIGBUS);
 
-	/* Nothing leaks: no pinned page, the device released */
-	assert_int_equal(kt_pinned_now(), pins);
+	/*
+	 * Nothing leaks: no pinned page, the device released. The count is
+	 * system-wide, and an earlier test's io_uring ring may still be
+	 * releasing its registered buffers when @pins is read (6.12 tears
+	 * rings down from a workqueue; seen once: 1 before, 0 after): this
+	 * test must add no pin, it need not wait for others to drop theirs.
+	 */
+	assert_true(kt_pinned_now() <= pins);
 	assert_int_equal(kt_sim_add(RACE_MB), idx);
 }
 
