@@ -15,18 +15,6 @@
 
 #include "emu_dev_helpers.h"
 
-static void dma_desc(struct th *t, unsigned int q, uint32_t idx, uint64_t host,
-		     uint64_t dev, uint32_t len, uint32_t flags)
-{
-	struct ipu_dma_desc *d = th_dma_desc(t, q, idx);
-
-	memset(d, 0, sizeof(*d));
-	d->host_addr = host;
-	d->dev_addr = dev;
-	d->length = len;
-	d->flags = flags;
-}
-
 /* Rings and writebacks whose end wraps 2^64 are not enabled. */
 static void test_rings_that_wrap_are_not_enabled(void **state)
 {
@@ -78,7 +66,7 @@ static void test_tail_out_of_range_is_refused(void **state)
 	assert_int_equal(th_last_err(t), IPU_ERR_BAD_TAIL);
 	usleep(20000);
 	assert_int_equal(__atomic_load_n(&t->h.dma_calls, __ATOMIC_SEQ_CST), calls);
-	dma_desc(t, 0, 0, GUEST_BASE + G_DATA, 0, 64, IPU_DMA_F_IRQ);
+	th_dma_put(t, 0, 0, GUEST_BASE + G_DATA, 0, 64, IPU_DMA_F_IRQ);
 	assert_true(th_kick_wait(t, IPU_QUEUE_H2D, 1));
 	assert_int_equal(th_dma_desc(t, 0, 0)->status, IPU_DESC_DONE);
 	th_free(t);
@@ -95,12 +83,12 @@ static void test_dma_ranges_that_wrap_are_refused(void **state)
 	th_ring(t, IPU_QUEUE_H2D, 16);
 	th_ring(t, IPU_QUEUE_D2H, 16);
 	memcpy(before, t->h.mem + G_DATA, sizeof(before));
-	dma_desc(t, 0, 0, GUEST_BASE + G_DATA, 0ull - 8, 16, 0);
-	dma_desc(t, 0, 1, GUEST_BASE + G_DATA, 0ull - IPU_DMA_MAX_LEN,
-		 IPU_DMA_MAX_LEN, 0);
-	dma_desc(t, 0, 2, 0ull - 8, 0, 16, 0);
-	dma_desc(t, 0, 3, GUEST_BASE + G_DATA, (1u << 20) - 8, 16,
-		 IPU_DMA_F_IRQ);
+	th_dma_put(t, 0, 0, GUEST_BASE + G_DATA, 0ull - 8, 16, 0);
+	th_dma_put(t, 0, 1, GUEST_BASE + G_DATA, 0ull - IPU_DMA_MAX_LEN,
+		   IPU_DMA_MAX_LEN, 0);
+	th_dma_put(t, 0, 2, 0ull - 8, 0, 16, 0);
+	th_dma_put(t, 0, 3, GUEST_BASE + G_DATA, (1u << 20) - 8, 16,
+		   IPU_DMA_F_IRQ);
 	assert_true(th_kick_wait(t, IPU_QUEUE_H2D, 4));
 	assert_int_equal(th_dma_desc(t, 0, 0)->status,
 			 IPU_DESC_DONE | IPU_DESC_E_DEV_RANGE);
@@ -111,8 +99,8 @@ static void test_dma_ranges_that_wrap_are_refused(void **state)
 	assert_int_equal(th_dma_desc(t, 0, 3)->status,
 			 IPU_DESC_DONE | IPU_DESC_E_DEV_RANGE);
 	/* The other direction: nothing lands in guest memory. */
-	dma_desc(t, 1, 0, GUEST_BASE + G_DATA, 0ull - 8, 16, 0);
-	dma_desc(t, 1, 1, 0ull - 8, 0, 16, IPU_DMA_F_IRQ);
+	th_dma_put(t, 1, 0, GUEST_BASE + G_DATA, 0ull - 8, 16, 0);
+	th_dma_put(t, 1, 1, 0ull - 8, 0, 16, IPU_DMA_F_IRQ);
 	assert_true(th_kick_wait(t, IPU_QUEUE_D2H, 2));
 	assert_int_equal(th_dma_desc(t, 1, 0)->status,
 			 IPU_DESC_DONE | IPU_DESC_E_DEV_RANGE);
@@ -213,7 +201,7 @@ static void test_off_the_bus_nothing_moves(void **state)
 	(void)state;
 	th_enable(t);
 	th_ring(t, IPU_QUEUE_H2D, 16);
-	dma_desc(t, 0, 0, GUEST_BASE + G_DATA, 0, 64, IPU_DMA_F_IRQ);
+	th_dma_put(t, 0, 0, GUEST_BASE + G_DATA, 0, 64, IPU_DMA_F_IRQ);
 	assert_int_equal(emu_dev_fault(t->dev, "off_bus"), 0);
 	assert_true(emu_dev_off_bus(t->dev));
 	calls = __atomic_load_n(&t->h.dma_calls, __ATOMIC_SEQ_CST);
