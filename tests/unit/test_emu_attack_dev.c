@@ -14,6 +14,8 @@
 #include <cmocka.h>
 
 #include "emu_dev_helpers.h"
+/* White-box: test_off_the_bus_nothing_moves looks at the queue state. */
+#include "../../firmware/emu/emu_internal.h"
 
 /* Rings and writebacks whose end wraps 2^64 are not enabled. */
 static void test_rings_that_wrap_are_not_enabled(void **state)
@@ -64,11 +66,18 @@ static void test_tail_out_of_range_is_refused(void **state)
 	wr32(t, QREG(0, IPU_Q_TAIL), UINT32_MAX);
 	assert_int_equal(rd32(t, QREG(0, IPU_Q_TAIL)), 0);
 	assert_int_equal(th_last_err(t), IPU_ERR_BAD_TAIL);
-	usleep(20000);
-	assert_int_equal(__atomic_load_n(&t->h.dma_calls, __ATOMIC_SEQ_CST), calls);
 	th_dma_put(t, 0, 0, GUEST_BASE + G_DATA, 0, 64, IPU_DMA_F_IRQ);
 	assert_true(th_kick_wait(t, IPU_QUEUE_H2D, 1));
 	assert_int_equal(th_dma_desc(t, 0, 0)->status, IPU_DESC_DONE);
+	/* The thread works in ring order and has now drained the ring: had
+	 * a refused TAIL started anything, it would show here, with no need
+	 * to wait and see. One descriptor moved: fetch, data, status word,
+	 * writeback. */
+	assert_int_equal(rd32(t, QREG(0, IPU_Q_COMPLETED)), 1);
+	assert_int_equal(rd32(t, QREG(0, IPU_Q_HEAD)), 1);
+	assert_int_equal(th_dma_desc(t, 0, 1)->status, 0);
+	assert_int_equal(__atomic_load_n(&t->h.dma_calls, __ATOMIC_SEQ_CST),
+			 calls + 4);
 	th_free(t);
 }
 
@@ -195,8 +204,10 @@ static void test_launch_ranges_that_wrap_are_refused(void **state)
 static void test_off_the_bus_nothing_moves(void **state)
 {
 	struct th *t = th_new();
+	uint32_t tail, head, resets;
 	unsigned long calls;
 	uint8_t m[8];
+	bool busy;
 
 	(void)state;
 	th_enable(t);
@@ -208,7 +219,18 @@ static void test_off_the_bus_nothing_moves(void **state)
 	wr32(t, QREG(0, IPU_Q_TAIL), 1);
 	wr32(t, IPU_REG_IRQ_RAISE, IPU_IRQ_SW);
 	wr32(t, IPU_REG_SOFT_RESET, IPU_SOFT_RESET_MAGIC);
-	usleep(20000);
+	/* Inside, the doorbell and the reset were dropped: with HEAD ==
+	 * TAIL no thread can start anything, however long we wait. */
+	pthread_mutex_lock(&t->dev->lock);
+	tail = t->dev->queues[0].tail;
+	head = t->dev->queues[0].head;
+	busy = t->dev->queues[0].busy;
+	resets = t->dev->reset_count;
+	pthread_mutex_unlock(&t->dev->lock);
+	assert_int_equal(tail, 0);
+	assert_int_equal(head, 0);
+	assert_false(busy);
+	assert_int_equal(resets, 0);
 	assert_int_equal(__atomic_load_n(&t->h.dma_calls, __ATOMIC_SEQ_CST), calls);
 	assert_int_equal(th_dma_desc(t, 0, 0)->status, 0);
 	assert_int_equal(rd32(t, IPU_REG_ID), 0xffffffffu);
