@@ -199,6 +199,64 @@ static void test_launch_ranges_that_wrap_are_refused(void **state)
 	th_free(t);
 }
 
+/* A writeback address outside guest RAM (aligned, not wrapping: ENABLE
+ * takes it) halts the queue at the first completion, with no queue
+ * interrupt; what is published after stays untouched until a soft reset
+ * completes it with E_RESET. */
+static void test_an_unwritable_writeback_halts_the_queue(void **state)
+{
+	const uint64_t wb = GUEST_BASE + GUEST_SIZE;
+	struct th *t = th_new();
+	unsigned int misc, h2d;
+	uint32_t n;
+
+	(void)state;
+	th_enable(t);
+	wr64(t, QREG(0, IPU_Q_BASE), GUEST_BASE + G_RING(0));
+	wr32(t, QREG(0, IPU_Q_SIZE), 16);
+	wr64(t, QREG(0, IPU_Q_WB_ADDR), wb);
+	wr32(t, QREG(0, IPU_Q_CTRL), IPU_Q_CTRL_ENABLE);
+	assert_int_equal(rd32(t, QREG(0, IPU_Q_CTRL)), IPU_Q_CTRL_ENABLE);
+	th_dma_put(t, 0, 0, GUEST_BASE + G_DATA, 0, 64, IPU_DMA_F_IRQ);
+	th_dma_put(t, 0, 1, GUEST_BASE + G_DATA, 64, 64, IPU_DMA_F_IRQ);
+	misc = th_irqs(t, IPU_VEC_MISC);
+	h2d = th_irqs(t, IPU_VEC_H2D);
+	wr32(t, QREG(0, IPU_Q_TAIL), 1);
+	assert_true(th_wait_irqs(t, IPU_VEC_MISC, misc + 1));
+	/* The status word went out before the writeback failed. */
+	assert_int_equal(th_dma_desc(t, 0, 0)->status, IPU_DESC_DONE);
+	assert_int_equal(rd32(t, QREG(0, IPU_Q_HEAD)), 1);
+	assert_true(rd32(t, QREG(0, IPU_Q_STATUS)) & IPU_Q_STATUS_HALTED);
+	assert_true(rd32(t, IPU_REG_STATUS) & IPU_STATUS_QUEUE_ERROR);
+	n = rd32(t, IPU_REG_ERR_COUNT) - 1;
+	assert_int_equal(th_err_code(t, n), IPU_ERR_WRITEBACK);
+	assert_int_equal(rd64(t, IPU_REG_ERR_LOG +
+				    IPU_ERR_ENTRY_SIZE * (n % IPU_ERR_LOG_LEN) + 8),
+			 wb);
+	/* No completion interrupt for a batch whose writeback is lost. */
+	assert_false(rd32(t, IPU_REG_IRQ_CAUSE) & IPU_IRQ_H2D);
+	assert_int_equal(th_irqs(t, IPU_VEC_H2D), h2d);
+	/* Halted: a new doorbell is taken but nothing starts; the reset
+	 * completes the published descriptor, the done one keeps its word. */
+	wr32(t, QREG(0, IPU_Q_TAIL), 2);
+	assert_int_equal(rd32(t, QREG(0, IPU_Q_TAIL)), 2);
+	wr32(t, IPU_REG_SOFT_RESET, IPU_SOFT_RESET_MAGIC);
+	assert_int_equal(th_dma_desc(t, 0, 1)->status,
+			 IPU_DESC_DONE | IPU_DESC_E_RESET);
+	assert_int_equal(th_dma_desc(t, 0, 0)->status, IPU_DESC_DONE);
+	assert_int_equal(rd32(t, QREG(0, IPU_Q_CTRL)), 0);
+	assert_false(rd32(t, IPU_REG_STATUS) & IPU_STATUS_QUEUE_ERROR);
+	/* And the queue works again with a writeback in RAM (reset masked
+	 * the interrupts). */
+	wr32(t, IPU_REG_IRQ_MASK, 0);
+	th_ring(t, IPU_QUEUE_H2D, 16);
+	th_dma_put(t, 0, 0, GUEST_BASE + G_DATA, 0, 64, IPU_DMA_F_IRQ);
+	assert_true(th_kick_wait(t, IPU_QUEUE_H2D, 1));
+	assert_int_equal(th_dma_desc(t, 0, 0)->status, IPU_DESC_DONE);
+	assert_int_equal(th_wb(t, 0)->head, 1);
+	th_free(t);
+}
+
 /* Off the bus: reads are all ones, writes and doorbells do nothing, no
  * DMA and no interrupt. */
 static void test_off_the_bus_nothing_moves(void **state)
@@ -251,6 +309,7 @@ int main(void)
 		cmocka_unit_test(test_dma_ranges_that_wrap_are_refused),
 		cmocka_unit_test(test_firmware_ranges_that_wrap_fail_the_boot),
 		cmocka_unit_test(test_launch_ranges_that_wrap_are_refused),
+		cmocka_unit_test(test_an_unwritable_writeback_halts_the_queue),
 		cmocka_unit_test(test_off_the_bus_nothing_moves),
 	};
 
