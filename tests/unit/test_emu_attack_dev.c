@@ -7,9 +7,13 @@
  * refused as docs/hardware.md says, without touching memory outside the
  * device's or the guest's, and the device must stay usable afterwards.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -257,6 +261,36 @@ static void test_an_unwritable_writeback_halts_the_queue(void **state)
 	th_free(t);
 }
 
+/* BAR2's memfd goes to the client, which maps it; a hostile client could
+ * also resize it, and the device's own accesses to a shrunk file would
+ * take SIGBUS. The file is sealed: its size stays what the BAR says. */
+static void test_the_client_cannot_resize_device_memory(void **state)
+{
+	struct th *t = th_new();
+	struct emu_region r;
+	uint8_t m[8] = { 1, 2, 3, 4, 5, 6, 7, 8 }, back[8];
+	struct stat st;
+
+	(void)state;
+	assert_int_equal(emu_dev_region(t->dev, IPU_BAR_MEM, &r), 0);
+	assert_true(r.mmap_fd >= 0);
+	assert_int_equal(ftruncate(r.mmap_fd, 0), -1);
+	assert_int_equal(errno, EPERM);
+	assert_int_equal(ftruncate(r.mmap_fd, (off_t)r.size * 2), -1);
+	assert_int_equal(errno, EPERM);
+	/* Nor may the seals be lifted: F_SEAL_SEAL is among them. */
+	assert_int_equal(fcntl(r.mmap_fd, F_GET_SEALS) &
+			 (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL),
+			 F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+	assert_int_equal(fstat(r.mmap_fd, &st), 0);
+	assert_int_equal((uint64_t)st.st_size, r.size);
+	/* The device still reaches its last byte. */
+	assert_int_equal(emu_dev_bar_write(t->dev, IPU_BAR_MEM, r.size - 8, m, 8), 0);
+	assert_int_equal(emu_dev_bar_read(t->dev, IPU_BAR_MEM, r.size - 8, back, 8), 0);
+	assert_memory_equal(m, back, 8);
+	th_free(t);
+}
+
 /* Off the bus: reads are all ones, writes and doorbells do nothing, no
  * DMA and no interrupt. */
 static void test_off_the_bus_nothing_moves(void **state)
@@ -310,6 +344,7 @@ int main(void)
 		cmocka_unit_test(test_firmware_ranges_that_wrap_fail_the_boot),
 		cmocka_unit_test(test_launch_ranges_that_wrap_are_refused),
 		cmocka_unit_test(test_an_unwritable_writeback_halts_the_queue),
+		cmocka_unit_test(test_the_client_cannot_resize_device_memory),
 		cmocka_unit_test(test_off_the_bus_nothing_moves),
 	};
 
