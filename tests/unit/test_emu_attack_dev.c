@@ -9,10 +9,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -261,6 +263,68 @@ static void test_an_unwritable_writeback_halts_the_queue(void **state)
 	th_free(t);
 }
 
+static void *soft_reset_thread(void *arg)
+{
+	wr32(arg, IPU_REG_SOFT_RESET, IPU_SOFT_RESET_MAGIC);
+	return NULL;
+}
+
+/* Whether a reset has told queue @q to drop its descriptor in progress
+ * (it then waits, lock released, for the queue to go idle). */
+static bool reset_pending(struct th *t, unsigned int q)
+{
+	bool pending;
+
+	pthread_mutex_lock(&t->dev->lock);
+	pending = t->dev->queues[q].discard;
+	pthread_mutex_unlock(&t->dev->lock);
+	return pending;
+}
+
+/* A soft reset while a DMA descriptor is mid-transfer: the reset waits
+ * for the transfer, then that descriptor and the one behind it complete
+ * with E_RESET; HEAD never moved, no completion interrupt, the one behind
+ * never started. */
+static void test_soft_reset_during_a_transfer(void **state)
+{
+	const uint64_t gate = GUEST_BASE + G_DATA + 0x8000;
+	struct th *t = th_new();
+	time_t end = time(NULL) + WAIT_LIMIT_S;
+	unsigned long calls;
+	pthread_t thr;
+
+	(void)state;
+	th_enable(t);
+	th_ring(t, IPU_QUEUE_H2D, 16);
+	t->h.gate = gate;
+	th_dma_put(t, 0, 0, gate, 0, 64, IPU_DMA_F_IRQ);
+	th_dma_put(t, 0, 1, GUEST_BASE + G_DATA, 64, 64, IPU_DMA_F_IRQ);
+	wr32(t, QREG(0, IPU_Q_TAIL), 2);
+	assert_true(th_gate_reached(t));
+	calls = __atomic_load_n(&t->h.dma_calls, __ATOMIC_SEQ_CST);
+	assert_int_equal(pthread_create(&thr, NULL, soft_reset_thread, t), 0);
+	while (!reset_pending(t, 0)) {
+		assert_true(time(NULL) < end);
+		sched_yield();
+	}
+	th_gate_open(t);
+	assert_int_equal(pthread_join(thr, NULL), 0);
+	assert_int_equal(rd32(t, IPU_REG_RESET_COUNT), 1);
+	assert_int_equal(th_dma_desc(t, 0, 0)->status,
+			 IPU_DESC_DONE | IPU_DESC_E_RESET);
+	assert_int_equal(th_dma_desc(t, 0, 1)->status,
+			 IPU_DESC_DONE | IPU_DESC_E_RESET);
+	assert_int_equal(th_irqs(t, IPU_VEC_H2D), 0);
+	assert_int_equal(th_wb(t, 0)->head, 0);
+	/* Since the gate (the stalled read counted already): the reset's two
+	 * E_RESET words and nothing else; nobody fetched descriptor 1. */
+	assert_int_equal(__atomic_load_n(&t->h.dma_calls, __ATOMIC_SEQ_CST),
+			 calls + 2);
+	assert_int_equal(rd32(t, QREG(0, IPU_Q_CTRL)), 0);
+	assert_int_equal(rd32(t, QREG(0, IPU_Q_STATUS)), 0);
+	th_free(t);
+}
+
 /* BAR2's memfd goes to the client, which maps it; a hostile client could
  * also resize it, and the device's own accesses to a shrunk file would
  * take SIGBUS. The file is sealed: its size stays what the BAR says. */
@@ -345,6 +409,7 @@ int main(void)
 		cmocka_unit_test(test_launch_ranges_that_wrap_are_refused),
 		cmocka_unit_test(test_an_unwritable_writeback_halts_the_queue),
 		cmocka_unit_test(test_the_client_cannot_resize_device_memory),
+		cmocka_unit_test(test_soft_reset_during_a_transfer),
 		cmocka_unit_test(test_off_the_bus_nothing_moves),
 	};
 
