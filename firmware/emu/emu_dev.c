@@ -5,6 +5,7 @@
  * the entry points the transport calls (emu_dev.h).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,10 +90,17 @@ static int mem_create(struct emu_dev *dev)
 {
 	void *p;
 
-	dev->mem_fd = memfd_create(dev->name, MFD_CLOEXEC);
+	dev->mem_fd = memfd_create(dev->name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (dev->mem_fd < 0)
 		return -errno;
 	if (ftruncate(dev->mem_fd, (off_t)dev->mem_size))
+		return -errno;
+	/* The fd goes to the client: one that shrank the file would have
+	 * every device access past the new end take SIGBUS. Its size is
+	 * the BAR's for good (the transport asks the same of the client's
+	 * memory, vfio_user_dma.c). */
+	if (fcntl(dev->mem_fd, F_ADD_SEALS,
+		  F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL))
 		return -errno;
 	p = mmap(NULL, dev->mem_size, PROT_READ | PROT_WRITE, MAP_SHARED,
 		 dev->mem_fd, 0);

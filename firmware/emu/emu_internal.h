@@ -18,11 +18,14 @@
  *
  * Locking. dev->lock protects every register value and the queues' state;
  * the queue threads drop it while they move data or run a launch. The
- * host ops are called with dev->lock held only for irq() (an eventfd
- * write in the transport, which never calls back into the device); DMA
- * is done without it. emu_dev_run.c has its own process-wide lock, never
- * taken before dev->lock (reset holds dev->lock and then takes it; a
- * command thread never takes dev->lock while holding it).
+ * host ops run with dev->lock held for irq(), for the small writes that
+ * must stay ordered with the registers (a status word, a writeback
+ * record, reset's E_RESET words), and never for the descriptor fetch or
+ * the data; the transport's ops take only leaf locks of their own and
+ * never call back into the device. emu_dev_run.c has its own
+ * process-wide lock, never taken before dev->lock (reset holds dev->lock
+ * and then takes it; a command thread never takes dev->lock while
+ * holding it).
  */
 #ifndef IPU_EMU_INTERNAL_H
 #define IPU_EMU_INTERNAL_H

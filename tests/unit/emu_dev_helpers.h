@@ -285,6 +285,22 @@ static inline struct ipu_dma_desc *th_dma_desc(struct th *t, unsigned int q,
 	return (struct ipu_dma_desc *)(t->h.mem + G_RING(q)) + idx;
 }
 
+/* Fill DMA descriptor @idx of queue @q; status 0, tag 0x7a6 + @idx (the
+ * device must leave the tag alone). */
+static inline void th_dma_put(struct th *t, unsigned int q, uint32_t idx,
+			      uint64_t host, uint64_t dev, uint32_t len,
+			      uint32_t flags)
+{
+	struct ipu_dma_desc *d = th_dma_desc(t, q, idx);
+
+	memset(d, 0, sizeof(*d));
+	d->host_addr = host;
+	d->dev_addr = dev;
+	d->length = len;
+	d->flags = flags;
+	d->tag = 0x7a6 + idx;
+}
+
 static inline struct ipu_cmd_desc *th_cmd_desc(struct th *t, uint32_t idx)
 {
 	return (struct ipu_cmd_desc *)(t->h.mem + G_RING(IPU_QUEUE_CMD)) + idx;

@@ -7,25 +7,21 @@
  * refused as docs/hardware.md says, without touching memory outside the
  * device's or the guest's, and the device must stay usable afterwards.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "emu_dev_helpers.h"
-
-static void dma_desc(struct th *t, unsigned int q, uint32_t idx, uint64_t host,
-		     uint64_t dev, uint32_t len, uint32_t flags)
-{
-	struct ipu_dma_desc *d = th_dma_desc(t, q, idx);
-
-	memset(d, 0, sizeof(*d));
-	d->host_addr = host;
-	d->dev_addr = dev;
-	d->length = len;
-	d->flags = flags;
-}
+/* White-box: test_off_the_bus_nothing_moves looks at the queue state. */
+#include "../../firmware/emu/emu_internal.h"
 
 /* Rings and writebacks whose end wraps 2^64 are not enabled. */
 static void test_rings_that_wrap_are_not_enabled(void **state)
@@ -76,11 +72,18 @@ static void test_tail_out_of_range_is_refused(void **state)
 	wr32(t, QREG(0, IPU_Q_TAIL), UINT32_MAX);
 	assert_int_equal(rd32(t, QREG(0, IPU_Q_TAIL)), 0);
 	assert_int_equal(th_last_err(t), IPU_ERR_BAD_TAIL);
-	usleep(20000);
-	assert_int_equal(__atomic_load_n(&t->h.dma_calls, __ATOMIC_SEQ_CST), calls);
-	dma_desc(t, 0, 0, GUEST_BASE + G_DATA, 0, 64, IPU_DMA_F_IRQ);
+	th_dma_put(t, 0, 0, GUEST_BASE + G_DATA, 0, 64, IPU_DMA_F_IRQ);
 	assert_true(th_kick_wait(t, IPU_QUEUE_H2D, 1));
 	assert_int_equal(th_dma_desc(t, 0, 0)->status, IPU_DESC_DONE);
+	/* The thread works in ring order and has now drained the ring: had
+	 * a refused TAIL started anything, it would show here, with no need
+	 * to wait and see. One descriptor moved: fetch, data, status word,
+	 * writeback. */
+	assert_int_equal(rd32(t, QREG(0, IPU_Q_COMPLETED)), 1);
+	assert_int_equal(rd32(t, QREG(0, IPU_Q_HEAD)), 1);
+	assert_int_equal(th_dma_desc(t, 0, 1)->status, 0);
+	assert_int_equal(__atomic_load_n(&t->h.dma_calls, __ATOMIC_SEQ_CST),
+			 calls + 4);
 	th_free(t);
 }
 
@@ -95,12 +98,12 @@ static void test_dma_ranges_that_wrap_are_refused(void **state)
 	th_ring(t, IPU_QUEUE_H2D, 16);
 	th_ring(t, IPU_QUEUE_D2H, 16);
 	memcpy(before, t->h.mem + G_DATA, sizeof(before));
-	dma_desc(t, 0, 0, GUEST_BASE + G_DATA, 0ull - 8, 16, 0);
-	dma_desc(t, 0, 1, GUEST_BASE + G_DATA, 0ull - IPU_DMA_MAX_LEN,
-		 IPU_DMA_MAX_LEN, 0);
-	dma_desc(t, 0, 2, 0ull - 8, 0, 16, 0);
-	dma_desc(t, 0, 3, GUEST_BASE + G_DATA, (1u << 20) - 8, 16,
-		 IPU_DMA_F_IRQ);
+	th_dma_put(t, 0, 0, GUEST_BASE + G_DATA, 0ull - 8, 16, 0);
+	th_dma_put(t, 0, 1, GUEST_BASE + G_DATA, 0ull - IPU_DMA_MAX_LEN,
+		   IPU_DMA_MAX_LEN, 0);
+	th_dma_put(t, 0, 2, 0ull - 8, 0, 16, 0);
+	th_dma_put(t, 0, 3, GUEST_BASE + G_DATA, (1u << 20) - 8, 16,
+		   IPU_DMA_F_IRQ);
 	assert_true(th_kick_wait(t, IPU_QUEUE_H2D, 4));
 	assert_int_equal(th_dma_desc(t, 0, 0)->status,
 			 IPU_DESC_DONE | IPU_DESC_E_DEV_RANGE);
@@ -111,8 +114,8 @@ static void test_dma_ranges_that_wrap_are_refused(void **state)
 	assert_int_equal(th_dma_desc(t, 0, 3)->status,
 			 IPU_DESC_DONE | IPU_DESC_E_DEV_RANGE);
 	/* The other direction: nothing lands in guest memory. */
-	dma_desc(t, 1, 0, GUEST_BASE + G_DATA, 0ull - 8, 16, 0);
-	dma_desc(t, 1, 1, 0ull - 8, 0, 16, IPU_DMA_F_IRQ);
+	th_dma_put(t, 1, 0, GUEST_BASE + G_DATA, 0ull - 8, 16, 0);
+	th_dma_put(t, 1, 1, 0ull - 8, 0, 16, IPU_DMA_F_IRQ);
 	assert_true(th_kick_wait(t, IPU_QUEUE_D2H, 2));
 	assert_int_equal(th_dma_desc(t, 1, 0)->status,
 			 IPU_DESC_DONE | IPU_DESC_E_DEV_RANGE);
@@ -202,25 +205,188 @@ static void test_launch_ranges_that_wrap_are_refused(void **state)
 	th_free(t);
 }
 
+/* A writeback address outside guest RAM (aligned, not wrapping: ENABLE
+ * takes it) halts the queue at the first completion, with no queue
+ * interrupt; what is published after stays untouched until a soft reset
+ * completes it with E_RESET. */
+static void test_an_unwritable_writeback_halts_the_queue(void **state)
+{
+	const uint64_t wb = GUEST_BASE + GUEST_SIZE;
+	struct th *t = th_new();
+	unsigned int misc, h2d;
+	uint32_t n;
+
+	(void)state;
+	th_enable(t);
+	wr64(t, QREG(0, IPU_Q_BASE), GUEST_BASE + G_RING(0));
+	wr32(t, QREG(0, IPU_Q_SIZE), 16);
+	wr64(t, QREG(0, IPU_Q_WB_ADDR), wb);
+	wr32(t, QREG(0, IPU_Q_CTRL), IPU_Q_CTRL_ENABLE);
+	assert_int_equal(rd32(t, QREG(0, IPU_Q_CTRL)), IPU_Q_CTRL_ENABLE);
+	th_dma_put(t, 0, 0, GUEST_BASE + G_DATA, 0, 64, IPU_DMA_F_IRQ);
+	th_dma_put(t, 0, 1, GUEST_BASE + G_DATA, 64, 64, IPU_DMA_F_IRQ);
+	misc = th_irqs(t, IPU_VEC_MISC);
+	h2d = th_irqs(t, IPU_VEC_H2D);
+	wr32(t, QREG(0, IPU_Q_TAIL), 1);
+	assert_true(th_wait_irqs(t, IPU_VEC_MISC, misc + 1));
+	/* The status word went out before the writeback failed. */
+	assert_int_equal(th_dma_desc(t, 0, 0)->status, IPU_DESC_DONE);
+	assert_int_equal(rd32(t, QREG(0, IPU_Q_HEAD)), 1);
+	assert_true(rd32(t, QREG(0, IPU_Q_STATUS)) & IPU_Q_STATUS_HALTED);
+	assert_true(rd32(t, IPU_REG_STATUS) & IPU_STATUS_QUEUE_ERROR);
+	n = rd32(t, IPU_REG_ERR_COUNT) - 1;
+	assert_int_equal(th_err_code(t, n), IPU_ERR_WRITEBACK);
+	assert_int_equal(rd64(t, IPU_REG_ERR_LOG +
+				    IPU_ERR_ENTRY_SIZE * (n % IPU_ERR_LOG_LEN) + 8),
+			 wb);
+	/* No completion interrupt for a batch whose writeback is lost. */
+	assert_false(rd32(t, IPU_REG_IRQ_CAUSE) & IPU_IRQ_H2D);
+	assert_int_equal(th_irqs(t, IPU_VEC_H2D), h2d);
+	/* Halted: a new doorbell is taken but nothing starts; the reset
+	 * completes the published descriptor, the done one keeps its word. */
+	wr32(t, QREG(0, IPU_Q_TAIL), 2);
+	assert_int_equal(rd32(t, QREG(0, IPU_Q_TAIL)), 2);
+	wr32(t, IPU_REG_SOFT_RESET, IPU_SOFT_RESET_MAGIC);
+	assert_int_equal(th_dma_desc(t, 0, 1)->status,
+			 IPU_DESC_DONE | IPU_DESC_E_RESET);
+	assert_int_equal(th_dma_desc(t, 0, 0)->status, IPU_DESC_DONE);
+	assert_int_equal(rd32(t, QREG(0, IPU_Q_CTRL)), 0);
+	assert_false(rd32(t, IPU_REG_STATUS) & IPU_STATUS_QUEUE_ERROR);
+	/* And the queue works again with a writeback in RAM (reset masked
+	 * the interrupts). */
+	wr32(t, IPU_REG_IRQ_MASK, 0);
+	th_ring(t, IPU_QUEUE_H2D, 16);
+	th_dma_put(t, 0, 0, GUEST_BASE + G_DATA, 0, 64, IPU_DMA_F_IRQ);
+	assert_true(th_kick_wait(t, IPU_QUEUE_H2D, 1));
+	assert_int_equal(th_dma_desc(t, 0, 0)->status, IPU_DESC_DONE);
+	assert_int_equal(th_wb(t, 0)->head, 1);
+	th_free(t);
+}
+
+static void *soft_reset_thread(void *arg)
+{
+	wr32(arg, IPU_REG_SOFT_RESET, IPU_SOFT_RESET_MAGIC);
+	return NULL;
+}
+
+/* Whether a reset has told queue @q to drop its descriptor in progress
+ * (it then waits, lock released, for the queue to go idle). */
+static bool reset_pending(struct th *t, unsigned int q)
+{
+	bool pending;
+
+	pthread_mutex_lock(&t->dev->lock);
+	pending = t->dev->queues[q].discard;
+	pthread_mutex_unlock(&t->dev->lock);
+	return pending;
+}
+
+/* A soft reset while a DMA descriptor is mid-transfer: the reset waits
+ * for the transfer, then that descriptor and the one behind it complete
+ * with E_RESET; HEAD never moved, no completion interrupt, the one behind
+ * never started. */
+static void test_soft_reset_during_a_transfer(void **state)
+{
+	const uint64_t gate = GUEST_BASE + G_DATA + 0x8000;
+	struct th *t = th_new();
+	time_t end = time(NULL) + WAIT_LIMIT_S;
+	unsigned long calls;
+	pthread_t thr;
+
+	(void)state;
+	th_enable(t);
+	th_ring(t, IPU_QUEUE_H2D, 16);
+	t->h.gate = gate;
+	th_dma_put(t, 0, 0, gate, 0, 64, IPU_DMA_F_IRQ);
+	th_dma_put(t, 0, 1, GUEST_BASE + G_DATA, 64, 64, IPU_DMA_F_IRQ);
+	wr32(t, QREG(0, IPU_Q_TAIL), 2);
+	assert_true(th_gate_reached(t));
+	calls = __atomic_load_n(&t->h.dma_calls, __ATOMIC_SEQ_CST);
+	assert_int_equal(pthread_create(&thr, NULL, soft_reset_thread, t), 0);
+	while (!reset_pending(t, 0)) {
+		assert_true(time(NULL) < end);
+		sched_yield();
+	}
+	th_gate_open(t);
+	assert_int_equal(pthread_join(thr, NULL), 0);
+	assert_int_equal(rd32(t, IPU_REG_RESET_COUNT), 1);
+	assert_int_equal(th_dma_desc(t, 0, 0)->status,
+			 IPU_DESC_DONE | IPU_DESC_E_RESET);
+	assert_int_equal(th_dma_desc(t, 0, 1)->status,
+			 IPU_DESC_DONE | IPU_DESC_E_RESET);
+	assert_int_equal(th_irqs(t, IPU_VEC_H2D), 0);
+	assert_int_equal(th_wb(t, 0)->head, 0);
+	/* Since the gate (the stalled read counted already): the reset's two
+	 * E_RESET words and nothing else; nobody fetched descriptor 1. */
+	assert_int_equal(__atomic_load_n(&t->h.dma_calls, __ATOMIC_SEQ_CST),
+			 calls + 2);
+	assert_int_equal(rd32(t, QREG(0, IPU_Q_CTRL)), 0);
+	assert_int_equal(rd32(t, QREG(0, IPU_Q_STATUS)), 0);
+	th_free(t);
+}
+
+/* BAR2's memfd goes to the client, which maps it; a hostile client could
+ * also resize it, and the device's own accesses to a shrunk file would
+ * take SIGBUS. The file is sealed: its size stays what the BAR says. */
+static void test_the_client_cannot_resize_device_memory(void **state)
+{
+	struct th *t = th_new();
+	struct emu_region r;
+	uint8_t m[8] = { 1, 2, 3, 4, 5, 6, 7, 8 }, back[8];
+	struct stat st;
+
+	(void)state;
+	assert_int_equal(emu_dev_region(t->dev, IPU_BAR_MEM, &r), 0);
+	assert_true(r.mmap_fd >= 0);
+	assert_int_equal(ftruncate(r.mmap_fd, 0), -1);
+	assert_int_equal(errno, EPERM);
+	assert_int_equal(ftruncate(r.mmap_fd, (off_t)r.size * 2), -1);
+	assert_int_equal(errno, EPERM);
+	/* Nor may the seals be lifted: F_SEAL_SEAL is among them. */
+	assert_int_equal(fcntl(r.mmap_fd, F_GET_SEALS) &
+			 (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL),
+			 F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+	assert_int_equal(fstat(r.mmap_fd, &st), 0);
+	assert_int_equal((uint64_t)st.st_size, r.size);
+	/* The device still reaches its last byte. */
+	assert_int_equal(emu_dev_bar_write(t->dev, IPU_BAR_MEM, r.size - 8, m, 8), 0);
+	assert_int_equal(emu_dev_bar_read(t->dev, IPU_BAR_MEM, r.size - 8, back, 8), 0);
+	assert_memory_equal(m, back, 8);
+	th_free(t);
+}
+
 /* Off the bus: reads are all ones, writes and doorbells do nothing, no
  * DMA and no interrupt. */
 static void test_off_the_bus_nothing_moves(void **state)
 {
 	struct th *t = th_new();
+	uint32_t tail, head, resets;
 	unsigned long calls;
 	uint8_t m[8];
+	bool busy;
 
 	(void)state;
 	th_enable(t);
 	th_ring(t, IPU_QUEUE_H2D, 16);
-	dma_desc(t, 0, 0, GUEST_BASE + G_DATA, 0, 64, IPU_DMA_F_IRQ);
+	th_dma_put(t, 0, 0, GUEST_BASE + G_DATA, 0, 64, IPU_DMA_F_IRQ);
 	assert_int_equal(emu_dev_fault(t->dev, "off_bus"), 0);
 	assert_true(emu_dev_off_bus(t->dev));
 	calls = __atomic_load_n(&t->h.dma_calls, __ATOMIC_SEQ_CST);
 	wr32(t, QREG(0, IPU_Q_TAIL), 1);
 	wr32(t, IPU_REG_IRQ_RAISE, IPU_IRQ_SW);
 	wr32(t, IPU_REG_SOFT_RESET, IPU_SOFT_RESET_MAGIC);
-	usleep(20000);
+	/* Inside, the doorbell and the reset were dropped: with HEAD ==
+	 * TAIL no thread can start anything, however long we wait. */
+	pthread_mutex_lock(&t->dev->lock);
+	tail = t->dev->queues[0].tail;
+	head = t->dev->queues[0].head;
+	busy = t->dev->queues[0].busy;
+	resets = t->dev->reset_count;
+	pthread_mutex_unlock(&t->dev->lock);
+	assert_int_equal(tail, 0);
+	assert_int_equal(head, 0);
+	assert_false(busy);
+	assert_int_equal(resets, 0);
 	assert_int_equal(__atomic_load_n(&t->h.dma_calls, __ATOMIC_SEQ_CST), calls);
 	assert_int_equal(th_dma_desc(t, 0, 0)->status, 0);
 	assert_int_equal(rd32(t, IPU_REG_ID), 0xffffffffu);
@@ -241,6 +407,9 @@ int main(void)
 		cmocka_unit_test(test_dma_ranges_that_wrap_are_refused),
 		cmocka_unit_test(test_firmware_ranges_that_wrap_fail_the_boot),
 		cmocka_unit_test(test_launch_ranges_that_wrap_are_refused),
+		cmocka_unit_test(test_an_unwritable_writeback_halts_the_queue),
+		cmocka_unit_test(test_the_client_cannot_resize_device_memory),
+		cmocka_unit_test(test_soft_reset_during_a_transfer),
 		cmocka_unit_test(test_off_the_bus_nothing_moves),
 	};
 

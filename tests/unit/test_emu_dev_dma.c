@@ -25,19 +25,6 @@ static void fill(uint8_t *p, size_t n, uint32_t seed)
 	}
 }
 
-static void dma_desc(struct th *t, unsigned int q, uint32_t idx, uint64_t host,
-		     uint64_t dev, uint32_t len, uint32_t flags)
-{
-	struct ipu_dma_desc *d = th_dma_desc(t, q, idx);
-
-	d->host_addr = host;
-	d->dev_addr = dev;
-	d->length = len;
-	d->flags = flags;
-	d->status = 0;
-	d->tag = 0x7a6 + idx;
-}
-
 static struct th *ready(void)
 {
 	struct th *t = th_new();
@@ -63,8 +50,8 @@ static void test_scatter_gather_both_ways_with_odd_sizes(void **state)
 	/* Host segments scattered (a gap of 5 bytes between them), device
 	 * range contiguous from an odd address. */
 	for (i = 0; i < n; i++) {
-		dma_desc(t, IPU_QUEUE_H2D, i, host, dev, seg[i],
-			 i == n - 1 ? IPU_DMA_F_IRQ : 0);
+		th_dma_put(t, IPU_QUEUE_H2D, i, host, dev, seg[i],
+			   i == n - 1 ? IPU_DMA_F_IRQ : 0);
 		host += seg[i] + 5;
 		dev += seg[i];
 	}
@@ -91,8 +78,8 @@ static void test_scatter_gather_both_ways_with_odd_sizes(void **state)
 			free(back);
 		}
 		/* And back to the host in one descriptor. */
-		dma_desc(t, IPU_QUEUE_D2H, 0, GUEST_BASE + G_DATA + 0x100003, 7,
-			 (uint32_t)total, IPU_DMA_F_IRQ);
+		th_dma_put(t, IPU_QUEUE_D2H, 0, GUEST_BASE + G_DATA + 0x100003, 7,
+			   (uint32_t)total, IPU_DMA_F_IRQ);
 		assert_true(th_kick_wait(t, IPU_QUEUE_D2H, 1));
 		assert_int_equal(th_dma_desc(t, 1, 0)->status, IPU_DESC_DONE);
 		assert_memory_equal(dst + 3, lin, total);
@@ -112,8 +99,8 @@ static void test_one_interrupt_and_writeback_per_batch(void **state)
 
 	(void)state;
 	for (i = 0; i < 3; i++)
-		dma_desc(t, 0, i, GUEST_BASE + G_DATA, 64 * i, 64,
-			 i == 2 ? IPU_DMA_F_IRQ : 0);
+		th_dma_put(t, 0, i, GUEST_BASE + G_DATA, 64 * i, 64,
+			   i == 2 ? IPU_DMA_F_IRQ : 0);
 	assert_true(th_kick_wait(t, IPU_QUEUE_H2D, 3));
 	assert_int_equal(th_irqs(t, IPU_VEC_H2D), 1);
 	assert_int_equal(th_irqs(t, IPU_VEC_D2H), 0);
@@ -123,7 +110,7 @@ static void test_one_interrupt_and_writeback_per_batch(void **state)
 	assert_int_equal(rd32(t, QREG(0, IPU_Q_HEAD)), 3);
 	assert_int_equal(rd32(t, QREG(0, IPU_Q_COMPLETED)), 3);
 	/* The next batch, after the acknowledgement: its own message. */
-	dma_desc(t, 0, 3, GUEST_BASE + G_DATA, 0, 8, IPU_DMA_F_IRQ);
+	th_dma_put(t, 0, 3, GUEST_BASE + G_DATA, 0, 8, IPU_DMA_F_IRQ);
 	assert_true(th_kick_wait(t, IPU_QUEUE_H2D, 4));
 	assert_int_equal(th_irqs(t, IPU_VEC_H2D), 2);
 	assert_int_equal(wb->completed, 4);
@@ -139,7 +126,7 @@ static void test_the_ring_wraps(void **state)
 	th_enable(t);
 	th_ring(t, IPU_QUEUE_H2D, 4);
 	for (i = 0; i < 10; i++) {
-		dma_desc(t, 0, idx, GUEST_BASE + G_DATA + i, i, 1, IPU_DMA_F_IRQ);
+		th_dma_put(t, 0, idx, GUEST_BASE + G_DATA + i, i, 1, IPU_DMA_F_IRQ);
 		idx = (idx + 1) % 4;
 		assert_true(th_kick_wait(t, IPU_QUEUE_H2D, idx));
 		assert_int_equal(rd32(t, QREG(0, IPU_Q_HEAD)), idx);
@@ -154,13 +141,13 @@ static void test_descriptor_errors_complete_alone(void **state)
 	uint64_t g = GUEST_BASE + G_DATA;
 
 	(void)state;
-	dma_desc(t, 0, 0, GUEST_BASE + GUEST_SIZE - 8, 0, 16, 0); /* past RAM */
-	dma_desc(t, 0, 1, g, (1u << 20) - 8, 16, 0);	/* past device memory */
-	dma_desc(t, 0, 2, g, 0, 0, 0);			/* zero length */
-	dma_desc(t, 0, 3, g, 0, IPU_DMA_MAX_LEN + 1, 0);
-	dma_desc(t, 0, 4, g, 0, 8, 0x2);		/* reserved flag */
-	dma_desc(t, 0, 5, 0x10, 0, 8, 0);		/* below RAM */
-	dma_desc(t, 0, 6, g, 0, 8, IPU_DMA_F_IRQ);	/* fine */
+	th_dma_put(t, 0, 0, GUEST_BASE + GUEST_SIZE - 8, 0, 16, 0); /* past RAM */
+	th_dma_put(t, 0, 1, g, (1u << 20) - 8, 16, 0);	/* past device memory */
+	th_dma_put(t, 0, 2, g, 0, 0, 0);			/* zero length */
+	th_dma_put(t, 0, 3, g, 0, IPU_DMA_MAX_LEN + 1, 0);
+	th_dma_put(t, 0, 4, g, 0, 8, 0x2);		/* reserved flag */
+	th_dma_put(t, 0, 5, 0x10, 0, 8, 0);		/* below RAM */
+	th_dma_put(t, 0, 6, g, 0, 8, IPU_DMA_F_IRQ);	/* fine */
 	assert_true(th_kick_wait(t, IPU_QUEUE_H2D, 7));
 	assert_int_equal(th_dma_desc(t, 0, 0)->status,
 			 IPU_DESC_DONE | IPU_DESC_E_HOST_FAULT);
@@ -190,7 +177,7 @@ static void test_d2h_to_an_unmapped_address_writes_nothing(void **state)
 
 	(void)state;
 	memcpy(before, t->h.mem + GUEST_SIZE - 64, 64);
-	dma_desc(t, 1, 0, GUEST_BASE + GUEST_SIZE - 32, 0, 64, IPU_DMA_F_IRQ);
+	th_dma_put(t, 1, 0, GUEST_BASE + GUEST_SIZE - 32, 0, 64, IPU_DMA_F_IRQ);
 	assert_true(th_kick_wait(t, IPU_QUEUE_D2H, 1));
 	assert_int_equal(th_dma_desc(t, 1, 0)->status,
 			 IPU_DESC_DONE | IPU_DESC_E_HOST_FAULT);
@@ -204,7 +191,7 @@ static void test_no_dma_without_bus_master(void **state)
 
 	(void)state;
 	cfgw16(t, 0x04, 0x0002);
-	dma_desc(t, 0, 0, GUEST_BASE + G_DATA, 0, 8, IPU_DMA_F_IRQ);
+	th_dma_put(t, 0, 0, GUEST_BASE + G_DATA, 0, 8, IPU_DMA_F_IRQ);
 	assert_true(th_kick_wait(t, IPU_QUEUE_H2D, 1));
 	assert_int_equal(th_dma_desc(t, 0, 0)->status,
 			 IPU_DESC_DONE | IPU_DESC_E_NO_MASTER);
@@ -288,15 +275,15 @@ static void test_fail_dma_fails_the_kth_descriptor(void **state)
 	assert_int_equal(emu_dev_fault(t->dev, "fail_dma=2"), 0);
 	fill(t->h.mem + G_DATA, 64, 3);
 	for (i = 0; i < 3; i++)
-		dma_desc(t, 0, i, GUEST_BASE + G_DATA, 64 * i, 64,
-			 i == 2 ? IPU_DMA_F_IRQ : 0);
+		th_dma_put(t, 0, i, GUEST_BASE + G_DATA, 64 * i, 64,
+			   i == 2 ? IPU_DMA_F_IRQ : 0);
 	assert_true(th_kick_wait(t, IPU_QUEUE_H2D, 3));
 	assert_int_equal(th_dma_desc(t, 0, 0)->status, IPU_DESC_DONE);
 	assert_int_equal(th_dma_desc(t, 0, 1)->status,
 			 IPU_DESC_DONE | IPU_DESC_E_DATA);
 	assert_int_equal(th_dma_desc(t, 0, 2)->status, IPU_DESC_DONE);
 	/* Once only. */
-	dma_desc(t, 0, 3, GUEST_BASE + G_DATA, 0, 64, IPU_DMA_F_IRQ);
+	th_dma_put(t, 0, 3, GUEST_BASE + G_DATA, 0, 64, IPU_DMA_F_IRQ);
 	assert_true(th_kick_wait(t, IPU_QUEUE_H2D, 4));
 	assert_int_equal(th_dma_desc(t, 0, 3)->status, IPU_DESC_DONE);
 	th_free(t);
@@ -310,7 +297,7 @@ static void test_corrupt_dma_changes_bytes_silently(void **state)
 	(void)state;
 	fill(src, 100, 9);
 	assert_int_equal(emu_dev_fault(t->dev, "corrupt_dma=1"), 0);
-	dma_desc(t, 0, 0, GUEST_BASE + G_DATA, 0, 100, IPU_DMA_F_IRQ);
+	th_dma_put(t, 0, 0, GUEST_BASE + G_DATA, 0, 100, IPU_DMA_F_IRQ);
 	assert_true(th_kick_wait(t, IPU_QUEUE_H2D, 1));
 	assert_int_equal(th_dma_desc(t, 0, 0)->status, IPU_DESC_DONE);
 	th_mem_read(t, 0, back, 100);
@@ -320,7 +307,7 @@ static void test_corrupt_dma_changes_bytes_silently(void **state)
 	/* Device to host too. */
 	assert_int_equal(emu_dev_fault(t->dev, "corrupt_dma=1"), 0);
 	th_mem_write(t, 0, src, 100);
-	dma_desc(t, 1, 0, GUEST_BASE + G_DATA + 4096, 0, 100, IPU_DMA_F_IRQ);
+	th_dma_put(t, 1, 0, GUEST_BASE + G_DATA + 4096, 0, 100, IPU_DMA_F_IRQ);
 	assert_true(th_kick_wait(t, IPU_QUEUE_D2H, 1));
 	assert_int_equal(t->h.mem[G_DATA + 4096], (uint8_t)~src[0]);
 	assert_memory_equal(t->h.mem + G_DATA + 4097, src + 1, 98);
@@ -335,11 +322,11 @@ static void test_the_two_directions_run_concurrently(void **state)
 	(void)state;
 	/* H2D's read of the host stalls (a slow host, a long transfer)... */
 	t->h.gate = gate;
-	dma_desc(t, 0, 0, gate, 0, 64, IPU_DMA_F_IRQ);
+	th_dma_put(t, 0, 0, gate, 0, 64, IPU_DMA_F_IRQ);
 	wr32(t, QREG(0, IPU_Q_TAIL), 1);
 	assert_true(th_gate_reached(t));
 	/* ...while D2H completes a batch of its own. */
-	dma_desc(t, 1, 0, GUEST_BASE + G_DATA, 128, 64, IPU_DMA_F_IRQ);
+	th_dma_put(t, 1, 0, GUEST_BASE + G_DATA, 128, 64, IPU_DMA_F_IRQ);
 	assert_true(th_kick_wait(t, IPU_QUEUE_D2H, 1));
 	assert_int_equal(th_dma_desc(t, 1, 0)->status, IPU_DESC_DONE);
 	assert_int_equal(th_irqs(t, IPU_VEC_H2D), 0);
