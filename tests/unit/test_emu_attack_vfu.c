@@ -11,7 +11,6 @@
  * eventfd hung the device, a shrunk RAM file killed the process with
  * SIGBUS, BAR2 by message ignored off-bus); they guard those fixes.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -37,23 +36,10 @@
 #include "../../firmware/emu/vfio_user_conn.h"
 #include "../../firmware/emu/vfio_user_dma.h"
 #include "../../firmware/emu/vfio_user_irq.h"
+#include "open_fds.h"
 
 #define MEM_SIZE	(1u << 20)
 #define RW		(VFIO_DMA_MAP_FLAG_READ | VFIO_DMA_MAP_FLAG_WRITE)
-
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	assert_non_null(d);
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n - 1;	/* the directory's own fd */
-}
 
 /* One device behind one connection, negotiated. */
 struct rig {
@@ -92,7 +78,8 @@ static int rig_setup(void **state)
 	struct rig *r = calloc(1, sizeof(*r));
 
 	assert_non_null(r);
-	r->fds_before = count_fds();
+	r->fds_before = open_fds();
+	assert_true(r->fds_before >= 0);
 	assert_int_equal(vfu_conn_create("ipu0", NULL, &r->c), 0);
 	vfu_conn_host_ops(r->c, &ops);
 	assert_int_equal(emu_dev_create(&o, &ops, &r->dev), 0);
@@ -110,7 +97,7 @@ static int rig_teardown(void **state)
 	emu_dev_destroy(r->dev);
 	vfu_conn_destroy(r->c);
 	free(r);
-	assert_int_equal(count_fds(), before);
+	assert_int_equal(open_fds(), before);
 	return 0;
 }
 
@@ -386,6 +373,22 @@ static void test_dma_map_overlaps_and_partial_unmaps_are_refused(void **state)
 	assert_int_equal(vfu_conn_dma_maps(r->c), 0);
 }
 
+/* SET_IRQS @s with @fds (@nfds of them, -1 for a fresh eventfd): refused,
+ * every fd closed (the teardown counts them). */
+static void set_irqs_refused(struct rig *r, const struct vfu_irq_set *s,
+			     int *fds, unsigned int nfds)
+{
+	struct vfu_out out;
+
+	for (unsigned int i = 0; i < nfds; i++) {
+		if (fds[i] < 0)
+			fds[i] = eventfd(0, EFD_CLOEXEC);
+		assert_true(fds[i] >= 0);
+	}
+	assert_int_equal(cmd(r, VFU_CMD_DEVICE_SET_IRQS, s, sizeof(*s), fds,
+			     nfds, &out), EINVAL);
+}
+
 /* SET_IRQS ranges past the vectors, and fds that are not eventfds (a
  * client could make the device write 8 bytes into any file), are refused
  * and every fd closed. */
@@ -396,37 +399,26 @@ static void test_set_irqs_bad_ranges_and_fds_are_refused(void **state)
 		.flags = VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER,
 	};
 	struct rig *r = *state;
-	struct vfu_out out;
-	int fds[2];
+	int fds[2] = { -1, -1 };
 
 	/* Past the last vector, and wrapping uint32. */
 	s.start = IPU_MSIX_VECTORS - 1;
 	s.count = 2;
-	fds[0] = eventfd(0, EFD_CLOEXEC);
-	fds[1] = eventfd(0, EFD_CLOEXEC);
-	assert_int_equal(cmd(r, VFU_CMD_DEVICE_SET_IRQS, &s, sizeof(s), fds, 2,
-			     &out), EINVAL);
+	set_irqs_refused(r, &s, (int[]){ -1, -1 }, 2);
 	s.start = UINT32_MAX;
 	s.count = 1;
-	fds[0] = eventfd(0, EFD_CLOEXEC);
-	assert_int_equal(cmd(r, VFU_CMD_DEVICE_SET_IRQS, &s, sizeof(s), fds, 1,
-			     &out), EINVAL);
+	set_irqs_refused(r, &s, (int[]){ -1 }, 1);
 	/* A memfd as an "eventfd". */
 	s.start = 0;
 	fds[0] = memfd_create("notefd", MFD_CLOEXEC);
-	assert_int_equal(cmd(r, VFU_CMD_DEVICE_SET_IRQS, &s, sizeof(s), fds, 1,
-			     &out), EINVAL);
+	set_irqs_refused(r, &s, fds, 1);
 	/* The wrong count of fds for the range. */
 	s.count = 2;
-	fds[0] = eventfd(0, EFD_CLOEXEC);
-	assert_int_equal(cmd(r, VFU_CMD_DEVICE_SET_IRQS, &s, sizeof(s), fds, 1,
-			     &out), EINVAL);
+	set_irqs_refused(r, &s, (int[]){ -1 }, 1);
 	/* Another index has no vectors. */
 	s.index = VFIO_PCI_INTX_IRQ_INDEX;
 	s.count = 1;
-	fds[0] = eventfd(0, EFD_CLOEXEC);
-	assert_int_equal(cmd(r, VFU_CMD_DEVICE_SET_IRQS, &s, sizeof(s), fds, 1,
-			     &out), EINVAL);
+	set_irqs_refused(r, &s, (int[]){ -1 }, 1);
 }
 
 /* argsz lies: larger or smaller than the payload. */
