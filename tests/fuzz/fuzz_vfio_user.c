@@ -17,7 +17,7 @@
  *
  *	scripts/fuzz [SECONDS]	builds this with clang and runs it
  *
- * fuzz-build: firmware/emu/vfio_user_parse.c firmware/emu/vfio_user_caps.c firmware/emu/vfio_user_conn.c firmware/emu/vfio_user_dma.c firmware/emu/vfio_user_irq.c -lpthread
+ * fuzz-build: firmware/emu/vfio_user_parse.c firmware/emu/vfio_user_caps.c firmware/emu/vfio_user_conn.c firmware/emu/vfio_user_dma.c firmware/emu/vfio_user_irq.c -luring -lpthread
  */
 #include <stddef.h>
 #include <stdint.h>
