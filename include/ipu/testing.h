@@ -143,6 +143,15 @@ struct ipu_queue *__ipu_session_queue(const struct ipu_session *s);
  */
 void __ipu_session_fail_flushes(struct ipu_session *s, uint32_t n);
 
+/*
+ * __ipu_session_set_wait_timeout() - change the bound of @s's waits (the
+ * session option wait_timeout_ms; 0 = the default bound) and return the
+ * previous value. Tests shorten the bound around the one call that must
+ * time out only, so their other calls never race a short bound on a slow
+ * machine (valgrind, a debug kernel).
+ */
+uint32_t __ipu_session_set_wait_timeout(struct ipu_session *s, uint32_t ms);
+
 #ifdef __cplusplus
 }
 #endif

@@ -204,6 +204,59 @@ static void test_S18_failed_flush_changes_nothing(void **state)
 	unlink_file(path);
 }
 
+/*
+ * S18, S20, S25: a failed flush changes nothing of a variable retrieved
+ * from all replicas either: the per-replica values the session held (or
+ * that it held none) are what they were, as are the file and host copy.
+ */
+static void test_S20_failed_flush_keeps_per_replica_values(void **state)
+{
+	const float v[2] = { 1, 1 }, one[2] = { 2, 2 },
+		    each[4] = { 2, 2, 3, 3 };
+	IPU_OPTS(ipu_ir_variable_opts, opts,
+		 .retrieval = IPU_EXE_RETRIEVE_ALL_REPLICAS);
+	IPU_OPTS(ipu_session_opts, sopts, .device = "ipu_model",
+		 .data_dir = data_dir);
+	float x[2][2] = { { 1, 1 }, { 2, 2 } }, y[2][2], f[2], w[4];
+	struct ipu_host_buffer xb = sh_buf(x, IPU_DTYPE_FLOAT32, 2, 2ull, 2ull),
+			       yb = sh_buf(y, IPU_DTYPE_FLOAT32, 2, 2ull, 2ull);
+	struct ipu_session *s;
+	const void *p;
+	size_t len;
+	char path[64];
+
+	(void)state;
+	make_file(path, v, 2);
+	opts.mmap_path = path;
+	assert_int_equal(ipu_session_create(sh_acc_ir(2, 1, 2, &opts), &sopts,
+					    &s), 0);
+	sh_attach(s);
+	sh_run_xy(s, xb, yb);
+	/* No per-replica values yet: a failed flush leaves none. */
+	__ipu_session_fail_flushes(s, 1);
+	assert_int_equal(ipu_session_weights_to_host(s), -EIO);
+	assert_int_equal(__ipu_session_host_copy(s, "w", true, &p, &len),
+			 -ENODATA);
+	sh_host_f32(s, "w", false, w, 2);
+	sh_assert_floats(w, v, 2);
+	/* Held ones stay as they were. */
+	assert_int_equal(ipu_session_weights_to_host(s), 0);
+	sh_host_f32(s, "w", true, w, 4);
+	sh_assert_floats(w, each, 4);
+	sh_run_xy(s, xb, yb);
+	__ipu_session_fail_flushes(s, 1);
+	assert_int_equal(ipu_session_weights_to_host(s), -EIO);
+	sh_host_f32(s, "w", true, w, 4);
+	sh_assert_floats(w, each, 4);
+	sh_host_f32(s, "w", false, w, 2);
+	sh_assert_floats(w, one, 2);
+	read_file(path, f, 2);
+	sh_assert_floats(f, one, 2);
+	assert_false(__ipu_session_in_sync(s));
+	ipu_session_destroy(s);
+	unlink_file(path);
+}
+
 /* S25: a write the device rejects leaves the file as it was. */
 static void test_S22_write_the_device_rejects_leaves_the_file(void **state)
 {
@@ -648,6 +701,7 @@ int main(void)
 		cmocka_unit_test(test_S22_grouped_file_holds_a_value_per_group),
 		cmocka_unit_test(test_S22_write_the_device_rejects_leaves_the_file),
 		cmocka_unit_test(test_S18_failed_flush_changes_nothing),
+		cmocka_unit_test(test_S20_failed_flush_keeps_per_replica_values),
 		cmocka_unit_test(test_S22_missing_file),
 		cmocka_unit_test(test_S22_short_file),
 		cmocka_unit_test(test_S05_read_only_mapping_disables_weights_to_host),

@@ -12,7 +12,12 @@
 
 static const uint64_t two = 2;
 
-/* The accumulator w = {1, 2}, waits bounded to @ms. */
+/*
+ * The accumulator w = {1, 2}, created with waits bounded to @ms. The
+ * bound is lifted again at once (and the option checked to have reached
+ * the session): bounded() puts it back around the one call that must
+ * time out, so that no other call races @ms on a slow machine.
+ */
 static struct ipu_session *acc(uint32_t ms)
 {
 	IPU_OPTS(ipu_session_opts, opts, .device = "ipu_model",
@@ -21,8 +26,19 @@ static struct ipu_session *acc(uint32_t ms)
 
 	if (ipu_session_create(sh_acc_ir(1, 1, 2, NULL), &opts, &s))
 		fail_msg("ipu_session_create: %s", ipu_session_errmsg(NULL));
+	assert_int_equal(__ipu_session_set_wait_timeout(s, 0), ms);
 	return s;
 }
+
+/* @err of a call made with the session's waits bounded to @ms. */
+#define bounded(s, ms, call)						\
+	({								\
+		int err_;						\
+		__ipu_session_set_wait_timeout((s), (ms));		\
+		err_ = (call);						\
+		__ipu_session_set_wait_timeout((s), 0);			\
+		err_;							\
+	})
 
 static int run_x(struct ipu_session *s, float x0, float *y)
 {
@@ -58,7 +74,7 @@ static void test_S25_hung_launch_times_out_resets_and_reaps(void **state)
 	sh_attach(s);
 	before = resets(0);
 	assert_int_equal(__ipu_model_faults_set("hang:1"), 0);
-	assert_int_equal(run_x(s, 7, y), -ETIMEDOUT);
+	assert_int_equal(bounded(s, 300, run_x(s, 7, y)), -ETIMEDOUT);
 	assert_int_equal(__ipu_model_faults_set(NULL), 0);
 	sh_assert_msg(s, "run: the launch did not complete within 300 ms on model:0");
 	sh_assert_msg(s, "ipu-info");
@@ -85,11 +101,67 @@ static void test_S07_exit_after_a_timeout_fetches_and_detaches(void **state)
 	sh_attach(s);
 	assert_int_equal(run_x(s, 1, y), 0);
 	assert_int_equal(__ipu_model_faults_set("hang:1"), 0);
-	assert_int_equal(run_x(s, 1, y), -ETIMEDOUT);
+	assert_int_equal(bounded(s, 200, run_x(s, 1, y)), -ETIMEDOUT);
 	assert_int_equal(__ipu_model_faults_set(NULL), 0);
 	/* S07: the fetch of the exit works after the reset. */
 	assert_int_equal(ipu_session_detach(s, 0), 0);
 	assert_false(ipu_session_is_attached(s));
+	ipu_session_destroy(s);
+}
+
+/* Resets of the IPU holding replica @r of @s, through the session's handle. */
+static uint64_t replica_resets(const struct ipu_session *s, uint32_t r)
+{
+	struct ipu_device_info info = { .sz = sizeof(info) };
+	struct ipu_device *dev = __ipu_session_replica_device(s, r);
+
+	assert_non_null(dev);
+	assert_int_equal(ipu_device_query(dev, &info), 0);
+	return info.reset_count;
+}
+
+/*
+ * A run over two replicas whose launch hangs: the session resets every
+ * IPU it holds (a hung launch of a run may sit on any of them), says so
+ * naming both, and reaps both replicas' chains before returning.
+ */
+static void test_S25_replicated_timeout_resets_every_ipu(void **state)
+{
+	IPU_OPTS(ipu_session_opts, opts, .device = "ipu_model",
+		 .attach_timeout_ms = 1);
+	float x[2][2] = { { 1, 1 }, { 2, 2 } }, y[2][2];
+	const float ran[2][2] = { { 2, 3 }, { 3, 4 } };
+	struct ipu_host_buffer xb = sh_buf(x, IPU_DTYPE_FLOAT32, 2, 2ull, 2ull),
+			       yb = sh_buf(y, IPU_DTYPE_FLOAT32, 2, 2ull, 2ull);
+	struct ipu_stream_buffer in = sh_sb("x", xb), out = sh_sb("y", yb);
+	struct ipu_session *s = NULL;
+	uint64_t before[2];
+	char names[64];
+	uint32_t r;
+
+	(void)state;
+	if (ipu_session_create(sh_acc_ir(2, 1, 2, NULL), &opts, &s))
+		fail_msg("ipu_session_create: %s", ipu_session_errmsg(NULL));
+	sh_attach(s);
+	for (r = 0; r < 2; r++)
+		before[r] = replica_resets(s, r);
+	memset(y, 0xff, sizeof(y));
+	assert_int_equal(__ipu_model_faults_set("hang:1"), 0);
+	assert_int_equal(bounded(s, 200, ipu_session_run_with_outputs(s, &in, 1,
+								    &out, 1, 0)),
+			 -ETIMEDOUT);
+	assert_int_equal(__ipu_model_faults_set(NULL), 0);
+	snprintf(names, sizeof(names), "on %s, %s;",
+		 ipu_device_name(__ipu_session_replica_device(s, 0)),
+		 ipu_device_name(__ipu_session_replica_device(s, 1)));
+	sh_assert_msg(s, names);
+	sh_assert_msg(s, "the session reset the devices and waited");
+	for (r = 0; r < 2; r++)
+		assert_int_equal(replica_resets(s, r), before[r] + 1);
+	assert_false(__ipu_session_in_sync(s));
+	/* Both replicas' chains were reaped: the next run gets its own. */
+	sh_run_xy(s, xb, yb);
+	sh_assert_floats(&y[0][0], &ran[0][0], 4);
 	ipu_session_destroy(s);
 }
 
@@ -98,6 +170,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_S25_hung_launch_times_out_resets_and_reaps),
 		cmocka_unit_test(test_S07_exit_after_a_timeout_fetches_and_detaches),
+		cmocka_unit_test(test_S25_replicated_timeout_resets_every_ipu),
 	};
 
 	return cmocka_run_group_tests(tests, sh_group_setup, sh_group_teardown);

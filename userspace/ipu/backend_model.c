@@ -439,33 +439,37 @@ uint64_t model_resets(struct ipu_device *dev)
 	return resets_of(model_of(dev));
 }
 
-int model_hang(struct ipu_device *const *devs, uint32_t n, const bool *stop)
+bool model_reset_since(struct ipu_device *const *devs, uint32_t n,
+		       const uint64_t *before)
 {
-	uint64_t *before = calloc(n, sizeof(*before));
 	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (model_resets(devs[i]) != before[i])
+			return true;
+	return false;
+}
+
+int model_hang(struct ipu_device *const *devs, uint32_t n,
+	       const uint64_t *before, const bool *stop)
+{
 	int err = 0;
 
-	if (!before)
-		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		before[i] = resets_of(model_of(devs[i]));
 	/*
 	 * m_reset() counts under the device's lock, then broadcasts under
 	 * hang_lock, which this loop holds from its check until it sleeps:
-	 * no reset goes unseen.
+	 * no reset goes unseen, from @before on.
 	 */
 	pthread_mutex_lock(&hang_lock);
 	while (!err) {
-		for (i = 0; i < n; i++)
-			if (resets_of(model_of(devs[i])) != before[i])
-				err = -EIO;
-		if (!err && __atomic_load_n(stop, __ATOMIC_RELAXED))
+		if (model_reset_since(devs, n, before))
+			err = -EIO;
+		else if (__atomic_load_n(stop, __ATOMIC_RELAXED))
 			err = -ECANCELED;
-		if (!err)
+		else
 			pthread_cond_wait(&hang_cv, &hang_lock);
 	}
 	pthread_mutex_unlock(&hang_lock);
-	free(before);
 	return err;
 }
 

@@ -109,15 +109,24 @@ bool model_fault(enum model_fault_kind kind);
 /* backend_model.c: whether @dev is the attached handle of its IPU. */
 bool model_attached(struct ipu_device *dev);
 
-/*
- * backend_model.c: a launch on the @n devices @devs, whose firmware does
- * not answer (fault "hang"): wait until one of them is reset (return
- * -EIO) or *@stop is set (the queue is going; return -ECANCELED).
- */
-int model_hang(struct ipu_device *const *devs, uint32_t n, const bool *stop);
-
 /* backend_model.c: resets of @dev's IPU so far. */
 uint64_t model_resets(struct ipu_device *dev);
+
+/*
+ * backend_model.c: whether one of the @n devices @devs was reset since
+ * @before[i] = model_resets(@devs[i]) was taken.
+ */
+bool model_reset_since(struct ipu_device *const *devs, uint32_t n,
+		       const uint64_t *before);
+
+/*
+ * backend_model.c: a launch on the @n devices @devs, whose firmware does
+ * not answer (fault "hang"): wait until one of them has been reset since
+ * @before, the launch's own snapshot (return -EIO), or *@stop is set (the
+ * queue is going; return -ECANCELED).
+ */
+int model_hang(struct ipu_device *const *devs, uint32_t n,
+	       const uint64_t *before, const bool *stop);
 
 /* backend_model.c: wake model_hang() waiters to look at their @stop. */
 void model_hang_wake(void);

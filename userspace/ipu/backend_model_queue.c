@@ -214,18 +214,6 @@ static int get_exes(const struct ipu_launch_desc *const *l, uint32_t nrep,
 
 #define HUNG_LAUNCH "injected fault (IPU_MODEL_FAULTS hang): the firmware stopped answering"
 
-/* Whether a device of the run was reset since @before was taken. */
-static bool reset_since(struct ipu_device *const *devs, uint32_t nrep,
-			const uint64_t *before)
-{
-	uint32_t r;
-
-	for (r = 0; r < nrep; r++)
-		if (model_resets(devs[r]) != before[r])
-			return true;
-	return false;
-}
-
 /* The program of a run, once its executables and arenas are checked. */
 static void run_checked(struct mq *mq, const struct ipu_exe *exe,
 			struct ipu_device *const *devs, void *const *arenas,
@@ -238,7 +226,9 @@ static void run_checked(struct mq *mq, const struct ipu_exe *exe,
 	for (r = 0; r < nrep; r++)
 		before[r] = model_resets(devs[r]);
 	if (model_fault(MODEL_FAULT_HANG)) {
-		err = model_hang(devs, nrep, &mq->stop);
+		/* From the same snapshot: a reset since the launch began
+		 * ends it, even one before the wait starts. */
+		err = model_hang(devs, nrep, before, &mq->stop);
 		fail_at(out, err, -1, "%s%s", HUNG_LAUNCH,
 			err == -EIO ? "; the device was reset" : "");
 		return;
@@ -249,7 +239,7 @@ static void run_checked(struct mq *mq, const struct ipu_exe *exe,
 	model_set_running(devs, nrep, NULL);
 	/* As the kernel's: a launch a reset interrupted fails with -EIO,
 	 * whatever the program had done by then. */
-	if (reset_since(devs, nrep, before))
+	if (model_reset_since(devs, nrep, before))
 		fail_at(out, -EIO, -1, "the device was reset while the program ran");
 	else if (err)
 		out->rc = err;

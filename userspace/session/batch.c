@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "session_internal.h"
 
@@ -92,14 +91,6 @@ static uint64_t wait_ms(const struct ipu_session *s, size_t n, bool *launch)
 	return *launch ? ms + s->launch_ms : ms;
 }
 
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* "model:0, model:1" into @buf: the session's IPUs. */
 static const char *dev_names(const struct ipu_session *s, char *buf,
 			     size_t len)
@@ -175,8 +166,7 @@ static void reset_and_reap(struct sess_batch *b, size_t left, uint64_t ms,
 int ipu_sess_batch_flush(struct sess_batch *b)
 {
 	struct ipu_session *s = b->s;
-	size_t n = b->n, got = 0, i;
-	int64_t deadline, left;
+	size_t n = b->n, i;
 	int worst = 0, ret;
 	uint64_t ms;
 	bool launch;
@@ -192,29 +182,21 @@ int ipu_sess_batch_flush(struct sess_batch *b)
 		return b->err;
 	}
 	s->submissions++;
-	deadline = now_ns() + (int64_t)ms * 1000000;
-	while (got < n) {
-		left = deadline - now_ns();
-		ret = left <= 0 ? 0 :
-				  ipu_queue_reap(s->q, s->cqes, n - got, n - got,
-						 left);
-		if (ret < 0) {
-			/* Cannot happen with the counts above; say so if it
-			 * does rather than wait forever. */
-			b->err = ipu_sess_err(s, ret, "%s: reaping: %s",
-					      b->what, ipu_errmsg());
-			return b->err;
-		}
-		/* A completion's message lives until the next reap. */
-		for (i = 0; i < (size_t)ret; i++)
-			note(b, &s->cqes[i], &worst);
-		got += (size_t)ret;
-		/* Fewer than asked for: the time ran out. */
-		if (got < n) {
-			reset_and_reap(b, n - got, ms, launch);
-			worst = -ETIMEDOUT;
-			break;
-		}
+	/* One wait: fewer than @n come back only when the time ran out. */
+	ret = ipu_queue_reap(s->q, s->cqes, n, n, (int64_t)ms * 1000000);
+	if (ret < 0) {
+		/* Cannot happen with the counts above; say so if it does
+		 * rather than wait forever. */
+		b->err = ipu_sess_err(s, ret, "%s: reaping: %s", b->what,
+				      ipu_errmsg());
+		return b->err;
+	}
+	/* A completion's message lives until the next reap. */
+	for (i = 0; i < (size_t)ret; i++)
+		note(b, &s->cqes[i], &worst);
+	if ((size_t)ret < n) {
+		reset_and_reap(b, n - (size_t)ret, ms, launch);
+		worst = -ETIMEDOUT;
 	}
 	/*
 	 * S25: after a device error nobody knows what the device holds (a

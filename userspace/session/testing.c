@@ -72,3 +72,14 @@ void __ipu_session_fail_flushes(struct ipu_session *s, uint32_t n)
 	if (s)
 		s->fail_flushes = n;
 }
+
+uint32_t __ipu_session_set_wait_timeout(struct ipu_session *s, uint32_t ms)
+{
+	uint32_t old;
+
+	if (!s)
+		return 0;
+	old = s->wait_timeout_ms;
+	s->wait_timeout_ms = ms;
+	return old;
+}
