@@ -120,7 +120,7 @@ $(FW_IMAGE): $(MKFW)
 firmware: $(FW_IMAGE)
 
 $(EMU): $(EMU_OBJS) $(LIBIPUEMU) $(LIBIPUFW)
-	$(CC) $(EMU_OBJS) -o $@ $(LIBIPUEMU) $(LIBIPUFW) $(LDFLAGS_ALL) $(filter-out -luring,$(SYS_LIBS))
+	$(CC) $(EMU_OBJS) -o $@ $(LIBIPUEMU) $(LIBIPUFW) $(LDFLAGS_ALL) $(SYS_LIBS)
 
 $(SIMD): $(SIMD_OBJS) $(LIBIPUFW)
 	$(CC) $(SIMD_OBJS) -o $@ $(LIBIPUFW) $(LDFLAGS_ALL) $(filter-out -luring,$(SYS_LIBS))

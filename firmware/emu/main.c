@@ -24,14 +24,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "ipu/hw.h"
 
 #include "emu_dev.h"
 #include "vfio_user.h"
+#include "vfio_user_sock.h"
 
 #define MAX_IPUS		16
 #define MAX_CONTROL_CLIENTS	8
@@ -188,33 +187,6 @@ static uint64_t parse_size(const char *s)
 	if (*end || v > (UINT64_MAX >> shift))
 		return 0;
 	return (uint64_t)v << shift;
-}
-
-static int listen_control(const char *path, int *out)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct stat st;
-	int fd;
-
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	strcpy(sa.sun_path, path);
-	if (!lstat(path, &st)) {
-		if (!S_ISSOCK(st.st_mode))
-			return -EEXIST;
-		unlink(path);
-	}
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 8)) {
-		int ret = -errno;
-
-		close(fd);
-		return ret;
-	}
-	*out = fd;
-	return 0;
 }
 
 static struct ipu *find_ipu(struct emu *e, const char *name)
@@ -479,7 +451,7 @@ static int start(struct emu *e, uint64_t mem_size, const char *faults,
 		     ipu->path, mem_size >> 20);
 	}
 	if (e->control_path) {
-		ret = listen_control(e->control_path, &e->control_fd);
+		ret = vfu_sock_listen(e->control_path, 8, &e->control_fd);
 		if (ret) {
 			fprintf(stderr, "ipu-emu: control socket %s: %s\n",
 				e->control_path, strerror(-ret));

@@ -4,9 +4,21 @@
  * write of 1 to the vector's eventfd: the client (QEMU) turns it into the
  * guest's MSI-X message. A masked vector keeps a pending bit instead, as
  * the PCI spec's MSI-X Pending Bit Array does, and fires when unmasked.
+ *
+ * The write goes through an io_uring: the device raises vectors under its
+ * own lock, and the eventfd is the client's. A write(2) blocks when the
+ * counter is full and the file description is blocking, and the client
+ * can make it so at any time (O_NONBLOCK lives in the description it
+ * shares with us, F_SETFL is its to call). An io_uring write never blocks
+ * the submitter. The common one (counter not full, description
+ * non-blocking) completes inside the submit, so the client sees the
+ * interrupt as it would after write(2); one that cannot waits in the
+ * kernel until it can, or is cancelled when the ring is torn down or the
+ * raising thread exits: lost then, but its counter was full, "pending".
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <liburing.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -19,11 +31,36 @@ struct vector {
 	bool pending;
 };
 
+/*
+ * Writes a client keeps from completing (its counter full) that one
+ * connection may have waiting in the kernel; past them its interrupts are
+ * dropped, not queued without bound. A client that reads its eventfds
+ * never has any: a write completes inside its submit.
+ */
+#define RING_INFLIGHT	64u
+
 struct vfu_irq {
-	pthread_mutex_t lock;	/* protects every vector's fields */
+	pthread_mutex_t lock;	/* protects every vector's fields, the ring */
+	struct io_uring ring;
+	bool have_ring;		/* else write(2) (io_uring refused here) */
+	unsigned int inflight;	/* submitted writes not yet reaped */
 	unsigned int count;
 	struct vector vec[];
 };
+
+static void ring_open(struct vfu_irq *irq)
+{
+	irq->inflight = 0;
+	irq->have_ring = !io_uring_queue_init(RING_INFLIGHT, &irq->ring, 0);
+}
+
+/* The kernel cancels the writes still waiting (they hold their files). */
+static void ring_close(struct vfu_irq *irq)
+{
+	if (irq->have_ring)
+		io_uring_queue_exit(&irq->ring);
+	irq->have_ring = false;
+}
 
 int vfu_irq_create(unsigned int count, struct vfu_irq **out)
 {
@@ -33,6 +70,7 @@ int vfu_irq_create(unsigned int count, struct vfu_irq **out)
 	if (!irq)
 		return -ENOMEM;
 	pthread_mutex_init(&irq->lock, NULL);
+	ring_open(irq);
 	irq->count = count;
 	for (unsigned int i = 0; i < count; i++)
 		irq->vec[i].fd = -1;
@@ -40,11 +78,26 @@ int vfu_irq_create(unsigned int count, struct vfu_irq **out)
 	return 0;
 }
 
+/* Every vector back to no eventfd, unmasked, nothing pending. */
+static void clear_vectors(struct vfu_irq *irq)
+{
+	for (unsigned int i = 0; i < irq->count; i++) {
+		struct vector *v = &irq->vec[i];
+
+		if (v->fd >= 0)
+			close(v->fd);
+		v->fd = -1;
+		v->masked = false;
+		v->pending = false;
+	}
+}
+
 void vfu_irq_destroy(struct vfu_irq *irq)
 {
 	if (!irq)
 		return;
-	vfu_irq_reset(irq);
+	clear_vectors(irq);
+	ring_close(irq);
 	pthread_mutex_destroy(&irq->lock);
 	free(irq);
 }
@@ -59,13 +112,55 @@ static bool in_range(const struct vfu_irq *irq, uint32_t start, uint32_t count)
 	return start <= irq->count && count <= irq->count - start;
 }
 
-static void signal_fd(int fd)
-{
-	uint64_t one = 1;
+/* The counter's value: 1 per interrupt, read by io_uring when it writes. */
+static const uint64_t one = 1;
 
-	/* A full eventfd counter (2^64 - 2 unread) already means "pending". */
+/* Without io_uring: a client that made the eventfd blocking again can
+ * block this write. A full counter (2^64 - 2 unread) already means
+ * "pending": the -EAGAIN of a non-blocking one loses nothing. */
+static void write_nonblocking(int fd)
+{
 	if (write(fd, &one, sizeof(one)) < 0)
 		return;
+}
+
+/* With the lock held: forget the writes that completed. */
+static void reap(struct vfu_irq *irq)
+{
+	struct io_uring_cqe *cqe;
+
+	while (!io_uring_peek_cqe(&irq->ring, &cqe)) {
+		io_uring_cqe_seen(&irq->ring, cqe);
+		irq->inflight--;
+	}
+}
+
+/* With the lock held: add 1 to the eventfd's counter, never blocking. */
+static void signal_fd(struct vfu_irq *irq, int fd)
+{
+	struct io_uring_sqe *sqe;
+
+	if (!irq->have_ring) {
+		write_nonblocking(fd);
+		return;
+	}
+	reap(irq);
+	if (irq->inflight >= RING_INFLIGHT)
+		return;
+	sqe = io_uring_get_sqe(&irq->ring);
+	if (!sqe)
+		return;
+	io_uring_prep_write(sqe, fd, &one, sizeof(one), 0);
+	if (io_uring_submit(&irq->ring) != 1) {
+		/* The SQE may still be queued, with an fd number the next
+		 * submit must not meet once it is closed: a new ring. */
+		ring_close(irq);
+		ring_open(irq);
+		write_nonblocking(fd);
+		return;
+	}
+	irq->inflight++;
+	reap(irq);
 }
 
 int vfu_irq_set_eventfds(struct vfu_irq *irq, uint32_t start, uint32_t count,
@@ -84,12 +179,12 @@ int vfu_irq_set_eventfds(struct vfu_irq *irq, uint32_t start, uint32_t count,
 			close(v->fd);
 		v->fd = fds ? fds[i] : -1;
 		/*
-		 * signal_fd() runs under the device's locks: a blocking
-		 * eventfd whose counter the client filled would hang it
-		 * there. QEMU's eventfds are non-blocking already; make
-		 * sure of it. (The flag lives in the file description the
-		 * client shares, so a client that clears it again hurts
-		 * only its own device; see signal_fd().)
+		 * QEMU's eventfds are non-blocking already; make sure of
+		 * it. io_uring writes a non-blocking one inside the submit
+		 * (a blocking one only from a kernel worker, later), and
+		 * write(2), when io_uring is refused here, must not block
+		 * on a full counter. The client can clear the flag again
+		 * (it lives in the description it shares): see signal_fd().
 		 */
 		if (v->fd >= 0)
 			fcntl(v->fd, F_SETFL,
@@ -113,7 +208,7 @@ int vfu_irq_mask(struct vfu_irq *irq, uint32_t start, uint32_t count,
 		v->masked = mask;
 		if (!mask && v->pending && v->fd >= 0) {
 			v->pending = false;
-			signal_fd(v->fd);
+			signal_fd(irq, v->fd);
 		}
 	}
 	pthread_mutex_unlock(&irq->lock);
@@ -121,14 +216,14 @@ int vfu_irq_mask(struct vfu_irq *irq, uint32_t start, uint32_t count,
 }
 
 /* With the lock held. */
-static int raise_locked(struct vector *v)
+static int raise_locked(struct vfu_irq *irq, struct vector *v)
 {
 	if (v->fd < 0)
 		return -ENOENT;
 	if (v->masked)
 		v->pending = true;
 	else
-		signal_fd(v->fd);
+		signal_fd(irq, v->fd);
 	return 0;
 }
 
@@ -140,7 +235,7 @@ int vfu_irq_trigger(struct vfu_irq *irq, uint32_t start, uint32_t count,
 	pthread_mutex_lock(&irq->lock);
 	for (uint32_t i = 0; i < count; i++)
 		if (!bools || bools[i])
-			raise_locked(&irq->vec[start + i]);
+			raise_locked(irq, &irq->vec[start + i]);
 	pthread_mutex_unlock(&irq->lock);
 	return 0;
 }
@@ -152,7 +247,7 @@ int vfu_irq_raise(struct vfu_irq *irq, unsigned int vector)
 	if (vector >= irq->count)
 		return -EINVAL;
 	pthread_mutex_lock(&irq->lock);
-	ret = raise_locked(&irq->vec[vector]);
+	ret = raise_locked(irq, &irq->vec[vector]);
 	pthread_mutex_unlock(&irq->lock);
 	return ret;
 }
@@ -172,14 +267,14 @@ bool vfu_irq_pending(struct vfu_irq *irq, unsigned int vector)
 void vfu_irq_reset(struct vfu_irq *irq)
 {
 	pthread_mutex_lock(&irq->lock);
-	for (unsigned int i = 0; i < irq->count; i++) {
-		struct vector *v = &irq->vec[i];
-
-		if (v->fd >= 0)
-			close(v->fd);
-		v->fd = -1;
-		v->masked = false;
-		v->pending = false;
+	clear_vectors(irq);
+	/* Writes a client left waiting die with its ring, and count
+	 * against no later client's RING_INFLIGHT. */
+	if (irq->have_ring)
+		reap(irq);
+	if (!irq->have_ring || irq->inflight) {
+		ring_close(irq);
+		ring_open(irq);
 	}
 	pthread_mutex_unlock(&irq->lock);
 }

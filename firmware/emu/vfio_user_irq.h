@@ -49,8 +49,9 @@ int vfu_irq_trigger(struct vfu_irq *irq, uint32_t start, uint32_t count,
 		    const uint8_t *bools);
 
 /**
- * vfu_irq_raise() - the device raises @vector: its eventfd is signalled,
- * or, when masked, its pending bit set for the unmask. Return: 0, -ENOENT
+ * vfu_irq_raise() - the device raises @vector: its eventfd is signalled
+ * (never blocking, whatever the client did to the eventfd), or, when
+ * masked, its pending bit set for the unmask. Return: 0, -ENOENT
  * (no eventfd: the interrupt is lost) or -EINVAL (no such vector).
  */
 int vfu_irq_raise(struct vfu_irq *irq, unsigned int vector);

@@ -186,7 +186,6 @@ static int parse_set_irqs(const uint8_t *p, size_t n, unsigned int nfds,
 	if (__builtin_popcount(data) != 1 || __builtin_popcount(action) != 1)
 		return -EINVAL;
 	if (s->index >= VFU_NUM_IRQS || s->count > VFU_MAX_IRQ_COUNT ||
-	    add_overflows(s->start, s->count) ||
 	    (uint64_t)s->start + s->count > UINT32_MAX)
 		return -EINVAL;
 	/* count 0 is only "all of the index" (with start 0 and no data). */

@@ -16,8 +16,6 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "vfio_user.h"
@@ -65,35 +63,6 @@ static void slog(struct vfu_server *s, const char *what, int err)
 	fflush(s->log);
 }
 
-static int listen_on(const char *path, int *out)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct stat st;
-	int fd;
-
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	strcpy(sa.sun_path, path);
-	/* Replace a stale socket of an earlier run, never another file. */
-	if (!lstat(path, &st)) {
-		if (!S_ISSOCK(st.st_mode))
-			return -EEXIST;
-		if (unlink(path))
-			return -errno;
-	}
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 4)) {
-		int ret = -errno;
-
-		close(fd);
-		return ret;
-	}
-	*out = fd;
-	return 0;
-}
-
 int vfu_server_create(const struct vfu_server_opts *opts,
 		      struct vfu_server **out)
 {
@@ -128,7 +97,7 @@ int vfu_server_create(const struct vfu_server_opts *opts,
 			ret = -ENOMEM;
 			goto err;
 		}
-		ret = listen_on(s->path, &s->listen_fd);
+		ret = vfu_sock_listen(s->path, 4, &s->listen_fd);
 		if (ret) {
 			free(s->path);
 			s->path = NULL;

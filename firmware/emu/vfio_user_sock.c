@@ -9,7 +9,9 @@
 #include <stdbool.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "vfio_user_sock.h"
@@ -183,5 +185,34 @@ int vfu_sock_send(int sock, const struct vfu_hdr *hdr, const void *payload,
 		fd_sent = true;
 		sent += (size_t)n;
 	}
+	return 0;
+}
+
+int vfu_sock_listen(const char *path, int backlog, int *out)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct stat st;
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, path);
+	/* Replace a stale socket of an earlier run, never another file. */
+	if (!lstat(path, &st)) {
+		if (!S_ISSOCK(st.st_mode))
+			return -EEXIST;
+		if (unlink(path))
+			return -errno;
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, backlog)) {
+		int ret = -errno;
+
+		close(fd);
+		return ret;
+	}
+	*out = fd;
 	return 0;
 }

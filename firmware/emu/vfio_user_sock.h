@@ -37,4 +37,12 @@ ssize_t vfu_sock_recv(int sock, void *buf, size_t cap, int *fds,
 int vfu_sock_send(int sock, const struct vfu_hdr *hdr, const void *payload,
 		  size_t len, int fd);
 
+/**
+ * vfu_sock_listen() - a UNIX stream socket listening at @path (@backlog
+ * pending connections), in *@out. A socket file left at @path by an
+ * earlier run is replaced; any other file there is not (-EEXIST).
+ * Return: 0 or a negative errno (-ENAMETOOLONG for a @path too long).
+ */
+int vfu_sock_listen(const char *path, int backlog, int *out);
+
 #endif /* IPU_EMU_VFIO_USER_SOCK_H */

@@ -17,9 +17,8 @@
  *
  *	scripts/fuzz [SECONDS]	builds this with clang and runs it
  *
- * fuzz-build: firmware/emu/vfio_user_parse.c firmware/emu/vfio_user_caps.c firmware/emu/vfio_user_conn.c firmware/emu/vfio_user_dma.c firmware/emu/vfio_user_irq.c -lpthread
+ * fuzz-build: firmware/emu/vfio_user_parse.c firmware/emu/vfio_user_caps.c firmware/emu/vfio_user_conn.c firmware/emu/vfio_user_dma.c firmware/emu/vfio_user_irq.c -luring -lpthread
  */
-#include <dirent.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,6 +30,7 @@
 
 #include "unit/fake_emu_dev.h"
 #include "unit/guest_ram.h"
+#include "unit/open_fds.h"
 #include "../firmware/emu/vfio_user_conn.h"
 #include "../firmware/emu/vfio_user_parse.h"
 
@@ -48,20 +48,6 @@ static void bug(const char *what)
 	abort();
 }
 
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		bug("cannot list /proc/self/fd");
-	while ((e = readdir(d)))
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n;
-}
-
 static void init(void)
 {
 	struct emu_dev_opts o = { .mem_size = FAKE_BAR2_SIZE };
@@ -72,7 +58,9 @@ static void init(void)
 	if (emu_dev_create(&o, &host, &dev))
 		bug("emu_dev_create failed");
 	vfu_conn_attach(conn, dev);
-	baseline_fds = count_fds();
+	baseline_fds = open_fds();
+	if (baseline_fds < 0)
+		bug("cannot list /proc/self/fd");
 }
 
 static void check_reply(const struct vfu_out *out, const struct vfu_hdr *in)
@@ -175,7 +163,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		host.irq(host.ctx, (unsigned int)(addr & 7));
 	}
 	vfu_conn_disconnect(conn);
-	if (count_fds() != baseline_fds)
+	if (open_fds() != baseline_fds)
 		bug("file descriptors leaked");
 	return 0;
 }

@@ -11,13 +11,13 @@
  * eventfd hung the device, a shrunk RAM file killed the process with
  * SIGBUS, BAR2 by message ignored off-bus); they guard those fixes.
  */
-#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -37,23 +37,10 @@
 #include "../../firmware/emu/vfio_user_conn.h"
 #include "../../firmware/emu/vfio_user_dma.h"
 #include "../../firmware/emu/vfio_user_irq.h"
+#include "open_fds.h"
 
 #define MEM_SIZE	(1u << 20)
 #define RW		(VFIO_DMA_MAP_FLAG_READ | VFIO_DMA_MAP_FLAG_WRITE)
-
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	assert_non_null(d);
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n - 1;	/* the directory's own fd */
-}
 
 /* One device behind one connection, negotiated. */
 struct rig {
@@ -92,7 +79,8 @@ static int rig_setup(void **state)
 	struct rig *r = calloc(1, sizeof(*r));
 
 	assert_non_null(r);
-	r->fds_before = count_fds();
+	r->fds_before = open_fds();
+	assert_true(r->fds_before >= 0);
 	assert_int_equal(vfu_conn_create("ipu0", NULL, &r->c), 0);
 	vfu_conn_host_ops(r->c, &ops);
 	assert_int_equal(emu_dev_create(&o, &ops, &r->dev), 0);
@@ -110,7 +98,7 @@ static int rig_teardown(void **state)
 	emu_dev_destroy(r->dev);
 	vfu_conn_destroy(r->c);
 	free(r);
-	assert_int_equal(count_fds(), before);
+	assert_int_equal(open_fds(), before);
 	return 0;
 }
 
@@ -129,18 +117,42 @@ static int rw_cmd(struct rig *r, uint16_t c, uint32_t region, uint64_t off,
 	return cmd(r, c, buf, len, NULL, 0, out);
 }
 
-struct raiser {
-	struct vfu_irq *irq;
-	atomic_bool done;
-};
+/* The eventfd's counter, read without blocking (0: nothing signalled). */
+static uint64_t eventfd_count(int fd)
+{
+	uint64_t v = 0;
+
+	if (read(fd, &v, sizeof(v)) != sizeof(v))
+		return 0;
+	return v;
+}
 
 static void *raise_thread(void *arg)
 {
-	struct raiser *a = arg;
-
-	(void)vfu_irq_raise(a->irq, 0);
-	atomic_store(&a->done, true);
+	(void)vfu_irq_raise(arg, 0);
 	return NULL;
+}
+
+/*
+ * vfu_irq_raise(@irq, 0) returns (within a bound far above any scheduling
+ * delay: it is the failure's, the join is the success's). If it does not,
+ * the eventfd's counter is drained through @efd so that the blocked write
+ * completes and the thread can be joined; false then.
+ */
+static bool raise_returns(struct vfu_irq *irq, int efd)
+{
+	struct timespec bound;
+	pthread_t th;
+	uint64_t v;
+
+	assert_int_equal(pthread_create(&th, NULL, raise_thread, irq), 0);
+	clock_gettime(CLOCK_REALTIME, &bound);
+	bound.tv_sec += 10;
+	if (!pthread_timedjoin_np(th, NULL, &bound))
+		return true;
+	assert_int_equal(read(efd, &v, sizeof(v)), sizeof(v));
+	pthread_join(th, NULL);
+	return false;
 }
 
 /*
@@ -153,12 +165,10 @@ static void *raise_thread(void *arg)
  */
 static void irq_on_a_full_blocking_eventfd_does_not_block(void **state)
 {
-	uint64_t full = 0xfffffffffffffffeull, v;
-	struct raiser a = { 0 };
-	struct timespec t0, t;
-	pthread_t th;
+	uint64_t full = 0xfffffffffffffffeull;
+	struct vfu_irq *irq;
 	int efd, keep;
-	bool blocked;
+	bool returned;
 
 	(void)state;
 	efd = eventfd(0, EFD_CLOEXEC);	/* blocking, as a client may pass it */
@@ -166,22 +176,95 @@ static void irq_on_a_full_blocking_eventfd_does_not_block(void **state)
 	assert_int_equal(write(efd, &full, sizeof(full)), sizeof(full));
 	keep = dup(efd);
 	assert_true(keep >= 0);
-	assert_int_equal(vfu_irq_create(4, &a.irq), 0);
-	assert_int_equal(vfu_irq_set_eventfds(a.irq, 0, 1, &efd), 0);
-	assert_int_equal(pthread_create(&th, NULL, raise_thread, &a), 0);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	do {
-		usleep(10000);
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while (!atomic_load(&a.done) && t.tv_sec - t0.tv_sec < 2);
-	blocked = !atomic_load(&a.done);
-	/* Drain the counter: a blocked write then completes, and the
-	 * thread can be joined either way. */
-	assert_int_equal(read(keep, &v, sizeof(v)), sizeof(v));
-	pthread_join(th, NULL);
-	vfu_irq_destroy(a.irq);
+	assert_int_equal(vfu_irq_create(4, &irq), 0);
+	assert_int_equal(vfu_irq_set_eventfds(irq, 0, 1, &efd), 0);
+	returned = raise_returns(irq, keep);
+	vfu_irq_destroy(irq);
 	close(keep);
-	assert_false(blocked);
+	assert_true(returned);
+}
+
+/*
+ * The same, with the client turning hostile after SET_IRQS: O_NONBLOCK
+ * lives in the file description it shares with the server, so it can
+ * clear it again with F_SETFL, then fill the counter. The interrupt must
+ * still not block; once the client reads its counter, interrupts arrive
+ * again; and a connection torn down with a write outstanding does not
+ * wait for it.
+ */
+static void irq_on_an_eventfd_made_blocking_later_does_not_block(void **state)
+{
+	uint64_t full = 0xfffffffffffffffeull, v;
+	struct pollfd p = { .events = POLLIN };
+	struct vfu_irq *irq;
+	int efd, keep;
+	bool returned;
+
+	(void)state;
+	efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);	/* as QEMU passes it */
+	assert_true(efd >= 0);
+	keep = dup(efd);
+	assert_true(keep >= 0);
+	p.fd = keep;
+	assert_int_equal(vfu_irq_create(4, &irq), 0);
+	assert_int_equal(vfu_irq_set_eventfds(irq, 0, 1, &efd), 0);
+	assert_int_equal(fcntl(keep, F_SETFL, 0), 0);
+	assert_int_equal(write(keep, &full, sizeof(full)), sizeof(full));
+	returned = raise_returns(irq, keep);
+	if (returned) {
+		assert_int_equal(read(keep, &v, sizeof(v)), sizeof(v));
+		assert_true(v >= full);
+		/* Room again: the next interrupt arrives (the one raised
+		 * on the full counter may have too, or have been dropped:
+		 * the counter said "pending" then). */
+		assert_int_equal(vfu_irq_raise(irq, 0), 0);
+		assert_int_equal(poll(&p, 1, 10000), 1);
+		assert_int_equal(read(keep, &v, sizeof(v)), sizeof(v));
+		assert_true(v >= 1 && v <= 2);
+		/* Full again, and the write left waiting at the teardown. */
+		assert_int_equal(write(keep, &full, sizeof(full)), sizeof(full));
+		returned = raise_returns(irq, keep);
+	}
+	vfu_irq_destroy(irq);
+	close(keep);
+	assert_true(returned);
+}
+
+/*
+ * A client leaves as many interrupt writes waiting as the server lets it
+ * (counter full, blocking) and disconnects. The next client's interrupts
+ * must arrive as they are raised: the first one's leftovers neither
+ * count against its budget nor outlive the connection.
+ */
+static void irq_writes_a_client_left_waiting_end_with_it(void **state)
+{
+	uint64_t full = 0xfffffffffffffffeull;
+	struct vfu_irq *irq;
+	int efd, keep;
+
+	(void)state;
+	efd = eventfd(0, EFD_CLOEXEC);
+	assert_true(efd >= 0);
+	assert_int_equal(write(efd, &full, sizeof(full)), sizeof(full));
+	keep = dup(efd);
+	assert_true(keep >= 0);
+	assert_int_equal(vfu_irq_create(4, &irq), 0);
+	assert_int_equal(vfu_irq_set_eventfds(irq, 0, 1, &efd), 0);
+	assert_int_equal(fcntl(keep, F_SETFL, 0), 0);
+	for (int i = 0; i < 1000; i++)
+		assert_int_equal(vfu_irq_raise(irq, 0), 0);
+	vfu_irq_reset(irq);	/* the client left */
+	close(keep);
+	efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	assert_true(efd >= 0);
+	keep = dup(efd);
+	assert_true(keep >= 0);
+	assert_int_equal(vfu_irq_set_eventfds(irq, 1, 1, &efd), 0);
+	assert_int_equal(vfu_irq_raise(irq, 1), 0);
+	/* Written inside the raise: readable now, without waiting. */
+	assert_int_equal(eventfd_count(keep), 1);
+	vfu_irq_destroy(irq);
+	close(keep);
 }
 
 /*
@@ -386,6 +469,22 @@ static void test_dma_map_overlaps_and_partial_unmaps_are_refused(void **state)
 	assert_int_equal(vfu_conn_dma_maps(r->c), 0);
 }
 
+/* SET_IRQS @s with @fds (@nfds of them, -1 for a fresh eventfd): refused,
+ * every fd closed (the teardown counts them). */
+static void set_irqs_refused(struct rig *r, const struct vfu_irq_set *s,
+			     int *fds, unsigned int nfds)
+{
+	struct vfu_out out;
+
+	for (unsigned int i = 0; i < nfds; i++) {
+		if (fds[i] < 0)
+			fds[i] = eventfd(0, EFD_CLOEXEC);
+		assert_true(fds[i] >= 0);
+	}
+	assert_int_equal(cmd(r, VFU_CMD_DEVICE_SET_IRQS, s, sizeof(*s), fds,
+			     nfds, &out), EINVAL);
+}
+
 /* SET_IRQS ranges past the vectors, and fds that are not eventfds (a
  * client could make the device write 8 bytes into any file), are refused
  * and every fd closed. */
@@ -396,37 +495,26 @@ static void test_set_irqs_bad_ranges_and_fds_are_refused(void **state)
 		.flags = VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER,
 	};
 	struct rig *r = *state;
-	struct vfu_out out;
-	int fds[2];
+	int fds[2] = { -1, -1 };
 
 	/* Past the last vector, and wrapping uint32. */
 	s.start = IPU_MSIX_VECTORS - 1;
 	s.count = 2;
-	fds[0] = eventfd(0, EFD_CLOEXEC);
-	fds[1] = eventfd(0, EFD_CLOEXEC);
-	assert_int_equal(cmd(r, VFU_CMD_DEVICE_SET_IRQS, &s, sizeof(s), fds, 2,
-			     &out), EINVAL);
+	set_irqs_refused(r, &s, (int[]){ -1, -1 }, 2);
 	s.start = UINT32_MAX;
 	s.count = 1;
-	fds[0] = eventfd(0, EFD_CLOEXEC);
-	assert_int_equal(cmd(r, VFU_CMD_DEVICE_SET_IRQS, &s, sizeof(s), fds, 1,
-			     &out), EINVAL);
+	set_irqs_refused(r, &s, (int[]){ -1 }, 1);
 	/* A memfd as an "eventfd". */
 	s.start = 0;
 	fds[0] = memfd_create("notefd", MFD_CLOEXEC);
-	assert_int_equal(cmd(r, VFU_CMD_DEVICE_SET_IRQS, &s, sizeof(s), fds, 1,
-			     &out), EINVAL);
+	set_irqs_refused(r, &s, fds, 1);
 	/* The wrong count of fds for the range. */
 	s.count = 2;
-	fds[0] = eventfd(0, EFD_CLOEXEC);
-	assert_int_equal(cmd(r, VFU_CMD_DEVICE_SET_IRQS, &s, sizeof(s), fds, 1,
-			     &out), EINVAL);
+	set_irqs_refused(r, &s, (int[]){ -1 }, 1);
 	/* Another index has no vectors. */
 	s.index = VFIO_PCI_INTX_IRQ_INDEX;
 	s.count = 1;
-	fds[0] = eventfd(0, EFD_CLOEXEC);
-	assert_int_equal(cmd(r, VFU_CMD_DEVICE_SET_IRQS, &s, sizeof(s), fds, 1,
-			     &out), EINVAL);
+	set_irqs_refused(r, &s, (int[]){ -1 }, 1);
 }
 
 /* argsz lies: larger or smaller than the payload. */
@@ -462,6 +550,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(irq_on_a_full_blocking_eventfd_does_not_block),
+		cmocka_unit_test(irq_on_an_eventfd_made_blocking_later_does_not_block),
+		cmocka_unit_test(irq_writes_a_client_left_waiting_end_with_it),
 		cmocka_unit_test(dma_into_a_shrunk_file_does_not_kill_the_server),
 		cmocka_unit_test_setup_teardown(bar2_by_message_off_the_bus_reads_all_ones,
 						rig_setup, rig_teardown),

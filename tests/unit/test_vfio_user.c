@@ -21,27 +21,6 @@
 #include "guest_ram.h"
 
 /* Open fds before each test: every test must leave as many. */
-static int fds_before;
-
-static int setup(void **state)
-{
-	struct tclient *c = malloc(sizeof(*c));
-
-	fds_before = count_fds();
-	assert_non_null(c);
-	tclient_start(c);
-	*state = c;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	tclient_stop(*state);
-	free(*state);
-	assert_int_equal(count_fds(), fds_before);
-	return 0;
-}
-
 static void test_version_reply_is_a_subset_of_the_proposal(void **state)
 {
 	struct tclient *c = *state;
@@ -638,7 +617,8 @@ static void test_disconnect_drops_mappings_and_serves_next_client(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+#define T(name) cmocka_unit_test_setup_teardown(name, tclient_setup, \
+							tclient_teardown)
 		T(test_version_reply_is_a_subset_of_the_proposal),
 		T(test_version_with_qemus_proposal),
 		T(test_version_without_json),

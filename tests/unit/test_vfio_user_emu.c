@@ -22,28 +22,6 @@
 
 #define MEM_SIZE	(1u << 20)
 
-static int fds_before;
-
-static int setup(void **state)
-{
-	struct tclient *c = malloc(sizeof(*c));
-
-	fds_before = count_fds();
-	assert_non_null(c);
-	tclient_start(c);
-	negotiate(c);
-	*state = c;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	tclient_stop(*state);
-	free(*state);
-	assert_int_equal(count_fds(), fds_before);
-	return 0;
-}
-
 static uint32_t read32(struct tclient *c, uint32_t region, uint64_t off)
 {
 	struct vfu_region_rw rw = { off, region, 4 };
@@ -184,7 +162,8 @@ static void test_off_bus_closes_the_socket(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+#define T(name) cmocka_unit_test_setup_teardown(name, tclient_setup_negotiated, \
+							tclient_teardown)
 		T(test_identity_in_config_space),
 		T(test_bar0_id_register),
 		T(test_bar2_is_the_device_memory),

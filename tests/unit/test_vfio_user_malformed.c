@@ -19,28 +19,6 @@
 #include "vfu_client.h"
 #include "guest_ram.h"
 
-static int fds_before;
-
-static int setup(void **state)
-{
-	struct tclient *c = malloc(sizeof(*c));
-
-	fds_before = count_fds();
-	assert_non_null(c);
-	tclient_start(c);
-	negotiate(c);
-	*state = c;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	tclient_stop(*state);
-	free(*state);
-	assert_int_equal(count_fds(), fds_before);
-	return 0;
-}
-
 /* The connection still answers a valid command. */
 static void still_works(struct tclient *c)
 {
@@ -481,7 +459,8 @@ static void test_version_json_not_terminated(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+#define T(name) cmocka_unit_test_setup_teardown(name, tclient_setup_negotiated, \
+							tclient_teardown)
 		T(test_short_header_then_close),
 		T(test_size_below_header),
 		T(test_oversized_message_is_drained),

@@ -9,7 +9,6 @@
 #ifndef VFU_CLIENT_H
 #define VFU_CLIENT_H
 
-#include <dirent.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +19,7 @@
 
 #include "../../firmware/emu/vfio_user.h"
 #include "../../firmware/emu/vfio_user_parse.h"
+#include "open_fds.h"
 
 /* QEMU 11's proposal, byte for byte (hw/vfio-user/proxy.c caps_json()). */
 #define QEMU_CAPS "{\"capabilities\":{\"max_msg_fds\":16,\"max_data_xfer_size\":1048576,\"pgsizes\":4096,\"max_dma_maps\":65535,\"migration\":{\"pgsize\":4096,\"max_bitmap_size\":268435456},\"write_multiple\":true}}"
@@ -39,20 +39,6 @@ struct treply {
 	int fds[4];
 	unsigned int nfds;
 };
-
-/* Open fds of this process: the server runs in it, so a leak shows. */
-static inline int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	assert_non_null(d);
-	while ((e = readdir(d)))
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n - 1;	/* the DIR's own fd */
-}
 
 /* A fresh client socket served by @c->srv. */
 static inline void tclient_connect(struct tclient *c)
@@ -243,6 +229,40 @@ static inline void negotiate(struct tclient *c)
 	assert_true(r->len > 4);
 	assert_int_equal(r->payload[r->len - 1], '\0');
 	free_reply(r);
+}
+
+/*
+ * The tests' fixture: a client started (and, for the _negotiated one,
+ * past VERSION) as the test's state, stopped again at teardown, which
+ * fails the test when it left an fd open (fds_before is per test file).
+ */
+static int fds_before;
+
+static inline int tclient_setup(void **state)
+{
+	struct tclient *c = malloc(sizeof(*c));
+
+	fds_before = open_fds();
+	assert_true(fds_before >= 0);
+	assert_non_null(c);
+	tclient_start(c);
+	*state = c;
+	return 0;
+}
+
+static inline int tclient_setup_negotiated(void **state)
+{
+	tclient_setup(state);
+	negotiate(*state);
+	return 0;
+}
+
+static inline int tclient_teardown(void **state)
+{
+	tclient_stop(*state);
+	free(*state);
+	assert_int_equal(open_fds(), fds_before);
+	return 0;
 }
 
 /* The peer closed: a read sees end of stream (bounded wait). */

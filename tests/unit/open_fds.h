@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT) */
+/*
+ * open_fds.h - how many fds this process has open, for the leak checks of
+ * tests that run a server (or the code that receives fds) in-process: a
+ * count that grows across a test is an fd the code under test kept.
+ */
+#ifndef IPU_TEST_OPEN_FDS_H
+#define IPU_TEST_OPEN_FDS_H
+
+#include <dirent.h>
+
+/* Open fds (not counting the one that lists them), or -1. */
+static inline int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n - 1;
+}
+
+#endif /* IPU_TEST_OPEN_FDS_H */
