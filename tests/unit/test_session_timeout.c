@@ -155,6 +155,31 @@ static void test_S25_failed_reset_is_reported_and_retried(void **state)
 	ipu_session_destroy(s);
 }
 
+/*
+ * A transfer the device never completes (the model's fault "xfer_hang"):
+ * weights_from_host, a batch of transfers only, fails with -ETIMEDOUT
+ * saying the transfers did not complete, after the session reset the
+ * device and reaped; the next call works.
+ */
+static void test_S25_hung_transfer_times_out_resets_and_reaps(void **state)
+{
+	struct ipu_session *s = acc(200);
+	uint64_t before;
+
+	(void)state;
+	sh_attach(s);
+	before = resets(0);
+	assert_int_equal(__ipu_model_faults_set("xfer_hang:1"), 0);
+	assert_int_equal(bounded(s, 200, ipu_session_weights_from_host(s)),
+			 -ETIMEDOUT);
+	assert_int_equal(__ipu_model_faults_set(NULL), 0);
+	sh_assert_msg(s, "the transfers did not complete within 200 ms on model:0");
+	assert_int_equal(resets(0), before + 1);
+	assert_false(__ipu_session_in_sync(s));
+	assert_int_equal(ipu_session_weights_from_host(s), 0);
+	ipu_session_destroy(s);
+}
+
 /* After a timeout and its reset, the device works: the exit fetches. */
 static void test_S07_exit_after_a_timeout_fetches_and_detaches(void **state)
 {
@@ -234,6 +259,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_S25_hung_launch_times_out_resets_and_reaps),
 		cmocka_unit_test(test_S25_failed_reset_is_reported_and_retried),
+		cmocka_unit_test(test_S25_hung_transfer_times_out_resets_and_reaps),
 		cmocka_unit_test(test_S07_exit_after_a_timeout_fetches_and_detaches),
 		cmocka_unit_test(test_S25_replicated_timeout_resets_every_ipu),
 	};

@@ -89,6 +89,9 @@ static int env_uint(const char *name, unsigned long def, unsigned long max,
  *		complete (a firmware that stopped answering) until a device
  *		of its run is reset, then -EIO, as the kernel completes the
  *		launches a reset interrupts;
+ *	xfer_hang	a transfer: it moves nothing and does not complete
+ *		until its device is reset, then -EIO (the queue going:
+ *		-ECANCELED), as a DMA engine that stopped;
  *	reset	resetting a device: -EIO, and nothing is reset (a hung
  *		launch stays hung), as a device that does not come back
  *		from its reset register.
@@ -108,6 +111,7 @@ static struct model_fault faults[MODEL_FAULT_NR] = {
 	[MODEL_FAULT_ATTACH] = { .kind = "attach" },
 	[MODEL_FAULT_HANG] = { .kind = "hang" },
 	[MODEL_FAULT_RESET] = { .kind = "reset" },
+	[MODEL_FAULT_XFER_HANG] = { .kind = "xfer_hang" },
 };
 
 /* Parse @spec into @out (a copy of faults, cleared); @why on error. */
