@@ -128,7 +128,8 @@ def _classify(err, msg):
             return StreamError
         if "not yet supported" in msg:
             return UnsupportedError
-        if "must be passed in as an array" in msg or "dtype" in msg:
+        if ("must be passed in as an array" in msg or "dtype" in msg or
+                "NO_DOWNCAST" in msg):
             return DTypeError
         if "shape" in msg or "dimension" in msg:
             return ShapeError
