@@ -334,10 +334,17 @@ python: deps $(ALL_SOS)
 	$(PY_ENV) $(PYTHON) -c 'import ipu, numpy; print("ipu: importable with NumPy", numpy.__version__, "from", ipu.__file__)'
 
 # Its tests (python/tests, pytest, on the model); counts go to
-# $(O)/results/python-check.
-python-check: python
+# $(O)/results/python-check. The C demo is there to compare the Python
+# demo's weights with.
+python-check: python $(O)/examples/mlp_train
 	BUILD=$(BUILD) PYTHON=$(PYTHON) PYTHONPATH=$(abspath python) \
+		IPU_MLP_TRAIN=$(abspath $(O)/examples/mlp_train) \
 		scripts/run-pytest python-check python/tests
+
+# The MLP demo in Python (python/examples/mlp_train.py): the C demo's
+# weights for the same seed; DEMO_ARGS as for `make demo`.
+python-demo: python
+	$(PY_ENV) $(PYTHON) python/examples/mlp_train.py $(DEMO_ARGS)
 
 # Benchmarks (tests/bench): built like the tests, run one after the other;
 # each prints "bench <name> <value> <unit>" lines. Timing is never asserted.
