@@ -346,6 +346,11 @@ python-check: python $(O)/examples/mlp_train
 python-demo: python
 	$(PY_ENV) $(PYTHON) python/examples/mlp_train.py $(DEMO_ARGS)
 
+# What the binding adds (tests/bench/bench_python.py): run() from Python
+# against bench_session's run from C, 64 MiB streams against np.copyto.
+python-bench: python $(O)/tests/bench/bench_session
+	$(PY_ENV) $(PYTHON) tests/bench/bench_python.py $(O)
+
 # Benchmarks (tests/bench): built like the tests, run one after the other;
 # each prints "bench <name> <value> <unit>" lines. Timing is never asserted.
 bench: deps

@@ -45,14 +45,16 @@ class DeviceInfo:
 class _StreamInfo:
     """A stream of the session: its Python object, dtype and host shape."""
 
-    __slots__ = ("stream", "name", "cname", "dtype", "host_shape")
+    __slots__ = ("stream", "name", "cname", "dtype", "np_dtype",
+                 "host_shape")
 
     def __init__(self, stream, desc):
         self.stream = stream
         self.name = _lib.pystr(desc.name)
-        # The name as libsession holds it: runs pass this very object.
+        # The name as bytes, made once for every run's buffers.
         self.cname = desc.name
         self.dtype = dtypes.from_code(desc.dtype)
+        self.np_dtype = self.dtype.as_numpy()
         self.host_shape = tuple(int(desc.host_shape[i])
                                 for i in range(desc.host_ndim))
 
@@ -143,6 +145,9 @@ class Session:
                                       by_name)
         self._in_by_name = {i.name: i for i in self._inputs}
         self._out_by_name = {i.name: i for i in self._outputs}
+        self._by_stream = ({i.stream: i for i in self._inputs if i.stream},
+                           {o.stream: o for o in self._outputs if o.stream})
+        self._cbufs = [None, None]
         self._device = DeviceInfo(self)
 
     def _streams(self, fn, by_name):
@@ -230,7 +235,7 @@ class Session:
 
     # -- running (S09-S16) ---------------------------------------------------
 
-    def _key(self, key, table, cls, what):
+    def _key(self, key, cls, what):
         """The stream name for dict key @key (a stream or its name)."""
         if isinstance(key, _Stream):
             if key._ir is not self.ir_:
@@ -282,60 +287,102 @@ class Session:
         s = self._c()
         inputs = inputs or {}
         outputs = outputs or {}
-        keep = []
         nin, nout = len(inputs), len(outputs)
-        cin = (_lib.StreamBuffer * max(nin, 1))()
-        cout = (_lib.StreamBuffer * max(nout, 1))()
+        cin = self._buffers(0, nin)
+        cout = self._buffers(1, nout)
+        keep = []
         for i, (key, data) in enumerate(inputs.items()):
-            name = self._key(key, self._in_by_name, HostToDeviceStream,
-                             "input")
-            info = self._in_by_name.get(name)
-            arr = np.asarray(data)
-            code = dtypes.host_code(arr.dtype, info and info.dtype)
-            if code is None:
-                raise DTypeError(
-                    "input stream '%s': an array of NumPy dtype %s, which no "
-                    "stream takes%s" % (name, arr.dtype, (
-                        "; the stream has dtype %s" % info.dtype.name)
-                        if info else ""))
-            if not (arr.flags.c_contiguous and arr.flags.aligned):
+            info, name = self._stream_of(key, 0)
+            arr = data if type(data) is np.ndarray else np.asarray(data)
+            if info is not None and arr.dtype == info.np_dtype:
+                code = info.dtype._code
+            else:
+                code = dtypes.host_code(arr.dtype, info and info.dtype)
+                if code is None:
+                    raise DTypeError(
+                        "input stream '%s': an array of NumPy dtype %s, "
+                        "which no stream takes%s" % (name, arr.dtype, (
+                            "; the stream has dtype %s" % info.dtype.name)
+                            if info else ""))
+            flags = arr.flags
+            if not (flags.c_contiguous and flags.aligned):
                 # Converted once, as PopXL does.
                 arr = np.require(arr, requirements=("C", "A"))
-            self._fill(cin[i], info, name, arr, code, "input")
+            # Alive until the call returns, whatever made it.
             keep.append(arr)
+            self._bind(cin, 0, i, info, name, arr, code)
         for i, (key, arr) in enumerate(outputs.items()):
-            name = self._key(key, self._out_by_name, DeviceToHostStream,
-                             "output")
-            info = self._out_by_name.get(name)
-            if not isinstance(arr, np.ndarray):
+            info, name = self._stream_of(key, 1)
+            if type(arr) is not np.ndarray and not isinstance(arr,
+                                                               np.ndarray):
                 raise LayoutError("output stream '%s': %r is not a NumPy "
                                   "array to fill" % (name, type(arr)))
-            if not (arr.flags.c_contiguous and arr.flags.aligned and
-                    arr.flags.writeable):
+            flags = arr.flags
+            if not (flags.c_contiguous and flags.aligned and
+                    flags.writeable):
                 raise LayoutError(
                     "output stream '%s': the array must be writable, aligned "
                     "and C-contiguous to be filled in place (use "
                     "np.ascontiguousarray or create_host_outputs())" % name)
-            code = dtypes.host_code(arr.dtype, info and info.dtype)
-            if code is None:
-                raise DTypeError(
-                    "output stream '%s': an array of NumPy dtype %s%s" %
-                    (name, arr.dtype, ("; the stream has dtype %s" %
-                                       info.dtype.name) if info else ""))
-            self._fill(cout[i], info, name, arr, code, "output")
-        flags = 0 if downcast_inputs else _lib.IPU_RUN_NO_DOWNCAST
-        self._check(_lib.ipu_session_run_with_outputs(s, cin, nin, cout, nout,
-                                                      flags))
+            if info is not None and arr.dtype == info.np_dtype:
+                code = info.dtype._code
+            else:
+                code = dtypes.host_code(arr.dtype, info and info.dtype)
+                if code is None:
+                    raise DTypeError(
+                        "output stream '%s': an array of NumPy dtype %s%s" %
+                        (name, arr.dtype, ("; the stream has dtype %s" %
+                                           info.dtype.name) if info else ""))
+            self._bind(cout, 1, i, info, name, arr, code)
+        err = _lib.ipu_session_run_with_outputs(
+            s, cin[0], nin, cout[0], nout,
+            0 if downcast_inputs else _lib.IPU_RUN_NO_DOWNCAST)
         del keep
+        if err:
+            self._check(err)
+
+    def _stream_of(self, key, out):
+        """(stream info or None, name) of run dict key @key: a stream of
+        this Ir (the fast path) or a stream name."""
+        info = self._by_stream[out].get(key)
+        if info is not None:
+            return info, info.name
+        if out:
+            name = self._key(key, DeviceToHostStream, "output")
+            return self._out_by_name.get(name), name
+        name = self._key(key, HostToDeviceStream, "input")
+        return self._in_by_name.get(name), name
+
+    def _buffers(self, out, n):
+        """The C array of @n stream buffers for inputs (@out 0) or outputs,
+        kept from run to run with what each slot was last given, so that
+        a run with the arrays of the last one only sets their addresses."""
+        b = self._cbufs[out]
+        if b is None or len(b[0]) < n:
+            b = self._cbufs[out] = ((_lib.StreamBuffer * max(n, 1))(),
+                                    [None] * max(n, 1))
+        return b
 
     @staticmethod
-    def _fill(sb, info, name, arr, code, what):
-        if arr.ndim > _lib.IPU_HOST_MAX_DIMS:
-            raise ShapeError("%s stream '%s': an array of %d dimensions; at "
-                             "most %d" % (what, name, arr.ndim,
-                                          _lib.IPU_HOST_MAX_DIMS))
-        sb.stream = info.cname if info else _lib.cstr(name)
-        _fill_buffer(sb.buf, arr, code)
+    def _bind(bufs, out, i, info, name, arr, code):
+        """Point slot @i of @bufs at @arr for stream @name."""
+        cbufs, last = bufs
+        sb = cbufs[i]
+        what = (code, arr.shape, name)
+        if last[i] != what:
+            if arr.ndim > _lib.IPU_HOST_MAX_DIMS:
+                raise ShapeError("%s stream '%s': an array of %d dimensions; "
+                                 "at most %d" % ("output" if out else "input",
+                                                 name, arr.ndim,
+                                                 _lib.IPU_HOST_MAX_DIMS))
+            # The name's bytes stay alive with the slot (ctypes keeps
+            # them), as libsession reads them during the call.
+            sb.stream = info.cname if info else _lib.cstr(name)
+            sb.buf.dtype = code
+            sb.buf.ndim = arr.ndim
+            sb.buf.shape[:arr.ndim] = arr.shape
+            last[i] = what
+        sb.buf.data = arr.ctypes.data
 
     def run(self, inputs=None, downcast_inputs=True):
         """Run :meth:`run_with_outputs` with outputs it creates
