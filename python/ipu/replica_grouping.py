@@ -3,8 +3,6 @@
 share one value of a variable, or reduce together in an all-reduce."""
 import ctypes
 
-from . import _lib
-
 
 class ReplicaGrouping:
     """A split of an Ir's replicas into groups. Make one with

@@ -36,6 +36,7 @@ def test_S20_one_per_group_reads_each_groups_first():
     # Stride 2: groups {0, 2} and {1, 3}; the first of each is 0 and 1.
     ir, x, y, w = acc_ir(replicas=4, n=2,
                          grouping=lambda ir: ir.replica_grouping(2, 2))
+    assert w.replica_grouping.assignment_list == [0, 1, 0, 1]
     with session(ir) as s:
         s.run({x: xs_per_replica(4, 2)})
         got = s.get_tensor_data(w)
@@ -79,6 +80,7 @@ def test_S20_non_constant_stride_grouping_replicas_get_their_group_value():
         grouping=lambda ir: ir.replica_grouping_from_assignments([0, 1, 1,
                                                                   0]))
     assert not w.replica_grouping.is_const
+    assert w.replica_grouping.assignment_list == [0, 1, 1, 0]
     assert w.shape_on_host == (2, 2)
     with session(ir) as s:
         out = s.run({x: np.zeros((4, 2), np.float32)})[y]

@@ -38,6 +38,42 @@ def test_S09_streams_keyed_by_name():
     np.testing.assert_array_equal(out["y"], [2, 3])
 
 
+def test_S09_contiguous_inputs_are_passed_without_a_copy(monkeypatch):
+    # Whatever would copy an array must not be called for arrays of the
+    # stream's dtype or of a 64-bit type libsession downcasts itself.
+    import ipu.session as mod
+
+    def no_copy(*a, **kw):
+        raise AssertionError("the input was copied")
+    ir, x, y, w = acc_ir()
+    with session(ir) as s:
+        monkeypatch.setattr(mod.np, "require", no_copy)
+        monkeypatch.setattr(mod.np, "ascontiguousarray", no_copy)
+        monkeypatch.setattr(mod.np, "array", no_copy)
+        out = s.run({x: np.ones(2, np.float32)})[y]
+        out64 = s.run({x: np.ones(2, np.float64)})[y]
+    np.testing.assert_array_equal(out, [2, 3])
+    np.testing.assert_array_equal(out64, [3, 4])
+
+
+def test_S09_runs_with_new_arrays_and_keys_each_time():
+    # The C buffers are kept from run to run: every run must still see
+    # its own arrays, shapes and keys.
+    ir, x, y, w = acc_ir(transfers=2)
+    with session(ir) as s:
+        a = s.run({x: np.ones((2, 2), np.float32)})[y]
+        b = s.run({"x": np.full((3, 2), 2, np.float32)})[y]
+        out = np.zeros((2, 2), np.float32)
+        s.run_with_outputs({x: np.zeros((2, 2))}, {"y": out})
+        with pytest.raises(ipu.ShapeError):
+            s.run({x: np.ones((1, 2), np.float32)})
+        c = s.run({x: np.ones((2, 2), np.float32)})[y]
+    np.testing.assert_array_equal(a, [[2, 3], [3, 4]])
+    np.testing.assert_array_equal(b, [[5, 6], [7, 8]])
+    np.testing.assert_array_equal(out, [[7, 8], [7, 8]])
+    np.testing.assert_array_equal(c, [[8, 9], [9, 10]])
+
+
 def test_S10_unexpected_and_missing_inputs():
     ir, x, y, w = acc_ir()
     with session(ir) as s:
