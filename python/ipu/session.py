@@ -294,16 +294,7 @@ class Session:
         for i, (key, data) in enumerate(inputs.items()):
             info, name = self._stream_of(key, 0)
             arr = data if type(data) is np.ndarray else np.asarray(data)
-            if info is not None and arr.dtype == info.np_dtype:
-                code = info.dtype._code
-            else:
-                code = dtypes.host_code(arr.dtype, info and info.dtype)
-                if code is None:
-                    raise DTypeError(
-                        "input stream '%s': an array of NumPy dtype %s, "
-                        "which no stream takes%s" % (name, arr.dtype, (
-                            "; the stream has dtype %s" % info.dtype.name)
-                            if info else ""))
+            code = self._code(arr, info, name, "input")
             flags = arr.flags
             if not (flags.c_contiguous and flags.aligned):
                 # Converted once, as PopXL does.
@@ -324,15 +315,7 @@ class Session:
                     "output stream '%s': the array must be writable, aligned "
                     "and C-contiguous to be filled in place (use "
                     "np.ascontiguousarray or create_host_outputs())" % name)
-            if info is not None and arr.dtype == info.np_dtype:
-                code = info.dtype._code
-            else:
-                code = dtypes.host_code(arr.dtype, info and info.dtype)
-                if code is None:
-                    raise DTypeError(
-                        "output stream '%s': an array of NumPy dtype %s%s" %
-                        (name, arr.dtype, ("; the stream has dtype %s" %
-                                           info.dtype.name) if info else ""))
+            code = self._code(arr, info, name, "output")
             self._bind(cout, 1, i, info, name, arr, code)
         err = _lib.ipu_session_run_with_outputs(
             s, cin[0], nin, cout[0], nout,
@@ -340,6 +323,23 @@ class Session:
         del keep
         if err:
             self._check(err)
+
+    @staticmethod
+    def _code(arr, info, name, what):
+        """The C dtype to tag @arr with for stream @name (@info); the
+        stream's own when the array has its NumPy dtype (the fast path).
+        libsession checks that it fits; NumPy dtypes with no C equivalent
+        are refused here."""
+        if info is not None and arr.dtype == info.np_dtype:
+            return info.dtype._code
+        code = dtypes.host_code(arr.dtype, info and info.dtype)
+        if code is None:
+            raise DTypeError(
+                "%s stream '%s': an array of NumPy dtype %s, which no stream "
+                "takes%s" % (what, name, arr.dtype, (
+                    "; the stream has dtype %s" % info.dtype.name)
+                    if info else ""))
+        return code
 
     def _stream_of(self, key, out):
         """(stream info or None, name) of run dict key @key: a stream of
