@@ -356,6 +356,8 @@ python-bench: python $(O)/tests/bench/bench_session
 bench: deps
 	$(MAKE) $(BENCH_BINS)
 	@for b in $(BENCH_BINS); do echo "== $$b"; $$b || exit 1; done
+	@echo "== tests/bench/bench_python.py"
+	@$(MAKE) -s --no-print-directory python-bench
 
 # The main job: train the example MLP (userspace/examples/mlp_train.c) on
 # the default device, the model when there is no IPU. DEMO_ARGS passes

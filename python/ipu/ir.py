@@ -52,9 +52,13 @@ class Ir:
         self._main = Graph(self, _lib.ipu_ir_main_graph(self._ptr), "main")
 
     def __del__(self):
+        # An Ir a Session took is the session's to free.
         if getattr(self, "_ptr", None) and self._owner is None:
-            _lib.ipu_ir_destroy(self._ptr)
-            self._ptr = None
+            p, self._ptr = self._ptr, None
+            try:
+                _lib.ipu_ir_destroy(p)
+            except Exception:  # noqa: BLE001 (interpreter exit)
+                pass
 
     def _c(self):
         """The C ir, while the Ir may still change."""

@@ -157,7 +157,12 @@ class Session:
                 for i in range(n.value)]
 
     def __del__(self):
-        self.close()
+        # At interpreter exit the library handles may already be gone;
+        # the process ending releases the IPUs then anyway.
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001
+            pass
 
     def close(self):
         """Release the session: detach if still attached (without copying
