@@ -121,7 +121,6 @@ class TensorDesc(ctypes.Structure):
                 ("shape", ctypes.c_uint64 * IPU_HOST_MAX_DIMS)]
 
 
-IPU_SESSION_NO_WEIGHTS_TO_HOST_ON_EXIT = 1 << 0
 IPU_DETACH_ERROR = 1 << 0
 IPU_RUN_NO_DOWNCAST = 1 << 0
 IPU_EXE_RETRIEVE_ONE_PER_GROUP = 0

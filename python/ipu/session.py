@@ -125,8 +125,10 @@ class Session:
         self.ir_ = ir
         opts = _lib.SessionOpts(sz=ctypes.sizeof(_lib.SessionOpts))
         opts.device = _lib.cstr(device_desc)
-        if not weights_to_host_on_exit:
-            opts.flags = _lib.IPU_SESSION_NO_WEIGHTS_TO_HOST_ON_EXIT
+        # weights_to_host_on_exit is PopXL's settable attribute, so the
+        # exit decides (IPU_DETACH_ERROR skips the fetch), not a flag fixed
+        # at creation; libsession still turns it off for read-only
+        # memory-mapped variables (S05).
         opts.attach_timeout_ms = int(attach_timeout_ms or 0)
         opts.wait_timeout_ms = int(wait_timeout_ms or 0)
         opts.data_dir = _lib.cstr(None if data_dir is None else str(data_dir))

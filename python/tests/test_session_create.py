@@ -135,6 +135,16 @@ def test_S05_weights_to_host_on_exit_can_be_disabled():
         assert not hooks.in_sync(s)
 
 
+def test_S05_weights_to_host_on_exit_can_be_turned_back_on():
+    ir, x, y, w = acc_ir()
+    s = session(ir, weights_to_host_on_exit=False)
+    s.weights_to_host_on_exit = True
+    with s:
+        s.run({x: np.ones(2, np.float32)})
+    assert hooks.in_sync(s)
+    np.testing.assert_array_equal(s.get_tensor_data(w), [2, 3])
+
+
 def test_S24_auto_is_the_model_without_hardware():
     ir, x, y, w = acc_ir()
     s = ipu.Session(ir)
