@@ -7,6 +7,7 @@ A tensor's name, dtype and shape are read from libipuir when it is made and
 kept, so they stay readable after a Session has taken the Ir over.
 """
 import ctypes
+import errno
 
 import numpy as np
 
@@ -212,17 +213,14 @@ class Constant(Tensor):
     program is built."""
 
 
-def _ir_of(t):
-    return t._ir
-
-
 def _check_handle(ir, h, what):
-    """Raise libipuir's message when handle @h is a failure."""
-    if h.id <= 0:
-        raise IrError("%s: %s" % (what, _lib.pystr(_lib.ipu_ir_errmsg(
-            ir._c()))) if h.id < 0 else "%s failed" % what,
-            -h.id if h.id < 0 else 22)
-    return h
+    """Raise libipuir's message when handle @h is a failure (its id is the
+    -errno; a zeroed handle, which no call returns, is EINVAL)."""
+    if h.id > 0:
+        return h
+    err = -h.id if h.id < 0 else errno.EINVAL
+    raise IrError("%s: %s" % (what, _lib.pystr(_lib.ipu_ir_errmsg(ir._c()))),
+                  err)
 
 
 def check_ir(ir, err, what):

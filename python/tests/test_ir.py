@@ -180,6 +180,17 @@ def test_ir_errors_carry_libipuirs_message():
     with other.main_graph:
         with pytest.raises(ipu.IrError, match="another Ir"):
             ipu.ops.add(a, a)
+    with ir.main_graph:
+        with pytest.raises(ipu.IrError, match="ipu\\(4096\\)"):
+            with ipu.ipu(4096):
+                pass
+        with ipu.ipu(1):
+            t = b + 1.0
+        assert t.shape == (4, 5)
+        g = ir.create_graph(lambda v: v * 2.0, ipu.TensorSpec((2,),
+                                                               ipu.float32))
+        with pytest.raises(ipu.IrError, match="call"):
+            ipu.ops.call(g)                 # one input missing
     with pytest.raises(ipu.IrError, match="no current graph"):
         ipu.variable(np.zeros(2, np.float32))
     with pytest.raises(ipu.IrError):
