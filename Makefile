@@ -134,16 +134,23 @@ $(O)/tests/%: tests/%.c $(ALL_LIBS)
 # needs as prerequisites; the rule above links every .o prerequisite.
 MLP_OBJS := $(addprefix $(O)/userspace/examples/,mlp_model.o mlp_data.o mlp_session.o)
 NPY_OBJS := $(O)/userspace/tools/npy.o
-APP_BINS := $(O)/examples/mlp_train $(O)/examples/make_example_exe $(O)/tools/ipu-run
+# ipu-info (userspace/tools/ipu-info.c and info_*.c) links libpci (pciutils;
+# Debian ships it shared only).
+INFO_OBJS := $(patsubst %.c,$(O)/%.o,$(sort $(wildcard userspace/tools/info_*.c)))
+PCI_LIBS := $(shell pkg-config --libs libpci 2>/dev/null || echo -lpci)
+APP_BINS := $(O)/examples/mlp_train $(O)/examples/make_example_exe $(O)/tools/ipu-run \
+	$(O)/tools/ipu-info
 
 userspace: $(APP_BINS)
 
 $(O)/examples/mlp_train: $(O)/userspace/examples/mlp_train.o $(MLP_OBJS)
 $(O)/examples/make_example_exe: $(O)/userspace/examples/make_example_exe.o $(NPY_OBJS)
 $(O)/tools/ipu-run: $(O)/userspace/tools/ipu-run.o $(NPY_OBJS)
+$(O)/tools/ipu-info: $(O)/userspace/tools/ipu-info.o $(INFO_OBJS)
+$(O)/tools/ipu-info: APP_LIBS := $(PCI_LIBS)
 $(APP_BINS): $(ALL_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(filter %.o,$^) -o $@ $(ALL_LIBS) $(LDFLAGS_ALL) $(SYS_LIBS)
+	$(CC) $(filter %.o,$^) -o $@ $(ALL_LIBS) $(LDFLAGS_ALL) $(APP_LIBS) $(SYS_LIBS)
 
 $(O)/tests/unit/test_demo_mlp: $(MLP_OBJS)
 $(O)/tests/unit/test_npy: $(NPY_OBJS)
@@ -158,7 +165,7 @@ $(O)/tests/unit/test_ipu_emu: | $(EMU)
 $(O)/tests/unit/test_vfio_user_dma: $(O)/firmware/emu/vfio_user_dma.o
 $(O)/tests/unit/test_vfio_user_caps: $(O)/firmware/emu/vfio_user_caps.o
 
--include $(MLP_OBJS:.o=.d) $(NPY_OBJS:.o=.d) $(patsubst $(O)/%,$(O)/userspace/%.d,$(APP_BINS))
+-include $(MLP_OBJS:.o=.d) $(NPY_OBJS:.o=.d) $(INFO_OBJS:.o=.d) $(patsubst $(O)/%,$(O)/userspace/%.d,$(APP_BINS))
 
 # Shared libraries, from the same (-fPIC) objects: sonames lib*.so.1, and
 # only what the public headers declare exported (each library's version
