@@ -373,6 +373,12 @@ static int scan_guarded(struct pci_access *pacc, struct info_report *rep,
 	return err;
 }
 
+static int cmp_addr(const void *a, const void *b)
+{
+	return strcmp(((const struct info_pci *)a)->addr,
+		      ((const struct info_pci *)b)->addr);
+}
+
 int info_pci_collect(struct info_report *rep, const char *root)
 {
 	char busdir[PATH_MAX], devs[PATH_MAX];
@@ -400,6 +406,10 @@ int info_pci_collect(struct info_report *rep, const char *root)
 	}
 	err = scan_guarded(pacc, rep, busdir);
 	pci_cleanup(pacc);
+	/* In bus order, whatever order the directory listed them in. */
+	if (rep->nunbound)
+		qsort(rep->unbound, rep->nunbound, sizeof(*rep->unbound),
+		      cmp_addr);
 	for (i = 0; i < rep->nipus; i++)
 		if (rep->ipus[i].have_pci && rep->ipus[i].pci.vendor &&
 		    !rep->ipus[i].pci.config_full)

@@ -184,10 +184,14 @@ static int report(FILE *f, const struct options *o, unsigned int width)
 	if (o->device) {
 		ipu = info_find(&rep, o->device);
 		if (!ipu) {
-			fprintf(stderr, "ipu-info: no IPU '%s' (%zu listed%s; try ipu-info%s)\n",
-				o->device, rep.nipus,
-				rep.nipus ? "" : ", is ipu.ko loaded?",
-				o->model ? "" : " --model for model:N");
+			if (rep.nipus)
+				fprintf(stderr, "ipu-info: no IPU '%s' among the %zu listed (name one as N, ipuN, /dev/ipuN or model:N; run ipu-info%s to see them)\n",
+					o->device, rep.nipus,
+					o->model ? " --model" : "");
+			else
+				fprintf(stderr, "ipu-info: no IPU '%s': none listed (%s)\n",
+					o->device, rep.nnotes ? rep.notes[0] :
+					"is ipu.ko loaded?");
 			st = 1;
 		}
 	}
