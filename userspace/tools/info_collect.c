@@ -285,7 +285,8 @@ static int list_class(struct info_report *rep, const char *classdir,
 		idx[n++] = index;
 	}
 	closedir(d);
-	qsort(idx, n, sizeof(*idx), cmp_uint);
+	if (n)
+		qsort(idx, n, sizeof(*idx), cmp_uint);
 	*idxp = idx;
 	*np = n;
 	return 0;
