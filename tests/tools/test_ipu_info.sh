@@ -38,7 +38,7 @@ mkdir -p "$RESULTS" "$LOGDIR"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
-passed=0 failed=0
+passed=0 failed=0 skipped=0
 pass() { passed=$((passed + 1)); echo "  ok   $1" >>"$LOG"; }
 fail() {
 	failed=$((failed + 1))
@@ -147,9 +147,9 @@ echo trainer >"$R/proc/42/comm"
 ln -s /dev/ipu0 "$R/proc/42/fd/3"
 
 finish() {
-	echo "$passed $failed 0" >"$RESULTS/$NAME"
+	echo "$passed $failed $skipped" >"$RESULTS/$NAME"
 	[ "${IPU_VERBOSE:-0}" != 1 ] || cat "$LOG"
-	counts_line "$NAME" "$passed" "$failed" 0
+	counts_line "$NAME" "$passed" "$failed" "$skipped"
 	[ "$failed" -eq 0 ]
 	exit
 }
@@ -242,6 +242,32 @@ assert n == 2, n
 	pass watch_json_documents
 else
 	fail watch_json_documents "exit status $st, or not 2 JSON documents"
+fi
+
+# --watch on a terminal (a pty from script(1), 60 x 8): the alternate
+# screen, every frame drawn from the top with each line clearing its rest
+# (no clear-screen between frames: no flicker), cut to 60 columns, and a
+# last line saying what did not fit below.
+if command -v script >/dev/null; then
+	script -qec "stty cols 60 rows 8; ${WRAP[*]} $INFO --root $R --model --watch -n 0.1 --count 2" /dev/null >"$T/tty" 2>&1
+	st=$?
+	tr -d '\r' <"$T/tty" >"$T/out"
+	if broken || [ "$st" -ne 0 ]; then
+		fail watch_tty "exit status $st"
+	elif ! grep -q $'^\033\\[?1049h' "$T/out" || ! grep -q $'\033\\[?1049l$' "$T/out"; then
+		fail watch_tty "no alternate screen"
+	elif [ "$(grep -o $'\033\\[H' "$T/out" | wc -l)" -ne 2 ] || [ "$(grep -o $'\033\\[2J' "$T/out" | wc -l)" -ne 1 ]; then
+		fail watch_tty "expected 2 frames from the top and one clear"
+	elif ! grep -q 'more lines: a taller terminal shows them' "$T/out"; then
+		fail watch_tty "no line for what did not fit"
+	elif sed $'s/\033\\[[0-9;?]*[A-Za-z]//g' "$T/out" | awk 'length($0) > 60 { bad = 1 } END { exit !bad }'; then
+		fail watch_tty "a line wider than the terminal"
+	else
+		pass watch_tty
+	fi
+else
+	skipped=$((skipped + 1))
+	echo "  skip watch_tty: no script(1)" >>"$LOG"
 fi
 
 finish

@@ -221,7 +221,8 @@ static void term_size(unsigned int *cols, unsigned int *rows)
 
 	*cols = 80;
 	*rows = 24;
-	if (!ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col && ws.ws_row) {
+	/* Below 3 rows nothing useful fits; keep the arithmetic sane. */
+	if (!ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col && ws.ws_row >= 3) {
 		*cols = ws.ws_col;
 		*rows = ws.ws_row;
 	}
@@ -236,7 +237,7 @@ static void term_size(unsigned int *cols, unsigned int *rows)
  */
 static int draw_frame(const struct options *o)
 {
-	unsigned int cols, rows, line = 0;
+	unsigned int cols, rows, line = 0, total = 0, shown;
 	char *buf = NULL, *frame = NULL, *p, *nl, stamp[64];
 	size_t len = 0, flen = 0;
 	time_t now = time(NULL);
@@ -257,8 +258,12 @@ static int draw_frame(const struct options *o)
 		free(buf);
 		return 1;
 	}
+	for (p = buf; *p; p++)
+		total += *p == '\n';
+	/* Too tall: the last line that fits says what was left out. */
+	shown = total < rows ? total : rows - 2;
 	fputs("\033[H", out);
-	for (p = buf; *p && line + 1 < rows; p = nl + 1, line++) {
+	for (p = buf; *p && line < shown; p = nl + 1, line++) {
 		nl = strchr(p, '\n');
 		if (!nl)
 			nl = p + strlen(p) - 1;
@@ -266,6 +271,9 @@ static int draw_frame(const struct options *o)
 			(int)((size_t)(nl - p) < cols ? (size_t)(nl - p) : cols),
 			p);
 	}
+	if (shown < total)
+		fprintf(out, "(%u more lines: a taller terminal shows them)\033[K\n",
+			total - shown);
 	fputs("\033[J", out);
 	fclose(out);
 	if (fwrite(frame, 1, flen, stdout) != flen)
