@@ -47,6 +47,41 @@ static void u64_or_null(FILE *f, bool have, uint64_t v)
 		fputs("null", f);
 }
 
+static void s64_or_null(FILE *f, bool have, long long v)
+{
+	if (have)
+		fprintf(f, "%lld", v);
+	else
+		fputs("null", f);
+}
+
+/* A string, or null for NULL or "" (a value that could not be read). */
+static void str_or_null(FILE *f, const char *s)
+{
+	if (s && *s)
+		jstr(f, s);
+	else
+		fputs("null", f);
+}
+
+/* 64 bits as 16 hex digits in a string (a serial number, not a count). */
+static void hex_or_null(FILE *f, bool have, uint64_t v)
+{
+	char hex[24];
+
+	if (!have) {
+		fputs("null", f);
+		return;
+	}
+	snprintf(hex, sizeof(hex), "%016" PRIx64, v);
+	jstr(f, hex);
+}
+
+static void boolean(FILE *f, bool b)
+{
+	fputs(b ? "true" : "false", f);
+}
+
 static void link_json(FILE *f, const struct info_link *l)
 {
 	char s[16];
@@ -62,7 +97,6 @@ static void link_json(FILE *f, const struct info_link *l)
 static void pci_json(FILE *f, const struct info_pci *p, int ind)
 {
 	bool first = true, bfirst = true;
-	char hex[24];
 	const char *s, *e;
 	int i;
 
@@ -88,28 +122,19 @@ static void pci_json(FILE *f, const struct info_pci *p, int ind)
 	key(f, &first, ind, "names_from");
 	jstr(f, p->names_from_spec ? "spec" : "libpci");
 	key(f, &first, ind, "driver");
-	if (p->driver[0])
-		jstr(f, p->driver);
-	else
-		fputs("null", f);
+	str_or_null(f, p->driver);
 	key(f, &first, ind, "numa_node");
-	if (p->have_numa)
-		fprintf(f, "%d", p->numa_node);
-	else
-		fputs("null", f);
+	s64_or_null(f, p->have_numa, p->numa_node);
 	key(f, &first, ind, "link_current");
 	link_json(f, &p->link_cur);
 	key(f, &first, ind, "link_max");
 	link_json(f, &p->link_max);
 	key(f, &first, ind, "link_degraded");
-	fputs(p->degraded ? "true" : "false", f);
+	boolean(f, p->degraded);
 	key(f, &first, ind, "link_source");
-	if (p->link_source)
-		jstr(f, p->link_source);
-	else
-		fputs("null", f);
+	str_or_null(f, p->link_source);
 	key(f, &first, ind, "config_space_full");
-	fputs(p->config_full ? "true" : "false", f);
+	boolean(f, p->config_full);
 	key(f, &first, ind, "capabilities");
 	if (!p->config_full) {
 		fputs("null", f);
@@ -134,12 +159,7 @@ static void pci_json(FILE *f, const struct info_pci *p, int ind)
 	key(f, &first, ind, "msix_vectors");
 	u64_or_null(f, p->have_msix, p->msix_vectors);
 	key(f, &first, ind, "dsn");
-	if (p->have_dsn) {
-		snprintf(hex, sizeof(hex), "%016" PRIx64, p->dsn);
-		jstr(f, hex);
-	} else {
-		fputs("null", f);
-	}
+	hex_or_null(f, p->have_dsn, p->dsn);
 	key(f, &first, ind, "bars");
 	fputc('[', f);
 	for (i = 0; i < 6; i++) {
@@ -171,24 +191,13 @@ static void ipu_json(FILE *f, const struct info_ipu *ipu, int ind)
 	key(f, &first, ind, "node");
 	jstr(f, ipu->node);
 	key(f, &first, ind, "platform");
-	if (ipu->platform[0])
-		jstr(f, ipu->platform);
-	else
-		fputs("null", f);
+	str_or_null(f, ipu->platform);
 	key(f, &first, ind, "model");
-	fputs(ipu->model ? "true" : "false", f);
+	boolean(f, ipu->model);
 	key(f, &first, ind, "firmware_version");
-	if (ipu->have_fw)
-		jstr(f, ipu->firmware);
-	else
-		fputs("null", f);
+	str_or_null(f, ipu->firmware);
 	key(f, &first, ind, "serial");
-	if (ipu->have_serial) {
-		snprintf(hex, sizeof(hex), "%016" PRIx64, ipu->serial);
-		jstr(f, hex);
-	} else {
-		fputs("null", f);
-	}
+	hex_or_null(f, ipu->have_serial, ipu->serial);
 	key(f, &first, ind, "memory_total");
 	u64_or_null(f, ipu->have_mem_total, ipu->mem_total);
 	key(f, &first, ind, "memory_used");
@@ -204,7 +213,7 @@ static void ipu_json(FILE *f, const struct info_ipu *ipu, int ind)
 		fputc('}', f);
 	}
 	key(f, &first, ind, "owner_known");
-	fputs(ipu->have_owner ? "true" : "false", f);
+	boolean(f, ipu->have_owner);
 	key(f, &first, ind, "holders");
 	fputc('[', f);
 	n = ipu->nholders < INFO_MAX_HOLDERS ? ipu->nholders : INFO_MAX_HOLDERS;
@@ -218,17 +227,11 @@ static void ipu_json(FILE *f, const struct info_ipu *ipu, int ind)
 	key(f, &first, ind, "holders_total");
 	fprintf(f, "%zu", ipu->nholders);
 	key(f, &first, ind, "holders_complete");
-	fputs(ipu->have_holders ? "true" : "false", f);
+	boolean(f, ipu->have_holders);
 	key(f, &first, ind, "temperature_mc");
-	if (ipu->have_temp)
-		fprintf(f, "%lld", ipu->temp_mc);
-	else
-		fputs("null", f);
+	s64_or_null(f, ipu->have_temp, ipu->temp_mc);
 	key(f, &first, ind, "power_uw");
-	if (ipu->have_power)
-		fprintf(f, "%lld", ipu->power_uw);
-	else
-		fputs("null", f);
+	s64_or_null(f, ipu->have_power, ipu->power_uw);
 	key(f, &first, ind, "api_version");
 	u64_or_null(f, ipu->have_ioctl, ipu->api_version);
 	key(f, &first, ind, "features");
@@ -291,7 +294,7 @@ void info_print_json(FILE *f, const struct info_report *rep,
 	}
 	fputs("\n  ]", f);
 	key(f, &first, 2, "pci_scanned");
-	fputs(rep->pci_scanned ? "true" : "false", f);
+	boolean(f, rep->pci_scanned);
 	key(f, &first, 2, "notes");
 	fputc('[', f);
 	for (i = 0; i < rep->nnotes; i++) {
