@@ -62,9 +62,9 @@ static void pci_details(FILE *f, const struct info_pci *p)
 
 	kv(f, "pci address", "%s", p->addr);
 	kv(f, "vendor", "%04x %s%s", p->vendor, p->vendor_name,
-	   p->names_from_spec ? " (from the spec: pci.ids lacks it)" : "");
+	   p->names_from_spec ? " (docs/hardware.md: pci.ids lacks it)" : "");
 	kv(f, "device", "%04x %s%s", p->device, p->device_name,
-	   p->names_from_spec ? " (from the spec)" : "");
+	   p->names_from_spec ? " (docs/hardware.md)" : "");
 	if (p->have_subsys)
 		kv(f, "subsystem", "%04x:%04x", p->subvendor, p->subdevice);
 	kv(f, "revision", "%02x", p->revision);

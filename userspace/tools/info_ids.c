@@ -17,8 +17,8 @@ static const struct {
 	uint16_t vendor, device;
 	const char *vendor_name, *device_name;
 } info_ids[] = {
-	{ INFO_PCI_VENDOR, INFO_PCI_DEVICE, "IPU driver stack (placeholder ID)",
-	  "IPU PCIe function (docs/hardware.md)" },
+	{ INFO_PCI_VENDOR, INFO_PCI_DEVICE, "IPU placeholder vendor",
+	  "IPU PCIe function" },
 };
 
 const char *info_spec_vendor(uint16_t vendor)
