@@ -20,31 +20,13 @@
 # e.g. valgrind), IPU_VERBOSE=1 (print the whole log).
 set -uo pipefail
 
-# shellcheck source=../../scripts/lib/results.sh
-. "$(dirname "$0")/../../scripts/lib/results.sh"
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 
 [ $# -eq 2 ] || { echo "usage: $0 NAME BINDIR" >&2; exit 1; }
-NAME=$1
 BIN=$2
-BUILD=${BUILD:-build}
-RESULTS=$BUILD/results
-LOGDIR=$BUILD/test-logs/$NAME
-LOG=$LOGDIR/test_ipu_info.log
+tool_test_init "$1" test_ipu_info.log
 INFO=$BIN/tools/ipu-info
-read -ra WRAP <<<"${IPU_RUN_WRAPPER:-}"
-mkdir -p "$RESULTS" "$LOGDIR"
-: >"$LOG"
-
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-
-passed=0 failed=0 skipped=0
-pass() { passed=$((passed + 1)); echo "  ok   $1" >>"$LOG"; }
-fail() {
-	failed=$((failed + 1))
-	echo "  FAIL $1: $2" | tee -a "$LOG"
-	sed 's/^/       | /' "$T/out" | tee -a "$LOG"
-}
 
 # Debian's python3; another one earlier in PATH would do as well for json.
 PY=/usr/bin/python3
@@ -54,27 +36,6 @@ PY=/usr/bin/python3
 run() {
 	"${WRAP[@]}" "$INFO" "$@" >"$T/out" 2>&1
 	st=$?
-}
-
-broken() {
-	[ "$st" -ge 128 ] || grep -qE 'ERROR: [A-Za-z]*Sanitizer|runtime error:|^==[0-9]+== ' "$T/out"
-}
-
-# expect STATUS TEST MESSAGE ARGS...: that exit status and MESSAGE (fixed
-# string) in the output.
-expect() {
-	local want=$1 t=$2 msg=$3
-	shift 3
-	run "$@"
-	if broken; then
-		fail "$t" "crashed or reported by a checker (exit status $st)"
-	elif [ "$st" -ne "$want" ]; then
-		fail "$t" "exit status $st, expected $want"
-	elif ! grep -qF -- "$msg" "$T/out"; then
-		fail "$t" "no message '$msg'"
-	else
-		pass "$t"
-	fi
 }
 
 # json TEST PYTHON ARGS...: ipu-info ARGS (stdout only) parses as JSON and
@@ -146,38 +107,30 @@ mkdir -p "$R/proc/42/fd"
 echo trainer >"$R/proc/42/comm"
 ln -s /dev/ipu0 "$R/proc/42/fd/3"
 
-finish() {
-	echo "$passed $failed $skipped" >"$RESULTS/$NAME"
-	[ "${IPU_VERBOSE:-0}" != 1 ] || cat "$LOG"
-	counts_line "$NAME" "$passed" "$failed" "$skipped"
-	[ "$failed" -eq 0 ]
-	exit
-}
-
 # --- options
-expect 0 help "--json" --help
-expect 0 version "JSON schema version 1" --version
-expect 2 unknown_option "unknown option '--bogus'" --bogus
-expect 2 missing_value "option '-d' needs a value" -d
-expect 2 stray_argument "unexpected argument 'extra'" extra
-expect 2 bad_interval "--interval '0': not a number of seconds" --watch -n 0
-expect 2 count_needs_watch "--count needs --watch" --count 2
-expect 2 bad_count "--count 'x': not a positive number" --watch --count x
-expect 1 missing_device "no IPU '7' among the 2 listed" --root "$R" -d 7
-expect 1 missing_device_no_driver "no IPU '0': none listed (no $T/nothing/sys/class/ipu: ipu.ko is not loaded)" --root "$T/nothing" -d 0
-expect 1 missing_model_device "no IPU 'model:99' among the 18 listed" --root "$R" -d model:99
+expect_exit help 0 "--json" --help
+expect_exit version 0 "JSON schema version 1" --version
+expect_exit unknown_option 2 "unknown option '--bogus'" --bogus
+expect_exit missing_value 2 "option '-d' needs a value" -d
+expect_exit stray_argument 2 "unexpected argument 'extra'" extra
+expect_exit bad_interval 2 "--interval '0': not a number of seconds" --watch -n 0
+expect_exit count_needs_watch 2 "--count needs --watch" --count 2
+expect_exit bad_count 2 "--count 'x': not a positive number" --watch --count x
+expect_exit missing_device 1 "no IPU '7' among the 2 listed" --root "$R" -d 7
+expect_exit missing_device_no_driver 1 "no IPU '0': none listed (no $T/nothing/sys/class/ipu: ipu.ko is not loaded)" --root "$T/nothing" -d 0
+expect_exit missing_model_device 1 "no IPU 'model:99' among the 18 listed" --root "$R" -d model:99
 
 # --- the fake machine
-expect 0 table_sim_row "/dev/ipu0" --root "$R"
-expect 0 table_degraded "8GT/s x4 of 16GT/s x16 DEGRADED" --root "$R"
-expect 0 table_spec_name "(spec)" --root "$R"
-expect 0 table_holder "open: 42 trainer" --root "$R"
-expect 0 table_unbound "0000:02:00.0" --root "$R"
-expect 0 table_needs_root_note "needs root" --root "$R"
-expect 0 details_link "8GT/s x4 of 16GT/s x16 DEGRADED (from sysfs)" --root "$R" -d 1
-expect 0 details_by_node "/dev/ipu0" --root "$R" -d /dev/ipu0
-expect 0 no_pci "/dev/ipu1" --root "$R" --no-pci
-expect 0 empty_root "no IPU found" --root "$T/nothing"
+expect_exit table_sim_row 0 "/dev/ipu0" --root "$R"
+expect_exit table_degraded 0 "8GT/s x4 of 16GT/s x16 DEGRADED" --root "$R"
+expect_exit table_spec_name 0 "(spec)" --root "$R"
+expect_exit table_holder 0 "open: 42 trainer" --root "$R"
+expect_exit table_unbound 0 "0000:02:00.0" --root "$R"
+expect_exit table_needs_root_note 0 "needs root" --root "$R"
+expect_exit details_link 0 "8GT/s x4 of 16GT/s x16 DEGRADED (from sysfs)" --root "$R" -d 1
+expect_exit details_by_node 0 "/dev/ipu0" --root "$R" -d /dev/ipu0
+expect_exit no_pci 0 "/dev/ipu1" --root "$R" --no-pci
+expect_exit empty_root 0 "no IPU found" --root "$T/nothing"
 
 # Every documented member, in every object (docs/ipu-info.md).
 SCHEMA_IPU='index node platform model firmware_version serial memory_total memory_used reset_count owner owner_known holders holders_total holders_complete temperature_mc power_uw api_version features feature_names mem_page_size pci'
@@ -215,7 +168,7 @@ assert len(m) == 2 and m[1]['node'] == 'model:1' and m[1]['platform'] == 'model'
 assert m[0]['memory_total'] == 64 << 20 and 'launch' in m[0]['feature_names']
 " --root "$R" --json --model
 unset IPU_MODEL_DEVICES IPU_MODEL_MEM_MB
-expect 0 details_model "model:0 (software model)" -d model:0
+expect_exit details_model 0 "model:0 (software model)" -d model:0
 
 # --watch into a pipe: one whole report per refresh, no escape sequences.
 run --root "$R" --watch -n 0.1 --count 3
@@ -266,8 +219,7 @@ if command -v script >/dev/null; then
 		pass watch_tty
 	fi
 else
-	skipped=$((skipped + 1))
-	echo "  skip watch_tty: no script(1)" >>"$LOG"
+	skip watch_tty "no script(1)"
 fi
 
 finish
