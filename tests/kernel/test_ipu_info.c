@@ -26,7 +26,7 @@ static void collect(struct info_report *rep, unsigned int flags)
 	assert_int_equal(info_collect("/", flags, rep), 0);
 	f = open_memstream(&json, &len);
 	assert_non_null(f);
-	info_print_json(f, rep, NULL);
+	info_print_json(f, rep, NULL, NULL);
 	fclose(f);
 	bad = json_check(json);
 	if (bad >= 0)
@@ -165,6 +165,8 @@ static void test_table_and_details_name_every_device(void **state)
 	info_print_table(f, &rep, 0);
 	for (i = 0; i < rep.nipus; i++)
 		info_print_details(f, &rep, &rep.ipus[i]);
+	for (i = 0; i < rep.nunbound; i++)
+		info_print_pci_details(f, &rep, &rep.unbound[i]);
 	fclose(f);
 	for (i = 0; i < rep.nipus; i++) {
 		snprintf(node, sizeof(node), "/dev/ipu%u", rep.ipus[i].index);

@@ -116,9 +116,9 @@ expect_exit stray_argument 2 "unexpected argument 'extra'" extra
 expect_exit bad_interval 2 "--interval '0': not a number of seconds" --watch -n 0
 expect_exit count_needs_watch 2 "--count needs --watch" --count 2
 expect_exit bad_count 2 "--count 'x': not a positive number" --watch --count x
-expect_exit missing_device 1 "no IPU '7' among the 2 listed" --root "$R" -d 7
+expect_exit missing_device 1 "no IPU '7' among the 3 listed" --root "$R" -d 7
 expect_exit missing_device_no_driver 1 "no IPU '0': none listed (no $T/nothing/sys/class/ipu: ipu.ko is not loaded)" --root "$T/nothing" -d 0
-expect_exit missing_model_device 1 "no IPU 'model:99' among the 18 listed" --root "$R" -d model:99
+expect_exit missing_model_device 1 "no IPU 'model:99' among the 19 listed" --root "$R" -d model:99
 
 # --- the fake machine
 expect_exit table_sim_row 0 "/dev/ipu0" --root "$R"
@@ -129,6 +129,8 @@ expect_exit table_unbound 0 "0000:02:00.0" --root "$R"
 expect_exit table_needs_root_note 0 "needs root" --root "$R"
 expect_exit details_link 0 "8GT/s x4 of 16GT/s x16 DEGRADED (from sysfs)" --root "$R" -d 1
 expect_exit details_by_node 0 "/dev/ipu0" --root "$R" -d /dev/ipu0
+expect_exit details_unbound 0 "PCI function 0000:02:00.0 (IPU IDs, no /dev/ipuN)" --root "$R" -d 0000:02:00.0
+expect_exit details_unbound_short 0 "link                   16GT/s x16 (from sysfs)" --root "$R" -d 02:00.0
 expect_exit no_pci 0 "/dev/ipu1" --root "$R" --no-pci
 expect_exit empty_root 0 "no IPU found" --root "$T/nothing"
 
@@ -162,6 +164,9 @@ json json_one_device "
 assert [i['node'] for i in d['ipus']] == ['/dev/ipu1'] and d['unbound_pci'] == []
 " --root "$R" --json -d ipu1
 export IPU_MODEL_DEVICES=2 IPU_MODEL_MEM_MB=64
+json json_one_unbound "
+assert d['ipus'] == [] and [p['address'] for p in d['unbound_pci']] == ['0000:02:00.0']
+" --root "$R" --json -d 0000:02:00.0
 json json_model "
 m = [i for i in d['ipus'] if i['model']]
 assert len(m) == 2 and m[1]['node'] == 'model:1' and m[1]['platform'] == 'model'

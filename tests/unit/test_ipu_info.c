@@ -248,7 +248,7 @@ static void collect(struct out *o, unsigned int flags)
 	o->table = print_table(&o->rep, 0);
 	f = open_memstream(&buf, &len);
 	assert_non_null(f);
-	info_print_json(f, &o->rep, NULL);
+	info_print_json(f, &o->rep, NULL, NULL);
 	fclose(f);
 	o->json = buf;
 	bad = json_check(o->json);
@@ -586,6 +586,11 @@ static void test_unbound_functions_listed(void **state)
 	assert_string_equal(o.rep.unbound[0].driver, "");
 	assert_false(o.rep.unbound[0].degraded);
 	assert_string_equal(o.rep.unbound[1].driver, "vfio-pci");
+	assert_ptr_equal(info_find_unbound(&o.rep, "02:00.0"), &o.rep.unbound[0]);
+	assert_ptr_equal(info_find_unbound(&o.rep, "0000:03:00.0"),
+			 &o.rep.unbound[1]);
+	assert_null(info_find_unbound(&o.rep, "04:00.0"));
+	assert_null(info_find_unbound(&o.rep, "0000:02:00"));
 	assert_contains(o.table, "PCI functions with IPU IDs and no /dev/ipuN:");
 	assert_contains(o.table, "1ffe:0100");
 	assert_contains(o.table, "none");

@@ -178,14 +178,21 @@ void info_print_table(FILE *f, const struct info_report *rep,
 /* Every detail of @ipu, one "key: value" line each. */
 void info_print_details(FILE *f, const struct info_report *rep,
 			const struct info_ipu *ipu);
-/* The JSON document (docs/ipu-info.md): of @ipu alone, or of everything
- * when @ipu is NULL. */
+/* ... of @p, a function with IPU IDs and no /dev/ipuN. */
+void info_print_pci_details(FILE *f, const struct info_report *rep,
+			    const struct info_pci *p);
+/* The JSON document (docs/ipu-info.md): of everything, or with @ipu (or
+ * @pci, an unbound function) of that alone. */
 void info_print_json(FILE *f, const struct info_report *rep,
-		     const struct info_ipu *ipu);
+		     const struct info_ipu *ipu, const struct info_pci *pci);
 /* The IPU @name names: "N", "ipuN", "/dev/ipuN" or "model:N"; NULL if
  * the report has none such. */
 const struct info_ipu *info_find(const struct info_report *rep,
 				 const char *name);
+/* The unbound function at @addr ("0000:01:00.0", or "01:00.0" in domain
+ * 0), or NULL. */
+const struct info_pci *info_find_unbound(const struct info_report *rep,
+					 const char *addr);
 
 /* "2.5", "16" for a speed in GT/s * 10. */
 const char *info_speed_str(unsigned int speed, char *buf, size_t len);

@@ -41,6 +41,19 @@ const struct info_ipu *info_find(const struct info_report *rep,
 	return NULL;
 }
 
+const struct info_pci *info_find_unbound(const struct info_report *rep,
+					 const char *addr)
+{
+	size_t i;
+
+	for (i = 0; i < rep->nunbound; i++)
+		if (!strcmp(rep->unbound[i].addr, addr) ||
+		    (!strncmp(rep->unbound[i].addr, "0000:", 5) &&
+		     !strcmp(rep->unbound[i].addr + 5, addr)))
+			return &rep->unbound[i];
+	return NULL;
+}
+
 static void kv(FILE *f, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -157,6 +170,17 @@ void info_print_details(FILE *f, const struct info_report *rep,
 	}
 	if (ipu->have_pci)
 		pci_details(f, &ipu->pci);
+	for (i = 0; i < rep->nnotes; i++)
+		fprintf(f, "note: %s\n", rep->notes[i]);
+}
+
+void info_print_pci_details(FILE *f, const struct info_report *rep,
+			    const struct info_pci *p)
+{
+	size_t i;
+
+	fprintf(f, "PCI function %s (IPU IDs, no /dev/ipuN)\n", p->addr);
+	pci_details(f, p);
 	for (i = 0; i < rep->nnotes; i++)
 		fprintf(f, "note: %s\n", rep->notes[i]);
 }

@@ -267,8 +267,10 @@ static void ipu_json(FILE *f, const struct info_ipu *ipu, int ind)
 }
 
 void info_print_json(FILE *f, const struct info_report *rep,
-		     const struct info_ipu *only)
+		     const struct info_ipu *only, const struct info_pci *only_pci)
 {
+	bool all = !only && !only_pci;
+	size_t shown = 0;
 	bool first = true;
 	size_t i;
 
@@ -280,16 +282,18 @@ void info_print_json(FILE *f, const struct info_report *rep,
 	key(f, &first, 2, "ipus");
 	fputc('[', f);
 	for (i = 0; i < rep->nipus; i++) {
-		if (only && only != &rep->ipus[i])
+		if (!all && only != &rep->ipus[i])
 			continue;
-		fprintf(f, "%s\n    ", only || !i ? "" : ",");
+		fprintf(f, "%s\n    ", shown++ ? "," : "");
 		ipu_json(f, &rep->ipus[i], 6);
 	}
 	fputs("\n  ]", f);
 	key(f, &first, 2, "unbound_pci");
 	fputc('[', f);
-	for (i = 0; !only && i < rep->nunbound; i++) {
-		fprintf(f, "%s\n    ", i ? "," : "");
+	for (shown = 0, i = 0; i < rep->nunbound; i++) {
+		if (!all && only_pci != &rep->unbound[i])
+			continue;
+		fprintf(f, "%s\n    ", shown++ ? "," : "");
 		pci_json(f, &rep->unbound[i], 6);
 	}
 	fputs("\n  ]", f);

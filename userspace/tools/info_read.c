@@ -5,6 +5,11 @@
  * a bug, a file that changed while read). A value is taken only when it
  * is whole: too long, empty, signed, padded or followed by garbage, it is
  * -EINVAL (or -EOVERFLOW), and the caller shows it as unknown.
+ *
+ * libipu's sysfs.c parses the same attributes for enumeration, but it is
+ * internal to the library, reads only below /sys and folds every failure
+ * into 0; ipu-info reads below --root and names each failure, so it has
+ * its own reader.
  */
 #include <ctype.h>
 #include <errno.h>

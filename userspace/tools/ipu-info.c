@@ -54,7 +54,8 @@ static void usage(FILE *f, const char *prog)
 		"\n"
 		"  -j, --json           the report as JSON (schema: docs/ipu-info.md)\n"
 		"  -d, --device DEVICE  every detail of one IPU: N, ipuN, /dev/ipuN or model:N\n"
-		"                       (capabilities, feature bits, BARs, MSI-X vectors, DSN)\n"
+		"                       (capabilities, feature bits, BARs, MSI-X vectors, DSN),\n"
+		"                       or of a function without /dev/ipuN: its PCI address\n"
 		"  -m, --model          also list the software model's IPUs, marked \"model\"\n"
 		"  -w, --watch          refresh in place like top(1) until interrupted\n"
 		"  -n, --interval SECS  seconds between refreshes (default 1; 0.1 to 3600)\n"
@@ -171,6 +172,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 static int report(FILE *f, const struct options *o, unsigned int width)
 {
 	const struct info_ipu *ipu = NULL;
+	const struct info_pci *pci = NULL;
 	struct info_report rep;
 	int err, st = 0;
 
@@ -183,10 +185,11 @@ static int report(FILE *f, const struct options *o, unsigned int width)
 	}
 	if (o->device) {
 		ipu = info_find(&rep, o->device);
-		if (!ipu) {
-			if (rep.nipus)
-				fprintf(stderr, "ipu-info: no IPU '%s' among the %zu listed (name one as N, ipuN, /dev/ipuN or model:N; run ipu-info%s to see them)\n",
-					o->device, rep.nipus,
+		pci = ipu ? NULL : info_find_unbound(&rep, o->device);
+		if (!ipu && !pci) {
+			if (rep.nipus || rep.nunbound)
+				fprintf(stderr, "ipu-info: no IPU '%s' among the %zu listed (name one as N, ipuN, /dev/ipuN, model:N, or the PCI address of a function without /dev/ipuN; run ipu-info%s to see them)\n",
+					o->device, rep.nipus + rep.nunbound,
 					o->model ? " --model" : "");
 			else
 				fprintf(stderr, "ipu-info: no IPU '%s': none listed (%s)\n",
@@ -197,9 +200,11 @@ static int report(FILE *f, const struct options *o, unsigned int width)
 	}
 	if (!st) {
 		if (o->json)
-			info_print_json(f, &rep, ipu);
+			info_print_json(f, &rep, ipu, pci);
 		else if (ipu)
 			info_print_details(f, &rep, ipu);
+		else if (pci)
+			info_print_pci_details(f, &rep, pci);
 		else
 			info_print_table(f, &rep, width);
 	}
