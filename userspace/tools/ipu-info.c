@@ -220,6 +220,11 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
+static void on_winch(int sig)
+{
+	(void)sig;
+}
+
 static void term_size(unsigned int *cols, unsigned int *rows)
 {
 	struct winsize ws;
@@ -301,6 +306,10 @@ static int watch(const struct options *o)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* A resized terminal cuts the wait short: the next frame fits it. */
+	sa.sa_handler = on_winch;
+	if (tty)
+		sigaction(SIGWINCH, &sa, NULL);
 	/* The alternate screen, as top uses: the shell's screen comes back. */
 	if (tty)
 		fputs("\033[?1049h\033[?25l\033[2J", stdout);
