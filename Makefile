@@ -10,6 +10,8 @@
 #   make kernel-soak   the UAPI fuzzer alone in QEMU, IPU_SOAK_MINUTES per kernel
 #   make kernel-matrix ipu.ko built (W=1, sparse; no boot) against every other Debian kernel
 #   make fuzz          libFuzzer targets (clang) over the executable reader, 60 s each
+#   make python        the Python package (python/ipu: `import ipu`) and the
+#                      shared libraries it binds; python-check runs its tests
 #   make check         all of the above; ends with one "N passed, N failed" line
 #
 # The kernel module itself is built by Kbuild (see Kbuild); this file only
@@ -87,7 +89,7 @@ TEST_LIBS := -lcmocka $(SYS_LIBS)
 .PHONY: all deps userspace module unit unit-plain unit-asan unit-valgrind \
 	unit-shared shared check-exports \
 	unit-tools firmware lint kernel-check kernel-bench kernel-soak kernel-matrix fuzz \
-	check demo bench clean
+	python python-check python-demo python-bench check demo bench clean
 
 all: userspace module
 
@@ -320,7 +322,7 @@ fuzz: deps
 # each). A phase that fails without a failure in $(O)/results (a build error
 # before any test could report) is recorded as one failure of its own, so
 # the total never hides it. The last line is summarize's "N passed, N failed".
-CHECK_PHASES := unit lint kernel-check fuzz
+CHECK_PHASES := unit python-check lint kernel-check fuzz
 FAILED_SO_FAR = cat $(O)/results/* 2>/dev/null | awk '{ f += $$2 } END { print f + 0 }'
 
 check: deps
@@ -339,11 +341,42 @@ check: deps
 	scripts/summarize $(O)/results || status=1; \
 	exit $$status
 
+# The Python package (python/ipu, `import ipu`): ctypes over the shared
+# libraries, so building it is building them; the import checks that the
+# interpreter has NumPy and finds the libraries. PYTHON is Debian's
+# interpreter (python3-numpy, python3-pytest): the python3 first on PATH
+# may be another one without them.
+PYTHON ?= /usr/bin/python3
+PY_ENV := IPU_LIB_DIR=$(abspath $(O)/lib) PYTHONPATH=$(abspath python)
+
+python: deps $(ALL_SOS)
+	$(PY_ENV) $(PYTHON) -c 'import ipu, numpy; print("ipu: importable with NumPy", numpy.__version__, "from", ipu.__file__)'
+
+# Its tests (python/tests, pytest, on the model); counts go to
+# $(O)/results/python-check. The C demo is there to compare the Python
+# demo's weights with.
+python-check: python $(O)/examples/mlp_train
+	BUILD=$(BUILD) PYTHON=$(PYTHON) PYTHONPATH=$(abspath python) \
+		IPU_MLP_TRAIN=$(abspath $(O)/examples/mlp_train) \
+		scripts/run-pytest python-check python/tests
+
+# The MLP demo in Python (python/examples/mlp_train.py): the C demo's
+# weights for the same seed; DEMO_ARGS as for `make demo`.
+python-demo: python
+	$(PY_ENV) $(PYTHON) python/examples/mlp_train.py $(DEMO_ARGS)
+
+# What the binding adds (tests/bench/bench_python.py): run() from Python
+# against bench_session's run from C, 64 MiB streams against np.copyto.
+python-bench: python $(O)/tests/bench/bench_session
+	$(PY_ENV) $(PYTHON) tests/bench/bench_python.py $(O)
+
 # Benchmarks (tests/bench): built like the tests, run one after the other;
 # each prints "bench <name> <value> <unit>" lines. Timing is never asserted.
 bench: deps
 	$(MAKE) $(BENCH_BINS)
 	@for b in $(BENCH_BINS); do echo "== $$b"; $$b || exit 1; done
+	@echo "== tests/bench/bench_python.py"
+	@$(MAKE) -s --no-print-directory python-bench
 
 # The main job: train the example MLP (userspace/examples/mlp_train.c) on
 # the default device, the model when there is no IPU. DEMO_ARGS passes
