@@ -136,19 +136,32 @@ $(O)/tests/%: tests/%.c $(ALL_LIBS)
 # needs as prerequisites; the rule above links every .o prerequisite.
 MLP_OBJS := $(addprefix $(O)/userspace/examples/,mlp_model.o mlp_data.o mlp_session.o)
 NPY_OBJS := $(O)/userspace/tools/npy.o
-APP_BINS := $(O)/examples/mlp_train $(O)/examples/make_example_exe $(O)/tools/ipu-run
+# ipu-info (userspace/tools/ipu-info.c and info_*.c) links libpci (pciutils;
+# Debian ships it shared only).
+INFO_OBJS := $(patsubst %.c,$(O)/%.o,$(sort $(wildcard userspace/tools/info_*.c)))
+PCI_LIBS := $(shell pkg-config --libs libpci 2>/dev/null || echo -lpci)
+APP_BINS := $(O)/examples/mlp_train $(O)/examples/make_example_exe $(O)/tools/ipu-run \
+	$(O)/tools/ipu-info
 
 userspace: $(APP_BINS)
 
 $(O)/examples/mlp_train: $(O)/userspace/examples/mlp_train.o $(MLP_OBJS)
 $(O)/examples/make_example_exe: $(O)/userspace/examples/make_example_exe.o $(NPY_OBJS)
 $(O)/tools/ipu-run: $(O)/userspace/tools/ipu-run.o $(NPY_OBJS)
+$(O)/tools/ipu-info: $(O)/userspace/tools/ipu-info.o $(INFO_OBJS)
+$(O)/tools/ipu-info: APP_LIBS := $(PCI_LIBS)
 $(APP_BINS): $(ALL_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(filter %.o,$^) -o $@ $(ALL_LIBS) $(LDFLAGS_ALL) $(SYS_LIBS)
+	$(CC) $(filter %.o,$^) -o $@ $(ALL_LIBS) $(LDFLAGS_ALL) $(APP_LIBS) $(SYS_LIBS)
 
 $(O)/tests/unit/test_demo_mlp: $(MLP_OBJS)
 $(O)/tests/unit/test_npy: $(NPY_OBJS)
+# ipu-info's gathering and printing, over fake sysfs trees.
+$(O)/tests/unit/test_ipu_info $(O)/shared/tests/unit/test_ipu_info: $(INFO_OBJS)
+$(O)/tests/unit/test_ipu_info $(O)/shared/tests/unit/test_ipu_info: TEST_LIBS += $(PCI_LIBS)
+# ... and in the guests, on ipu.ko's devices and the rig's PCI functions.
+$(O)/tests/kernel/test_ipu_info: $(INFO_OBJS)
+$(O)/tests/kernel/test_ipu_info: TEST_LIBS += $(PCI_LIBS)
 # The vfio-user transport's tests link its objects (the table and the
 # JSON reader's tests only theirs: the rest calls into a device).
 VFU_TESTS := test_vfio_user test_vfio_user_malformed test_vfio_user_emu \
@@ -160,7 +173,7 @@ $(O)/tests/unit/test_ipu_emu: | $(EMU)
 $(O)/tests/unit/test_vfio_user_dma: $(O)/firmware/emu/vfio_user_dma.o
 $(O)/tests/unit/test_vfio_user_caps: $(O)/firmware/emu/vfio_user_caps.o
 
--include $(MLP_OBJS:.o=.d) $(NPY_OBJS:.o=.d) $(patsubst $(O)/%,$(O)/userspace/%.d,$(APP_BINS))
+-include $(MLP_OBJS:.o=.d) $(NPY_OBJS:.o=.d) $(INFO_OBJS:.o=.d) $(patsubst $(O)/%,$(O)/userspace/%.d,$(APP_BINS))
 
 # Shared libraries, from the same (-fPIC) objects: sonames lib*.so.1, and
 # only what the public headers declare exported (each library's version
@@ -253,18 +266,24 @@ unit-valgrind: userspace
 	BUILD=$(BUILD) scripts/run-tests --valgrind unit-valgrind $(UNIT_BINS)
 
 # ipu-run end to end (tests/tools/test_ipu_run.sh: NumPy writes the inputs
-# and checks the outputs), plainly, built with ASan+UBSan, and under
-# valgrind; each run writes $(O)/results/unit-tools*. All three run even
-# when one fails.
+# and checks the outputs) and ipu-info (tests/tools/test_ipu_info.sh: fake
+# trees, its JSON parsed by Python), each plainly, built with ASan+UBSan,
+# and under valgrind; each run writes $(O)/results/unit-tools*. All run
+# even when one fails.
 unit-tools: userspace
 	$(MAKE) BUILD=$(BUILD)/asan SAN="$(ASAN_SAN)" $(BUILD)/asan/tools/ipu-run \
-		$(BUILD)/asan/examples/make_example_exe
+		$(BUILD)/asan/examples/make_example_exe $(BUILD)/asan/tools/ipu-info
 	@st=0; \
 	BUILD=$(BUILD) tests/tools/test_ipu_run.sh unit-tools $(BUILD) || st=1; \
 	BUILD=$(BUILD) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		tests/tools/test_ipu_run.sh unit-tools-asan $(BUILD)/asan || st=1; \
 	BUILD=$(BUILD) IPU_RUN_WRAPPER="$(VALGRIND_RUN)" \
 		tests/tools/test_ipu_run.sh unit-tools-valgrind $(BUILD) || st=1; \
+	BUILD=$(BUILD) tests/tools/test_ipu_info.sh unit-tools-info $(BUILD) || st=1; \
+	BUILD=$(BUILD) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		tests/tools/test_ipu_info.sh unit-tools-info-asan $(BUILD)/asan || st=1; \
+	BUILD=$(BUILD) IPU_RUN_WRAPPER="$(VALGRIND_RUN)" \
+		tests/tools/test_ipu_info.sh unit-tools-info-valgrind $(BUILD) || st=1; \
 	exit $$st
 
 lint: deps
