@@ -51,6 +51,23 @@ def test_S25_device_error_leaves_the_session_usable(ran):
     s.run({x: np.zeros(2, np.float32)})
 
 
+def test_S25_hung_launch_times_out_and_resets():
+    ir, x, y, w = acc_ir()
+    with session(ir, wait_timeout_ms=300) as s:
+        hooks.faults_set("hang:1")
+        out = np.full(2, -1, np.float32)
+        with pytest.raises(ipu.DeviceTimeoutError,
+                           match="did not complete within 300 ms.*reset") \
+                as e:
+            s.run_with_outputs({x: np.full(2, 7, np.float32)}, {y: out})
+        hooks.faults_set(None)
+        assert isinstance(e.value, TimeoutError) and e.value.errno == 110
+        # The output never came; the session runs again.
+        np.testing.assert_array_equal(out, [-1, -1])
+        np.testing.assert_array_equal(
+            s.run({x: np.ones(2, np.float32)})[y], [2, 3])
+
+
 def test_S25_messages_are_per_session():
     ir1, x1, _, _ = acc_ir()
     ir2, *_ = acc_ir()
