@@ -75,6 +75,9 @@ class Session:
     .. warning:: The session takes ownership of the Ir, which cannot be
        modified afterwards (S01), even when construction fails.
 
+    One thread at a time may use a session (libsession's rule); sessions
+    are independent of one another.
+
     Use it as a context manager: ``with session:`` attaches to the device
     and writes the host's weights to it; leaving the context copies the
     weights back to the host (unless ``weights_to_host_on_exit`` is off,

@@ -255,8 +255,14 @@ def host_array(data, dt, what):
     return out
 
 
-def _default_dtype(arr):
-    """PopXL's default: the data's dtype, 64-bit downcast to 32-bit."""
+def _default_dtype(arr, downcast, what):
+    """PopXL's default: the data's dtype, 64-bit downcast to 32-bit (with
+    @downcast; without, 64-bit data is an error: no device type holds
+    it)."""
+    if not downcast and arr.dtype in (np.float64, np.int64):
+        raise IrError("%s: %s data and downcast=False: the device has no "
+                      "64-bit types (give dtype= or 32-bit data)" %
+                      (what, arr.dtype))
     if arr.dtype == np.float64:
         return dtypes.float32
     if arr.dtype == np.int64:
@@ -285,9 +291,9 @@ def variable(data=None, dtype=None, name=None, downcast=True,
             downcast to 32 bits.
         name (str, optional): unique among variables and constants;
             defaults to "variable.N".
-        downcast (bool): accepted for PopXL compatibility; 64-bit data is
-            always stored as its 32-bit type (the device has no 64-bit
-            types).
+        downcast (bool): without a dtype, store float64 and int64 data as
+            float32 and int32 (default); with False such data is an error,
+            the device having no 64-bit types.
         replica_grouping (ipu.ReplicaGrouping, optional): one value per
             group of replicas (S20); default: one value for all replicas.
         retrieval_mode (str, optional): "one_per_group" (default) or
@@ -318,7 +324,7 @@ def variable(data=None, dtype=None, name=None, downcast=True,
         if mmap_path is not None:
             raise IrError("variable: give data or mmap_path, not both")
         raw = np.asarray(data)
-        dt = dtype or _default_dtype(raw)
+        dt = dtype or _default_dtype(raw, downcast, "variable")
         arr = host_array(raw, dt, "variable")
         if shape is None:
             shape = arr.shape[1:] if grouping.num_groups > 1 else arr.shape
@@ -374,7 +380,7 @@ def constant(data, dtype=None, name=None, downcast=True):
     """
     ir = get_current_graph().ir
     raw = np.asarray(data)
-    dt = dtype or _default_dtype(raw)
+    dt = dtype or _default_dtype(raw, downcast, "constant")
     arr = host_array(raw, dt, "constant")
     shape, cshape = _shape_array(arr.shape)
     h = _lib.ipu_ir_constant(ir._c(), _lib.cstr(name), dt._code, len(shape),

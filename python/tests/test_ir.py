@@ -209,6 +209,8 @@ def test_dtypes_and_variables():
         z = ipu.variable(None, ipu.float16, shape=(2, 2))
         bf = ipu.variable([1.0, -2.0], ipu.bfloat16, name="bf")
         ipu.ops.scaled_add_(z, z, 1.0, 0.0)  # a program needs an op (S03)
+        with pytest.raises(ipu.IrError, match="downcast=False"):
+            ipu.constant(np.arange(2), downcast=False)
     assert v.dtype is ipu.float32 and c.dtype is ipu.int32
     assert z.shape == (2, 2) and v.name.startswith("variable")
     assert ir.variables == [v, z, bf] and ir.constants == [c]
