@@ -92,6 +92,18 @@ def test_S20_non_constant_stride_grouping_replicas_get_their_group_value():
                                       [[11, 12], [121, 122]])
 
 
+def test_S20_non_constant_stride_grouping_all_replicas_in_replica_order():
+    ir, x, y, w = acc_ir(
+        replicas=4, n=2, retrieval_mode="all_replicas",
+        grouping=lambda ir: ir.replica_grouping_from_assignments([0, 1, 1,
+                                                                  0]))
+    with session(ir) as s:
+        s.run({x: xs_per_replica(4, 2)})
+        got = s.get_tensor_data(w)
+    np.testing.assert_array_equal(got, [[11, 12], [121, 122], [131, 132],
+                                        [41, 42]])
+
+
 def test_S20_grouping_must_divide_the_replicas():
     ir = ipu.Ir()
     ir.replication_factor = 4

@@ -39,6 +39,20 @@ def test_S22_writes_go_to_the_file(tmp_path):
                                   [8, 9])
 
 
+def test_S22_grouped_file_holds_a_value_per_group(tmp_path):
+    np.array([[1, 2], [101, 102]], np.float32).tofile(tmp_path / "w.bin")
+    ir, x, y, w = acc_ir(replicas=4, mmap_path="w.bin",
+                         grouping=lambda ir: ir.replica_grouping(1, 2))
+    with session(ir, data_dir=tmp_path) as s:
+        out = s.run({x: np.ones((4, 2), np.float32)})[y]
+    np.testing.assert_array_equal(out, [[2, 3], [2, 3], [102, 103],
+                                        [102, 103]])
+    # Each group's first replica went back to the file.
+    np.testing.assert_array_equal(
+        np.fromfile(tmp_path / "w.bin", np.float32).reshape(2, 2),
+        [[2, 3], [102, 103]])
+
+
 def test_S22_file_needs_a_granted_dir(tmp_path):
     ir, *_ = mapped(tmp_path)
     with pytest.raises(ipu.Error, match="'w'.*w.bin") as e:
