@@ -10,7 +10,7 @@
 #   make kernel-soak   the UAPI fuzzer alone in QEMU, IPU_SOAK_MINUTES per kernel
 #   make kernel-matrix ipu.ko built (W=1, sparse; no boot) against every other Debian kernel
 #   make fuzz          libFuzzer targets (clang) over the executable reader, 60 s each
-#   make python        the Python package (python/ipu: `import ipu`) and the
+#   make python        the Python package (userspace/python/ipu: `import ipu`) and the
 #                      shared libraries it binds; python-check runs its tests
 #   make check         all of the above; ends with one "N passed, N failed" line
 #
@@ -341,29 +341,29 @@ check: deps
 	scripts/summarize $(O)/results || status=1; \
 	exit $$status
 
-# The Python package (python/ipu, `import ipu`): ctypes over the shared
+# The Python package (userspace/python/ipu, `import ipu`): ctypes over the shared
 # libraries, so building it is building them; the import checks that the
 # interpreter has NumPy and finds the libraries. PYTHON is Debian's
 # interpreter (python3-numpy, python3-pytest): the python3 first on PATH
 # may be another one without them.
 PYTHON ?= /usr/bin/python3
-PY_ENV := IPU_LIB_DIR=$(abspath $(O)/lib) PYTHONPATH=$(abspath python)
+PY_ENV := IPU_LIB_DIR=$(abspath $(O)/lib) PYTHONPATH=$(abspath userspace/python)
 
 python: deps $(ALL_SOS)
 	$(PY_ENV) $(PYTHON) -c 'import ipu, numpy; print("ipu: importable with NumPy", numpy.__version__, "from", ipu.__file__)'
 
-# Its tests (python/tests, pytest, on the model); counts go to
+# Its tests (userspace/python/tests, pytest, on the model); counts go to
 # $(O)/results/python-check. The C demo is there to compare the Python
 # demo's weights with.
 python-check: python $(O)/examples/mlp_train
-	BUILD=$(BUILD) PYTHON=$(PYTHON) PYTHONPATH=$(abspath python) \
+	BUILD=$(BUILD) PYTHON=$(PYTHON) PYTHONPATH=$(abspath userspace/python) \
 		IPU_MLP_TRAIN=$(abspath $(O)/examples/mlp_train) \
-		scripts/run-pytest python-check python/tests
+		scripts/run-pytest python-check userspace/python/tests
 
-# The MLP demo in Python (python/examples/mlp_train.py): the C demo's
+# The MLP demo in Python (userspace/python/examples/mlp_train.py): the C demo's
 # weights for the same seed; DEMO_ARGS as for `make demo`.
 python-demo: python
-	$(PY_ENV) $(PYTHON) python/examples/mlp_train.py $(DEMO_ARGS)
+	$(PY_ENV) $(PYTHON) userspace/python/examples/mlp_train.py $(DEMO_ARGS)
 
 # What the binding adds (tests/bench/bench_python.py): run() from Python
 # against bench_session's run from C, 64 MiB streams against np.copyto.

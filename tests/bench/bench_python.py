@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
-"""bench_python.py BUILD - what the Python binding (python/ipu) adds, on
+"""bench_python.py BUILD - what the Python binding (userspace/python/ipu) adds, on
 the model (`make python-bench`).
 
 Overhead: the one-op program of tests/bench/bench_session.c (y = x + x on
@@ -25,7 +25,7 @@ import time
 import numpy as np
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, os.path.join(ROOT, "userspace", "python"))
 import ipu  # noqa: E402
 
 ROUNDS = 5

@@ -12,7 +12,7 @@ measures it); the data itself never goes through Python: NumPy arrays are
 handed over by pointer.
 
 Where the libraries come from: $IPU_LIB_DIR if set, else the build tree's
-build/lib next to this package's source (python/ipu -> ../../build/lib),
+build/lib next to this package's source (userspace/python/ipu -> ../../../build/lib),
 else the dynamic loader's search path (installed libraries).
 """
 import ctypes
@@ -33,7 +33,7 @@ def _lib_dir():
     if env:
         return env
     here = os.path.dirname(os.path.abspath(__file__))
-    tree = os.path.normpath(os.path.join(here, "..", "..", "build", "lib"))
+    tree = os.path.normpath(os.path.join(here, "..", "..", "..", "build", "lib"))
     if os.path.exists(os.path.join(tree, "libsession.so." + _SO_VERSION)):
         return tree
     return None

@@ -11,10 +11,10 @@ import sys
 
 import pytest
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 C_DEMO = os.environ.get("IPU_MLP_TRAIN",
                         os.path.join(ROOT, "build", "examples", "mlp_train"))
-PY_DEMO = os.path.join(ROOT, "python", "examples", "mlp_train.py")
+PY_DEMO = os.path.join(ROOT, "userspace", "python", "examples", "mlp_train.py")
 
 
 def results(cmd):
