@@ -12,6 +12,9 @@
 #   make fuzz          libFuzzer targets (clang) over the executable reader, 60 s each
 #   make python        the Python package (userspace/python/ipu: `import ipu`) and the
 #                      shared libraries it binds; python-check runs its tests
+#   make install       PREFIX=/usr/local DESTDIR=: libraries, headers, .pc files, tools,
+#                      firmware, man pages, udev rule, modprobe.d, systemd unit;
+#                      make uninstall removes exactly that (packaging/install.mk)
 #   make check         all of the above; ends with one "N passed, N failed" line
 #
 # The kernel module itself is built by Kbuild (see Kbuild); this file only
@@ -89,7 +92,8 @@ TEST_LIBS := -lcmocka $(SYS_LIBS)
 .PHONY: all deps userspace module unit unit-plain unit-asan unit-valgrind \
 	unit-shared shared check-exports \
 	unit-tools firmware lint kernel-check kernel-bench kernel-soak kernel-matrix fuzz \
-	python python-check python-demo python-bench check demo bench clean
+	python python-check python-demo python-bench check demo bench clean \
+	install-check
 
 all: userspace module
 
@@ -286,8 +290,10 @@ unit-tools: userspace
 		tests/tools/test_ipu_info.sh unit-tools-info-valgrind $(BUILD) || st=1; \
 	exit $$st
 
+# Both run even when the first fails; either failing fails lint.
 lint: deps
-	BUILD=$(BUILD) scripts/lint-driver
+	@st=0; BUILD=$(BUILD) scripts/lint-driver || st=1; \
+	BUILD=$(BUILD) scripts/lint-packaging || st=1; exit $$st
 
 kernel-check: deps userspace
 	scripts/kernel-check $(O)
@@ -387,5 +393,15 @@ demo: deps
 
 clean:
 	rm -rf $(BUILD)
+
+# make install / uninstall / install-dkms (packaging/install.mk), and the
+# Debian packages built from that install (make deb; pkg-check proves them
+# in a fresh Debian 13 chroot).
+include packaging/install.mk
+
+# make install into a staging tree and make uninstall from it, checked
+# file by file (tests/pkg/test_install.sh); results in $(O)/results/pkg-install.
+install-check: $(INSTALL_SOURCES)
+	tests/pkg/test_install.sh pkg-install $(BUILD)
 
 -include $(EMU_OBJS:.o=.d) $(SIMD_OBJS:.o=.d) $(EMU_DEV_OBJS:.o=.d) $(O)/firmware/mkfw/ipu-mkfw.d $(LIBIPUFW_OBJS:.o=.d) $(LIBIPU_OBJS:.o=.d) $(LIBIPUIR_OBJS:.o=.d) $(LIBSESSION_OBJS:.o=.d) $(UNIT_BINS:=.d) $(BENCH_BINS:=.d) $(KTEST_BINS:=.d) $(KBENCH_BINS:=.d)
