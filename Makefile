@@ -100,6 +100,14 @@ all: userspace module
 deps:
 	@scripts/install-deps
 
+# Each target installs only its own dependencies: deps-demo runs
+# `scripts/install-deps demo`, and so on (`deps` is everything, for check).
+DEPS_TARGETS := demo build unit python lint kernel fuzz deb pkg-check
+.PHONY: $(DEPS_TARGETS:%=deps-%)
+# A static pattern rule: make skips implicit rules for .PHONY targets.
+$(DEPS_TARGETS:%=deps-%): deps-%:
+	@scripts/install-deps $*
+
 userspace: $(ALL_LIBS) $(UNIT_BINS) $(KTEST_BINS) $(SIMD) $(EMU) $(FW_IMAGE)
 
 $(O)/%.o: %.c
@@ -244,12 +252,12 @@ unit-shared: $(UNIT_SHARED_BINS)
 
 -include $(UNIT_SHARED_BINS:=.d)
 
-module: deps
+module: deps-build
 	scripts/build-module host $(O)/kmod/host
 
 # Unit tests: the same sources three ways. Each run writes its counts to
 # $(O)/results/ so that `make check` can print one total.
-unit: deps
+unit: deps-unit
 	$(MAKE) unit-plain unit-asan unit-valgrind unit-tools unit-shared check-exports
 
 # BUILD=$(BUILD): the scripts read the build directory from the environment,
@@ -291,11 +299,11 @@ unit-tools: userspace
 	exit $$st
 
 # Both run even when the first fails; either failing fails lint.
-lint: deps
+lint: deps-lint
 	@st=0; BUILD=$(BUILD) scripts/lint-driver || st=1; \
 	BUILD=$(BUILD) scripts/lint-packaging || st=1; exit $$st
 
-kernel-check: deps userspace
+kernel-check: deps-kernel userspace
 	scripts/kernel-check $(O)
 
 # Build-only checks against every kernel header package Debian's archive
@@ -310,18 +318,18 @@ kernel-matrix: deps
 # The guest benchmarks (tests/kernel/bench_*.c) alone, on every kernel of
 # the matrix: transfers through io_uring, the ioctl and memcpy, system
 # calls per run. Not part of `make check`: TCG makes them slow.
-kernel-bench: deps userspace $(KBENCH_BINS)
+kernel-bench: deps-kernel userspace $(KBENCH_BINS)
 	IPU_KBENCH=1 IPU_KTEST=none scripts/kernel-check $(O)
 
 # The UAPI fuzzer (tests/kernel/test_fuzz) alone, IPU_SOAK_MINUTES (default
 # 10) per kernel of the matrix, one guest at a time on /tmp/ipu-qemu.lock;
 # prints its seeds and ops/s. Not part of `make check`: it runs for minutes.
-kernel-soak: deps userspace
+kernel-soak: deps-kernel userspace
 	scripts/kernel-soak $(O)
 
 # libFuzzer targets (tests/fuzz/fuzz_*.c, clang), each run for a bounded
 # time (IPU_FUZZ_SECONDS, default 60); the counts go to $(O)/results/fuzz.
-fuzz: deps
+fuzz: deps-fuzz
 	BUILD=$(BUILD) scripts/fuzz
 
 # Every phase runs even when an earlier one failed (a loop, and -k inside
@@ -355,7 +363,7 @@ check: deps
 PYTHON ?= /usr/bin/python3
 PY_ENV := IPU_LIB_DIR=$(abspath $(O)/lib) PYTHONPATH=$(abspath userspace/python)
 
-python: deps $(ALL_SOS)
+python: deps-python $(ALL_SOS)
 	$(PY_ENV) $(PYTHON) -c 'import ipu, numpy; print("ipu: importable with NumPy", numpy.__version__, "from", ipu.__file__)'
 
 # Its tests (userspace/python/tests, pytest, on the model); counts go to
@@ -378,7 +386,7 @@ python-bench: python $(O)/tests/bench/bench_session
 
 # Benchmarks (tests/bench): built like the tests, run one after the other;
 # each prints "bench <name> <value> <unit>" lines. Timing is never asserted.
-bench: deps
+bench: deps-unit
 	$(MAKE) $(BENCH_BINS)
 	@for b in $(BENCH_BINS); do echo "== $$b"; $$b || exit 1; done
 	@echo "== tests/bench/bench_python.py"
@@ -387,7 +395,7 @@ bench: deps
 # The main job: train the example MLP (userspace/examples/mlp_train.c) on
 # the default device, the model when there is no IPU. DEMO_ARGS passes
 # options: make demo DEMO_ARGS="--epochs 50 --seed 7".
-demo: deps
+demo: deps-demo
 	@$(MAKE) -s --no-print-directory $(O)/examples/mlp_train
 	$(O)/examples/mlp_train $(DEMO_ARGS)
 

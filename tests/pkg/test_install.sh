@@ -25,6 +25,7 @@ set -uo pipefail
 NAME=${1:?usage: $0 RESULTS_NAME BUILD}
 BUILD=$(realpath -m "${2:?usage: $0 RESULTS_NAME BUILD}")
 cd "$(dirname "$0")/../.."
+mkdir -p "$BUILD/results"
 # shellcheck source=../../scripts/lib/results.sh
 . scripts/lib/results.sh
 
