@@ -15,6 +15,8 @@
 #   make install       PREFIX=/usr/local DESTDIR=: libraries, headers, .pc files, tools,
 #                      firmware, man pages, udev rule, modprobe.d, systemd unit;
 #                      make uninstall removes exactly that (packaging/install.mk)
+#   make deb           Debian packages (scripts/build-debs) into build/deb
+#   make pkg-check     install/uninstall, per-target deps, the packages in a Debian 13 chroot
 #   make check         all of the above; ends with one "N passed, N failed" line
 #
 # The kernel module itself is built by Kbuild (see Kbuild); this file only
@@ -93,7 +95,7 @@ TEST_LIBS := -lcmocka $(SYS_LIBS)
 	unit-shared shared check-exports \
 	unit-tools firmware lint kernel-check kernel-bench kernel-soak kernel-matrix fuzz \
 	python python-check python-demo python-bench check demo bench clean \
-	install-check
+	install-check deb pkg-check
 
 all: userspace module
 
@@ -336,7 +338,7 @@ fuzz: deps-fuzz
 # each). A phase that fails without a failure in $(O)/results (a build error
 # before any test could report) is recorded as one failure of its own, so
 # the total never hides it. The last line is summarize's "N passed, N failed".
-CHECK_PHASES := unit python-check lint kernel-check fuzz
+CHECK_PHASES := unit python-check pkg-check lint kernel-check fuzz
 FAILED_SO_FAR = cat $(O)/results/* 2>/dev/null | awk '{ f += $$2 } END { print f + 0 }'
 
 check: deps
@@ -411,5 +413,21 @@ include packaging/install.mk
 # file by file (tests/pkg/test_install.sh); results in $(O)/results/pkg-install.
 install-check: $(INSTALL_SOURCES)
 	tests/pkg/test_install.sh pkg-install $(BUILD)
+
+# The Debian packages (scripts/build-debs: dpkg-deb over a make install
+# PREFIX=/usr), into $(O)/deb.
+deb: deps-deb $(INSTALL_SOURCES)
+	scripts/build-debs $(BUILD)
+
+# The packaging proven (a phase of make check): make install/uninstall,
+# each target's dependencies, and the packages in a throwaway Debian 13
+# chroot (tests/pkg/test_debs.sh: lintian, DKMS, pkg-config, the tools,
+# man, purge). Results in $(O)/results/pkg-*. All run even when one fails.
+pkg-check: deps-pkg-check
+	@st=0; $(MAKE) --no-print-directory install-check || st=1; \
+	tests/pkg/test_deps.sh pkg-deps $(BUILD) || st=1; \
+	$(MAKE) --no-print-directory deb >/dev/null && \
+		tests/pkg/test_debs.sh pkg-debs $(BUILD) || st=1; \
+	exit $$st
 
 -include $(EMU_OBJS:.o=.d) $(SIMD_OBJS:.o=.d) $(EMU_DEV_OBJS:.o=.d) $(O)/firmware/mkfw/ipu-mkfw.d $(LIBIPUFW_OBJS:.o=.d) $(LIBIPU_OBJS:.o=.d) $(LIBIPUIR_OBJS:.o=.d) $(LIBSESSION_OBJS:.o=.d) $(UNIT_BINS:=.d) $(BENCH_BINS:=.d) $(KTEST_BINS:=.d) $(KBENCH_BINS:=.d)

@@ -22,21 +22,9 @@
 #     someone else's in the same directories included.
 set -uo pipefail
 
-NAME=${1:?usage: $0 RESULTS_NAME BUILD}
-BUILD=$(realpath -m "${2:?usage: $0 RESULTS_NAME BUILD}")
-cd "$(dirname "$0")/../.."
-mkdir -p "$BUILD/results"
-# shellcheck source=../../scripts/lib/results.sh
-. scripts/lib/results.sh
-
-passed=0 failed=0
-ok() { passed=$((passed + 1)); echo "  $NAME/$1: ok"; }
-bad() { failed=$((failed + 1)); echo "  $NAME/$1: FAILED${2:+ ($2)}"; }
-check() { # check NAME CMD...: one test, passed when CMD succeeds
-	local n=$1
-	shift
-	if "$@"; then ok "$n"; else bad "$n"; fi
-}
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+pkg_test_init "${1:?usage: $0 RESULTS_NAME BUILD}" "${2:?usage: $0 RESULTS_NAME BUILD}"
 
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -58,9 +46,7 @@ snapshot >"$T/before"
 if ! make -s --no-print-directory "${VARS[@]}" install >"$T/install.log" 2>&1; then
 	tail -n 30 "$T/install.log"
 	bad "make install" "log above"
-	echo "$passed $failed 0" >"$BUILD/results/$NAME"
-	counts_line "$NAME" "$passed" "$failed" 0
-	exit 1
+	finish
 fi
 ok "make install"
 
@@ -172,6 +158,4 @@ else
 	bad "uninstall leaves the tree as before install" "diff above"
 fi
 
-echo "$passed $failed 0" >"$BUILD/results/$NAME"
-counts_line "$NAME" "$passed" "$failed" 0
-[ "$failed" -eq 0 ]
+finish

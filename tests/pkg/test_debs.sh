@@ -1,0 +1,213 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tests/pkg/test_debs.sh RESULTS_NAME BUILD: the Debian packages of
+# BUILD/deb (make deb) proven in a fresh Debian 13 system. Counts go to
+# $BUILD/results/RESULTS_NAME.
+#
+# The system is a throwaway overlay over $IPU_CACHE/trixie-pkg (the trixie
+# chroot with the packages' dependencies, scripts/install-deps pkg-check),
+# mounted in a private mount namespace: the cached chroot is never
+# written, and nothing stays mounted when the test ends or is killed.
+# There:
+#   - lintian finds no error or warning but those packaging/deb/lintian-
+#     suppress explains (run on the host: it is Debian 12's lintian);
+#   - apt-get installs the six packages; ipu-dkms's postinst has DKMS
+#     build ipu.ko against the chroot's kernel headers and install it in
+#     updates/dkms, with that kernel's vermagic; modprobe.d documents
+#     exactly the parameters modinfo lists; the group ipu exists;
+#   - a program compiled with `pkg-config --cflags --libs libsession`
+#     runs a session on the model; ipu-run runs the executable it saved
+#     from PATH and NumPy reads the right answer; ipu-info and ipu-simd
+#     run from PATH; `import ipu` loads the installed libraries;
+#     `man ipu-run` shows its page;
+#   - purging the packages leaves no file behind: the file lists before
+#     installing and after purging are the same (outside /proc, /sys,
+#     /dev, /tmp, /run and the logs and caches of dpkg and apt).
+set -uo pipefail
+
+# The second half runs again as `$0 --inner NAME BUILD PASSED FAILED` in the
+# private mount namespace, with the counts so far.
+INNER=0
+if [ "${1:-}" = --inner ]; then
+	INNER=1
+	shift
+fi
+SELF=$(realpath "$0")
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+pkg_test_init "${1:?usage: $0 RESULTS_NAME BUILD}" "${2:?usage: $0 RESULTS_NAME BUILD}"
+CACHE=${IPU_CACHE:-/var/cache/ipu-dev}
+LOWER=$CACHE/trixie-pkg
+W=$BUILD/pkg-chroot
+R=$W/root
+PKGS=(ipu-dkms libipu1 libipu-dev ipu-tools ipu-firmware python3-ipu)
+
+# in_root CMD...: CMD in the chroot, with a clean environment.
+in_root() {
+	chroot "$R" /usr/bin/env -i PATH=/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+		HOME=/root LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"
+}
+# snapshot: every path of the chroot but the volatile ones, one per line.
+snapshot() {
+	(cd "$R" && find . -xdev \( -path ./proc -o -path ./sys -o -path ./dev -o -path ./tmp \
+		-o -path ./run -o -path ./var/log -o -path ./var/cache -o -path ./var/lib/dpkg \
+		-o -path ./var/lib/apt \) -prune -o -print | sort)
+}
+
+if [ $INNER = 0 ]; then
+	if [ ! -e "$CACHE/trixie-pkg.complete" ]; then
+		echo "  $NAME: SKIPPED: no $LOWER (scripts/install-deps pkg-check; IPU_NO_TRIXIE?)"
+		# shellcheck disable=SC2034 # finish (lib.sh) writes it
+		skipped=1
+		finish
+	fi
+	debs=("$BUILD"/deb/*.deb)
+	if [ ${#debs[@]} -ne ${#PKGS[@]} ] || [ ! -e "${debs[0]}" ]; then
+		bad "make deb built ${#PKGS[@]} packages" "$(ls "$BUILD/deb" 2>&1 | tr '\n' ' ')"
+		finish
+	fi
+	ok "make deb built ${#PKGS[@]} packages"
+	start=$(date +%s)
+	if lintian --fail-on error,warning --suppress-tags-from-file packaging/deb/lintian-suppress \
+		"${debs[@]}" >"$BUILD/deb/lintian.log" 2>&1; then
+		ok "lintian: no error or warning but those explained ($(($(date +%s) - start)) s)"
+	else
+		grep -E '^[EW]: ' "$BUILD/deb/lintian.log" | head -n 30
+		bad "lintian: no error or warning but those explained" "log: $BUILD/deb/lintian.log"
+	fi
+	rm -rf "$W"
+	mkdir -p "$W/upper" "$W/work" "$R"
+	unshare --mount --propagation private "$SELF" --inner "$NAME" "$BUILD" \
+		"$passed" "$failed"
+	st=$?
+	rm -rf "$W"
+	exit $st
+fi
+
+# --- inside the private mount namespace -------------------------------------
+passed=$3 failed=$4
+mount -t overlay overlay -o "lowerdir=$LOWER,upperdir=$W/upper,workdir=$W/work" "$R" ||
+	{ bad "overlay over $LOWER"; finish; }
+mount -t proc proc "$R/proc" && mount -t sysfs sysfs "$R/sys" ||
+	{ bad "proc and sysfs in the chroot"; finish; }
+KVER=$(cat "$CACHE/trixie.kernelrelease")
+T=$R/tmp/pkg-test
+mkdir -p "$T"
+cp "$BUILD"/deb/*.deb tests/pkg/session_hello.c "$T/"
+snapshot >"$W/before"
+
+start=$(date +%s)
+debs=()
+for f in "$T"/*.deb; do
+	debs+=("/tmp/pkg-test/$(basename "$f")")
+done
+if in_root apt-get install -y -q --no-install-recommends "${debs[@]}" >"$W/install.log" 2>&1; then
+	ok "apt-get install ${PKGS[*]} ($(($(date +%s) - start)) s, DKMS build included)"
+else
+	tail -n 40 "$W/install.log"
+	bad "apt-get install ${PKGS[*]}"
+	finish
+fi
+
+# DKMS: built and installed for the chroot's kernel, in updates/dkms.
+status=$(in_root dkms status ipu 2>&1)
+if grep -q "^ipu/.*, $KVER, x86_64: installed" <<<"$status"; then
+	ok "dkms status: ipu installed for $KVER"
+else
+	echo "$status"
+	bad "dkms status: ipu installed for $KVER"
+fi
+ko=$(cd "$R" && ls "lib/modules/$KVER/updates/dkms/"ipu.ko* 2>/dev/null | head -n 1)
+vermagic=$( [ -n "$ko" ] && in_root modinfo -F vermagic "/$ko")
+if [ -n "$ko" ] && [ "${vermagic%% *}" = "$KVER" ]; then
+	ok "/$ko has vermagic $KVER"
+else
+	bad "ipu.ko in /lib/modules/$KVER/updates/dkms with vermagic $KVER" "${ko:-none}: $vermagic"
+fi
+mparams=$( [ -n "$ko" ] && in_root modinfo -F parm "/$ko" | sed 's/:.*//' | sort)
+dparams=$(sed -n 's/^#options ipu \([a-z_0-9]*\)=.*/\1/p' "$R/usr/lib/modprobe.d/ipu.conf" | sort)
+if [ -n "$mparams" ] && [ "$mparams" = "$dparams" ]; then
+	ok "modprobe.d documents modinfo's parameters: $(echo "$mparams" | tr '\n' ' ')"
+else
+	bad "modprobe.d documents modinfo's parameters" "modinfo: $(echo "$mparams" | tr '\n' ' ')/ modprobe.d: $(echo "$dparams" | tr '\n' ' ')"
+fi
+if in_root getent group ipu >/dev/null; then
+	ok "group ipu created"
+else
+	bad "group ipu created"
+fi
+if grep -q 'GROUP="ipu", MODE="0660"' "$R/usr/lib/udev/rules.d/70-ipu.rules" 2>/dev/null; then
+	ok "udev rule /usr/lib/udev/rules.d/70-ipu.rules"
+else
+	bad "udev rule /usr/lib/udev/rules.d/70-ipu.rules"
+fi
+
+# A developer's program, built with pkg-config alone, and the tools on PATH.
+if in_root sh -c 'cd /tmp/pkg-test && cc -std=gnu11 -Wall -Wextra -Werror session_hello.c \
+	-o hello $(pkg-config --cflags --libs libsession)' >"$W/cc.log" 2>&1; then
+	ok "cc session_hello.c \$(pkg-config --cflags --libs libsession)"
+else
+	cat "$W/cc.log"
+	bad "cc session_hello.c \$(pkg-config --cflags --libs libsession)"
+fi
+if in_root env IPU_DEVICE=model /tmp/pkg-test/hello --save /tmp/pkg-test/hello.ipux \
+	>"$W/hello.log" 2>&1 && grep -q '^session_hello: ok$' "$W/hello.log"; then
+	ok "session_hello runs a session on the model"
+else
+	cat "$W/hello.log"
+	bad "session_hello runs a session on the model"
+fi
+if in_root sh -c 'cd /tmp/pkg-test &&
+	python3 -c "import numpy as np; np.save(\"x.npy\", np.array([2, 3, 4, -1], np.float32))" &&
+	[ "$(command -v ipu-run)" = /usr/bin/ipu-run ] &&
+	ipu-run hello.ipux --input x=x.npy --output y=y.npy --device ipu_model &&
+	python3 -c "import numpy as np, sys; y = np.load(\"y.npy\"); print(y); sys.exit(not (y == [4, -4, 4, 1]).all())"' \
+	>"$W/run.log" 2>&1; then
+	ok "ipu-run from PATH runs the saved program: $(tail -n 1 "$W/run.log")"
+else
+	cat "$W/run.log"
+	bad "ipu-run from PATH runs the saved program"
+fi
+if in_root sh -c '[ "$(command -v ipu-info)" = /usr/bin/ipu-info ] && ipu-info --model' \
+	>"$W/info.log" 2>&1 && grep -q 'model' "$W/info.log"; then
+	ok "ipu-info --model from PATH"
+else
+	cat "$W/info.log"
+	bad "ipu-info --model from PATH"
+fi
+if in_root sh -c '[ "$(command -v ipu-simd)" = /usr/sbin/ipu-simd ] && ipu-simd --help' >/dev/null 2>&1; then
+	ok "ipu-simd --help from PATH"
+else
+	bad "ipu-simd --help from PATH"
+fi
+if in_root python3 -c 'import ipu, sys; print(ipu.__file__); sys.exit(not ipu.__file__.startswith("/usr/lib/python3/dist-packages/"))' \
+	>"$W/py.log" 2>&1; then
+	ok "import ipu: $(cat "$W/py.log")"
+else
+	cat "$W/py.log"
+	bad "import ipu"
+fi
+if in_root env MANPAGER=cat MANWIDTH=80 man ipu-run 2>"$W/man.err" | grep -q 'run a saved IPU executable on NumPy'; then
+	ok "man ipu-run shows its page"
+else
+	cat "$W/man.err"
+	bad "man ipu-run shows its page"
+fi
+
+# Purge: back to the file list from before the install.
+rm -rf "$T"
+if in_root apt-get purge -y -q "${PKGS[@]}" >"$W/purge.log" 2>&1; then
+	ok "apt-get purge ${PKGS[*]}"
+else
+	tail -n 30 "$W/purge.log"
+	bad "apt-get purge ${PKGS[*]}"
+fi
+snapshot >"$W/after"
+if diff -u "$W/before" "$W/after" >"$W/diff"; then
+	ok "purge leaves no file behind ($(wc -l <"$W/before") paths compared)"
+else
+	head -n 40 "$W/diff"
+	bad "purge leaves no file behind" "diff above"
+fi
+finish
