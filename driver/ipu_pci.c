@@ -7,9 +7,10 @@
  *
  * Probe follows the spec's section 12: enable, map BAR0 and BAR2, check ID
  * and VERSION, 64-bit DMA, bus mastering, the four MSI-X vectors, an
- * interrupt self-test on vector 0, the firmware boot (ipu_pci_fw.c), then
- * the character device. Everything up to the core's device is managed
- * (pcim_*, devm_*), so a probe that fails leaves nothing behind.
+ * interrupt self-test on vector 0, the firmware boot (ipu_pci_fw.c), the
+ * DMA queues (ipu_pci_dma.c), then the character device. Everything up to
+ * the core's device is managed (pcim_*, devm_*), so a probe that fails
+ * leaves nothing behind.
  *
  * Device numbering: the PCI driver registers after the simulated IPUs are
  * created at module load, and probing is synchronous, so simulated IPUs
@@ -24,7 +25,6 @@
 #include <linux/mutex.h>
 #include <linux/pci.h>
 #include <linux/slab.h>
-#include <linux/uio.h>
 
 #include <uapi/linux/ipu.h>
 
@@ -153,43 +153,6 @@ static const struct file_operations ipu_pci_selftest_fops = {
 	.llseek = noop_llseek,
 };
 
-/*
- * Host-side copies through BAR2 (spec section 5's first path): the bytes
- * go through a bounce page, since the pinned pages arrive as an iterator
- * and BAR2 is I/O memory.
- */
-static int ipu_pci_dma(struct ipu_device *idev, u64 dev_off,
-		       struct iov_iter *iter, bool to_device)
-{
-	struct ipu_pci *ipu = to_ipu_pci(idev);
-	void *bounce;
-	int ret = 0;
-
-	bounce = (void *)__get_free_page(GFP_KERNEL);
-	if (!bounce)
-		return -ENOMEM;
-	while (iov_iter_count(iter)) {
-		size_t n = min_t(size_t, iov_iter_count(iter), PAGE_SIZE);
-
-		if (to_device) {
-			if (copy_from_iter(bounce, n, iter) != n) {
-				ret = -EFAULT;
-				break;
-			}
-			memcpy_toio(ipu->mem + dev_off, bounce, n);
-		} else {
-			memcpy_fromio(bounce, ipu->mem + dev_off, n);
-			if (copy_to_iter(bounce, n, iter) != n) {
-				ret = -EFAULT;
-				break;
-			}
-		}
-		dev_off += n;
-	}
-	free_page((unsigned long)bounce);
-	return ret;
-}
-
 static void ipu_pci_mem_clear(struct ipu_device *idev, u64 dev_off, u64 len)
 {
 	memset_io(to_ipu_pci(idev)->mem + dev_off, 0, len);
@@ -228,7 +191,7 @@ static int ipu_pci_reset(struct ipu_device *idev)
 	if (ipu_pci_gone(now))
 		return -ENODEV;
 	ipu_pci_unmask(ipu, 0);
-	return 0;
+	return ipu_pci_dma_reset(ipu);
 }
 
 static void ipu_pci_fill_info(struct ipu_device *idev, struct ipu_info *info)
@@ -249,6 +212,7 @@ static void ipu_pci_release(struct ipu_device *idev)
 static const struct ipu_hw_ops ipu_pci_ops = {
 	.platform = IPU_PLATFORM_PCI,
 	.fw_in_userspace = false,
+	.mem_wc = true,
 	.dma = ipu_pci_dma,
 	.mem_clear = ipu_pci_mem_clear,
 	.mem_pfn = ipu_pci_mem_pfn,
@@ -388,13 +352,19 @@ static int ipu_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = ipu_pci_fw_load(ipu);
 	if (ret)
 		goto err_free_irqs;
+	ret = ipu_pci_dma_init(ipu);
+	if (ret)
+		goto err_free_irqs;
+	ret = ipu_pci_hwmon_init(ipu);
+	if (ret)
+		goto err_dma_fini;
 	/* Errors the boot logged are its own, reported already. */
 	ipu->err_seen = ipu_pci_rd(ipu, IPU_REG_ERR_COUNT);
 	ipu_pci_unmask(ipu, IPU_IRQ_ERROR);
 
 	ret = ipu_device_register(&ipu->idev);
 	if (ret)
-		goto err_free_irqs;
+		goto err_dma_fini;
 	debugfs_create_file("irq_selftest", 0200, ipu->idev.debugfs, ipu,
 			    &ipu_pci_selftest_fops);
 	pci_set_drvdata(pdev, ipu);
@@ -404,6 +374,8 @@ static int ipu_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		 ipu->fw_version & 0xff, ipu->serial);
 	return 0;
 
+err_dma_fini:
+	ipu_pci_dma_fini(ipu);
 err_free_irqs:
 	ipu_pci_free_irqs(ipu);
 err_put:
@@ -425,6 +397,7 @@ static void ipu_pci_remove(struct pci_dev *pdev)
 	 */
 	get_device(&ipu->idev.dev);
 	ipu_device_unregister(&ipu->idev);
+	ipu_pci_dma_fini(ipu);
 	ipu_pci_free_irqs(ipu);
 	ipu_device_put(&ipu->idev);
 }

@@ -10,15 +10,52 @@
 #include <linux/io.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
+#include <linux/wait.h>
 
 #include <ipu/hw.h>
 
 #include "ipu_drv.h"
 
+struct iov_iter;
 struct pci_dev;
 
 /* "ipuNNN-misc" and the like: the names /proc/interrupts shows. */
 #define IPU_PCI_IRQ_NAME_LEN 16
+
+/**
+ * struct ipu_pci_queue - one DMA queue (ipu_pci_dma.c)
+ * @ipu: its device.
+ * @index: IPU_QUEUE_H2D or IPU_QUEUE_D2H.
+ * @regs: its register block in BAR0.
+ * @cause: its IRQ_CAUSE bit.
+ * @irq: its vector's Linux interrupt.
+ * @ring: IPU_PCI_DMA_RING descriptors, coherent DMA memory.
+ * @ring_dma: bus address of @ring.
+ * @wb: the completion writeback, coherent DMA memory.
+ * @wb_dma: bus address of @wb.
+ * @xfer_lock: one transfer on the ring at a time; protects @tail and
+ *	@enabled's clearing side and the ring's host-owned entries.
+ * @tail: the next entry the host fills (TAIL as last written).
+ * @enabled: the ring is programmed and enabled.
+ * @gen: bumped by each soft reset, which ends the batches in flight.
+ * @wait: transfers waiting for their batch; woken by the vector.
+ */
+struct ipu_pci_queue {
+	struct ipu_pci *ipu;
+	int index;
+	void __iomem *regs;
+	u32 cause;
+	int irq;
+	struct ipu_dma_desc *ring;
+	dma_addr_t ring_dma;
+	struct ipu_queue_wb *wb;
+	dma_addr_t wb_dma;
+	struct mutex xfer_lock; /* the ring, @tail, @enabled */
+	u32 tail;
+	bool enabled;
+	u32 gen;
+	wait_queue_head_t wait;
+};
 
 /**
  * struct ipu_pci - one PCIe IPU
@@ -42,6 +79,7 @@ struct pci_dev;
  * @fw_booted: completed by vector 0 when FW_BOOT is raised.
  * @selftest_lock: serialises interrupt self-tests (probe, debugfs).
  * @selftest_done: completed by vector 0 when the SW cause is raised.
+ * @dmaq: the H2D and D2H queues.
  */
 struct ipu_pci {
 	struct ipu_device idev;
@@ -59,6 +97,7 @@ struct ipu_pci {
 	struct completion fw_booted;
 	struct mutex selftest_lock; /* one self-test at a time */
 	struct completion selftest_done;
+	struct ipu_pci_queue dmaq[2];
 };
 
 static inline struct ipu_pci *to_ipu_pci(struct ipu_device *idev)
@@ -87,6 +126,14 @@ static inline void ipu_pci_unmask(struct ipu_pci *ipu, u32 causes)
 }
 
 int ipu_pci_fw_load(struct ipu_pci *ipu);
+
+int ipu_pci_dma(struct ipu_device *idev, u64 dev_off, struct iov_iter *iter,
+		bool to_device);
+int ipu_pci_dma_init(struct ipu_pci *ipu);
+int ipu_pci_dma_reset(struct ipu_pci *ipu);
+void ipu_pci_dma_fini(struct ipu_pci *ipu);
+
+int ipu_pci_hwmon_init(struct ipu_pci *ipu);
 
 int ipu_pci_init(void);
 void ipu_pci_exit(void);

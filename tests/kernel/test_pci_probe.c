@@ -5,7 +5,7 @@
  * of the spec's IDs is bound to ipu.ko and is a /dev/ipuN whose GET_INFO
  * and sysfs say what the function is (platform PCI, its address, the DSN
  * serial, BAR2's size, the version of the firmware image installed in
- * /lib/firmware); its MSI-X vector 0 is named after the device in
+ * /lib/firmware); hwmon shows its temperature and power; its MSI-X vector 0 is named after the device in
  * /proc/interrupts and counts the self-test doorbell (IRQ_RAISE, the
  * spec's section 6) on every kernel - issue 10's last check, with no
  * vfio-pci; and a firmware that is missing or that the device refuses
@@ -16,124 +16,12 @@
  * IPU_EMU_IPUS (the guest's kernel command line) says how many functions
  * the rig attached: fewer fail, none (or unset) skips every test.
  */
-#include "ktest.h"
+#include "kpci.h"
 
-#include <limits.h>
 #include <linux/pci_regs.h>
 
-#include <ipu/hw.h>
-
-#define PCI_DEVICES "/sys/bus/pci/devices"
-#define PCI_DRIVER "/sys/bus/pci/drivers/ipu"
 #define FW_PATH "/lib/firmware/ipu/ipu-fw.bin"
 #define FW_SAVED "/lib/firmware/ipu/ipu-fw.bin.test-saved"
-#define MAX_IPUS 8
-
-static char ipus[MAX_IPUS][16];	/* PCI addresses, sorted */
-static unsigned int nr_ipus;
-static unsigned int expected;
-static const char *why_none;
-
-static int fn_path(char *buf, size_t len, const char *bdf, const char *attr)
-{
-	return snprintf(buf, len, PCI_DEVICES "/%s/%s", bdf, attr);
-}
-
-static long fn_hex(const char *bdf, const char *attr)
-{
-	char path[PATH_MAX], buf[32], *end;
-	long v;
-
-	fn_path(path, sizeof(path), bdf, attr);
-	if (kt_read_file(path, buf, sizeof(buf)))
-		return -1;
-	errno = 0;
-	v = strtol(buf, &end, 16);
-	if (errno || end == buf || *end)
-		return -1;
-	return v;
-}
-
-static int cmp_bdf(const void *a, const void *b)
-{
-	return strcmp(a, b);
-}
-
-static void find_ipus(void)
-{
-	struct dirent *de;
-	DIR *d;
-
-	nr_ipus = 0;
-	d = opendir(PCI_DEVICES);
-	if (!d)
-		return;
-	while ((de = readdir(d)) && nr_ipus < MAX_IPUS) {
-		if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof(ipus[0]))
-			continue;
-		if (fn_hex(de->d_name, "vendor") == IPU_PCI_VENDOR_ID &&
-		    fn_hex(de->d_name, "device") == IPU_PCI_DEVICE_ID)
-			strcpy(ipus[nr_ipus++], de->d_name);
-	}
-	closedir(d);
-	qsort(ipus, nr_ipus, sizeof(ipus[0]), cmp_bdf);
-}
-
-#define require_ipus()                                                    \
-	do {                                                              \
-		if (why_none) {                                           \
-			print_message("%s: skipped\n", why_none);         \
-			kt_skip();                                        \
-		}                                                         \
-		if (nr_ipus < expected)                                   \
-			fail_msg("%u IPU function(s) found, the rig attached %u", \
-				 nr_ipus, expected);                      \
-	} while (0)
-
-/* The N of the ipuN whose parent is function @bdf, or -1. */
-static int ipu_of(const char *bdf)
-{
-	char path[PATH_MAX], link[PATH_MAX];
-	struct dirent *de;
-	unsigned int n;
-	int found = -1;
-	ssize_t len;
-	char c;
-	DIR *d;
-
-	d = opendir(KT_SYSFS_CLASS);
-	if (!d)
-		return -1;
-	while ((de = readdir(d))) {
-		if (sscanf(de->d_name, "ipu%u%c", &n, &c) != 1)
-			continue;
-		snprintf(path, sizeof(path), KT_SYSFS_CLASS "/%s/device", de->d_name);
-		len = readlink(path, link, sizeof(link) - 1);
-		if (len < 0)
-			continue;
-		link[len] = '\0';
-		if (!strcmp(strrchr(link, '/') + 1, bdf))
-			found = (int)n;
-	}
-	closedir(d);
-	return found;
-}
-
-/* The driver bound to @bdf ("" when none) into @buf. */
-static void driver_of(const char *bdf, char *buf, size_t len)
-{
-	char path[PATH_MAX], link[PATH_MAX];
-	ssize_t n;
-
-	fn_path(path, sizeof(path), bdf, "driver");
-	n = readlink(path, link, sizeof(link) - 1);
-	if (n < 0) {
-		buf[0] = '\0';
-		return;
-	}
-	link[n] = '\0';
-	snprintf(buf, len, "%s", strrchr(link, '/') + 1);
-}
 
 /* The whole config space of @bdf, as root reads it. */
 static void read_config(const char *bdf, uint8_t *cfg, size_t len)
@@ -295,6 +183,61 @@ static void test_sysfs_reports_the_function(void **state)
 	}
 }
 
+/* hwmon -------------------------------------------------------------------- */
+
+/* The hwmon directory of @bdf (its one hwmonN) into @dir. */
+static void hwmon_dir(const char *bdf, char *dir, size_t len)
+{
+	char path[128];
+	struct dirent *de;
+	DIR *d;
+
+	fn_path(path, sizeof(path), bdf, "hwmon");
+	d = opendir(path);
+	if (!d)
+		fail_msg("%s: no hwmon directory: %s", bdf, strerror(errno));
+	dir[0] = '\0';
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, "hwmon", 5))
+			snprintf(dir, len, "%s/%s", path, de->d_name);
+	closedir(d);
+	if (!dir[0])
+		fail_msg("%s: no hwmonN", path);
+}
+
+static long hwmon_long(const char *dir, const char *attr)
+{
+	char path[PATH_MAX], buf[32];
+	int err;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, attr);
+	err = kt_read_file(path, buf, sizeof(buf));
+	if (err)
+		fail_msg("read %s: %s", path, strerror(-err));
+	return strtol(buf, NULL, 10);
+}
+
+/*
+ * What `sensors` shows: the model's idle telemetry (docs/hardware.md
+ * section 3: 40.000 degrees C, 25 W), nothing running on it now.
+ */
+static void test_hwmon_reports_temperature_and_power(void **state)
+{
+	char dir[PATH_MAX], path[PATH_MAX], name[32];
+	unsigned int i;
+
+	(void)state;
+	require_ipus();
+	for (i = 0; i < nr_ipus; i++) {
+		hwmon_dir(ipus[i], dir, sizeof(dir));
+		snprintf(path, sizeof(path), "%s/name", dir);
+		assert_int_equal(kt_read_file(path, name, sizeof(name)), 0);
+		assert_string_equal(name, "ipu");
+		assert_int_equal(hwmon_long(dir, "temp1_input"), 40000);
+		assert_int_equal(hwmon_long(dir, "power1_input"), 25000000);
+	}
+}
+
 /* Interrupts ---------------------------------------------------------------- */
 
 /* Interrupts counted on the line of @name in /proc/interrupts, all CPUs;
@@ -391,102 +334,21 @@ static int fw_teardown(void **state)
 /* Unbind the last IPU function from ipu.ko and set the good image aside. */
 static void unbind_last(void)
 {
-	int err;
-
 	snprintf(fx.bdf, sizeof(fx.bdf), "%s", ipus[nr_ipus - 1]);
-	err = kt_write_file(PCI_DRIVER "/unbind", fx.bdf);
-	if (err)
-		fail_msg("unbind %s: %s", fx.bdf, strerror(-err));
+	kp_unbind(fx.bdf);
 	fx.unbound = true;
-	assert_int_equal(ipu_of(fx.bdf), -1);
 	if (rename(FW_PATH, FW_SAVED))
 		fail_msg("rename %s: %s", FW_PATH, strerror(errno));
 	fx.saved = true;
 }
 
-/* /dev/kmsg from now on (seeked to its end). */
-static int klog_from_now(void)
-{
-	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-
-	if (fd < 0)
-		fail_msg("/dev/kmsg: %s", strerror(errno));
-	kt_track(KT_PIPE)->fd = fd;
-	assert_int_equal(lseek(fd, 0, SEEK_END), 0);
-	return fd;
-}
-
-/*
- * Records of @fd whose text starts with ipu.ko's prefix for @bdf
- * ("ipu 0000:01:00.0: "), but for the firmware loader's own ("firmware: "
- * after the prefix): how many, and the first in @first. The PCI core's
- * "ipu: probe of ... failed" line has another prefix.
- */
-static unsigned int klog_driver_lines(int fd, const char *bdf, char *first,
-				      size_t len)
-{
-	char rec[8192], prefix[64], *text;
-	unsigned int count = 0;
-	ssize_t n;
-
-	snprintf(prefix, sizeof(prefix), "ipu %s: ", bdf);
-	first[0] = '\0';
-	for (;;) {
-		n = read(fd, rec, sizeof(rec) - 1);
-		if (n < 0 && (errno == EPIPE || errno == EINTR))
-			continue;
-		if (n < 0 && errno == EAGAIN)
-			return count;
-		if (n <= 0)
-			fail_msg("reading /dev/kmsg: %s", n ? strerror(errno) : "EOF");
-		rec[n] = '\0';
-		text = strchr(rec, ';');
-		if (!text || strncmp(text + 1, prefix, strlen(prefix)))
-			continue;
-		/* Debian's firmware loader logs every load under the device. */
-		if (!strncmp(text + 1 + strlen(prefix), "firmware: ", 10))
-			continue;
-		if (!count++)
-			snprintf(first, len, "%.*s", (int)strcspn(text + 1, "\n"), text + 1);
-	}
-}
-
-/* Bind fx.bdf, expecting the probe to fail with @why in its one line. */
-static void bind_fails_with(const char *why)
-{
-	char line[512];
-	unsigned int lines;
-	int fd, err;
-
-	fd = klog_from_now();
-	err = kt_write_file(PCI_DRIVER "/bind", fx.bdf);
-	if (!err)
-		fail_msg("bind %s worked", fx.bdf);
-	/* No half-made device: no ipuN, no driver. */
-	assert_int_equal(ipu_of(fx.bdf), -1);
-	driver_of(fx.bdf, line, sizeof(line));
-	assert_string_equal(line, "");
-	lines = klog_driver_lines(fd, fx.bdf, line, sizeof(line));
-	if (lines != 1)
-		fail_msg("%u dmesg lines from ipu %s, not 1 (first: \"%s\")",
-			 lines, fx.bdf, line);
-	if (!strstr(line, why))
-		fail_msg("dmesg line \"%s\" does not say \"%s\"", line, why);
-	print_message("%s\n", line);
-}
-
 /* Rebinding with the good image works: the failure left nothing behind. */
 static void bind_again_works(void)
 {
-	int err;
-
 	assert_int_equal(rename(FW_SAVED, FW_PATH), 0);
 	fx.saved = false;
-	err = kt_write_file(PCI_DRIVER "/bind", fx.bdf);
-	if (err)
-		fail_msg("bind %s with the good image: %s", fx.bdf, strerror(-err));
+	kp_bind(fx.bdf);
 	fx.unbound = false;
-	assert_true(ipu_of(fx.bdf) >= 0);
 }
 
 static void test_missing_firmware_fails_probe_cleanly(void **state)
@@ -494,7 +356,7 @@ static void test_missing_firmware_fails_probe_cleanly(void **state)
 	(void)state;
 	require_ipus();
 	unbind_last();
-	bind_fails_with("firmware ipu/ipu-fw.bin: cannot load it: -2");
+	bind_fails_with(fx.bdf, "firmware ipu/ipu-fw.bin: cannot load it: -2");
 	bind_again_works();
 }
 
@@ -524,19 +386,19 @@ static void test_corrupt_firmware_refused_by_the_device_fails_probe_cleanly(void
 	unbind_last();
 	/* fw_version's low byte: only the header CRC can tell. */
 	install_corrupt_image(offsetof(struct ipu_fw_header, fw_version));
-	bind_fails_with("boot failed: header CRC mismatch");
+	bind_fails_with(fx.bdf, "boot failed: header CRC mismatch");
 	unlink(FW_PATH);
 	bind_again_works();
 }
 
 int main(void)
 {
-	const char *env = getenv("IPU_EMU_IPUS");
 	const struct CMUnitTest tests[] = {
 		KT_TEST(test_every_ipu_function_is_bound_to_ipu_ko),
 		KT_TEST(test_pci_ipus_come_after_the_simulated_ones),
 		KT_TEST(test_get_info_reports_the_function),
 		KT_TEST(test_sysfs_reports_the_function),
+		KT_TEST(test_hwmon_reports_temperature_and_power),
 		KT_TEST(test_doorbell_raises_msix_vector_0_counted_by_the_guest),
 		cmocka_unit_test_teardown(test_missing_firmware_fails_probe_cleanly,
 					  fw_teardown),
@@ -544,11 +406,6 @@ int main(void)
 					  fw_teardown),
 	};
 
-	expected = env ? (unsigned int)strtoul(env, NULL, 10) : 0;
-	if (!env)
-		why_none = "IPU_EMU_IPUS unset: not booted by scripts/kernel-check's rig";
-	else if (!expected)
-		why_none = "the rig attached no IPU (see kernel-check's ipu-emu line)";
-	find_ipus();
+	kp_init();
 	return KT_RUN(tests);
 }
