@@ -89,7 +89,8 @@ TEST_LIBS := -lcmocka $(SYS_LIBS)
 .PHONY: all deps userspace module unit unit-plain unit-asan unit-valgrind \
 	unit-shared shared check-exports \
 	unit-tools firmware lint kernel-check kernel-bench kernel-soak kernel-matrix fuzz \
-	python python-check python-demo python-bench check demo bench clean
+	python python-check python-demo python-bench mpi mpi-check check demo \
+	bench clean
 
 all: userspace module
 
@@ -322,7 +323,7 @@ fuzz: deps
 # each). A phase that fails without a failure in $(O)/results (a build error
 # before any test could report) is recorded as one failure of its own, so
 # the total never hides it. The last line is summarize's "N passed, N failed".
-CHECK_PHASES := unit python-check lint kernel-check fuzz
+CHECK_PHASES := unit python-check mpi-check lint kernel-check fuzz
 FAILED_SO_FAR = cat $(O)/results/* 2>/dev/null | awk '{ f += $$2 } END { print f + 0 }'
 
 check: deps
@@ -377,6 +378,36 @@ bench: deps
 	@for b in $(BENCH_BINS); do echo "== $$b"; $$b || exit 1; done
 	@echo "== tests/bench/bench_python.py"
 	@$(MAKE) -s --no-print-directory python-bench
+
+# Instances over Open MPI (docs/instances.md): libipu-mpi (userspace/mpi)
+# is the only code that links MPI, built only by these targets, so the rest
+# of the stack needs no MPI. mpi-check runs tests/mpi/test_mpi.sh
+# (mpirun -np 1, 2, 4 on loopback); counts go to $(O)/results/mpi-check.
+MPI_CFLAGS := $(shell pkg-config --cflags ompi-c 2>/dev/null)
+MPI_LIBS := $(shell pkg-config --libs ompi-c 2>/dev/null || echo -lmpi)
+LIBIPUMPI := $(O)/lib/libipu-mpi.a
+MPI_TEST_BINS := $(patsubst tests/mpi/%.c,$(O)/tests/mpi/%,$(sort $(wildcard tests/mpi/*.c)))
+
+$(O)/userspace/mpi/%.o: userspace/mpi/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(MPI_CFLAGS) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+
+$(LIBIPUMPI): $(patsubst %.c,$(O)/%.o,$(sort $(wildcard userspace/mpi/*.c)))
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(O)/tests/mpi/%: tests/mpi/%.c $(LIBIPUMPI) $(ALL_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(MPI_CFLAGS) $(CFLAGS_ALL) -MMD -MP $< -o $@ \
+		$(LIBIPUMPI) $(ALL_LIBS) $(LDFLAGS_ALL) $(MPI_LIBS) $(SYS_LIBS)
+
+mpi: deps $(MPI_TEST_BINS)
+
+mpi-check: mpi
+	BUILD=$(BUILD) tests/mpi/test_mpi.sh mpi-check $(O)
+
+-include $(MPI_TEST_BINS:=.d)
 
 # The main job: train the example MLP (userspace/examples/mlp_train.c) on
 # the default device, the model when there is no IPU. DEMO_ARGS passes
