@@ -89,7 +89,7 @@ TEST_LIBS := -lcmocka $(SYS_LIBS)
 .PHONY: all deps userspace module unit unit-plain unit-asan unit-valgrind \
 	unit-shared shared check-exports \
 	unit-tools firmware lint kernel-check kernel-bench kernel-soak kernel-matrix fuzz \
-	python python-check python-demo python-bench mpi mpi-check check demo \
+	python python-check python-demo python-bench mpi mpi-check bench-mpi check demo \
 	bench clean
 
 all: userspace module
@@ -378,6 +378,8 @@ bench: deps
 	@for b in $(BENCH_BINS); do echo "== $$b"; $$b || exit 1; done
 	@echo "== tests/bench/bench_python.py"
 	@$(MAKE) -s --no-print-directory python-bench
+	@echo "== tests/bench/mpi_bench_allreduce.c (mpirun -np 2, 4)"
+	@$(MAKE) -s --no-print-directory bench-mpi
 
 # Instances over Open MPI (docs/instances.md): libipu-mpi (userspace/mpi)
 # is the only code that links MPI, built only by these targets, so the rest
@@ -387,6 +389,7 @@ MPI_CFLAGS := $(shell pkg-config --cflags ompi-c 2>/dev/null)
 MPI_LIBS := $(shell pkg-config --libs ompi-c 2>/dev/null || echo -lmpi)
 LIBIPUMPI := $(O)/lib/libipu-mpi.a
 MPI_TEST_BINS := $(patsubst tests/mpi/%.c,$(O)/tests/mpi/%,$(sort $(wildcard tests/mpi/*.c)))
+MPI_BENCH := $(O)/tests/bench/mpi_bench_allreduce
 
 $(O)/userspace/mpi/%.o: userspace/mpi/%.c
 	@mkdir -p $(dir $@)
@@ -402,12 +405,26 @@ $(O)/tests/mpi/%: tests/mpi/%.c $(LIBIPUMPI) $(ALL_LIBS)
 	$(CC) $(CPPFLAGS_ALL) $(MPI_CFLAGS) $(CFLAGS_ALL) -MMD -MP $< -o $@ \
 		$(LIBIPUMPI) $(ALL_LIBS) $(LDFLAGS_ALL) $(MPI_LIBS) $(SYS_LIBS)
 
+$(O)/tests/bench/mpi_%: tests/bench/mpi_%.c $(LIBIPUMPI) $(ALL_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(MPI_CFLAGS) $(CFLAGS_ALL) -MMD -MP $< -o $@ \
+		$(LIBIPUMPI) $(ALL_LIBS) $(LDFLAGS_ALL) $(MPI_LIBS) $(SYS_LIBS)
+
 mpi: deps $(MPI_TEST_BINS)
 
 mpi-check: mpi
 	BUILD=$(BUILD) tests/mpi/test_mpi.sh mpi-check $(O)
 
--include $(MPI_TEST_BINS:=.d)
+# The all-reduce across 2 and 4 instances against a bare MPI_Allreduce
+# (tests/bench/mpi_bench_allreduce.c); part of make bench.
+bench-mpi: deps $(MPI_BENCH)
+	@for n in 2 4; do \
+		mpirun --allow-run-as-root --oversubscribe --mca btl self,vader,tcp \
+			--mca btl_tcp_if_include lo --mca oob_tcp_if_include lo \
+			-np $$n $(MPI_BENCH) || exit 1; \
+	done
+
+-include $(MPI_TEST_BINS:=.d) $(MPI_BENCH).d
 
 # The main job: train the example MLP (userspace/examples/mlp_train.c) on
 # the default device, the model when there is no IPU. DEMO_ARGS passes

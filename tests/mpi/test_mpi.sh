@@ -27,7 +27,7 @@ tool_test_init "$1" test_mpi.log
 PROG=$2/tests/mpi/mpi_allreduce
 # As root mpirun needs --allow-run-as-root; --oversubscribe: more ranks
 # than cores. Loopback only: nothing leaves this host.
-MPIRUN=(mpirun --allow-run-as-root --oversubscribe --mca btl self,vader,tcp
+MPIRUN=(mpirun --allow-run-as-root --oversubscribe --mca btl "self,vader,tcp"
 	--mca btl_tcp_if_include lo --mca oob_tcp_if_include lo)
 # Bound of one mpirun: start-up of 4 ranks on 2 cores takes seconds.
 BOUND=120
