@@ -55,6 +55,41 @@ for n in 1 2 4; do
 	fi
 done
 
+# The demo's training (tests/mpi/mlp_train: userspace/examples/mlp_train.c
+# as an instance): every instance ends with the weights of one instance
+# training all the replicas, 1x2 vs 2x1 and 1x4 vs 2x2 vs 4x1.
+TRAIN=$2/tests/mpi/mlp_train
+for r in 2 4; do
+	want=
+	for n in 1 2 4; do
+		[ "$n" -le "$r" ] || continue
+		t="demo training, $r replicas as ${n}x$((r / n))"
+		run "${MPIRUN[@]}" -np "$n" "$TRAIN" --replicas "$r" --instance-replicas $((r / n))
+		sums=$(sed -n 's/^weights checksum (FNV-1a 64): \([0-9a-f]*\)$/\1/p' "$T/out" | sort | uniq -c)
+		echo "  ${n}x$((r / n)): $sums" >>"$LOG"
+		if [ "$st" -ne 0 ] || [ "$(echo "$sums" | wc -l)" -ne 1 ] ||
+			[ "$(echo "$sums" | awk '{ print $1 }')" != "$n" ]; then
+			fail "$t" "exit status $st; checksums of the instances: $sums"
+			continue
+		fi
+		sum=$(echo "$sums" | awk '{ print $2 }')
+		want=${want:-$sum}
+		if [ "$sum" = "$want" ]; then
+			pass "$t: every instance has the weights of 1x$r"
+		else
+			fail "$t" "checksum $sum, 1x$r gave $want"
+		fi
+	done
+done
+
+# A split program in a process that is no instance: a clear refusal.
+run "$2/examples/mlp_train" --instance-replicas 1 --epochs 1
+if [ "$st" -ne 0 ] && grep -qF "runs 1 of its 2 replicas per instance, as 2 instances; this process is not split" "$T/out"; then
+	pass "a split program outside mpirun is refused with a message"
+else
+	fail "a split program outside mpirun" "exit status $st, no refusal message"
+fi
+
 # A killed instance, mpirun's default policy: the job ends, non-zero.
 for n in 2 4; do
 	start=$SECONDS
