@@ -33,11 +33,13 @@
 #include <ipu/ipu.h>
 #include <ipu/mpi.h>
 
-/* Polls of MPI_Test that only yield before the poller starts to sleep:
- * a collective between processes on one host ends in microseconds, but
- * with more ranks than cores (mpirun --oversubscribe) spinning would take
- * the core the peer needs. */
-#define POLL_YIELDS 1000
+/* How long MPI_Test is polled with only a yield between polls before the
+ * poller starts to nap: MPI moves a large message in fragments, each
+ * needing a poll (napping 50 us between polls made a 1 MiB all-gather
+ * three times slower), while a yield still lets a peer that shares the
+ * core (mpirun --oversubscribe) run. A peer that has not answered by then
+ * is likely gone or busy for long, and napping saves the core meanwhile. */
+#define POLL_YIELD_NS 200000000ull
 #define POLL_SLEEP_NS 50000L
 
 static struct {
@@ -88,7 +90,7 @@ static int wait_bounded(MPI_Request *req, uint64_t end_ns, char *msg,
 			size_t len)
 {
 	struct timespec nap = { 0, POLL_SLEEP_NS };
-	unsigned int polls = 0;
+	uint64_t start = now_ns(), t;
 	int done = 0, rc;
 
 	for (;;) {
@@ -99,13 +101,14 @@ static int wait_bounded(MPI_Request *req, uint64_t end_ns, char *msg,
 		}
 		if (done)
 			return 0;
-		if (now_ns() >= end_ns) {
+		t = now_ns();
+		if (t >= end_ns) {
 			say(msg, len,
 			    "instance %u of %u: no answer from the other instances within %u ms: one died or hangs",
 			    g.inst.index, g.inst.count, g.timeout_ms);
 			return -ETIMEDOUT;
 		}
-		if (++polls < POLL_YIELDS)
+		if (t - start < POLL_YIELD_NS)
 			sched_yield();
 		else
 			nanosleep(&nap, NULL);
