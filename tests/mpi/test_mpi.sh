@@ -90,6 +90,14 @@ else
 	fail "a split program outside mpirun" "exit status $st, no refusal message"
 fi
 
+# A bad timeout is refused before anything runs.
+IPU_INSTANCE_TIMEOUT_MS=soon run "${MPIRUN[@]}" -x IPU_INSTANCE_TIMEOUT_MS -np 1 "$PROG"
+if [ "$st" -ne 0 ] && grep -qF 'IPU_INSTANCE_TIMEOUT_MS="soon" is not a number of milliseconds' "$T/out"; then
+	pass "a bad IPU_INSTANCE_TIMEOUT_MS is refused with a message"
+else
+	fail "a bad IPU_INSTANCE_TIMEOUT_MS" "exit status $st, no refusal message"
+fi
+
 # A killed instance, mpirun's default policy: the job ends, non-zero.
 for n in 2 4; do
 	start=$SECONDS
