@@ -16,6 +16,7 @@
 #define _IPU_COMPAT_H
 
 #include <linux/mm.h>
+#include <linux/pci.h>
 #include <linux/uio.h>
 
 #include "compat_probes.h"
@@ -31,6 +32,20 @@
 static inline void vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
 {
 	vma->vm_flags |= flags;
+}
+#endif
+
+#ifndef IPU_HAVE_PCIM_REQUEST_ALL_REGIONS
+/*
+ * Where it is absent (Debian's 6.1), pci_request_regions() after pcim_enable_device() is managed
+ * (the "hybrid" mode later kernels removed): the same contract. Releasing
+ * the regions by hand as well would release them twice there (devres has
+ * unlinked pcim_release() by the time a driver's own action runs).
+ */
+static inline int pcim_request_all_regions(struct pci_dev *pdev,
+					   const char *name)
+{
+	return pci_request_regions(pdev, name);
 }
 #endif
 

@@ -297,5 +297,8 @@ int ipu_bo_mmap(struct ipu_file *ifile, struct vm_area_struct *vma)
 	vma->vm_private_data = bo;
 	vma->vm_ops = &ipu_bo_vm_ops;
 	vm_flags_set(vma, VM_PFNMAP | VM_IO | VM_DONTEXPAND | VM_DONTDUMP);
+	/* A BAR: stores combine, no cache to keep coherent with the device. */
+	if (ifile->idev->ops->mem_wc)
+		vma->vm_page_prot = pgprot_writecombine(vma->vm_page_prot);
 	return 0;
 }

@@ -4,7 +4,7 @@
  *
  * Each IPU, whatever its kind, is a struct ipu_device registered here as
  * /dev/ipuN (class "ipu", dynamic major, minor from an IDA). The kinds of IPU
- * (ipu_sim.c today) create and remove devices through ipu_device_init(),
+ * (ipu_sim.c, ipu_pci.c) create and remove devices through ipu_device_init(),
  * ipu_device_register() and ipu_device_unregister().
  */
 #include <linux/debugfs.h>
@@ -20,6 +20,7 @@
 
 #include "ipu_drv.h"
 #include "ipu_file.h"
+#include "ipu_pci.h"
 #include "ipu_sim.h"
 #include "ipu_sysfs.h"
 
@@ -225,10 +226,14 @@ void ipu_device_fill_info(struct ipu_device *idev, struct ipu_info *info)
 	info->platform = idev->ops->platform;
 	info->features = IPU_FEATURE_BO | IPU_FEATURE_MMAP | IPU_FEATURE_XFER |
 			 IPU_FEATURE_RESET | IPU_FEATURE_HOTPLUG |
-			 IPU_FEATURE_URING_CMD | IPU_FEATURE_LAUNCH |
-			 IPU_FEATURE_URING_FIXED;
+			 IPU_FEATURE_URING_CMD | IPU_FEATURE_URING_FIXED;
+	/*
+	 * Launches run on the userspace firmware only (PCI IPUs' command
+	 * queue is not driven yet): libipu and libsession read the bit to
+	 * choose devices that can run programs.
+	 */
 	if (idev->ops->fw_in_userspace)
-		info->features |= IPU_FEATURE_FW_SIM;
+		info->features |= IPU_FEATURE_FW_SIM | IPU_FEATURE_LAUNCH;
 	info->memory_total = idev->mem_size;
 	info->memory_used = idev->mem_size - gen_pool_avail(idev->pool);
 	info->reset_count = atomic64_read(&idev->reset_count);
@@ -261,11 +266,17 @@ static int __init ipu_init(void)
 
 	ipu_debugfs_root = debugfs_create_dir(IPU_DRIVER_NAME, NULL);
 
+	/* Simulated IPUs first: they keep /dev/ipu0.., PCI IPUs follow. */
 	ret = ipu_sim_init();
 	if (ret)
 		goto err_remove_debugfs;
+	ret = ipu_pci_init();
+	if (ret)
+		goto err_sim_exit;
 	return 0;
 
+err_sim_exit:
+	ipu_sim_exit();
 err_remove_debugfs:
 	debugfs_remove_recursive(ipu_debugfs_root);
 	destroy_workqueue(ipu_wq);
@@ -278,6 +289,7 @@ err_unregister_region:
 
 static void __exit ipu_exit(void)
 {
+	ipu_pci_exit();
 	ipu_sim_exit();
 	debugfs_remove_recursive(ipu_debugfs_root);
 	destroy_workqueue(ipu_wq);

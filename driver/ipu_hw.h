@@ -21,6 +21,8 @@ struct iov_iter;
  * @platform: IPU_PLATFORM_* value reported to userspace.
  * @fw_in_userspace: the device's firmware is a userspace process that
  *	attaches through the FW_* ioctls (simulated IPUs).
+ * @mem_wc: device memory is I/O memory (a prefetchable BAR): mmap maps it
+ *	write-combining rather than cached.
  * @dma: move all of @iter (pinned host pages, a bvec iterator) to or from
  *	device memory at @dev_off. Returns 0 or a negative errno. Called with
  *	the device entered (not unplugged), from process or workqueue context.
@@ -39,6 +41,7 @@ struct iov_iter;
 struct ipu_hw_ops {
 	u32 platform;
 	bool fw_in_userspace;
+	bool mem_wc;
 	int (*dma)(struct ipu_device *idev, u64 dev_off, struct iov_iter *iter,
 		   bool to_device);
 	void (*mem_clear)(struct ipu_device *idev, u64 dev_off, u64 len);

@@ -70,6 +70,16 @@ rig_qemu_args() {
 		# rombar=0: the model has no option ROM for SeaBIOS to run.
 		RIG_ARGS+=(-device "{\"driver\":\"vfio-user-pci\",\"id\":\"ipu$i\",\"bus\":\"rp$i\",\"rombar\":0,\"socket\":{\"type\":\"unix\",\"path\":\"$RIG_SOCKDIR/ipu$i.sock\"}}")
 	done
+	[ -n "$RIG_EMU" ] || return 0
+	# The model's control socket (fault injection, docs/hardware.md
+	# section 11) reaches the guest as a virtio serial port named
+	# ipu-emu.control (tests/kernel/kemu.h): QEMU connects to it as a
+	# client, and the guest's lines are the control socket's commands.
+	RIG_ARGS+=(
+		-device virtio-serial-pci,id=vser,bus=pcie.0
+		-chardev "socket,id=emuctl,path=$RIG_SOCKDIR/control.sock"
+		-device virtserialport,bus=vser.0,chardev=emuctl,name=ipu-emu.control
+	)
 }
 
 # rig_emu_start LOG: start ipu-emu serving RIG_IPUS sockets in a new

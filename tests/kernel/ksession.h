@@ -19,8 +19,8 @@
  *  - sh_group_setup: small model IPUs as before (some tests compare with
  *    the model), but the machine's devices left visible;
  *  - cmocka_run_group_tests(): the tests, on KSH_DEVICES
- *    simulated IPUs all served by ipu-simd (see ksh_devices_up()); exit
- *    77 without /dev/ipu0 or ipu-simd.
+ *    simulated IPUs all served by ipu-simd (see ksh_devices_up()), the
+ *    PCIe IPUs unbound meanwhile; exit 77 without /dev/ipu0 or ipu-simd.
  */
 #ifndef IPU_TESTS_KSESSION_H
 #define IPU_TESTS_KSESSION_H
@@ -41,6 +41,40 @@
 
 static uint64_t ksh_added;
 
+/*
+ * PCIe IPUs (ipu-emu's, in the guests) run no launches yet: a session on
+ * "ipu_hw" that took one would fail every run. For the run of the file
+ * they are unbound from ipu.ko (their ipuN go), and bound again after.
+ */
+#define KSH_PCI_DRIVER "/sys/bus/pci/drivers/ipu"
+#define KSH_MAX_PCI 8
+
+static char ksh_pci[KSH_MAX_PCI][16];
+static unsigned int ksh_nr_pci;
+
+static inline void ksh_pci_unbind(void)
+{
+	struct dirent *de;
+	DIR *d = opendir(KSH_PCI_DRIVER);
+
+	if (!d)
+		return;
+	while ((de = readdir(d)) && ksh_nr_pci < KSH_MAX_PCI) {
+		/* The bound functions are the links named by their address. */
+		if (!strchr(de->d_name, ':') || strlen(de->d_name) >= sizeof(ksh_pci[0]))
+			continue;
+		if (!kt_write_file(KSH_PCI_DRIVER "/unbind", de->d_name))
+			strcpy(ksh_pci[ksh_nr_pci++], de->d_name);
+	}
+	closedir(d);
+}
+
+static inline void ksh_pci_rebind(void)
+{
+	while (ksh_nr_pci)
+		kt_write_file(KSH_PCI_DRIVER "/bind", ksh_pci[--ksh_nr_pci]);
+}
+
 static inline unsigned int ksh_count(uint64_t set)
 {
 	return (unsigned int)__builtin_popcountll(set);
@@ -54,6 +88,7 @@ static inline void ksh_devices_up(void)
 	char what[32];
 	off_t from;
 
+	ksh_pci_unbind();
 	while (ksh_count(kt_present()) < KSH_DEVICES) {
 		before = kt_present();
 		if (kt_write_file(KT_SIM_CTL "/new_device", KSH_ADD_MB))
@@ -85,6 +120,7 @@ static inline void ksh_devices_down(void)
 		}
 	}
 	ksh_added = 0;
+	ksh_pci_rebind();
 	ks_simd_start(NULL);
 }
 

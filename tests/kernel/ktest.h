@@ -83,18 +83,54 @@ static inline int kt_exit_code(int failed, size_t ntests)
 	kt_exit_code(cmocka_run_group_tests(tests, NULL, NULL),           \
 		     KT_ARRAY_SIZE(tests))
 
+/*
+ * The same tests on the other kind of IPU, without forking them: a file
+ * that defines KT_ON_PCI and then includes another test file (e.g.
+ * tests/kernel/test_pci_xfer.c: test_xfer.c) runs that file's tests on
+ * the PCIe IPUs. Its device @idx is then the @idx-th PCI IPU by number
+ * (sysfs platform "pci"), not /dev/ipu@idx; absent ones skip as usual.
+ */
+#define KT_NO_DEV 100000u
+
+static inline int kt_read_file(const char *path, char *buf, size_t len);
+
+static inline unsigned int kt_dev(unsigned int idx)
+{
+#ifdef KT_ON_PCI
+	char path[64], buf[16];
+	unsigned int n, seen = 0;
+
+	for (n = 0; n < 256; n++) {
+		snprintf(path, sizeof(path), "/sys/class/ipu/ipu%u/platform", n);
+		if (kt_read_file(path, buf, sizeof(buf)) || strcmp(buf, "pci"))
+			continue;
+		if (seen++ == idx)
+			return n;
+	}
+	return KT_NO_DEV;
+#else
+	return idx;
+#endif
+}
+
 static inline bool kt_have_dev(unsigned int idx)
 {
 	char path[64];
 
-	snprintf(path, sizeof(path), "/dev/ipu%u", idx);
+	snprintf(path, sizeof(path), "/dev/ipu%u", kt_dev(idx));
 	return access(path, F_OK) == 0;
 }
+
+#ifdef KT_ON_PCI
+#define KT_KIND "PCI IPU "
+#else
+#define KT_KIND "/dev/ipu"
+#endif
 
 #define kt_require_dev(idx)                                               \
 	do {                                                              \
 		if (!kt_have_dev(idx)) {                                  \
-			print_message("/dev/ipu%u absent: skipped\n",     \
+			print_message(KT_KIND "%u absent: skipped\n",     \
 				      (unsigned int)(idx));               \
 			kt_skip();                                        \
 		}                                                         \
@@ -269,14 +305,14 @@ static inline int kt_teardown(void **state)
 /* Files, mappings, devices                                                 */
 /* ------------------------------------------------------------------------ */
 
-/* Open /dev/ipu@idx read-write (skips the test if absent); tracked. */
+/* Open device @idx (kt_dev()) read-write (skips the test if absent); tracked. */
 static inline int kt_open(unsigned int idx)
 {
 	char path[64];
 	int fd;
 
 	kt_require_dev(idx);
-	snprintf(path, sizeof(path), "/dev/ipu%u", idx);
+	snprintf(path, sizeof(path), "/dev/ipu%u", kt_dev(idx));
 	fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		fail_msg("open %s: %s", path, strerror(errno));
@@ -659,14 +695,15 @@ static inline int kt_read_file(const char *path, char *buf, size_t len)
 	return 0;
 }
 
-/* /sys/class/ipu/ipu@idx/@attr as a string; fails the test if unreadable. */
+/* /sys/class/ipu/ipuN/@attr of device @idx (kt_dev()) as a string; fails the
+ * test if unreadable. */
 static inline void kt_sysfs(unsigned int idx, const char *attr, char *buf,
 			    size_t len)
 {
 	char path[128];
 	int err;
 
-	snprintf(path, sizeof(path), KT_SYSFS_CLASS "/ipu%u/%s", idx, attr);
+	snprintf(path, sizeof(path), KT_SYSFS_CLASS "/ipu%u/%s", kt_dev(idx), attr);
 	err = kt_read_file(path, buf, len);
 	if (err)
 		fail_msg("read %s: %s", path, strerror(-err));

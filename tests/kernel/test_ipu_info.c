@@ -6,7 +6,9 @@
  * IPU_EMU_IPUS functions with the spec's IDs (docs/hardware.md section 1)
  * through libpci, bound to ipu.ko or not, with their link, MSI-X vectors,
  * serial number and BARs; the JSON document parses. The guest runs as
- * root, so config space past 64 bytes is read (the capabilities).
+ * root, so config space past 64 bytes is read (the capabilities); a child
+ * that drops to nobody gets what a normal user can read, and the notes
+ * say what needs root.
  */
 #include "ktest.h"
 
@@ -181,6 +183,74 @@ static void test_table_and_details_name_every_device(void **state)
 	info_report_free(&rep);
 }
 
+/* What a normal user's report must be here, checked in a child that
+ * dropped root (no cmocka there): 0, or the bits of what was wrong. */
+static int normal_user_report(void)
+{
+	struct info_report rep;
+	size_t i, npci = 0;
+	bool root_note = false;
+	int bad = 0;
+
+	if (info_collect("/", 0, &rep))
+		return 1;
+	for (i = 0; i < rep.nnotes; i++)
+		if (strstr(rep.notes[i], "needs root") ||
+		    strstr(rep.notes[i], "run as root"))
+			root_note = true;
+	for (i = 0; i < rep.nipus; i++) {
+		/* sysfs is world-readable: the row is there. */
+		if (!rep.ipus[i].have_mem_total || !rep.ipus[i].have_fw ||
+		    !rep.ipus[i].have_serial)
+			bad |= 2;
+		/* ipu-simd (root's) holds the simulated IPUs: unreadable. */
+		if (rep.ipus[i].have_holders)
+			bad |= 4;
+	}
+	for (i = 0; i < rep.nunbound; i++) {
+		const struct info_pci *p = &rep.unbound[i];
+
+		npci++;
+		/* 64 bytes of config space; the link from the PCI core. */
+		if (p->config_full || p->have_dsn)
+			bad |= 8;
+		if (!p->link_source || strcmp(p->link_source, "sysfs") ||
+		    p->link_max.speed != 160 || p->link_max.width != 16 ||
+		    !p->link_cur.known)
+			bad |= 16;
+	}
+	for (i = 0; i < rep.nipus; i++)
+		npci += rep.ipus[i].have_pci;
+	if (npci != expected_pci)
+		bad |= 32;
+	if ((npci || rep.nipus) && !root_note)
+		bad |= 64;
+	info_report_free(&rep);
+	return bad;
+}
+
+static void test_a_normal_user_gets_what_it_can_read(void **state)
+{
+	pid_t pid;
+	int st;
+
+	(void)state;
+	kt_require_dev(0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (setgid(65534) || setuid(65534))
+			_exit(127);
+		_exit(normal_user_report());
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	/* 2: a sysfs field missing, 4: holders complete, 8: config space
+	 * read, 16: no link from sysfs, 32: functions missing, 64: no
+	 * note on what needs root. */
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 int main(void)
 {
 	const char *env = getenv("IPU_EMU_IPUS");
@@ -189,6 +259,7 @@ int main(void)
 		KT_TEST(test_attached_owner_and_holder_are_this_process),
 		KT_TEST(test_pci_functions_with_the_spec_s_ids_are_seen),
 		KT_TEST(test_table_and_details_name_every_device),
+		KT_TEST(test_a_normal_user_gets_what_it_can_read),
 	};
 
 	expected_pci = env ? (unsigned int)strtoul(env, NULL, 10) : 0;

@@ -8,11 +8,12 @@
 
 #define MiB (1ull << 20)
 
-static void test_enumeration_lists_the_simulated_devices_like_sysfs(void **state)
+/* Every device, simulated or PCI (ipu-emu's, in the guests), as sysfs says. */
+static void test_enumeration_lists_the_devices_like_sysfs(void **state)
 {
 	const struct ipu_device_entry *e;
 	struct ipu_device_list *list;
-	char name[16], node[32];
+	char name[16], node[32], platform[16];
 	size_t i, n;
 
 	(void)state;
@@ -27,8 +28,10 @@ static void test_enumeration_lists_the_simulated_devices_like_sysfs(void **state
 		snprintf(node, sizeof(node), "/dev/ipu%u", e->index);
 		assert_string_equal(e->name, name);
 		assert_string_equal(e->node, node);
-		assert_string_equal(e->platform_name, "sim");
-		assert_int_equal(e->platform, IPU_DEVICE_PLATFORM_SIM);
+		kt_sysfs(e->index, "platform", platform, sizeof(platform));
+		assert_string_equal(e->platform_name, platform);
+		assert_int_equal(e->platform, strcmp(platform, "pci") ?
+				 IPU_DEVICE_PLATFORM_SIM : IPU_DEVICE_PLATFORM_PCI);
 		assert_int_equal(e->memory_total, kt_sysfs_u64(e->index, "memory_total"));
 		assert_int_not_equal(e->serial, 0);
 		if (i)
@@ -333,7 +336,7 @@ static void test_second_process_sees_ebusy_through_libipu(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		KT_TEST(test_enumeration_lists_the_simulated_devices_like_sysfs),
+		KT_TEST(test_enumeration_lists_the_devices_like_sysfs),
 		KT_TEST(test_enumeration_shows_the_owner_pid),
 		KT_TEST(test_query_matches_get_info),
 		KT_TEST(test_open_with_attach_owns_the_device),

@@ -117,7 +117,9 @@ expect_exit bad_interval 2 "--interval '0': not a number of seconds" --watch -n 
 expect_exit count_needs_watch 2 "--count needs --watch" --count 2
 expect_exit bad_count 2 "--count 'x': not a positive number" --watch --count x
 expect_exit missing_device 1 "no IPU '7' among the 3 listed" --root "$R" -d 7
-expect_exit missing_device_no_driver 1 "no IPU '0': none listed (no $T/nothing/sys/class/ipu: ipu.ko is not loaded)" --root "$T/nothing" -d 0
+mkdir "$T/empty"
+expect_exit missing_device_no_driver 1 "no IPU '0': none listed (no $T/empty/sys/class/ipu: ipu.ko is not loaded)" --root "$T/empty" -d 0
+expect_exit bad_root 2 "--root '$T/nothing': No such file or directory" --root "$T/nothing"
 expect_exit missing_model_device 1 "no IPU 'model:99' among the 19 listed" --root "$R" -d model:99
 
 # --- the fake machine
@@ -132,7 +134,7 @@ expect_exit details_by_node 0 "/dev/ipu0" --root "$R" -d /dev/ipu0
 expect_exit details_unbound 0 "PCI function 0000:02:00.0 (IPU IDs, no /dev/ipuN)" --root "$R" -d 0000:02:00.0
 expect_exit details_unbound_short 0 "link                   16GT/s x16 (from sysfs)" --root "$R" -d 02:00.0
 expect_exit no_pci 0 "/dev/ipu1" --root "$R" --no-pci
-expect_exit empty_root 0 "no IPU found" --root "$T/nothing"
+expect_exit empty_root 0 "no IPU found" --root "$T/empty"
 
 # Every documented member, in every object (docs/ipu-info.md).
 SCHEMA_IPU='index node platform model firmware_version serial memory_total memory_used reset_count owner owner_known holders holders_total holders_complete temperature_mc power_uw api_version features feature_names mem_page_size pci'

@@ -137,6 +137,12 @@ static int parse_args(int argc, char **argv, struct options *o)
 				fprintf(stderr, "ipu-info: --root: a directory of at most 200 characters\n");
 				return -1;
 			}
+			/* Else every file would be "missing": say why once. */
+			if (access(optarg, R_OK | X_OK)) {
+				fprintf(stderr, "ipu-info: --root '%s': %s\n",
+					optarg, strerror(errno));
+				return -1;
+			}
 			o->root = optarg;
 			break;
 		case 'V':

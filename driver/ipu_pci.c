@@ -1,0 +1,435 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * PCIe IPUs: probe, remove and the interrupt of the function that
+ * docs/hardware.md specifies (include/ipu/hw.h is its transcription, shared
+ * with the device model ipu-emu). Each function bound here becomes one
+ * /dev/ipuN with the same UAPI as a simulated IPU.
+ *
+ * Probe follows the spec's section 12: enable, map BAR0 and BAR2, check ID
+ * and VERSION, 64-bit DMA, bus mastering, the four MSI-X vectors, an
+ * interrupt self-test on vector 0, the firmware boot (ipu_pci_fw.c), the
+ * DMA queues (ipu_pci_dma.c), then the character device. Everything up to
+ * the core's device is managed (pcim_*, devm_*), so a probe that fails
+ * leaves nothing behind.
+ *
+ * Device numbering: the PCI driver registers after the simulated IPUs are
+ * created at module load, and probing is synchronous, so simulated IPUs
+ * keep /dev/ipu0.. and PCI IPUs follow them (README, "PCIe IPUs").
+ */
+#include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/dma-mapping.h>
+#include <linux/interrupt.h>
+#include <linux/iopoll.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/pci.h>
+#include <linux/slab.h>
+
+#include <uapi/linux/ipu.h>
+
+#include "compat.h"
+#include "ipu_pci.h"
+
+/* Causes vector 0 takes; the others belong to the queues' vectors. */
+#define IPU_PCI_MISC_CAUSES (IPU_IRQ_FW_BOOT | IPU_IRQ_ERROR | IPU_IRQ_SW)
+/* Bound on waiting for an interrupt the device raises at once (self-test). */
+#define IPU_PCI_IRQ_WAIT_MS 1000
+/* Soft reset completes within 100 ms on silicon (spec section 9.1). */
+#define IPU_PCI_RESET_WAIT_US 100000
+
+/* True when a register read says the function fell off the bus. */
+static bool ipu_pci_gone(u32 val)
+{
+	return val == ~0u;
+}
+
+/*
+ * The error log (spec section 7): entries since the last look. Descriptor
+ * errors reach their command as -EIO, so they are debug output; anything
+ * else is the device's or the driver's fault and worth a (rate-limited)
+ * line.
+ */
+static void ipu_pci_log_errors(struct ipu_pci *ipu)
+{
+	u32 count = ipu_pci_rd(ipu, IPU_REG_ERR_COUNT);
+	u32 n;
+
+	if (ipu_pci_gone(count))
+		return;
+	/* Older entries than the log holds were overwritten. */
+	if (count - ipu->err_seen > IPU_ERR_LOG_LEN)
+		ipu->err_seen = count - IPU_ERR_LOG_LEN;
+	for (n = ipu->err_seen; n != count; n++) {
+		u32 off = IPU_REG_ERR_LOG + IPU_ERR_ENTRY_SIZE *
+			  (n % IPU_ERR_LOG_LEN);
+		u32 code = ipu_pci_rd(ipu, off);
+		u32 info = ipu_pci_rd(ipu, off + 4);
+		u64 detail = readq(ipu->regs + off + 8);
+
+		if (code == IPU_ERR_DESC)
+			dev_dbg(&ipu->pdev->dev,
+				"descriptor error: info %#x status %#llx\n",
+				info, detail);
+		else
+			dev_warn_ratelimited(&ipu->pdev->dev,
+					     "device error %u: info %#x detail %#llx\n",
+					     code, info, detail);
+	}
+	ipu->err_seen = count;
+}
+
+/*
+ * Vector 0: acknowledge first, then act (spec section 6), so an event
+ * that happens meanwhile raises a new message.
+ */
+static irqreturn_t ipu_pci_misc_irq(int irq, void *data)
+{
+	struct ipu_pci *ipu = data;
+	u32 cause = ipu_pci_rd(ipu, IPU_REG_IRQ_CAUSE);
+
+	if (ipu_pci_gone(cause))
+		return IRQ_NONE;
+	/* A masked cause latches too: not ours to act on yet. */
+	cause &= IPU_PCI_MISC_CAUSES & READ_ONCE(ipu->irq_unmasked);
+	if (!cause)
+		return IRQ_NONE;
+	ipu_pci_wr(ipu, IPU_REG_IRQ_CAUSE, cause);
+	if (cause & IPU_IRQ_FW_BOOT)
+		complete(&ipu->fw_booted);
+	if (cause & IPU_IRQ_SW)
+		complete(&ipu->selftest_done);
+	return cause & IPU_IRQ_ERROR ? IRQ_WAKE_THREAD : IRQ_HANDLED;
+}
+
+/* Reading up to 16 log entries is slow MMIO: out of hard interrupt context. */
+static irqreturn_t ipu_pci_misc_thread(int irq, void *data)
+{
+	ipu_pci_log_errors(data);
+	return IRQ_HANDLED;
+}
+
+/**
+ * ipu_pci_irq_selftest - the spec's doorbell: raise SW, take vector 0
+ * @ipu: the device
+ *
+ * Proves the whole interrupt path (MSI-X table, the message, the handler):
+ * every probe runs it, and so does a write to debugfs irq_selftest.
+ *
+ * Return: 0, -ETIMEDOUT when the interrupt did not arrive in time (the
+ * bound only ends a broken device's hang), -ENODEV when the function is gone.
+ */
+static int ipu_pci_irq_selftest(struct ipu_pci *ipu)
+{
+	int ret = 0;
+
+	mutex_lock(&ipu->selftest_lock);
+	reinit_completion(&ipu->selftest_done);
+	ipu_pci_unmask(ipu, IPU_IRQ_SW);
+	ipu_pci_wr(ipu, IPU_REG_IRQ_RAISE, IPU_IRQ_SW);
+	if (!wait_for_completion_timeout(&ipu->selftest_done,
+					 msecs_to_jiffies(IPU_PCI_IRQ_WAIT_MS)))
+		ret = ipu_pci_gone(ipu_pci_rd(ipu, IPU_REG_ID)) ? -ENODEV :
+								  -ETIMEDOUT;
+	mutex_unlock(&ipu->selftest_lock);
+	return ret;
+}
+
+static ssize_t ipu_pci_selftest_write(struct file *file,
+				      const char __user *buf, size_t count,
+				      loff_t *ppos)
+{
+	struct ipu_pci *ipu = file->private_data;
+	int ret;
+
+	ret = ipu_pci_irq_selftest(ipu);
+	return ret ? ret : count;
+}
+
+static const struct file_operations ipu_pci_selftest_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = ipu_pci_selftest_write,
+	.llseek = noop_llseek,
+};
+
+static void ipu_pci_mem_clear(struct ipu_device *idev, u64 dev_off, u64 len)
+{
+	memset_io(to_ipu_pci(idev)->mem + dev_off, 0, len);
+}
+
+/* BAR2 byte n is device address n: the frame is BAR2's plus the offset. */
+static int ipu_pci_mem_pfn(struct ipu_device *idev, u64 dev_off,
+			   unsigned long *pfn)
+{
+	struct ipu_pci *ipu = to_ipu_pci(idev);
+
+	if (dev_off >= idev->mem_size)
+		return -EFAULT;
+	*pfn = PHYS_PFN(ipu->mem_phys + dev_off);
+	return 0;
+}
+
+/*
+ * Soft reset (spec section 9.1): done when RESET_COUNT has moved; the
+ * firmware stays READY, the interrupt mask returns to all masked.
+ */
+static int ipu_pci_reset(struct ipu_device *idev)
+{
+	struct ipu_pci *ipu = to_ipu_pci(idev);
+	u32 before, now;
+	int ret;
+
+	before = ipu_pci_rd(ipu, IPU_REG_RESET_COUNT);
+	if (ipu_pci_gone(before))
+		return -ENODEV;
+	ipu_pci_wr(ipu, IPU_REG_SOFT_RESET, IPU_SOFT_RESET_MAGIC);
+	ret = readl_poll_timeout(ipu->regs + IPU_REG_RESET_COUNT, now,
+				 now != before, 10, IPU_PCI_RESET_WAIT_US);
+	if (ret)
+		return -EIO;
+	if (ipu_pci_gone(now))
+		return -ENODEV;
+	ipu_pci_unmask(ipu, 0);
+	return ipu_pci_dma_reset(ipu);
+}
+
+static void ipu_pci_fill_info(struct ipu_device *idev, struct ipu_info *info)
+{
+	struct ipu_pci *ipu = to_ipu_pci(idev);
+
+	info->serial = ipu->serial;
+	info->firmware_version = ipu->fw_version;
+	info->pci_domain = ipu->pci_domain;
+	info->pci_bdf = ipu->pci_bdf;
+}
+
+static void ipu_pci_release(struct ipu_device *idev)
+{
+	kfree(to_ipu_pci(idev));
+}
+
+static const struct ipu_hw_ops ipu_pci_ops = {
+	.platform = IPU_PLATFORM_PCI,
+	.fw_in_userspace = false,
+	.mem_wc = true,
+	.dma = ipu_pci_dma,
+	.mem_clear = ipu_pci_mem_clear,
+	.mem_pfn = ipu_pci_mem_pfn,
+	.reset = ipu_pci_reset,
+	.fill_info = ipu_pci_fill_info,
+	.release = ipu_pci_release,
+};
+
+static void ipu_pci_free_vectors(void *data)
+{
+	pci_free_irq_vectors(data);
+}
+
+/* Enable, claim and map the function, and check it is the spec's. */
+static int ipu_pci_enable(struct pci_dev *pdev, struct ipu_pci *ipu)
+{
+	struct device *dev = &pdev->dev;
+	u32 id, version;
+	int ret;
+
+	ret = pcim_enable_device(pdev);
+	if (ret)
+		return dev_err_probe(dev, ret, "cannot enable the function\n");
+	ret = pcim_request_all_regions(pdev, IPU_DRIVER_NAME);
+	if (ret)
+		return dev_err_probe(dev, ret, "cannot claim the BARs\n");
+
+	if (pci_resource_len(pdev, IPU_BAR_REGS) < IPU_BAR_REGS_SIZE ||
+	    !(pci_resource_flags(pdev, IPU_BAR_REGS) & IORESOURCE_MEM) ||
+	    !(pci_resource_flags(pdev, IPU_BAR_MEM) & IORESOURCE_MEM))
+		return dev_err_probe(dev, -ENODEV, "BARs not as the spec says\n");
+	ipu->regs = pcim_iomap(pdev, IPU_BAR_REGS, IPU_BAR_REGS_SIZE);
+	if (!ipu->regs)
+		return dev_err_probe(dev, -ENOMEM, "cannot map BAR0\n");
+	ipu->mem_phys = pci_resource_start(pdev, IPU_BAR_MEM);
+	/* Plain memory with no read side effects (spec section 2). */
+	ipu->mem = devm_ioremap_wc(dev, ipu->mem_phys,
+				   pci_resource_len(pdev, IPU_BAR_MEM));
+	if (!ipu->mem)
+		return dev_err_probe(dev, -ENOMEM, "cannot map BAR2\n");
+
+	id = ipu_pci_rd(ipu, IPU_REG_ID);
+	version = ipu_pci_rd(ipu, IPU_REG_VERSION);
+	if (ipu_pci_gone(id))
+		return dev_err_probe(dev, -ENODEV, "the function is gone (ID reads all ones)\n");
+	if (id != IPU_ID_VALUE || version >> 16 != IPU_SPEC_VERSION >> 16)
+		return dev_err_probe(dev, -ENODEV, "not an IPU of spec 1.x (ID %#x, VERSION %#x)\n",
+				     id, version);
+
+	/*
+	 * A driver bound before (unbind, rmmod) left the firmware running,
+	 * and BOOT while READY is refused (spec section 8.2): start from a
+	 * Function Level Reset, which unloads it. The driver core holds the
+	 * device lock during probe, as the _locked variant wants.
+	 */
+	if ((ipu_pci_rd(ipu, IPU_REG_FW_STATUS) & IPU_FW_STATE_MASK) !=
+	    IPU_FW_STATE_OFF) {
+		ret = pci_reset_function_locked(pdev);
+		if (ret)
+			return dev_err_probe(dev, ret, "cannot reset the function\n");
+	}
+
+	/* Descriptors, rings and writebacks take any 64-bit bus address. */
+	ret = dma_set_mask_and_coherent(dev, DMA_BIT_MASK(64));
+	if (ret)
+		return dev_err_probe(dev, ret, "no 64-bit DMA\n");
+	pci_set_master(pdev);
+
+	ret = pci_alloc_irq_vectors(pdev, IPU_MSIX_VECTORS, IPU_MSIX_VECTORS,
+				    PCI_IRQ_MSIX);
+	if (ret < 0)
+		return dev_err_probe(dev, ret, "cannot allocate %d MSI-X vectors\n",
+				     IPU_MSIX_VECTORS);
+	return devm_add_action_or_reset(dev, ipu_pci_free_vectors, pdev);
+}
+
+static int ipu_pci_request_irqs(struct ipu_pci *ipu)
+{
+	struct pci_dev *pdev = ipu->pdev;
+	int ret;
+
+	snprintf(ipu->irq_names[IPU_VEC_MISC], IPU_PCI_IRQ_NAME_LEN,
+		 "ipu%d-misc", ipu->idev.minor);
+	/* Everything masked until its handler exists; nothing pending. */
+	ipu->irq_unmasked = 0;
+	ipu_pci_wr(ipu, IPU_REG_IRQ_MASK, IPU_IRQ_ALL);
+	ipu_pci_wr(ipu, IPU_REG_IRQ_CAUSE, IPU_IRQ_ALL);
+	ret = request_threaded_irq(pci_irq_vector(pdev, IPU_VEC_MISC),
+				   ipu_pci_misc_irq, ipu_pci_misc_thread, 0,
+				   ipu->irq_names[IPU_VEC_MISC], ipu);
+	if (ret)
+		dev_err(&pdev->dev, "cannot request MSI-X vector %d: %d\n",
+			IPU_VEC_MISC, ret);
+	return ret;
+}
+
+static void ipu_pci_free_irqs(struct ipu_pci *ipu)
+{
+	if (!ipu_pci_gone(ipu_pci_rd(ipu, IPU_REG_ID)))
+		ipu_pci_wr(ipu, IPU_REG_IRQ_MASK, IPU_IRQ_ALL);
+	free_irq(pci_irq_vector(ipu->pdev, IPU_VEC_MISC), ipu);
+}
+
+static int ipu_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct ipu_pci *ipu;
+	int ret;
+
+	ipu = kzalloc(sizeof(*ipu), GFP_KERNEL);
+	if (!ipu)
+		return -ENOMEM;
+	ipu->pdev = pdev;
+	init_completion(&ipu->fw_booted);
+	init_completion(&ipu->selftest_done);
+	mutex_init(&ipu->selftest_lock);
+	ret = ipu_pci_enable(pdev, ipu);
+	if (ret)
+		goto err_free;
+	ipu->serial = pci_get_dsn(pdev);
+	ipu->pci_domain = pci_domain_nr(pdev->bus);
+	ipu->pci_bdf = PCI_DEVID(pdev->bus->number, pdev->devfn);
+
+	ret = ipu_device_init(&ipu->idev, &pdev->dev, &ipu_pci_ops,
+			      pci_resource_len(pdev, IPU_BAR_MEM));
+	if (ret)
+		goto err_free;
+	/* From here on the device's refcount owns ipu: see ipu_pci_release(). */
+	ret = ipu_pci_request_irqs(ipu);
+	if (ret)
+		goto err_put;
+	ret = ipu_pci_irq_selftest(ipu);
+	if (ret) {
+		dev_err(&pdev->dev, "MSI-X vector %d did not fire on the self-test doorbell: %d\n",
+			IPU_VEC_MISC, ret);
+		goto err_free_irqs;
+	}
+	ret = ipu_pci_fw_load(ipu);
+	if (ret)
+		goto err_free_irqs;
+	ret = ipu_pci_dma_init(ipu);
+	if (ret)
+		goto err_free_irqs;
+	ret = ipu_pci_hwmon_init(ipu);
+	if (ret)
+		goto err_dma_fini;
+	/* Errors the boot logged are its own, reported already. */
+	ipu->err_seen = ipu_pci_rd(ipu, IPU_REG_ERR_COUNT);
+	ipu_pci_unmask(ipu, IPU_IRQ_ERROR);
+
+	ret = ipu_device_register(&ipu->idev);
+	if (ret)
+		goto err_dma_fini;
+	debugfs_create_file("irq_selftest", 0200, ipu->idev.debugfs, ipu,
+			    &ipu_pci_selftest_fops);
+	pci_set_drvdata(pdev, ipu);
+	dev_info(&pdev->dev, "%s: %llu MiB, firmware %u.%u.%u, serial %016llx\n",
+		 dev_name(&ipu->idev.dev), ipu->idev.mem_size >> 20,
+		 ipu->fw_version >> 16, (ipu->fw_version >> 8) & 0xff,
+		 ipu->fw_version & 0xff, ipu->serial);
+	return 0;
+
+err_dma_fini:
+	ipu_pci_dma_fini(ipu);
+err_free_irqs:
+	ipu_pci_free_irqs(ipu);
+err_put:
+	ipu_device_put(&ipu->idev);
+	return ret;
+err_free:
+	kfree(ipu);
+	return ret;
+}
+
+static void ipu_pci_remove(struct pci_dev *pdev)
+{
+	struct ipu_pci *ipu = pci_get_drvdata(pdev);
+
+	/*
+	 * Our own reference: unregistering drops the device's, and open
+	 * files may or may not hold others; the interrupt handlers need
+	 * the structure until free_irq() has returned.
+	 */
+	get_device(&ipu->idev.dev);
+	ipu_device_unregister(&ipu->idev);
+	ipu_pci_dma_fini(ipu);
+	ipu_pci_free_irqs(ipu);
+	ipu_device_put(&ipu->idev);
+}
+
+static const struct pci_device_id ipu_pci_ids[] = {
+	{ PCI_DEVICE_SUB(IPU_PCI_VENDOR_ID, IPU_PCI_DEVICE_ID,
+			 IPU_PCI_SUBSYS_VENDOR_ID, IPU_PCI_SUBSYS_ID) },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, ipu_pci_ids);
+
+static struct pci_driver ipu_pci_driver = {
+	.name = IPU_DRIVER_NAME,
+	.id_table = ipu_pci_ids,
+	.probe = ipu_pci_probe,
+	.remove = ipu_pci_remove,
+};
+
+/**
+ * ipu_pci_init - register the PCI driver (probes the functions present)
+ *
+ * Return: 0 or a negative errno.
+ */
+int ipu_pci_init(void)
+{
+	return pci_register_driver(&ipu_pci_driver);
+}
+
+/**
+ * ipu_pci_exit - unbind every PCI IPU and unregister the driver
+ */
+void ipu_pci_exit(void)
+{
+	pci_unregister_driver(&ipu_pci_driver);
+}

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * PCIe IPUs (docs/hardware.md): the second implementation of struct
+ * ipu_hw_ops, shared between the files of the PCI backend.
+ */
+#ifndef _IPU_PCI_H
+#define _IPU_PCI_H
+
+#include <linux/completion.h>
+#include <linux/io.h>
+#include <linux/mutex.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+
+#include <ipu/hw.h>
+
+#include "ipu_drv.h"
+
+struct iov_iter;
+struct pci_dev;
+
+/* "ipuNNN-misc" and the like: the names /proc/interrupts shows. */
+#define IPU_PCI_IRQ_NAME_LEN 16
+
+/**
+ * struct ipu_pci_queue - one DMA queue (ipu_pci_dma.c)
+ * @ipu: its device.
+ * @index: IPU_QUEUE_H2D or IPU_QUEUE_D2H.
+ * @regs: its register block in BAR0.
+ * @cause: its IRQ_CAUSE bit.
+ * @irq: its vector's Linux interrupt.
+ * @ring: IPU_PCI_DMA_RING descriptors, coherent DMA memory.
+ * @ring_dma: bus address of @ring.
+ * @wb: the completion writeback, coherent DMA memory.
+ * @wb_dma: bus address of @wb.
+ * @xfer_lock: one transfer on the ring at a time; protects @tail and
+ *	@enabled's clearing side and the ring's host-owned entries.
+ * @tail: the next entry the host fills (TAIL as last written).
+ * @enabled: the ring is programmed and enabled.
+ * @gen: bumped by each soft reset, which ends the batches in flight.
+ * @wait: transfers waiting for their batch; woken by the vector.
+ */
+struct ipu_pci_queue {
+	struct ipu_pci *ipu;
+	int index;
+	void __iomem *regs;
+	u32 cause;
+	int irq;
+	struct ipu_dma_desc *ring;
+	dma_addr_t ring_dma;
+	struct ipu_queue_wb *wb;
+	dma_addr_t wb_dma;
+	struct mutex xfer_lock; /* the ring, @tail, @enabled */
+	u32 tail;
+	bool enabled;
+	u32 gen;
+	wait_queue_head_t wait;
+};
+
+/**
+ * struct ipu_pci - one PCIe IPU
+ * @idev: the core's device; its release frees this structure, which may
+ *	outlive the PCI function (files still open after removal).
+ * @pdev: the function; NULL-free only while bound (every use is inside the
+ *	core's unplug guard or before ipu_device_unregister()).
+ * @regs: BAR0, the registers.
+ * @mem: BAR2, device memory, mapped write-combining.
+ * @mem_phys: bus address of BAR2, for the PFNs of mmap.
+ * @serial: from the Device Serial Number capability.
+ * @fw_version: FW_VERSION after a successful boot.
+ * @pci_domain: PCI domain, for GET_INFO (kept: @pdev may be gone).
+ * @pci_bdf: bus << 8 | devfn, for GET_INFO.
+ * @irq_names: the name of each MSI-X vector's handler.
+ * @irq_unmasked: IRQ_CAUSE bits unmasked; written by probe and reset,
+ *	which the core serialises (ipu_device.lock) and the self-test, which
+ *	only adds IPU_IRQ_SW, present from probe on.
+ * @err_seen: ERR_COUNT up to which the error log was reported; only the
+ *	threaded handler of vector 0 touches it once the device is up.
+ * @fw_booted: completed by vector 0 when FW_BOOT is raised.
+ * @selftest_lock: serialises interrupt self-tests (probe, debugfs).
+ * @selftest_done: completed by vector 0 when the SW cause is raised.
+ * @dmaq: the H2D and D2H queues.
+ */
+struct ipu_pci {
+	struct ipu_device idev;
+	struct pci_dev *pdev;
+	void __iomem *regs;
+	void __iomem *mem;
+	phys_addr_t mem_phys;
+	u64 serial;
+	u32 fw_version;
+	u32 pci_domain;
+	u32 pci_bdf;
+	char irq_names[IPU_MSIX_VECTORS][IPU_PCI_IRQ_NAME_LEN];
+	u32 irq_unmasked;
+	u32 err_seen;
+	struct completion fw_booted;
+	struct mutex selftest_lock; /* one self-test at a time */
+	struct completion selftest_done;
+	struct ipu_pci_queue dmaq[2];
+};
+
+static inline struct ipu_pci *to_ipu_pci(struct ipu_device *idev)
+{
+	return container_of(idev, struct ipu_pci, idev);
+}
+
+static inline u32 ipu_pci_rd(struct ipu_pci *ipu, u32 reg)
+{
+	return readl(ipu->regs + reg);
+}
+
+static inline void ipu_pci_wr(struct ipu_pci *ipu, u32 reg, u32 val)
+{
+	writel(val, ipu->regs + reg);
+}
+
+/*
+ * Unmask @causes in IRQ_MASK, and rewrite the mask (soft reset sets it back
+ * to all masked: @causes 0 restores it).
+ */
+static inline void ipu_pci_unmask(struct ipu_pci *ipu, u32 causes)
+{
+	WRITE_ONCE(ipu->irq_unmasked, ipu->irq_unmasked | causes);
+	ipu_pci_wr(ipu, IPU_REG_IRQ_MASK, IPU_IRQ_ALL & ~ipu->irq_unmasked);
+}
+
+int ipu_pci_fw_load(struct ipu_pci *ipu);
+
+int ipu_pci_dma(struct ipu_device *idev, u64 dev_off, struct iov_iter *iter,
+		bool to_device);
+int ipu_pci_dma_init(struct ipu_pci *ipu);
+int ipu_pci_dma_reset(struct ipu_pci *ipu);
+void ipu_pci_dma_fini(struct ipu_pci *ipu);
+
+int ipu_pci_hwmon_init(struct ipu_pci *ipu);
+
+int ipu_pci_init(void);
+void ipu_pci_exit(void);
+
+#endif /* _IPU_PCI_H */

@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The PCIe IPU's DMA queues (docs/hardware.md section 4): queue 0 moves
+ * host memory to device memory, queue 1 the other way. Each is a ring of
+ * 32-byte descriptors and a 16-byte completion writeback in coherent DMA
+ * memory, interrupting on its own MSI-X vector.
+ *
+ * A transfer (ipu_hw_ops.dma) arrives as a bvec iterator over pinned
+ * pages (ipu_dma.c, or io_uring's registered buffers): it becomes a
+ * scatter-gather table mapped with the DMA API, one descriptor per mapped
+ * segment split at IPU_DMA_MAX_LEN, published in batches of at most a
+ * ring's worth, the last of each batch with the IRQ flag. One transfer
+ * owns a queue at a time (queue->xfer_lock): transfers come in chunks
+ * (ipu_xfer.c), so a long one never holds it for long, and each queue's
+ * transfers complete in order anyway.
+ *
+ * Waiting for a batch is bounded: a device that does not finish in
+ * IPU_PCI_DMA_WAIT_MS is stopped (the queue disabled, which returns once
+ * the descriptor in progress is done), so the pages are never unmapped
+ * under a DMA; the transfer fails with -ETIMEDOUT. A soft reset (the
+ * reset op) ends every batch in flight: their descriptors say E_RESET.
+ */
+#include <linux/bvec.h>
+#include <linux/dma-mapping.h>
+#include <linux/interrupt.h>
+#include <linux/pci.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
+
+#include "ipu_pci.h"
+
+/* Entries per DMA ring: 256 segments of up to 16 MiB in flight. */
+#define IPU_PCI_DMA_RING 256
+/* A batch moves at most 256 x 16 MiB; TCG guests are slow, hence 30 s. */
+#define IPU_PCI_DMA_WAIT_MS 30000
+
+static const char *const ipu_pci_dma_names[] = { "h2d", "d2h" };
+
+/*
+ * include/ipu/hw.h, shared with userspace, types the little-endian fields
+ * of descriptors and writebacks __u32/__u64: these say what they hold.
+ */
+static __u32 ipu_pci_le32(u32 v)
+{
+	return (__force __u32)cpu_to_le32(v);
+}
+
+static __u64 ipu_pci_le64(u64 v)
+{
+	return (__force __u64)cpu_to_le64(v);
+}
+
+static u32 ipu_pci_from_le32(__u32 v)
+{
+	return le32_to_cpu((__force __le32)v);
+}
+
+static void ipu_pci_q_wr(struct ipu_pci_queue *q, u32 reg, u32 val)
+{
+	writel(val, q->regs + reg);
+}
+
+static u32 ipu_pci_q_rd(struct ipu_pci_queue *q, u32 reg)
+{
+	return readl(q->regs + reg);
+}
+
+/* HEAD as the device last wrote it back. */
+static u32 ipu_pci_q_head(struct ipu_pci_queue *q)
+{
+	return ipu_pci_from_le32(READ_ONCE(q->wb->head));
+}
+
+/*
+ * Program and enable the ring (spec section 4.1, "Enabling"): HEAD = TAIL
+ * = 0 afterwards. Called at probe and after a soft reset, which disables
+ * every queue.
+ */
+static int ipu_pci_q_enable(struct ipu_pci_queue *q)
+{
+	memset(q->wb, 0, sizeof(*q->wb));
+	q->tail = 0;
+	writeq(q->ring_dma, q->regs + IPU_Q_BASE);
+	ipu_pci_q_wr(q, IPU_Q_SIZE, IPU_PCI_DMA_RING);
+	writeq(q->wb_dma, q->regs + IPU_Q_WB_ADDR);
+	ipu_pci_q_wr(q, IPU_Q_CTRL, IPU_Q_CTRL_ENABLE);
+	if (!(ipu_pci_q_rd(q, IPU_Q_STATUS) & IPU_Q_STATUS_ENABLED))
+		return -EIO;
+	return 0;
+}
+
+/* The queue's vector: acknowledge, then wake the transfer waiting. */
+static irqreturn_t ipu_pci_dma_irq(int irq, void *data)
+{
+	struct ipu_pci_queue *q = data;
+	struct ipu_pci *ipu = q->ipu;
+	u32 cause = ipu_pci_rd(ipu, IPU_REG_IRQ_CAUSE);
+
+	if (cause == ~0u || !(cause & q->cause))
+		return IRQ_NONE;
+	ipu_pci_wr(ipu, IPU_REG_IRQ_CAUSE, q->cause);
+	wake_up(&q->wait);
+	return IRQ_HANDLED;
+}
+
+/*
+ * Fill the scatter-gather table @sgt with the bytes of @iter (a bvec
+ * iterator: pinned pages), leaving @iter untouched.
+ */
+static int ipu_pci_sgt_from_iter(struct sg_table *sgt, struct iov_iter *iter)
+{
+	const struct bio_vec *bv = iter->bvec;
+	size_t skip = iter->iov_offset, left = iov_iter_count(iter);
+	struct scatterlist *sg;
+	unsigned int n = 0, i;
+	unsigned long seg;
+	int ret;
+
+	if (!iov_iter_is_bvec(iter))
+		return -EINVAL;
+	/* Segments that hold bytes of the range. */
+	for (seg = 0, i = 0; seg < iter->nr_segs && left > n; seg++) {
+		if (skip >= bv[seg].bv_len) {
+			skip -= bv[seg].bv_len;
+			continue;
+		}
+		n += min_t(size_t, bv[seg].bv_len - skip, left - n);
+		skip = 0;
+		i++;
+	}
+	ret = sg_alloc_table(sgt, i, GFP_KERNEL);
+	if (ret)
+		return ret;
+
+	skip = iter->iov_offset;
+	sg = sgt->sgl;
+	for (seg = 0; seg < iter->nr_segs && left; seg++) {
+		size_t off, len;
+
+		if (skip >= bv[seg].bv_len) {
+			skip -= bv[seg].bv_len;
+			continue;
+		}
+		off = bv[seg].bv_offset + skip;
+		len = min_t(size_t, bv[seg].bv_len - skip, left);
+		/*
+		 * A multi-page bvec (io_uring's, of a folio) is physically
+		 * contiguous: its offset may pass the first page, as the DMA
+		 * API's page + offset allows.
+		 */
+		sg_set_page(sg, bv[seg].bv_page, len, off);
+		sg = sg_next(sg);
+		left -= len;
+		skip = 0;
+	}
+	return 0;
+}
+
+/*
+ * Wait for the batch ending before @tail, or for a soft reset (q->gen
+ * moved past @gen) to end it. Returns 0 or -ETIMEDOUT (then the queue is
+ * stopped and nothing of the batch is still moving).
+ */
+static int ipu_pci_q_wait(struct ipu_pci_queue *q, u32 tail, u32 gen)
+{
+	long left;
+
+	left = wait_event_timeout(q->wait,
+				  ipu_pci_q_head(q) == tail ||
+				  READ_ONCE(q->gen) != gen,
+				  msecs_to_jiffies(IPU_PCI_DMA_WAIT_MS));
+	if (left)
+		return 0;
+	/* Returns once the descriptor in progress has finished. */
+	ipu_pci_q_wr(q, IPU_Q_CTRL, 0);
+	return -ETIMEDOUT;
+}
+
+/* The status words of descriptors [@first, @tail): 0 or -EIO. */
+static int ipu_pci_q_status(struct ipu_pci_queue *q, u32 first, u32 tail)
+{
+	int ret = 0;
+	u32 i;
+
+	for (i = first; i != tail; i = (i + 1) % IPU_PCI_DMA_RING) {
+		u32 status = ipu_pci_from_le32(READ_ONCE(q->ring[i].status));
+
+		if (!(status & IPU_DESC_DONE) ||
+		    (status & IPU_DESC_ERR_MASK) != IPU_DESC_OK)
+			ret = -EIO;
+	}
+	return ret;
+}
+
+/* Move the mapped @sgt to or from device memory at @dev_off. */
+static int ipu_pci_q_run(struct ipu_pci_queue *q, struct sg_table *sgt,
+			 u64 dev_off)
+{
+	struct scatterlist *sg;
+	u32 first, n = 0, gen;
+	int ret = 0, err;
+	unsigned int i;
+
+	first = q->tail;
+	gen = READ_ONCE(q->gen);
+	for_each_sgtable_dma_sg(sgt, sg, i) {
+		dma_addr_t addr = sg_dma_address(sg);
+		u32 len = sg_dma_len(sg);
+
+		while (len) {
+			u32 part = min_t(u32, len, IPU_DMA_MAX_LEN);
+			struct ipu_dma_desc *d = &q->ring[q->tail];
+			bool last = part == len && i == sgt->nents - 1;
+
+			d->host_addr = ipu_pci_le64(addr);
+			d->dev_addr = ipu_pci_le64(dev_off);
+			d->length = ipu_pci_le32(part);
+			d->status = 0;
+			d->tag = 0;
+			/* A full ring ends a batch too: one slot stays unused. */
+			last |= ++n == IPU_PCI_DMA_RING - 1;
+			d->flags = ipu_pci_le32(last ? IPU_DMA_F_IRQ : 0);
+			q->tail = (q->tail + 1) % IPU_PCI_DMA_RING;
+			addr += part;
+			dev_off += part;
+			len -= part;
+			if (!last)
+				continue;
+
+			/* Descriptors before the doorbell (writel orders). */
+			ipu_pci_q_wr(q, IPU_Q_TAIL, q->tail);
+			err = ipu_pci_q_wait(q, q->tail, gen);
+			if (err)
+				return err;
+			if (READ_ONCE(q->gen) != gen)
+				return -EIO;
+			/* The status words are written before HEAD moves. */
+			dma_rmb();
+			if (ipu_pci_q_status(q, first, q->tail))
+				ret = -EIO;
+			first = q->tail;
+			n = 0;
+		}
+	}
+	return ret;
+}
+
+/**
+ * ipu_pci_dma - ipu_hw_ops.dma: move @iter through a DMA queue
+ * @idev: the device (entered)
+ * @dev_off: offset in device memory
+ * @iter: pinned host pages, a bvec iterator; not advanced
+ * @to_device: direction
+ *
+ * Return: 0; -EIO when a descriptor failed (the device's error code:
+ * E_DATA, E_RESET...) or a soft reset ended the transfer; -ETIMEDOUT when
+ * the device did not finish; -ENOMEM.
+ */
+int ipu_pci_dma(struct ipu_device *idev, u64 dev_off, struct iov_iter *iter,
+		bool to_device)
+{
+	struct ipu_pci *ipu = to_ipu_pci(idev);
+	struct ipu_pci_queue *q = &ipu->dmaq[to_device ? IPU_QUEUE_H2D :
+						      IPU_QUEUE_D2H];
+	enum dma_data_direction dir = to_device ? DMA_TO_DEVICE :
+						  DMA_FROM_DEVICE;
+	struct sg_table sgt;
+	int ret;
+
+	if (!iov_iter_count(iter))
+		return 0;
+	ret = ipu_pci_sgt_from_iter(&sgt, iter);
+	if (ret)
+		return ret;
+	ret = dma_map_sgtable(&ipu->pdev->dev, &sgt, dir, 0);
+	if (ret)
+		goto out_free;
+
+	mutex_lock(&q->xfer_lock);
+	ret = q->enabled ? ipu_pci_q_run(q, &sgt, dev_off) : -EIO;
+	if (ret == -ETIMEDOUT) {
+		dev_err_ratelimited(&ipu->pdev->dev,
+				    "%s queue: no completion in %d ms, stopped\n",
+				    ipu_pci_dma_names[q->index],
+				    IPU_PCI_DMA_WAIT_MS);
+		q->enabled = !ipu_pci_q_enable(q);
+	}
+	mutex_unlock(&q->xfer_lock);
+
+	dma_unmap_sgtable(&ipu->pdev->dev, &sgt, dir, 0);
+out_free:
+	sg_free_table(&sgt);
+	return ret;
+}
+
+/**
+ * ipu_pci_dma_reset - re-enable the DMA queues after a soft reset
+ * @ipu: the device, just soft-reset (its queues disabled, their batches
+ *	in flight marked E_RESET)
+ *
+ * Ends the batches waiting (they fail with -EIO) and starts the rings
+ * afresh.
+ *
+ * Return: 0 or -EIO when a queue would not enable.
+ */
+int ipu_pci_dma_reset(struct ipu_pci *ipu)
+{
+	int i, ret = 0;
+
+	for (i = 0; i < ARRAY_SIZE(ipu->dmaq); i++) {
+		struct ipu_pci_queue *q = &ipu->dmaq[i];
+
+		/* No transfer starts on the disabled ring meanwhile. */
+		WRITE_ONCE(q->enabled, false);
+		WRITE_ONCE(q->gen, q->gen + 1);
+		wake_up(&q->wait);
+		/* The waiter has left the ring once it holds the lock again. */
+		mutex_lock(&q->xfer_lock);
+		q->enabled = !ipu_pci_q_enable(q);
+		if (!q->enabled)
+			ret = -EIO;
+		mutex_unlock(&q->xfer_lock);
+	}
+	return ret;
+}
+
+/**
+ * ipu_pci_dma_init - allocate, program and enable the two DMA queues
+ * @ipu: the device, its firmware booted (not needed by DMA, but the order
+ *	of the spec's section 12)
+ *
+ * The rings are managed (dmam_*): they go when the function is unbound,
+ * after ipu_pci_dma_fini(). The queues' vectors are named ipuN-h2d and
+ * ipuN-d2h.
+ *
+ * Return: 0, or a negative errno after a dmesg line.
+ */
+int ipu_pci_dma_init(struct ipu_pci *ipu)
+{
+	struct device *dev = &ipu->pdev->dev;
+	int i, ret;
+
+	for (i = 0; i < ARRAY_SIZE(ipu->dmaq); i++) {
+		struct ipu_pci_queue *q = &ipu->dmaq[i];
+		int vec = i == IPU_QUEUE_H2D ? IPU_VEC_H2D : IPU_VEC_D2H;
+
+		q->ipu = ipu;
+		q->index = i;
+		q->regs = ipu->regs + IPU_REG_QUEUE(i);
+		q->cause = i == IPU_QUEUE_H2D ? IPU_IRQ_H2D : IPU_IRQ_D2H;
+		mutex_init(&q->xfer_lock);
+		init_waitqueue_head(&q->wait);
+		q->ring = dmam_alloc_coherent(dev, IPU_PCI_DMA_RING *
+					      sizeof(*q->ring), &q->ring_dma,
+					      GFP_KERNEL);
+		q->wb = dmam_alloc_coherent(dev, sizeof(*q->wb), &q->wb_dma,
+					    GFP_KERNEL);
+		if (!q->ring || !q->wb) {
+			ret = -ENOMEM;
+			goto err_free;
+		}
+		snprintf(ipu->irq_names[vec], IPU_PCI_IRQ_NAME_LEN, "ipu%d-%s",
+			 ipu->idev.minor, ipu_pci_dma_names[i]);
+		q->irq = pci_irq_vector(ipu->pdev, vec);
+		ret = request_irq(q->irq, ipu_pci_dma_irq, 0,
+				  ipu->irq_names[vec], q);
+		if (ret)
+			goto err_free;
+		ret = ipu_pci_q_enable(q);
+		if (ret) {
+			free_irq(q->irq, q);
+			goto err_free;
+		}
+		q->enabled = true;
+		ipu_pci_unmask(ipu, q->cause);
+	}
+	return 0;
+
+err_free:
+	dev_err(dev, "cannot set up the %s DMA queue: %d\n",
+		ipu_pci_dma_names[i], ret);
+	while (i--)
+		free_irq(ipu->dmaq[i].irq, &ipu->dmaq[i]);
+	return ret;
+}
+
+/**
+ * ipu_pci_dma_fini - stop the DMA queues and free their vectors
+ * @ipu: the device, unregistered (no transfer can start any more)
+ */
+void ipu_pci_dma_fini(struct ipu_pci *ipu)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(ipu->dmaq); i++) {
+		struct ipu_pci_queue *q = &ipu->dmaq[i];
+
+		if (ipu_pci_rd(ipu, IPU_REG_ID) != ~0u)
+			ipu_pci_q_wr(q, IPU_Q_CTRL, 0);
+		free_irq(q->irq, q);
+	}
+}

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The PCIe IPU's telemetry as hwmon (docs/hardware.md section 3):
+ * temp1_input from TEMP_MC (millidegrees already) and power1_input from
+ * POWER_MW (in microwatts, as hwmon counts), so that `sensors` shows the
+ * IPU. Registered managed on the PCI function: it goes when the function
+ * is unbound, before the BAR mapping it reads.
+ */
+#include <linux/hwmon.h>
+#include <linux/pci.h>
+
+#include "ipu_pci.h"
+
+static umode_t ipu_pci_hwmon_visible(const void *data,
+				     enum hwmon_sensor_types type, u32 attr,
+				     int channel)
+{
+	if ((type == hwmon_temp && attr == hwmon_temp_input) ||
+	    (type == hwmon_power && attr == hwmon_power_input))
+		return 0444;
+	return 0;
+}
+
+static int ipu_pci_hwmon_read(struct device *dev,
+			      enum hwmon_sensor_types type, u32 attr,
+			      int channel, long *val)
+{
+	struct ipu_pci *ipu = dev_get_drvdata(dev);
+	u32 reg = type == hwmon_temp ? IPU_REG_TEMP_MC : IPU_REG_POWER_MW;
+	u32 v;
+
+	if (type != hwmon_temp && type != hwmon_power)
+		return -EOPNOTSUPP;
+	v = ipu_pci_rd(ipu, reg);
+	/* The function fell off the bus (section 10). */
+	if (v == ~0u)
+		return -ENODEV;
+	if (type == hwmon_temp)
+		*val = (s32)v;
+	else
+		*val = (long)v * 1000;
+	return 0;
+}
+
+static const struct hwmon_ops ipu_pci_hwmon_ops = {
+	.is_visible = ipu_pci_hwmon_visible,
+	.read = ipu_pci_hwmon_read,
+};
+
+/* Not const itself: 6.1's hwmon_chip_info.info is a pointer to non-const. */
+static const struct hwmon_channel_info *ipu_pci_hwmon_info[] = {
+	HWMON_CHANNEL_INFO(temp, HWMON_T_INPUT),
+	HWMON_CHANNEL_INFO(power, HWMON_P_INPUT),
+	NULL
+};
+
+static const struct hwmon_chip_info ipu_pci_hwmon_chip = {
+	.ops = &ipu_pci_hwmon_ops,
+	.info = ipu_pci_hwmon_info,
+};
+
+/**
+ * ipu_pci_hwmon_init - register the IPU's temperature and power sensors
+ * @ipu: the device
+ *
+ * Return: 0, or a negative errno after a dmesg line.
+ */
+int ipu_pci_hwmon_init(struct ipu_pci *ipu)
+{
+	struct device *hw;
+
+	hw = devm_hwmon_device_register_with_info(&ipu->pdev->dev, "ipu", ipu,
+						  &ipu_pci_hwmon_chip, NULL);
+	if (IS_ERR(hw)) {
+		dev_err(&ipu->pdev->dev, "cannot register hwmon: %ld\n",
+			PTR_ERR(hw));
+		return PTR_ERR(hw);
+	}
+	return 0;
+}
