@@ -10,7 +10,8 @@
  * (S11 with irf), that weights_from_host gives each local replica the value
  * of its global replica's group, that weights_to_host reads each group from
  * a local member, and the refusals: a process that is not the program's
- * instance, a group with no local member, all_replicas retrieval.
+ * instance, a group with no local member, all_replicas retrieval, a
+ * device other than the model.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -46,6 +47,7 @@ static int teardown(void **state)
 {
 	(void)state;
 	ipu_model_set_instances(NULL);
+	unsetenv("IPU_OFFLINE_DEVICE");
 	return 0;
 }
 
@@ -136,6 +138,21 @@ static void test_groups_read_from_their_local_member(void **state)
 	ipu_session_destroy(s);
 }
 
+static void test_split_program_on_ipu_hw_is_refused(void **state)
+{
+	IPU_OPTS(ipu_session_opts, opts, .device = "ipu_hw");
+	struct ipu_session *s = NULL;
+
+	(void)state;
+	ipu_model_set_instances(&second_of_two);
+	/* Offline: no IPU needs to be present for the choice to be made. */
+	setenv("IPU_OFFLINE_DEVICE", "ipu_hw", 1);
+	assert_int_equal(ipu_session_create(split_acc(NULL, 0), &opts, &s),
+			 -EOPNOTSUPP);
+	unsetenv("IPU_OFFLINE_DEVICE");
+	sh_assert_msg(NULL, "is split across instances, which only \"ipu_model\" runs so far, not \"ipu_hw\"");
+}
+
 static void test_all_replicas_retrieval_is_refused(void **state)
 {
 	struct ipu_replica_grouping halves = { .stride = 1, .group_size = 2 };
@@ -159,6 +176,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_local_replicas_get_their_groups_value,
 					  teardown),
 		cmocka_unit_test_teardown(test_groups_read_from_their_local_member,
+					  teardown),
+		cmocka_unit_test_teardown(test_split_program_on_ipu_hw_is_refused,
 					  teardown),
 		cmocka_unit_test_teardown(test_all_replicas_retrieval_is_refused,
 					  teardown),
