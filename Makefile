@@ -94,8 +94,8 @@ TEST_LIBS := -lcmocka $(SYS_LIBS)
 .PHONY: all deps userspace module unit unit-plain unit-asan unit-valgrind \
 	unit-shared shared check-exports \
 	unit-tools firmware lint kernel-check kernel-bench kernel-soak kernel-matrix fuzz \
-	python python-check python-demo python-bench check demo bench clean \
-	install-check deb pkg-check
+	python python-check python-demo python-bench mpi mpi-check bench-mpi check demo \
+	bench clean install-check deb pkg-check
 
 all: userspace module
 
@@ -104,7 +104,7 @@ deps:
 
 # Each target installs only its own dependencies: deps-demo runs
 # `scripts/install-deps demo`, and so on (`deps` is everything, for check).
-DEPS_TARGETS := demo build unit python lint kernel fuzz deb pkg-check
+DEPS_TARGETS := demo build unit python lint kernel fuzz deb pkg-check mpi
 .PHONY: $(DEPS_TARGETS:%=deps-%)
 # A static pattern rule: make skips implicit rules for .PHONY targets.
 $(DEPS_TARGETS:%=deps-%): deps-%:
@@ -338,7 +338,7 @@ fuzz: deps-fuzz
 # each). A phase that fails without a failure in $(O)/results (a build error
 # before any test could report) is recorded as one failure of its own, so
 # the total never hides it. The last line is summarize's "N passed, N failed".
-CHECK_PHASES := unit python-check pkg-check lint kernel-check fuzz
+CHECK_PHASES := unit python-check mpi-check pkg-check lint kernel-check fuzz
 FAILED_SO_FAR = cat $(O)/results/* 2>/dev/null | awk '{ f += $$2 } END { print f + 0 }'
 
 check: deps
@@ -393,6 +393,64 @@ bench: deps-unit
 	@for b in $(BENCH_BINS); do echo "== $$b"; $$b || exit 1; done
 	@echo "== tests/bench/bench_python.py"
 	@$(MAKE) -s --no-print-directory python-bench
+	@echo "== tests/bench/mpi_bench_allreduce.c (mpirun -np 2, 4)"
+	@$(MAKE) -s --no-print-directory bench-mpi
+
+# Instances over Open MPI (docs/instances.md): libipu-mpi (userspace/mpi)
+# is the only code that links MPI, built only by these targets, so the rest
+# of the stack needs no MPI. mpi-check runs tests/mpi/test_mpi.sh
+# (mpirun -np 1, 2, 4 on loopback); counts go to $(O)/results/mpi-check.
+MPI_CFLAGS := $(shell pkg-config --cflags ompi-c 2>/dev/null)
+MPI_LIBS := $(shell pkg-config --libs ompi-c 2>/dev/null || echo -lmpi)
+LIBIPUMPI := $(O)/lib/libipu-mpi.a
+MPI_TEST_BINS := $(O)/tests/mpi/mpi_allreduce $(O)/tests/mpi/mlp_train
+MPI_BENCH := $(O)/tests/bench/mpi_bench_allreduce
+
+$(O)/userspace/mpi/%.o: userspace/mpi/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(MPI_CFLAGS) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+
+$(LIBIPUMPI): $(patsubst %.c,$(O)/%.o,$(sort $(wildcard userspace/mpi/*.c)))
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(O)/tests/mpi/%: tests/mpi/%.c $(LIBIPUMPI) $(ALL_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(MPI_CFLAGS) $(CFLAGS_ALL) -MMD -MP $< -o $@ \
+		$(LIBIPUMPI) $(ALL_LIBS) $(LDFLAGS_ALL) $(MPI_LIBS) $(SYS_LIBS)
+
+# The demo's trainer as an instance: its own main renamed, called by
+# tests/mpi/mpi_main.c (which declares it, hence no prototype warning).
+$(O)/tests/mpi/mlp_train_instance.o: userspace/examples/mlp_train.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -Dmain=instance_main -Wno-missing-prototypes -MMD -MP -c $< -o $@
+
+$(O)/tests/mpi/mlp_train: tests/mpi/mpi_main.c $(O)/tests/mpi/mlp_train_instance.o $(MLP_OBJS) \
+		$(LIBIPUMPI) $(ALL_LIBS)
+	$(CC) $(CPPFLAGS_ALL) $(MPI_CFLAGS) $(CFLAGS_ALL) -MMD -MP $< -o $@ \
+		$(filter %.o,$^) $(LIBIPUMPI) $(ALL_LIBS) $(LDFLAGS_ALL) $(MPI_LIBS) $(SYS_LIBS)
+
+$(O)/tests/bench/mpi_%: tests/bench/mpi_%.c $(LIBIPUMPI) $(ALL_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(MPI_CFLAGS) $(CFLAGS_ALL) -MMD -MP $< -o $@ \
+		$(LIBIPUMPI) $(ALL_LIBS) $(LDFLAGS_ALL) $(MPI_LIBS) $(SYS_LIBS)
+
+mpi: deps-mpi $(MPI_TEST_BINS) $(O)/examples/mlp_train
+
+mpi-check: mpi
+	BUILD=$(BUILD) tests/mpi/test_mpi.sh mpi-check $(O)
+
+# The all-reduce across 2 and 4 instances against a bare MPI_Allreduce
+# (tests/bench/mpi_bench_allreduce.c); part of make bench.
+bench-mpi: deps-mpi $(MPI_BENCH)
+	@for n in 2 4; do \
+		mpirun --allow-run-as-root --oversubscribe --mca btl self,vader,tcp \
+			--mca btl_tcp_if_include lo --mca oob_tcp_if_include lo \
+			-np $$n $(MPI_BENCH) || exit 1; \
+	done
+
+-include $(MPI_TEST_BINS:=.d) $(MPI_BENCH).d $(O)/tests/mpi/mlp_train_instance.d
 
 # The main job: train the example MLP (userspace/examples/mlp_train.c) on
 # the default device, the model when there is no IPU. DEMO_ARGS passes

@@ -13,8 +13,18 @@
  * member sums the same members
  * in increasing replica index, in double (floats) or int64 (integers), and
  * rounds once, so all members get identical bits.
+ *
+ * Across instances (docs/instances.md) the members' x are not all in this
+ * process. Then local replica 0 gathers every replica's x, raw, in replica
+ * order, through the instances' allgather, and each replica sums its
+ * group's members from that copy, in the same order and precision as
+ * above: the bits do not depend on how the replicas are split, and the
+ * transport's own reduction order never enters.
  */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "fw_internal.h"
 
@@ -115,13 +125,76 @@ static void accumulate(void *acc, int cdt, const struct fw_tensor *src,
 	}
 }
 
+/*
+ * Every replica's @x (this replica's operand; all are alike) into
+ * run->gather, @rf of them in replica order: local replica 0 copies the
+ * local ones and calls the allgather, between two barriers. Returns the
+ * gather's result on every replica.
+ */
+static int gather_instances(struct fw_replica *rep, const struct fw_tensor *x,
+			    uint32_t operand)
+{
+	const struct fw_run *run = rep->run;
+	struct fw_gather *g = run->gather;
+	size_t bytes = x->nelems * x->esz, part = bytes * run->nrep;
+	struct fw_tensor xr;
+	uint32_t r;
+	void *p;
+	int err;
+
+	err = fw_barrier_wait(run->barrier);
+	if (err)
+		return fw_fail(rep, err, "another replica failed");
+	if (rep->index == 0) {
+		g->rc = 0;
+		if (g->size < bytes * run->rf) {
+			p = realloc(g->buf, bytes * run->rf);
+			if (p) {
+				g->buf = p;
+				g->size = bytes * run->rf;
+			}
+		}
+		if (g->size < bytes * run->rf) {
+			/* Every instance must still call the allgather, or the
+			 * others would wait for it until their timeout; this
+			 * one then fails at once, they with a timeout. */
+			g->rc = -ENOMEM;
+			snprintf(g->msg, sizeof(g->msg),
+				 "no memory to gather %zu bytes from %u replicas",
+				 bytes * run->rf, run->rf);
+		} else {
+			for (r = 0; r < run->nrep; r++) {
+				fw_tensor_at(run->exe, run->arenas[r], operand,
+					     &xr);
+				memcpy((uint8_t *)g->buf +
+					       run->inst->index * part +
+					       r * bytes,
+				       xr.p, bytes);
+			}
+			g->msg[0] = '\0';
+			g->rc = run->inst->allgather(
+				run->inst->ctx, g->buf, part,
+				g->msg, sizeof(g->msg));
+		}
+	}
+	err = fw_barrier_wait(run->barrier);
+	if (err)
+		return fw_fail(rep, err, "another replica failed");
+	if (g->rc)
+		return fw_fail(rep, g->rc,
+			       "all-reduce across instances: %s",
+			       g->msg[0] ? g->msg :
+						    strerror(-g->rc));
+	return 0;
+}
+
 /* ALL_REDUCE: out, x; mode, group_size, group_stride. */
 int fw_op_all_reduce(struct fw_replica *rep, const struct ipu_exe_instr *in)
 {
 	const struct fw_run *run = rep->run;
 	struct fw_tensor t[2], *out = &t[0], *x = &t[1], xj;
 	int64_t p[3], mode, size, stride;
-	uint32_t group, j;
+	uint32_t group, j, xop;
 	uint64_t i;
 	bool isf;
 	void *acc;
@@ -136,7 +209,7 @@ int fw_op_all_reduce(struct fw_replica *rep, const struct ipu_exe_instr *in)
 	if (mode != IPU_EXE_REDUCE_SUM && mode != IPU_EXE_REDUCE_MEAN)
 		return fw_fail(rep, -EINVAL, "mode %lld", (long long)mode);
 	/* Negative values read as huge ones, which no replica count fits. */
-	err = __ipu_exe_check_grouping(run->nrep, (uint64_t)size,
+	err = __ipu_exe_check_grouping(run->rf, (uint64_t)size,
 				       (uint64_t)stride, rep->msg,
 				       sizeof(rep->msg));
 	if (err)
@@ -154,21 +227,32 @@ int fw_op_all_reduce(struct fw_replica *rep, const struct ipu_exe_instr *in)
 
 	cdt = isf ? IPU_DTYPE_FLOAT64 : IPU_DTYPE_INT64;
 	acc = fw_scratch(rep, 0, x->nelems * sizeof(double));
-	/* Meet even without memory, or the others would wait forever; the
-	 * failure then aborts the barrier for them. */
-	err = fw_barrier_wait(run->barrier);
-	if (err)
-		return fw_fail(rep, err, "another replica failed");
+	xop = run->exe->operands[in->first_operand + 1];
+	if (run->inst) {
+		err = gather_instances(rep, x, xop);
+		if (err)
+			return err;
+	} else {
+		/* Meet even without memory, or the others would wait
+		 * forever; the failure then aborts the barrier for them. */
+		err = fw_barrier_wait(run->barrier);
+		if (err)
+			return fw_fail(rep, err, "another replica failed");
+	}
 	if (!acc)
 		return fw_fail(rep, -ENOMEM, "no memory for the accumulators");
 
 	group = ipu_exe_replica_group((uint32_t)size, (uint32_t)stride,
-				      rep->index);
+				      run->base + rep->index);
 	for (i = 0; i < (uint64_t)size; i++) {
 		j = ipu_exe_group_replica((uint32_t)size, (uint32_t)stride,
 					  group, (uint32_t)i);
-		fw_tensor_at(run->exe, run->arenas[j],
-			     run->exe->operands[in->first_operand + 1], &xj);
+		if (run->inst) {
+			xj = *x;
+			xj.p = (uint8_t *)run->gather->buf + j * x->nelems * x->esz;
+		} else {
+			fw_tensor_at(run->exe, run->arenas[j], xop, &xj);
+		}
 		if (i)
 			accumulate(acc, cdt, &xj, x->nelems);
 		else
@@ -183,8 +267,13 @@ int fw_op_all_reduce(struct fw_replica *rep, const struct ipu_exe_instr *in)
 		}
 	}
 
-	err = fw_barrier_wait(run->barrier);
-	if (err)
-		return fw_fail(rep, err, "another replica failed");
+	/* Others read our x from our arena; from the gathered copy, once
+	 * it is complete, they need no wait (the next gather is behind the
+	 * next all-reduce's first barrier). */
+	if (!run->inst) {
+		err = fw_barrier_wait(run->barrier);
+		if (err)
+			return fw_fail(rep, err, "another replica failed");
+	}
 	return ipu_dtype_convert(out->p, out->dtype, acc, cdt, out->nelems);
 }

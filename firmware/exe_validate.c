@@ -67,8 +67,10 @@ static int check_header(struct vctx *v)
 		return fail(v, "num_host_transfers is 0: must be >= 1");
 	if (!e->replication_factor)
 		return fail(v, "replication_factor is 0: must be >= 1");
-	if (e->instance_replication_factor != e->replication_factor)
-		return fail(v, "instance_replication_factor %u differs from replication_factor %u: programs run in one instance",
+	/* Instances split the replicas evenly (docs/instances.md). */
+	if (!e->instance_replication_factor ||
+	    e->replication_factor % e->instance_replication_factor)
+		return fail(v, "instance_replication_factor %u does not divide replication_factor %u",
 			    e->instance_replication_factor,
 			    e->replication_factor);
 	if (!e->ipus_per_replica)

@@ -22,6 +22,8 @@ struct ipufw_executor {
 	struct fw_replica *reps; /* max_replicas of them */
 	struct fw_run run;
 	struct fw_barrier barrier;
+	const struct ipufw_instances *inst; /* ipufw_executor_set_instances() */
+	struct fw_gather gather;
 	pthread_t *threads;	/* the workers, of replicas 1.. */
 	unsigned int nthreads;	/* started */
 	/*
@@ -471,6 +473,7 @@ void ipufw_executor_destroy(struct ipufw_executor *ex)
 	pthread_cond_destroy(&ex->start);
 	pthread_mutex_destroy(&ex->lock);
 	fw_barrier_destroy(&ex->barrier);
+	free(ex->gather.buf);
 	free(ex->threads);
 	free(ex->reps);
 	free(ex);
@@ -516,6 +519,7 @@ int ipufw_executor_create(unsigned int max_replicas,
 	atomic_init(&ex->stop, false);
 	atomic_init(&ex->cancel, false);
 	ex->run.barrier = &ex->barrier;
+	ex->run.gather = &ex->gather;
 	for (r = 0; r < max_replicas; r++) {
 		ex->reps[r].ex = ex;
 		ex->reps[r].run = &ex->run;
@@ -531,6 +535,43 @@ int ipufw_executor_create(unsigned int max_replicas,
 		ex->nthreads++;
 	}
 	*exp = ex;
+	return 0;
+}
+
+void ipufw_executor_set_instances(struct ipufw_executor *ex,
+				  const struct ipufw_instances *inst)
+{
+	if (ex)
+		ex->inst = inst;
+}
+
+/*
+ * The instances a run of @exe spans: none (base 0) for a program of one
+ * instance, else the executor's, which must be the program's split.
+ */
+static int split_run(struct ipufw_executor *ex, const struct ipu_exe *exe,
+		     char *errbuf, size_t errlen)
+{
+	uint32_t irf = exe->instance_replication_factor;
+	const struct ipufw_instances *inst = ex->inst;
+
+	ex->run.rf = exe->replication_factor;
+	ex->run.base = 0;
+	ex->run.inst = NULL;
+	if (irf == exe->replication_factor)
+		return 0;
+	if (!inst || !inst->allgather || inst->index >= inst->count ||
+	    (uint64_t)inst->count * irf != exe->replication_factor) {
+		say(errbuf, errlen,
+		    "the program runs %u of its %u replicas per instance, so %u instances; this executor is %s%u of %u",
+		    irf, exe->replication_factor,
+		    exe->replication_factor / irf,
+		    inst ? "instance " : "not split: instance ",
+		    inst ? inst->index : 0, inst ? inst->count : 1);
+		return -EINVAL;
+	}
+	ex->run.base = inst->index * irf;
+	ex->run.inst = inst;
 	return 0;
 }
 
@@ -576,7 +617,8 @@ static int report(struct ipufw_executor *ex, unsigned int nrep, char *errbuf,
 	if (!bad)
 		return 0;
 	in = &ex->run.exe->instrs[bad->pc];
-	say(errbuf, errlen, "replica %u, instruction %u (%s): %s", bad->index,
+	say(errbuf, errlen, "replica %u, instruction %u (%s): %s",
+	    ex->run.base + bad->index,
 	    bad->pc, ipu_exe_op_name(in->op),
 	    bad->msg[0] ? bad->msg : strerror(-bad->rc));
 	return bad->rc;
@@ -594,7 +636,7 @@ int ipufw_run(struct ipufw_executor *ex, const struct ipu_exe *exe,
 		say(errbuf, errlen, "no executor, executable or arenas");
 		return -EINVAL;
 	}
-	nrep = exe->replication_factor;
+	nrep = exe->instance_replication_factor;
 	if (nrep > ex->max_replicas) {
 		say(errbuf, errlen, "%u replicas asked for, the executor has %u",
 		    nrep, ex->max_replicas);
@@ -611,6 +653,9 @@ int ipufw_run(struct ipufw_executor *ex, const struct ipu_exe *exe,
 	err = preflight(exe, arena_size, errbuf, errlen);
 	if (err)
 		return err;
+	err = split_run(ex, exe, errbuf, errlen);
+	if (err)
+		return err;
 
 	atomic_store(&ex->cancel, false);
 	ex->run.exe = exe;
@@ -623,11 +668,13 @@ int ipufw_run(struct ipufw_executor *ex, const struct ipu_exe *exe,
 		}
 	}
 
+	/* A lone replica of a split program still meets the barriers of
+	 * its cross-instance all-reduces (allreduce.c). */
+	fw_barrier_reset(&ex->barrier, nrep);
 	if (nrep == 1) {
 		run_replica(&ex->reps[0]);
 		return report(ex, 1, errbuf, errlen);
 	}
-	fw_barrier_reset(&ex->barrier, nrep);
 	atomic_store(&ex->pending, nrep - 1);
 	pthread_mutex_lock(&ex->lock);
 	atomic_store(&ex->go, (uint64_t)++ex->runs << 32 | nrep);

@@ -89,12 +89,32 @@ struct fw_barrier {
 	atomic_bool aborted;
 };
 
-/* What every replica of a run shares; constant during the run. */
+/*
+ * struct fw_gather - a cross-instance all-reduce's copy of every replica's
+ * operand, @size bytes at @buf, in replica order; filled by local replica 0
+ * between the barriers that order it, with the allgather's result in @rc
+ * and @msg (allreduce.c). Owned by the executor, kept across runs.
+ */
+struct fw_gather {
+	void *buf;
+	size_t size;
+	int rc;
+	char msg[200];
+};
+
+/*
+ * What every replica of a run shares; constant during the run. @nrep
+ * replicas run here, replicas @base.. of the program's @rf; @inst (NULL
+ * for a program of one instance) gathers from the other instances.
+ */
 struct fw_run {
 	const struct ipu_exe *exe;
 	void *const *arenas;
 	unsigned int nrep;
+	uint32_t rf, base;
+	const struct ipufw_instances *inst;
 	struct fw_barrier *barrier;
+	struct fw_gather *gather;
 };
 
 /* One level of LOOP being executed; IPU_EXE_MAX_LOOP_DEPTH of them. */

@@ -278,11 +278,13 @@ struct ipu_exe_instr {
  * struct ipu_exe - an executable in memory.
  * @name: program name (for messages), may be "".
  * @num_host_transfers: iterations per run (slots per stream), >= 1.
- * @replication_factor: replicas of this instance, >= 1; the firmware runs
- *	this many arenas, and replica groupings are relative to it.
+ * @replication_factor: replicas of the program, >= 1, over every
+ *	instance; replica groupings (and all-reduce groups) are relative to it.
  * @instance_replication_factor: PopXL's instance_replication_factor, the
- *	replicas this instance runs (S03, S11). A program runs in a single
- *	instance, so the validator requires it equal to @replication_factor.
+ *	replicas one instance runs (S03, S11): the firmware runs this many
+ *	arenas. It divides @replication_factor; when smaller, the program is
+ *	split across instances (docs/instances.md, firmware.h's
+ *	struct ipufw_instances).
  * @ipus_per_replica: IPUs one replica spans (highest virtual graph id + 1);
  *	@ipus_per_replica * @instance_replication_factor <= 2^31.
  * @arena_size: bytes of one replica's arena.

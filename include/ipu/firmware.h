@@ -43,6 +43,30 @@ extern "C" {
 struct ipufw_executor;
 
 /**
+ * struct ipufw_instances - the other instances of a program whose replicas
+ * are split across processes (exe.h's instance_replication_factor below
+ * replication_factor; docs/instances.md). This executor runs replicas
+ * @index * irf .. @index * irf + irf - 1 of the program's replication_factor.
+ * @index: this instance, < @count.
+ * @count: instances of the program (replication_factor / irf).
+ * @allgather: called by one thread of each instance, collectively, in the
+ *	same order on every instance: @buf holds @count * @bytes, of which
+ *	this instance filled part @index (@buf + @index * @bytes); on success
+ *	every part holds what its instance filled. It must return within a
+ *	bounded time, failing (-ETIMEDOUT, -EPIPE, ...) with a message in
+ *	@msg when a peer does not answer, so that a dead instance makes the
+ *	others fail rather than hang.
+ * @ctx: passed to @allgather.
+ */
+struct ipufw_instances {
+	uint32_t index;
+	uint32_t count;
+	int (*allgather)(void *ctx, void *buf, size_t bytes, char *msg,
+			 size_t msglen);
+	void *ctx;
+};
+
+/**
  * ipufw_executor_create() - an executor with worker threads for up to
  * @max_replicas replicas running in parallel.
  * @exp: out: the executor; free with ipufw_executor_destroy().
@@ -57,11 +81,22 @@ int ipufw_executor_create(unsigned int max_replicas,
 void ipufw_executor_destroy(struct ipufw_executor *ex);
 
 /**
+ * ipufw_executor_set_instances() - make @ex one instance of programs split
+ * across instances; NULL (the default) for a single instance. @inst is kept
+ * (not copied) until the next call: keep it alive and unchanged meanwhile.
+ * Programs whose instance_replication_factor equals their
+ * replication_factor ignore it.
+ */
+void ipufw_executor_set_instances(struct ipufw_executor *ex,
+				  const struct ipufw_instances *inst);
+
+/**
  * ipufw_run() - run @exe once: every replica executes the program over its
  * own arena, in parallel; all-reduce synchronises the replicas.
  * @ex: the executor; one run at a time per executor.
  * @exe: a validated executable (ipu_exe_validate()).
- * @arenas: @exe->replication_factor pointers, each to @arena_size bytes
+ * @arenas: @exe->instance_replication_factor pointers (this instance's
+ *	replicas), each to @arena_size bytes
  *	(at least @exe->arena_size) of device memory, each aligned to 4
  *	bytes, the largest device element (tensors, at offsets aligned to
  *	their elements, are then aligned in memory too).
@@ -75,7 +110,9 @@ void ipufw_executor_destroy(struct ipufw_executor *ex);
  *
  * Return: 0; -EINVAL when the arenas do not fit the executable or more
  * replicas are asked for than the executor has (or the executable is
- * malformed); -ERANGE when a stream is loaded or stored more than
+ * malformed), or for a program split across instances that the
+ * executor's instances (ipufw_executor_set_instances()) do not match;
+ * what the instances' allgather returned when it failed; -ERANGE when a stream is loaded or stored more than
  * num_host_transfers times in one run; -ENOMEM when a temporary cannot
  * be allocated; -ECANCELED after ipufw_cancel(). After a failure the
  * arenas hold whatever the replicas had computed up to it.

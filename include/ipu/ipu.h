@@ -917,7 +917,26 @@ int ipu_queue_unregister_buffers(struct ipu_queue *q);
  *    -EIO and resets nothing) or "attach".
  *    Tests set it at run time with __ipu_model_faults_set() (test-only,
  *    include/ipu/testing.h).
+ *  - Instances: a program split across processes (instance_replication_factor
+ *    below replication_factor, docs/instances.md) runs its cross-instance
+ *    all-reduces through the process's instances, ipu_model_set_instances().
  */
+
+struct ipufw_instances; /* include/ipu/firmware.h */
+
+/**
+ * ipu_model_set_instances() - make this process instance @inst->index of
+ * @inst->count for the model's launches of split programs; NULL for none
+ * (the default: a split program's launch then fails with -EINVAL). The
+ * model is in the process, so the process is the instance. @inst is kept,
+ * not copied: keep it alive and unchanged until it is replaced; replace it
+ * only while no launch runs. libipu-mpi's ipu_mpi_instances_init() calls
+ * this.
+ */
+void ipu_model_set_instances(const struct ipufw_instances *inst);
+
+/** ipu_model_instances() - what ipu_model_set_instances() set, or NULL. */
+const struct ipufw_instances *ipu_model_instances(void);
 
 #ifdef __cplusplus
 }

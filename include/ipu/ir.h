@@ -30,8 +30,9 @@
  *    and marks them modified.)
  *  - A graph is frozen once called or repeated: it can no longer gain
  *    inputs, outputs or ops (which also rules out recursion).
- *  - Programs run in one instance: instance_replication_factor must equal
- *    replication_factor when compiled.
+ *  - A program may be split across instances (processes, docs/instances.md):
+ *    instance_replication_factor must divide replication_factor when
+ *    compiled.
  *
  * Threads: an ir is not thread-safe; different irs are independent.
  */
@@ -147,8 +148,9 @@ int ipu_ir_set_replication_factor(struct ipu_ir *ir, uint32_t n);
 /**
  * ipu_ir_set_instance_replication_factor() - replicas of this instance
  * (PopXL's instance_replication_factor); by default it follows the
- * replication factor. Programs run in one instance, so compiling fails
- * unless the two are equal.
+ * replication factor. Compiling fails unless it divides the replication
+ * factor; the program then runs as replication_factor / n instances, each
+ * attaching and streaming n replicas (docs/instances.md).
  *
  * Return: 0; -EINVAL for 0.
  */

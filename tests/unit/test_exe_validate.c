@@ -153,9 +153,9 @@ static void expect_invalid(struct fx *f, const char *what)
 	   "num_host_transfers is 0")                                         \
 	X_(replication_factor_zero, f->e.replication_factor = 0,              \
 	   "replication_factor is 0")                                         \
-	X_(instance_replication_factor_differs,                               \
+	X_(instance_replication_factor_must_divide,                           \
 	   f->e.instance_replication_factor = 4,                              \
-	   "instance_replication_factor 4 differs from replication_factor 2") \
+	   "instance_replication_factor 4 does not divide replication_factor 2") \
 	X_(ipus_per_replica_zero, f->e.ipus_per_replica = 0,                  \
 	   "ipus_per_replica is 0")                                           \
 	X_(too_many_ipus, f->e.ipus_per_replica = 1u << 31,                   \

@@ -320,7 +320,7 @@ static void test_replica_count_unlike_the_executables_is_einval(void **state)
 	l.exe_bo = mh_exe_bo(f->rep[0].dev, &b->exe, &l.exe_size);
 	c = launch_alone(f, &l);
 	assert_int_equal(c.result, -EINVAL);
-	assert_non_null(strstr(c.msg, "for 2 replicas, launched as 1"));
+	assert_non_null(strstr(c.msg, "for 2 replicas (per instance), launched as 1"));
 	eb_free(b);
 }
 

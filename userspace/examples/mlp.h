@@ -45,6 +45,10 @@
  * @replicas: data-parallel replicas (>= 1); each sees its own batch and
  *	the gradients are averaged across them (all-reduce mean).
  * @lr: SGD learning rate (> 0).
+ * @instance_replicas: 0 (one instance), or the replicas of each instance
+ *	of a program split across instances (docs/instances.md), dividing
+ *	@replicas; this process is then instance @instance and feeds only
+ *	its replicas' samples (and counts only their losses).
  */
 struct mlp_config {
 	uint32_t hidden;
@@ -52,6 +56,8 @@ struct mlp_config {
 	uint32_t steps;
 	uint32_t replicas;
 	float lr;
+	uint32_t instance_replicas;
+	uint32_t instance;
 };
 
 /** mlp_config_default() - the demo's settings: 16 hidden units, batches of
@@ -212,6 +218,8 @@ const char *mlp_session_device(const struct mlp_session *ms);
  * mlp_session_run() - one run over mlp_samples_per_run() samples of @d:
  * sample @idx[i] goes to step i / (replicas * batch), replica
  * (i / batch) % replicas. Adds the run's losses and predictions to @st.
+ * An instance of a split program (@instance_replicas) feeds only its
+ * replicas' samples and adds only their losses and predictions.
  *
  * Return: 0; -EINVAL for an index or label out of range; errors of
  * ipu_session_run_with_outputs().

@@ -262,6 +262,10 @@ int mlp_build(const struct mlp_config *cfg, enum mlp_program prog,
 	mlp_params_layout(cfg, p);
 	ret = ipu_ir_set_num_host_transfers(ir, cfg->steps) ?:
 	      ipu_ir_set_replication_factor(ir, cfg->replicas) ?:
+	      (cfg->instance_replicas ?
+		       ipu_ir_set_instance_replication_factor(
+			       ir, cfg->instance_replicas) :
+		       0) ?:
 	      declare_streams(ir, cfg, prog, p, &s);
 	for (int i = 0; !ret && i < MLP_NUM_PARAMS; i++) {
 		var[i] = ipu_ir_variable(ir, p[i].name, IPU_DTYPE_FLOAT32,

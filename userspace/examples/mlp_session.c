@@ -24,6 +24,7 @@ struct mlp_session {
 	struct ipu_stream_buffer in[NUM_INPUTS];
 	struct ipu_stream_buffer *out;
 	size_t nout;
+	size_t *local; /* the samples a run feeds (local_samples()) */
 	char msg[1024];
 };
 
@@ -99,6 +100,7 @@ void mlp_session_close(struct mlp_session *ms)
 	for (int i = 0; i < NUM_INPUTS; i++)
 		free(ms->in[i].buf.data);
 	ipu_session_destroy(ms->s);
+	free(ms->local);
 	free(ms);
 }
 
@@ -122,12 +124,20 @@ int mlp_session_open(const struct mlp_config *cfg, enum mlp_program prog,
 	}
 	ms->cfg = *cfg;
 	ms->prog = prog;
+	ms->local = malloc(mlp_samples_per_run(cfg) * sizeof(*ms->local));
+	if (!ms->local) {
+		ipu_ir_destroy(ir);
+		free(ms);
+		snprintf(err, errlen, "mlp: out of memory");
+		return -ENOMEM;
+	}
 	mlp_params_layout(cfg, ms->params);
 	/* The session takes the ir whatever happens. */
 	ret = ipu_session_create(ir, &opts, &ms->s);
 	if (ret) {
 		snprintf(err, errlen, "creating the session on '%s': %s",
 			 opts.device, ipu_session_errmsg(NULL));
+		free(ms->local);
 		free(ms);
 		return ret;
 	}
@@ -175,11 +185,37 @@ static int fill_inputs(struct mlp_session *ms, const struct mlp_data *d,
 	return 0;
 }
 
-int mlp_session_run(struct mlp_session *ms, const struct mlp_data *d,
-		    const size_t *idx, struct mlp_stats *st)
+/*
+ * The samples of a run this instance feeds, in its buffers' order (step,
+ * local replica, sample), from @idx, the run's samples of every replica
+ * in (step, replica, sample) order; @local has room for them all. The
+ * count.
+ */
+static size_t local_samples(const struct mlp_config *cfg, const size_t *idx,
+			    size_t *local)
 {
-	size_t n = mlp_samples_per_run(&ms->cfg);
-	size_t nloss = (size_t)ms->cfg.steps * ms->cfg.replicas;
+	uint32_t irf = cfg->instance_replicas ? cfg->instance_replicas :
+						cfg->replicas;
+	size_t n = 0;
+
+	for (uint32_t s = 0; s < cfg->steps; s++)
+		for (uint32_t r = 0; r < irf; r++) {
+			size_t g = (size_t)s * cfg->replicas +
+				   (size_t)cfg->instance * irf + r;
+
+			memcpy(&local[n], &idx[g * cfg->batch],
+			       cfg->batch * sizeof(*local));
+			n += cfg->batch;
+		}
+	return n;
+}
+
+int mlp_session_run(struct mlp_session *ms, const struct mlp_data *d,
+		    const size_t *all, struct mlp_stats *st)
+{
+	size_t *idx = ms->local;
+	size_t n = local_samples(&ms->cfg, all, idx);
+	size_t nloss = n / ms->cfg.batch;
 	const float *loss = find_buffer(ms->out, ms->nout, "loss");
 	const float *probs = find_buffer(ms->out, ms->nout, "probs");
 	int ret;

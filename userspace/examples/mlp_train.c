@@ -13,7 +13,12 @@
  * for the CPU it runs on, so the demo prints which core it picked.
  *
  *	mlp_train [--epochs N] [--device auto|ipu_model|cpu|ipu_hw]
- *		  [--replicas N] [--seed N]
+ *		  [--replicas N] [--instance-replicas N] [--seed N]
+ *
+ * --instance-replicas N splits the replicas across instances of N each
+ * (docs/instances.md): the process must then be an instance, which
+ * tests/mpi/mpi_main.c makes it under mpirun (libipu-mpi), and it trains
+ * its replicas only; every instance ends with the same weights.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -25,6 +30,8 @@
 
 #include <cblas.h>
 
+#include "ipu/firmware.h"
+#include "ipu/ipu.h"
 #include "mlp.h"
 
 #define POINTS_PER_CLASS 256
@@ -32,6 +39,7 @@
 struct options {
 	unsigned long epochs;
 	unsigned long replicas;
+	unsigned long instance_replicas; /* 0: one instance */
 	unsigned long long seed;
 	const char *device;
 };
@@ -39,7 +47,8 @@ struct options {
 static void usage(FILE *f, const char *prog)
 {
 	fprintf(f,
-		"usage: %s [--epochs N] [--device DEVICE] [--replicas N] [--seed N]\n"
+		"usage: %s [--epochs N] [--device DEVICE] [--replicas N]\n"
+		"          [--instance-replicas N] [--seed N]\n"
 		"\n"
 		"Train a 2-16-16-3 tanh MLP with SGD on a 3-class spiral data set,\n"
 		"data-parallel over replicas that all-reduce their gradients.\n"
@@ -48,6 +57,8 @@ static void usage(FILE *f, const char *prog)
 		"  --device D     auto (default: hardware if present, else the model),\n"
 		"                 ipu_model, cpu (one IPU: needs --replicas 1) or ipu_hw\n"
 		"  --replicas N   data-parallel replicas (default 2)\n"
+		"  --instance-replicas N  replicas of each instance of a run split\n"
+		"                 across instances (under mpirun, docs/instances.md)\n"
 		"  --seed N       data, initial weights and shuffling (default 1)\n"
 		"  --help         this text\n",
 		prog);
@@ -80,6 +91,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "epochs", required_argument, NULL, 'e' },
 		{ "device", required_argument, NULL, 'd' },
 		{ "replicas", required_argument, NULL, 'r' },
+		{ "instance-replicas", required_argument, NULL, 'i' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -100,6 +112,12 @@ static int parse_options(int argc, char **argv, struct options *o)
 			if (parse_number(argv[0], "replicas", optarg, 1, 64, &v))
 				return -1;
 			o->replicas = v;
+			break;
+		case 'i':
+			if (parse_number(argv[0], "instance-replicas", optarg,
+					 1, 64, &v))
+				return -1;
+			o->instance_replicas = v;
 			break;
 		case 's':
 			if (parse_number(argv[0], "seed", optarg, 0, UINT64_MAX,
@@ -223,6 +241,11 @@ static int setup(struct demo *dm)
 
 	mlp_config_default(&dm->cfg);
 	dm->cfg.replicas = (uint32_t)dm->opt.replicas;
+	/* Which instance this process is: the session refuses the program
+	 * if it is none, or not one of the split asked for. */
+	dm->cfg.instance_replicas = (uint32_t)dm->opt.instance_replicas;
+	dm->cfg.instance = ipu_model_instances() ?
+				   ipu_model_instances()->index : 0;
 	/* Independent streams for the two data sets, the weights and the
 	 * shuffling, all from the one seed. */
 	ret = mlp_data_spiral(&dm->train, POINTS_PER_CLASS, mlp_rng_next(&seeds));

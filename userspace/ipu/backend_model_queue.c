@@ -246,6 +246,7 @@ static void run_checked(struct mq *mq, const struct ipu_exe *exe,
 	}
 	/* A reset of a device stops the program (m_reset()). */
 	model_set_running(devs, nrep, mq->ex);
+	ipufw_executor_set_instances(mq->ex, ipu_model_instances());
 	err = ipufw_run(mq->ex, exe, arenas, size, out->msg, sizeof(out->msg));
 	model_set_running(devs, nrep, NULL);
 	/* As the kernel's: a launch a reset interrupted fails with -EIO,
@@ -289,9 +290,9 @@ static void run_program(struct mq *mq, const struct ipu_launch_desc *const *l,
 	if (get_exes(l, nrep, e, out))
 		goto out_free;
 	exe = model_exe_exe(e[0]);
-	if (exe->replication_factor != nrep) {
-		fail_at(out, -EINVAL, -1, "the executable \"%s\" is for %u replicas, launched as %u",
-			exe->name, exe->replication_factor, nrep);
+	if (exe->instance_replication_factor != nrep) {
+		fail_at(out, -EINVAL, -1, "the executable \"%s\" is for %u replicas (per instance), launched as %u",
+			exe->name, exe->instance_replication_factor, nrep);
 		goto out_put;
 	}
 	for (r = 0; r < nrep; r++) {

@@ -331,10 +331,11 @@ static int check_settings(struct ipu_ir *ir)
 	uint32_t rf = ir->replication_factor;
 	char msg[256];
 
+	/* Instances split the replicas evenly (docs/instances.md). */
 	if (ir->instance_replication_factor &&
-	    ir->instance_replication_factor != rf)
+	    rf % ir->instance_replication_factor)
 		return ir_fail(ir, -EINVAL,
-			       "compile: instance_replication_factor %u differs from replication_factor %u: programs run in one instance",
+			       "compile: instance_replication_factor %u does not divide replication_factor %u",
 			       ir->instance_replication_factor, rf);
 	for (uint32_t i = 0; i < ir->ntensors; i++) {
 		const struct ir_tensor *t = &ir->tensors[i];
@@ -546,7 +547,9 @@ int ipu_ir_compile(struct ipu_ir *ir, struct ipu_exe **exep)
 	e.name = ir->name;
 	e.num_host_transfers = ir->num_host_transfers;
 	e.replication_factor = ir->replication_factor;
-	e.instance_replication_factor = ir->replication_factor;
+	e.instance_replication_factor = ir->instance_replication_factor ?
+						ir->instance_replication_factor :
+						ir->replication_factor;
 	e.ipus_per_replica = ipu_ir_ipus_per_replica(ir);
 	e.tensors = c.t;
 	e.num_tensors = c.nt;

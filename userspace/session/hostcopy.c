@@ -234,12 +234,16 @@ int ipu_sess_tensors_init(struct ipu_session *s)
 		st = &s->tensors[s->n_tensors++];
 		st->t = t;
 		st->index = i;
-		st->num_groups = var ? ipu_exe_num_groups(s->replicas,
+		st->num_groups = var ? ipu_exe_num_groups(s->rf,
 							  t->group_size) : 1;
 		st->readonly = var && (t->flags & IPU_EXE_TENSOR_MMAP_RDONLY);
 		st->all_replicas = var &&
 				   t->retrieval == IPU_EXE_RETRIEVE_ALL_REPLICAS &&
 				   t->group_size > 1;
+		if (st->all_replicas && s->rf != s->replicas)
+			return ipu_sess_err(s, -EOPNOTSUPP,
+					    "variable '%s': \"all_replicas\" retrieval of a program split across instances is not supported yet",
+					    t->name);
 		describe(s, st);
 		err = init_one(s, st);
 		if (err)

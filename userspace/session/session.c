@@ -13,6 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <ipu/firmware.h>
+#include <ipu/ipu.h>
+
 #include "session_internal.h"
 
 /* The device descriptions of S02; "auto" (S24) resolves to one. */
@@ -238,6 +241,34 @@ static void drop_data_dir(struct ipu_session *s)
 	s->data_dir = NULL;
 }
 
+/*
+ * A program split across instances (docs/instances.md) runs as the
+ * instance the process is (ipu_model_set_instances(), which libipu-mpi
+ * sets from the MPI launcher): its replicas are @base.. of @rf.
+ */
+static int set_instance(struct ipu_session *s)
+{
+	const struct ipu_exe *exe = s->exe;
+	const struct ipufw_instances *inst = ipu_model_instances();
+
+	s->replicas = exe->instance_replication_factor;
+	s->rf = exe->replication_factor;
+	s->base = 0;
+	if (s->replicas == s->rf)
+		return 0;
+	if (!inst || (uint64_t)inst->count * s->replicas != s->rf ||
+	    inst->index >= inst->count)
+		return ipu_sess_err(s, -EINVAL,
+				    "the program \"%s\" runs %u of its %u replicas per instance, as %u instances; this process is %s%u of %u (see ipu_mpi_instances_init())",
+				    exe->name, s->replicas, s->rf,
+				    s->rf / s->replicas,
+				    inst ? "instance " : "not split: instance ",
+				    inst ? inst->index : 0,
+				    inst ? inst->count : 1);
+	s->base = inst->index * s->replicas;
+	return 0;
+}
+
 static int setup(struct ipu_session *s, const struct ipu_session_opts *given)
 {
 	const struct ipu_exe *exe = s->exe;
@@ -256,7 +287,9 @@ static int setup(struct ipu_session *s, const struct ipu_session_opts *given)
 				    "the program \"%s\" has no graphs: the graphs may have all been optimised to nothing, try adding more operations to your graphs",
 				    exe->name);
 	s->ipus_per_replica = exe->ipus_per_replica;
-	s->replicas = exe->replication_factor;
+	err = set_instance(s);
+	if (err)
+		return err;
 	s->transfers = exe->num_host_transfers;
 	s->num_ipus = ipus_needed(exe);
 	s->attach_timeout_ms = opts && opts->attach_timeout_ms ?
@@ -266,6 +299,12 @@ static int setup(struct ipu_session *s, const struct ipu_session_opts *given)
 	err = choose_device(s, opts ? opts->device : NULL);
 	if (err)
 		return err;
+	/* ipu-simd, which runs the kernel's IPUs' programs, is a process of
+	 * its own with no instances (docs/instances.md, "Not yet done"). */
+	if (s->rf != s->replicas && s->backend != SESS_MODEL)
+		return ipu_sess_err(s, -EOPNOTSUPP,
+				    "the program \"%s\" is split across instances, which only \"ipu_model\" runs so far, not \"%s\"",
+				    exe->name, s->device_name);
 	/* The image launches run; saving also validates the executable. */
 	err = ipu_exe_save(exe, &s->image, &s->image_size, msg, sizeof(msg));
 	if (err)

@@ -103,7 +103,10 @@ struct sess_replica {
  * @image, @image_size: its file image (ipu_exe_save()), what launches run.
  * @backend: where it runs; @device_name its S02 name.
  * @num_ipus: IPUs needed (S03); @ipus_per_replica of them per replica.
- * @replicas: the replication factor; @transfers: num_host_transfers.
+ * @replicas: the replicas this instance runs (instance_replication_factor),
+ *	replicas @base.. of the program's @rf; @base is 0 and @rf @replicas
+ *	unless the program is split across instances (docs/instances.md).
+ * @transfers: num_host_transfers.
  * @to_host_on_exit: weights_to_host when the context is left (S05, S07).
  * @attach_timeout_ms: how long attaching waits for busy IPUs.
  * @wait_timeout_ms: the caller's bound on a batch's wait, 0 for none
@@ -145,6 +148,7 @@ struct ipu_session {
 	uint32_t num_ipus;
 	uint32_t ipus_per_replica;
 	uint32_t replicas;
+	uint32_t rf, base;
 	uint32_t transfers;
 	bool to_host_on_exit;
 	uint32_t attach_timeout_ms;

@@ -39,6 +39,30 @@ static uint32_t group_of(const struct sess_tensor *st, uint32_t r)
 }
 
 /*
+ * The replica of this instance that a fetch reads group @g of @st from:
+ * the group's first member here (all members hold the group's value).
+ * -EOPNOTSUPP when the group lives on other instances only.
+ */
+static int fetch_replica(struct ipu_session *s, const struct sess_tensor *st,
+			 uint32_t g, uint32_t *r)
+{
+	const struct ipu_exe_tensor *t = st->t;
+	uint32_t k, j, size = t->group_size ? t->group_size : s->rf;
+
+	for (k = 0; k < size; k++) {
+		j = ipu_exe_tensor_group_replica(t, s->rf, g, k);
+		if (j >= s->base && j - s->base < s->replicas) {
+			*r = j - s->base;
+			return 0;
+		}
+	}
+	return ipu_sess_err(s, -EOPNOTSUPP,
+			    "weights_to_host: variable '%s': group %u has no replica on this instance (replicas %u..%u of %u); gathering weights across instances is not supported yet",
+			    t->name, g, s->base, s->base + s->replicas - 1,
+			    s->rf);
+}
+
+/*
  * Every tensor's values to every replica: tensor i's from @src[i] (laid
  * out as its host copy) where @src and @src[i] are not NULL, else from
  * its host copy. With @images, every replica's executable image first.
@@ -62,7 +86,8 @@ static int from_host(struct ipu_session *s, uint8_t *const *src, bool images)
 			from = src && src[i] ? src[i] : st->host;
 			ipu_sess_batch_xfer(&b, s->reps[r].arena_bo, st->t->offset,
 					    (uint8_t *)(uintptr_t)from +
-						    group_of(st, r) * st->t->nbytes,
+						    group_of(st, s->base + r) *
+							    st->t->nbytes,
 					    st->t->nbytes, IPU_XFER_DIR_TO_DEVICE,
 					    0);
 		}
@@ -136,7 +161,7 @@ int ipu_sess_fetch(struct ipu_session *s)
 	const struct ipu_exe_tensor *t;
 	struct sess_batch b;
 	size_t total = 0, at = 0, i;
-	uint32_t g, r;
+	uint32_t g, r = 0;
 	uint8_t *stage;
 	int err;
 
@@ -158,10 +183,15 @@ int ipu_sess_fetch(struct ipu_session *s)
 			continue;
 		for (g = 0; g < (st->all_replicas ? s->replicas : st->num_groups);
 		     g++) {
-			r = st->all_replicas ?
-				    g :
-				    ipu_exe_tensor_group_replica(t, s->replicas,
-								 g, 0);
+			if (st->all_replicas) {
+				r = g;
+			} else {
+				err = fetch_replica(s, st, g, &r);
+				if (err) {
+					free(stage);
+					return err;
+				}
+			}
 			ipu_sess_batch_xfer(&b, s->reps[r].arena_bo, t->offset,
 					    stage + at, t->nbytes,
 					    IPU_XFER_DIR_FROM_DEVICE, 0);

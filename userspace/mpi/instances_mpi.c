@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
+/*
+ * instances_mpi.c - struct ipufw_instances over MPI (include/ipu/mpi.h,
+ * docs/instances.md).
+ *
+ * The allgather is MPI_Iallgather on a duplicate of MPI_COMM_WORLD (so the
+ * application's own messages never match ours) with MPI_ERRORS_RETURN (MPI's
+ * default handler would abort the job on the first error, before we could
+ * say which instance failed), completed by polling MPI_Test against a
+ * deadline: a peer that died or hangs makes the call fail with -ETIMEDOUT
+ * within the timeout instead of waiting forever. Open MPI 4.1 has no
+ * standard way to cancel a collective, so after a timeout the request is
+ * abandoned with the staging buffer it writes into (never freed: MPI may
+ * still write to it), and every later collective fails at once.
+ *
+ * Why an allgather and not MPI_Allreduce: the firmware sums the gathered
+ * operands itself, in replica order and in double, so the bits are the
+ * one-host bits whatever the split; MPI's reduction order is its own.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <mpi.h>
+
+#include <ipu/firmware.h>
+#include <ipu/ipu.h>
+#include <ipu/mpi.h>
+
+/* How long MPI_Test is polled with only a yield between polls before the
+ * poller starts to nap: MPI moves a large message in fragments, each
+ * needing a poll (napping 50 us between polls made a 1 MiB all-gather
+ * three times slower), while a yield still lets a peer that shares the
+ * core (mpirun --oversubscribe) run. A peer that has not answered by then
+ * is likely gone or busy for long, and napping saves the core meanwhile. */
+#define POLL_YIELD_NS 200000000ull
+#define POLL_SLEEP_NS 50000L
+
+static struct {
+	bool ready;
+	bool we_initialised;	/* MPI_Init_thread() was ours */
+	bool broken;		/* a collective timed out or failed */
+	MPI_Comm comm;
+	uint32_t timeout_ms;
+	struct ipufw_instances inst;
+	void *stage;		/* the allgather's buffer, @stage_size bytes */
+	size_t stage_size;
+} g = { .inst = { .index = 0, .count = 1 } };
+
+static void say(char *msg, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void say(char *msg, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!msg || !len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, len, fmt, ap);
+	va_end(ap);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void mpi_error(char *msg, size_t len, const char *what, int rc)
+{
+	char s[MPI_MAX_ERROR_STRING];
+	int n = 0;
+
+	if (MPI_Error_string(rc, s, &n) != MPI_SUCCESS)
+		snprintf(s, sizeof(s), "MPI error %d", rc);
+	say(msg, len, "instance %u of %u: %s: %s", g.inst.index, g.inst.count,
+	    what, s);
+}
+
+/* Complete @req by the deadline @end_ns, or fail. */
+static int wait_bounded(MPI_Request *req, uint64_t end_ns, char *msg,
+			size_t len)
+{
+	struct timespec nap = { 0, POLL_SLEEP_NS };
+	uint64_t start = now_ns(), t;
+	int done = 0, rc;
+
+	for (;;) {
+		rc = MPI_Test(req, &done, MPI_STATUS_IGNORE);
+		if (rc != MPI_SUCCESS) {
+			mpi_error(msg, len, "all-gather", rc);
+			return -EPIPE;
+		}
+		if (done)
+			return 0;
+		t = now_ns();
+		if (t >= end_ns) {
+			say(msg, len,
+			    "instance %u of %u: no answer from the other instances within %u ms: one died or hangs",
+			    g.inst.index, g.inst.count, g.timeout_ms);
+			return -ETIMEDOUT;
+		}
+		if (t - start < POLL_YIELD_NS)
+			sched_yield();
+		else
+			nanosleep(&nap, NULL);
+	}
+}
+
+static int mpi_allgather(void *ctx, void *buf, size_t bytes, char *msg,
+			 size_t msglen)
+{
+	size_t total = bytes * g.inst.count;
+	MPI_Request req;
+	void *p;
+	int rc, err;
+
+	(void)ctx;
+	if (g.broken) {
+		say(msg, msglen,
+		    "instance %u of %u: an earlier collective failed; the instances are out of step",
+		    g.inst.index, g.inst.count);
+		return -EPIPE;
+	}
+	if (bytes > INT_MAX) {
+		say(msg, msglen, "instance %u: %zu bytes per instance is more than one MPI call carries",
+		    g.inst.index, bytes);
+		return -E2BIG;
+	}
+	if (g.stage_size < total) {
+		p = realloc(g.stage, total);
+		if (!p) {
+			say(msg, msglen, "instance %u: no memory for %zu bytes",
+			    g.inst.index, total);
+			return -ENOMEM;
+		}
+		g.stage = p;
+		g.stage_size = total;
+	}
+	memcpy((uint8_t *)g.stage + g.inst.index * bytes,
+	       (uint8_t *)buf + g.inst.index * bytes, bytes);
+	rc = MPI_Iallgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, g.stage,
+			    (int)bytes, MPI_BYTE, g.comm, &req);
+	if (rc != MPI_SUCCESS) {
+		mpi_error(msg, msglen, "all-gather", rc);
+		g.broken = true;
+		return -EPIPE;
+	}
+	err = wait_bounded(&req, now_ns() + (uint64_t)g.timeout_ms * 1000000u,
+			   msg, msglen);
+	if (err) {
+		/* MPI may still write into the staging buffer: let it go. */
+		g.broken = true;
+		g.stage = NULL;
+		g.stage_size = 0;
+		return err;
+	}
+	memcpy(buf, g.stage, total);
+	return 0;
+}
+
+static int timeout_from_env(uint32_t *ms, char *msg, size_t len)
+{
+	const char *s = getenv("IPU_INSTANCE_TIMEOUT_MS");
+	unsigned long v;
+	char *end;
+
+	*ms = IPU_MPI_DEFAULT_TIMEOUT_MS;
+	if (!s || !*s)
+		return 0;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || !v || v > UINT32_MAX) {
+		say(msg, len, "IPU_INSTANCE_TIMEOUT_MS=\"%s\" is not a number of milliseconds (1 to %u)",
+		    s, UINT32_MAX);
+		return -EINVAL;
+	}
+	*ms = (uint32_t)v;
+	return 0;
+}
+
+int ipu_mpi_instances_init(int *argc, char ***argv, uint32_t timeout_ms,
+			   char *msg, size_t msglen)
+{
+	int inited = 0, provided = 0, rank = 0, size = 1, rc, err;
+
+	say(msg, msglen, "%s", "");
+	if (g.ready) {
+		say(msg, msglen, "the instances are already initialised");
+		return -EALREADY;
+	}
+	if (timeout_ms) {
+		g.timeout_ms = timeout_ms;
+	} else {
+		err = timeout_from_env(&g.timeout_ms, msg, msglen);
+		if (err)
+			return err;
+	}
+	MPI_Initialized(&inited);
+	if (!inited) {
+		rc = MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED,
+				     &provided);
+		if (rc != MPI_SUCCESS) {
+			mpi_error(msg, msglen, "MPI_Init_thread", rc);
+			return -EPROTO;
+		}
+		g.we_initialised = true;
+	} else {
+		MPI_Query_thread(&provided);
+	}
+	if (provided < MPI_THREAD_SERIALIZED) {
+		say(msg, msglen, "MPI gives thread level %d; the model's engine thread needs MPI_THREAD_SERIALIZED",
+		    provided);
+		err = -EPROTO;
+		goto err_fini;
+	}
+	rc = MPI_Comm_dup(MPI_COMM_WORLD, &g.comm);
+	if (rc != MPI_SUCCESS) {
+		mpi_error(msg, msglen, "MPI_Comm_dup", rc);
+		err = -EPROTO;
+		goto err_fini;
+	}
+	MPI_Comm_set_errhandler(g.comm, MPI_ERRORS_RETURN);
+	MPI_Comm_rank(g.comm, &rank);
+	MPI_Comm_size(g.comm, &size);
+	g.inst.index = (uint32_t)rank;
+	g.inst.count = (uint32_t)size;
+	g.inst.allgather = mpi_allgather;
+	g.inst.ctx = NULL;
+	g.broken = false;
+	g.ready = true;
+	ipu_model_set_instances(&g.inst);
+	return 0;
+
+err_fini:
+	if (g.we_initialised)
+		MPI_Finalize();
+	g.we_initialised = false;
+	return err;
+}
+
+void ipu_mpi_instances_fini(void)
+{
+	if (!g.ready)
+		return;
+	ipu_model_set_instances(NULL);
+	g.ready = false;
+	if (g.broken)
+		return;
+	MPI_Comm_free(&g.comm);
+	free(g.stage);
+	g.stage = NULL;
+	g.stage_size = 0;
+	if (g.we_initialised)
+		MPI_Finalize();
+	g.we_initialised = false;
+	g.inst.index = 0;
+	g.inst.count = 1;
+}
+
+uint32_t ipu_mpi_instance_index(void)
+{
+	return g.inst.index;
+}
+
+uint32_t ipu_mpi_instance_count(void)
+{
+	return g.inst.count;
+}
