@@ -10,6 +10,8 @@
 #   make kernel-soak   the UAPI fuzzer alone in QEMU, IPU_SOAK_MINUTES per kernel
 #   make kernel-matrix ipu.ko built (W=1, sparse; no boot) against every other Debian kernel
 #   make fuzz          libFuzzer targets (clang) over the executable reader, 60 s each
+#   make python        the Python package (userspace/python/ipu: `import ipu`) and the
+#                      shared libraries it binds; python-check runs its tests
 #   make check         all of the above; ends with one "N passed, N failed" line
 #
 # The kernel module itself is built by Kbuild (see Kbuild); this file only
@@ -87,7 +89,7 @@ TEST_LIBS := -lcmocka $(SYS_LIBS)
 .PHONY: all deps userspace module unit unit-plain unit-asan unit-valgrind \
 	unit-shared shared check-exports \
 	unit-tools firmware lint kernel-check kernel-bench kernel-soak kernel-matrix fuzz \
-	check demo bench clean
+	python python-check python-demo python-bench check demo bench clean
 
 all: userspace module
 
@@ -134,19 +136,32 @@ $(O)/tests/%: tests/%.c $(ALL_LIBS)
 # needs as prerequisites; the rule above links every .o prerequisite.
 MLP_OBJS := $(addprefix $(O)/userspace/examples/,mlp_model.o mlp_data.o mlp_session.o)
 NPY_OBJS := $(O)/userspace/tools/npy.o
-APP_BINS := $(O)/examples/mlp_train $(O)/examples/make_example_exe $(O)/tools/ipu-run
+# ipu-info (userspace/tools/ipu-info.c and info_*.c) links libpci (pciutils;
+# Debian ships it shared only).
+INFO_OBJS := $(patsubst %.c,$(O)/%.o,$(sort $(wildcard userspace/tools/info_*.c)))
+PCI_LIBS := $(shell pkg-config --libs libpci 2>/dev/null || echo -lpci)
+APP_BINS := $(O)/examples/mlp_train $(O)/examples/make_example_exe $(O)/tools/ipu-run \
+	$(O)/tools/ipu-info
 
 userspace: $(APP_BINS)
 
 $(O)/examples/mlp_train: $(O)/userspace/examples/mlp_train.o $(MLP_OBJS)
 $(O)/examples/make_example_exe: $(O)/userspace/examples/make_example_exe.o $(NPY_OBJS)
 $(O)/tools/ipu-run: $(O)/userspace/tools/ipu-run.o $(NPY_OBJS)
+$(O)/tools/ipu-info: $(O)/userspace/tools/ipu-info.o $(INFO_OBJS)
+$(O)/tools/ipu-info: APP_LIBS := $(PCI_LIBS)
 $(APP_BINS): $(ALL_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(filter %.o,$^) -o $@ $(ALL_LIBS) $(LDFLAGS_ALL) $(SYS_LIBS)
+	$(CC) $(filter %.o,$^) -o $@ $(ALL_LIBS) $(LDFLAGS_ALL) $(APP_LIBS) $(SYS_LIBS)
 
 $(O)/tests/unit/test_demo_mlp: $(MLP_OBJS)
 $(O)/tests/unit/test_npy: $(NPY_OBJS)
+# ipu-info's gathering and printing, over fake sysfs trees.
+$(O)/tests/unit/test_ipu_info $(O)/shared/tests/unit/test_ipu_info: $(INFO_OBJS)
+$(O)/tests/unit/test_ipu_info $(O)/shared/tests/unit/test_ipu_info: TEST_LIBS += $(PCI_LIBS)
+# ... and in the guests, on ipu.ko's devices and the rig's PCI functions.
+$(O)/tests/kernel/test_ipu_info: $(INFO_OBJS)
+$(O)/tests/kernel/test_ipu_info: TEST_LIBS += $(PCI_LIBS)
 # The vfio-user transport's tests link its objects (the table and the
 # JSON reader's tests only theirs: the rest calls into a device).
 VFU_TESTS := test_vfio_user test_vfio_user_malformed test_vfio_user_emu \
@@ -158,7 +173,7 @@ $(O)/tests/unit/test_ipu_emu: | $(EMU)
 $(O)/tests/unit/test_vfio_user_dma: $(O)/firmware/emu/vfio_user_dma.o
 $(O)/tests/unit/test_vfio_user_caps: $(O)/firmware/emu/vfio_user_caps.o
 
--include $(MLP_OBJS:.o=.d) $(NPY_OBJS:.o=.d) $(patsubst $(O)/%,$(O)/userspace/%.d,$(APP_BINS))
+-include $(MLP_OBJS:.o=.d) $(NPY_OBJS:.o=.d) $(INFO_OBJS:.o=.d) $(patsubst $(O)/%,$(O)/userspace/%.d,$(APP_BINS))
 
 # Shared libraries, from the same (-fPIC) objects: sonames lib*.so.1, and
 # only what the public headers declare exported (each library's version
@@ -251,18 +266,24 @@ unit-valgrind: userspace
 	BUILD=$(BUILD) scripts/run-tests --valgrind unit-valgrind $(UNIT_BINS)
 
 # ipu-run end to end (tests/tools/test_ipu_run.sh: NumPy writes the inputs
-# and checks the outputs), plainly, built with ASan+UBSan, and under
-# valgrind; each run writes $(O)/results/unit-tools*. All three run even
-# when one fails.
+# and checks the outputs) and ipu-info (tests/tools/test_ipu_info.sh: fake
+# trees, its JSON parsed by Python), each plainly, built with ASan+UBSan,
+# and under valgrind; each run writes $(O)/results/unit-tools*. All run
+# even when one fails.
 unit-tools: userspace
 	$(MAKE) BUILD=$(BUILD)/asan SAN="$(ASAN_SAN)" $(BUILD)/asan/tools/ipu-run \
-		$(BUILD)/asan/examples/make_example_exe
+		$(BUILD)/asan/examples/make_example_exe $(BUILD)/asan/tools/ipu-info
 	@st=0; \
 	BUILD=$(BUILD) tests/tools/test_ipu_run.sh unit-tools $(BUILD) || st=1; \
 	BUILD=$(BUILD) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		tests/tools/test_ipu_run.sh unit-tools-asan $(BUILD)/asan || st=1; \
 	BUILD=$(BUILD) IPU_RUN_WRAPPER="$(VALGRIND_RUN)" \
 		tests/tools/test_ipu_run.sh unit-tools-valgrind $(BUILD) || st=1; \
+	BUILD=$(BUILD) tests/tools/test_ipu_info.sh unit-tools-info $(BUILD) || st=1; \
+	BUILD=$(BUILD) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		tests/tools/test_ipu_info.sh unit-tools-info-asan $(BUILD)/asan || st=1; \
+	BUILD=$(BUILD) IPU_RUN_WRAPPER="$(VALGRIND_RUN)" \
+		tests/tools/test_ipu_info.sh unit-tools-info-valgrind $(BUILD) || st=1; \
 	exit $$st
 
 lint: deps
@@ -301,7 +322,7 @@ fuzz: deps
 # each). A phase that fails without a failure in $(O)/results (a build error
 # before any test could report) is recorded as one failure of its own, so
 # the total never hides it. The last line is summarize's "N passed, N failed".
-CHECK_PHASES := unit lint kernel-check fuzz
+CHECK_PHASES := unit python-check lint kernel-check fuzz
 FAILED_SO_FAR = cat $(O)/results/* 2>/dev/null | awk '{ f += $$2 } END { print f + 0 }'
 
 check: deps
@@ -320,11 +341,42 @@ check: deps
 	scripts/summarize $(O)/results || status=1; \
 	exit $$status
 
+# The Python package (userspace/python/ipu, `import ipu`): ctypes over the shared
+# libraries, so building it is building them; the import checks that the
+# interpreter has NumPy and finds the libraries. PYTHON is Debian's
+# interpreter (python3-numpy, python3-pytest): the python3 first on PATH
+# may be another one without them.
+PYTHON ?= /usr/bin/python3
+PY_ENV := IPU_LIB_DIR=$(abspath $(O)/lib) PYTHONPATH=$(abspath userspace/python)
+
+python: deps $(ALL_SOS)
+	$(PY_ENV) $(PYTHON) -c 'import ipu, numpy; print("ipu: importable with NumPy", numpy.__version__, "from", ipu.__file__)'
+
+# Its tests (userspace/python/tests, pytest, on the model); counts go to
+# $(O)/results/python-check. The C demo is there to compare the Python
+# demo's weights with.
+python-check: python $(O)/examples/mlp_train
+	BUILD=$(BUILD) PYTHON=$(PYTHON) PYTHONPATH=$(abspath userspace/python) \
+		IPU_MLP_TRAIN=$(abspath $(O)/examples/mlp_train) \
+		scripts/run-pytest python-check userspace/python/tests
+
+# The MLP demo in Python (userspace/python/examples/mlp_train.py): the C demo's
+# weights for the same seed; DEMO_ARGS as for `make demo`.
+python-demo: python
+	$(PY_ENV) $(PYTHON) userspace/python/examples/mlp_train.py $(DEMO_ARGS)
+
+# What the binding adds (tests/bench/bench_python.py): run() from Python
+# against bench_session's run from C, 64 MiB streams against np.copyto.
+python-bench: python $(O)/tests/bench/bench_session
+	$(PY_ENV) $(PYTHON) tests/bench/bench_python.py $(O)
+
 # Benchmarks (tests/bench): built like the tests, run one after the other;
 # each prints "bench <name> <value> <unit>" lines. Timing is never asserted.
 bench: deps
 	$(MAKE) $(BENCH_BINS)
 	@for b in $(BENCH_BINS); do echo "== $$b"; $$b || exit 1; done
+	@echo "== tests/bench/bench_python.py"
+	@$(MAKE) -s --no-print-directory python-bench
 
 # The main job: train the example MLP (userspace/examples/mlp_train.c) on
 # the default device, the model when there is no IPU. DEMO_ARGS passes

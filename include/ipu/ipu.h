@@ -912,7 +912,9 @@ int ipu_queue_unregister_buffers(struct ipu_queue *q);
  *    then its launch fails, as a device failing part way), "hang" (a
  *    launch never finishes, as a firmware that stopped answering: it
  *    completes with -EIO only when a device of its run is reset, or is
- *    dropped with its queue) or "attach".
+ *    dropped with its queue), "xfer_hang" (the same for a transfer,
+ *    which moves nothing), "reset" (resetting a device fails with
+ *    -EIO and resets nothing) or "attach".
  *    Tests set it at run time with __ipu_model_faults_set() (test-only,
  *    include/ipu/testing.h).
  */

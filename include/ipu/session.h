@@ -123,8 +123,9 @@ struct ipu_stream_desc {
  *	holds a launch, plus a margin of 10000 and 1 ms per 16 KiB moved.
  *	When it runs out, the call resets the session's IPUs, waits for the
  *	commands the reset ends (the device may write the call's buffers
- *	until then; should one not end, it resets again and keeps waiting,
- *	saying so on stderr) and fails with -ETIMEDOUT; the host copies are
+ *	until then; should one not end within @wait_timeout_ms, or 10000
+ *	ms by default, it resets again and keeps waiting, saying so on
+ *	stderr) and fails with -ETIMEDOUT; the host copies are
  *	then out of sync. Added after data_dir (a smaller @sz is accepted).
  */
 struct ipu_session_opts {

@@ -469,6 +469,35 @@ static void test_hung_launch_ends_with_a_reset(void **state)
 	check_out(f);
 }
 
+/*
+ * Fault "reset": the reset fails with -EIO, counts nothing and releases
+ * nothing (the launch stays hung); the next reset works and ends it.
+ */
+static void test_failed_reset_leaves_a_hung_launch_hung(void **state)
+{
+	struct fixture *f = *state;
+	struct ipu_device_info info = { .sz = sizeof(info) };
+	struct ipu_completion c[3];
+	uint64_t before;
+
+	assert_int_equal(ipu_device_query(f->rep[0].dev, &info), 0);
+	before = info.reset_count;
+	assert_int_equal(__ipu_model_faults_set("hang:1,reset:1"), 0);
+	submit_replicas(f, 0, 1);
+	assert_int_equal(ipu_queue_reap(f->q, c, 3, 3, 100 * 1000000ll), 1);
+	assert_int_equal(ipu_device_reset(f->rep[0].dev), -EIO);
+	if (!strstr(ipu_errmsg(), "resetting"))
+		fail_msg("message: %s", ipu_errmsg());
+	assert_int_equal(ipu_device_query(f->rep[0].dev, &info), 0);
+	assert_int_equal(info.reset_count, before);
+	assert_int_equal(ipu_queue_reap(f->q, c, 2, 2, 100 * 1000000ll), 0);
+	assert_int_equal(ipu_device_reset(f->rep[0].dev), 0);
+	mh_reap(f->q, c, 2);
+	assert_int_equal(mh_find(c, 2, 1)->result, -EIO);
+	assert_int_equal(ipu_device_query(f->rep[0].dev, &info), 0);
+	assert_int_equal(info.reset_count, before + 1);
+}
+
 /* A hung run of two replicas ends with a reset of either device. */
 static void test_hung_run_ends_with_a_reset_of_one_device(void **state)
 {
@@ -538,6 +567,7 @@ int main(void)
 		T2(test_replicas_with_different_executables_are_einval),
 		T2(test_a_cancelled_launch_cancels_its_run),
 		T1(test_hung_launch_ends_with_a_reset),
+		T1(test_failed_reset_leaves_a_hung_launch_hung),
 		T2(test_hung_run_ends_with_a_reset_of_one_device),
 		T1(test_hung_launch_goes_with_its_queue),
 		T1(test_model_reports_no_launch_deadline),

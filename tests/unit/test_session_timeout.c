@@ -10,6 +10,8 @@
  */
 #include "session_helpers.h"
 
+#include <unistd.h>
+
 static const uint64_t two = 2;
 
 /*
@@ -91,6 +93,93 @@ static void test_S25_hung_launch_times_out_resets_and_reaps(void **state)
 	ipu_session_destroy(s);
 }
 
+/*
+ * stderr of @call in @buf (NUL-terminated, at most @len - 1 bytes), by
+ * pointing fd 2 at a temporary file around it.
+ */
+#define stderr_of(buf, len, call)						\
+	({								\
+		FILE *tmp_ = tmpfile();					\
+		int saved_, ret_se_;					\
+		size_t n_;						\
+									\
+		assert_non_null(tmp_);					\
+		fflush(stderr);						\
+		saved_ = dup(2);					\
+		assert_true(saved_ >= 0);				\
+		assert_true(dup2(fileno(tmp_), 2) == 2);		\
+		ret_se_ = (call);						\
+		fflush(stderr);						\
+		assert_true(dup2(saved_, 2) == 2);			\
+		close(saved_);						\
+		rewind(tmp_);						\
+		n_ = fread((buf), 1, (len) - 1, tmp_);			\
+		(buf)[n_] = '\0';					\
+		fclose(tmp_);						\
+		ret_se_;							\
+	})
+
+/*
+ * The reset that should end a hung launch fails (the model's fault
+ * "reset"): the message says so, and the session, whose commands are still
+ * out (the launch and the output transfer behind it), says on stderr that
+ * it resets again after the bound, and does; the
+ * call returns only once the second reset has ended the launch, and the
+ * device works afterwards.
+ */
+static void test_S25_failed_reset_is_reported_and_retried(void **state)
+{
+	const float ran[2] = { 2, 3 };
+	struct ipu_session *s = acc(200);
+	char err[4096];
+	uint64_t before;
+	float y[2];
+
+	(void)state;
+	sh_attach(s);
+	before = resets(0);
+	assert_int_equal(__ipu_model_faults_set("hang:1,reset:1"), 0);
+	assert_int_equal(stderr_of(err, sizeof(err),
+				   bounded(s, 200, run_x(s, 7, y))),
+			 -ETIMEDOUT);
+	assert_int_equal(__ipu_model_faults_set(NULL), 0);
+	sh_assert_msg(s, "the launch did not complete within 200 ms on model:0");
+	sh_assert_msg(s, "resetting it failed: model:0: resetting");
+	if (!strstr(err, "run: 2 commands on model:0 still out 200 ms after a reset; resetting again"))
+		fail_msg("stderr: \"%s\"", err);
+	/* Only the second reset happened; it ended the launch. */
+	assert_int_equal(resets(0), before + 1);
+	assert_true(y[0] == -1 && y[1] == -1);
+	assert_int_equal(run_x(s, 1, y), 0);
+	sh_assert_floats(y, ran, 2);
+	ipu_session_destroy(s);
+}
+
+/*
+ * A transfer the device never completes (the model's fault "xfer_hang"):
+ * weights_from_host, a batch of transfers only, fails with -ETIMEDOUT
+ * saying the transfers did not complete, after the session reset the
+ * device and reaped; the next call works.
+ */
+static void test_S25_hung_transfer_times_out_resets_and_reaps(void **state)
+{
+	struct ipu_session *s = acc(200);
+	uint64_t before;
+
+	(void)state;
+	sh_attach(s);
+	before = resets(0);
+	assert_int_equal(__ipu_model_faults_set("xfer_hang:1"), 0);
+	assert_int_equal(bounded(s, 200, ipu_session_weights_from_host(s)),
+			 -ETIMEDOUT);
+	assert_int_equal(__ipu_model_faults_set(NULL), 0);
+	sh_assert_msg(s, "the transfers did not complete within 200 ms on model:0");
+	assert_int_equal(resets(0), before + 1);
+	assert_false(__ipu_session_in_sync(s));
+	assert_int_equal(ipu_session_weights_from_host(s), 0);
+	ipu_session_destroy(s);
+}
+
 /* After a timeout and its reset, the device works: the exit fetches. */
 static void test_S07_exit_after_a_timeout_fetches_and_detaches(void **state)
 {
@@ -169,6 +258,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_S25_hung_launch_times_out_resets_and_reaps),
+		cmocka_unit_test(test_S25_failed_reset_is_reported_and_retried),
+		cmocka_unit_test(test_S25_hung_transfer_times_out_resets_and_reaps),
 		cmocka_unit_test(test_S07_exit_after_a_timeout_fetches_and_detaches),
 		cmocka_unit_test(test_S25_replicated_timeout_resets_every_ipu),
 	};

@@ -88,7 +88,13 @@ static int env_uint(const char *name, unsigned long def, unsigned long max,
  *	hang	a launch: the program does not run and the launch does not
  *		complete (a firmware that stopped answering) until a device
  *		of its run is reset, then -EIO, as the kernel completes the
- *		launches a reset interrupts.
+ *		launches a reset interrupts;
+ *	xfer_hang	a transfer: it moves nothing and does not complete
+ *		until its device is reset, then -EIO (the queue going:
+ *		-ECANCELED), as a DMA engine that stopped;
+ *	reset	resetting a device: -EIO, and nothing is reset (a hung
+ *		launch stays hung), as a device that does not come back
+ *		from its reset register.
  * Both forms of one kind add up (an operation fails if either says so).
  */
 struct model_fault {
@@ -104,6 +110,8 @@ static struct model_fault faults[MODEL_FAULT_NR] = {
 	[MODEL_FAULT_LAUNCH] = { .kind = "launch" },
 	[MODEL_FAULT_ATTACH] = { .kind = "attach" },
 	[MODEL_FAULT_HANG] = { .kind = "hang" },
+	[MODEL_FAULT_RESET] = { .kind = "reset" },
+	[MODEL_FAULT_XFER_HANG] = { .kind = "xfer_hang" },
 };
 
 /* Parse @spec into @out (a copy of faults, cleared); @why on error. */
@@ -505,11 +513,13 @@ static int m_reset(struct ipu_device *dev)
 	 * kept, as the simulated IPU keeps it.
 	 */
 	pthread_mutex_lock(&m->lock);
-	if (m->owner == dev) {
+	if (m->owner != dev) {
+		err = -EACCES;
+	} else if (model_fault(MODEL_FAULT_RESET)) {
+		err = -EIO;
+	} else {
 		m->reset_count++;
 		ipufw_cancel(m->running);
-	} else {
-		err = -EACCES;
 	}
 	pthread_mutex_unlock(&m->lock);
 	if (!err)

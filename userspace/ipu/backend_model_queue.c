@@ -102,18 +102,29 @@ static bool in_a_run(const struct ipu_cmd *cmd)
 
 #define INJECTED_DMA "injected fault (IPU_MODEL_FAULTS dma): nothing moved"
 #define INJECTED_LAUNCH "injected fault (IPU_MODEL_FAULTS launch): the program ran, then the launch failed"
+#define HUNG_XFER "injected fault (IPU_MODEL_FAULTS xfer_hang): the transfer stopped moving; nothing moved"
 
 /* A transfer; *@detail says more about a failure when not NULL. */
-static int run_xfer(const struct ipu_xfer_desc *x, const char **detail)
+static int run_xfer(struct mq *mq, const struct ipu_xfer_desc *x,
+		    const char **detail)
 {
+	struct ipu_device *dev = x->bo->dev;
+	uint64_t before;
 	uint8_t *p;
 
 	*detail = NULL;
-	if (!model_attached(x->bo->dev))
+	if (!model_attached(dev))
 		return -EACCES;
 	if (model_fault(MODEL_FAULT_DMA)) {
 		*detail = INJECTED_DMA;
 		return -EIO;
+	}
+	if (model_fault(MODEL_FAULT_XFER_HANG)) {
+		/* As a hung launch: only a reset (or the queue going) ends
+		 * it, snapshot taken before the wait so none is missed. */
+		before = model_resets(dev);
+		*detail = HUNG_XFER;
+		return model_hang(&dev, 1, &before, &mq->stop);
 	}
 	p = model_bo_ptr(x->bo, x->bo_offset);
 	if (x->dir == IPU_XFER_DIR_TO_DEVICE) {
@@ -492,7 +503,7 @@ static void run_chain(struct mq *mq, struct mq_chain *c)
 		} else {
 			const char *detail;
 
-			res = run_xfer(&cmd->xfer, &detail);
+			res = run_xfer(mq, &cmd->xfer, &detail);
 			ipu_queue_complete(mq->q, cmd, res, detail);
 		}
 		if (res) {

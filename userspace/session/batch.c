@@ -136,6 +136,7 @@ static void reset_and_reap(struct sess_batch *b, size_t left, uint64_t ms,
 {
 	struct ipu_session *s = b->s;
 	char names[256], why[256] = "";
+	unsigned int again;
 	size_t i;
 	int ret;
 
@@ -146,9 +147,12 @@ static void reset_and_reap(struct sess_batch *b, size_t left, uint64_t ms,
 		     b->what, launch ? "launch" : "transfers",
 		     (unsigned long long)ms, names, s->num_ipus > 1 ? "s" : "",
 		     why);
+	/* The caller's bound, when it gave one, also bounds each wait after
+	 * a reset: the margin is for devices the session knows nothing of. */
+	again = s->wait_timeout_ms ? s->wait_timeout_ms : SESS_WAIT_MARGIN_MS;
 	for (;;) {
 		ret = ipu_queue_reap(s->q, s->cqes, left, left,
-				     (int64_t)SESS_WAIT_MARGIN_MS * 1000000);
+				     (int64_t)again * 1000000);
 		for (i = 0; ret > 0 && i < (size_t)ret; i++)
 			if (s->cqes[i].op == IPU_CMD_LAUNCH &&
 			    !s->cqes[i].result)
@@ -157,8 +161,8 @@ static void reset_and_reap(struct sess_batch *b, size_t left, uint64_t ms,
 			left -= (size_t)ret;
 		if (!left || ret < 0)
 			return;
-		ipu_sess_log("%s: %zu commands on %s still out %d ms after a reset; resetting again",
-			     b->what, left, names, SESS_WAIT_MARGIN_MS);
+		ipu_sess_log("%s: %zu commands on %s still out %u ms after a reset; resetting again",
+			     b->what, left, names, again);
 		reset_all(s, why, sizeof(why));
 	}
 }

@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
+"""The current graph: where ``with graph:`` scopes put new ops (PopXL's
+``popxl.gcg()``), one stack per thread, like PopXL's."""
+import threading
+
+from .errors import IrError
+
+_local = threading.local()
+
+
+def _stack():
+    s = getattr(_local, "graphs", None)
+    if s is None:
+        s = _local.graphs = []
+    return s
+
+
+def push(graph):
+    _stack().append(graph)
+
+
+def pop():
+    _stack().pop()
+
+
+def get_current_graph():
+    """The graph new ops go into: the innermost ``with graph:`` scope.
+
+    Raises:
+        ipu.IrError: outside every graph scope.
+    """
+    s = _stack()
+    if not s:
+        raise IrError("no current graph: create ops, variables and streams "
+                      "inside `with ir.main_graph:` (or another graph)")
+    return s[-1]
+
+
+gcg = get_current_graph
+
+
+def current_ir():
+    """The Ir of the current graph."""
+    return get_current_graph().ir

@@ -1,0 +1,106 @@
+# SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
+"""Element types, as PopXL names them: ``ipu.float32``, ``ipu.float16``,
+``ipu.bfloat16``, ``ipu.float8_143``, ``ipu.float8_152``, ``ipu.int32``,
+``ipu.int8``, ``ipu.uint8``, ``ipu.bool``, and the host-only
+``ipu.float64`` and ``ipu.int64`` (inputs downcast to 32 bits, S12).
+
+NumPy has no bfloat16 or FP8: their host arrays hold the codes, uint16 for
+bfloat16 and uint8 for FP8 (PopXL's convention; see
+:mod:`ipu.fp8_utils` to convert).
+"""
+import numpy as np
+
+from . import _lib
+
+
+class dtype:
+    """An element type of IPU tensors and host arrays.
+
+    Attributes:
+        name (str): PopXL's name ("float32", "float8_143", ...).
+        itemsize (int): bytes per element.
+        is_floating_point (bool): a float type (the FP8s included).
+        is_fp8 (bool): float8_143 or float8_152.
+        on_device (bool): device tensors may have it (not float64, int64).
+    """
+
+    _by_code = {}
+    _by_name = {}
+
+    def __init__(self, name, code, np_dtype, is_float, on_device=True):
+        self.name = name
+        self._code = code
+        self._np = np.dtype(np_dtype)
+        self.is_floating_point = is_float
+        self.is_fp8 = name.startswith("float8")
+        self.on_device = on_device
+        self.itemsize = int(_lib.ipu_dtype_size(code))
+        dtype._by_code[code] = self
+        dtype._by_name[name] = self
+
+    def as_numpy(self):
+        """The NumPy dtype of host arrays of this type (uint8 for FP8,
+        uint16 for bfloat16: the codes)."""
+        return self._np
+
+    def __repr__(self):
+        return "ipu." + self.name
+
+    __str__ = __repr__
+
+    def __reduce__(self):
+        # Pickle as the module's singleton.
+        return (from_name, (self.name,))
+
+
+float32 = dtype("float32", 1, np.float32, True)
+float16 = dtype("float16", 2, np.float16, True)
+bfloat16 = dtype("bfloat16", 3, np.uint16, True)
+float8_143 = dtype("float8_143", 4, np.uint8, True)
+float8_152 = dtype("float8_152", 5, np.uint8, True)
+int32 = dtype("int32", 6, np.int32, False)
+int8 = dtype("int8", 7, np.int8, False)
+uint8 = dtype("uint8", 8, np.uint8, False)
+bool = dtype("bool", 9, np.bool_, False)  # noqa: A001 (PopXL's name)
+float64 = dtype("float64", 10, np.float64, True, on_device=False)
+int64 = dtype("int64", 11, np.int64, False, on_device=False)
+
+# NumPy dtypes of host arrays and the C dtype a buffer of them is tagged
+# with (the host representation of each type; uint16 only for bfloat16).
+_np_to_code = {np.dtype(d): c for d, c in (
+    (np.float32, 1), (np.float16, 2), (np.int32, 6), (np.int8, 7),
+    (np.uint8, 8), (np.bool_, 9), (np.float64, 10), (np.int64, 11))}
+
+
+def from_name(name):
+    """The dtype called @name ("float32", ...); KeyError if none is."""
+    return dtype._by_name[name]
+
+
+def from_code(code):
+    """The dtype of C enum ipu_dtype value @code."""
+    return dtype._by_code[code]
+
+
+def from_numpy(np_dtype):
+    """The ipu dtype of a NumPy dtype (float32 -> ipu.float32, ...); uint16
+    has none (bfloat16 codes are uint16: say ``dtype=ipu.bfloat16``).
+
+    Raises:
+        TypeError: for a NumPy dtype with no ipu equivalent.
+    """
+    code = _np_to_code.get(np.dtype(np_dtype))
+    if code is None:
+        raise TypeError("NumPy dtype %s has no ipu equivalent" %
+                        np.dtype(np_dtype))
+    return dtype._by_code[code]
+
+
+def host_code(np_dtype, target=None):
+    """The C dtype to tag a host buffer of NumPy dtype @np_dtype with when
+    it is for a stream or tensor of ipu dtype @target: uint16 arrays hold
+    bfloat16 codes; None if NumPy's type has no C equivalent."""
+    np_dtype = np.dtype(np_dtype)
+    if target is bfloat16 and np_dtype == np.uint16:
+        return bfloat16._code
+    return _np_to_code.get(np_dtype)

@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
+"""Graphs of an Ir (PopXL's ``popxl.Graph``) and the virtual-graph scope
+``ipu.ipu(n)``."""
+from . import _lib, context
+from .tensor import check_ir
+
+
+class Graph:
+    """A graph of an Ir: the main graph (what a run executes) or a
+    subgraph made by :meth:`ipu.Ir.create_graph`, run with ``ops.call`` or
+    ``ops.repeat``.
+
+    ``with graph:`` makes it the current graph: ops, variables and streams
+    created inside go into it (scopes nest).
+
+    Attributes:
+        name (str): the graph's name ("main" for the main graph).
+        ir (ipu.Ir): its Ir.
+        inputs (list of ipu.Tensor), outputs (list of ipu.Tensor): a
+            subgraph's inputs and outputs, in order.
+    """
+
+    def __init__(self, ir, handle, name):
+        self._ir = ir
+        self._h = handle
+        self.name = name
+        self._inputs = []
+        self._outputs = []
+
+    @property
+    def ir(self):
+        return self._ir
+
+    @property
+    def inputs(self):
+        return list(self._inputs)
+
+    @property
+    def outputs(self):
+        return list(self._outputs)
+
+    def __enter__(self):
+        ir = self._ir
+        check_ir(ir, _lib.ipu_ir_push_graph(ir._c(), self._h),
+                 "entering graph '%s'" % self.name)
+        context.push(self)
+        return self
+
+    def __exit__(self, *exc):
+        context.pop()
+        # The Ir may have gone to a Session inside the scope.
+        if self._ir._ptr:
+            _lib.ipu_ir_pop_graph(self._ir._ptr)
+        return False
+
+    def __repr__(self):
+        return "Graph(%r)" % self.name
+
+
+class ipu:  # noqa: N801 (PopXL's name: `with popxl.ipu(1):`)
+    """``with ipu.ipu(n):``: ops created inside run on virtual graph (IPU)
+    ``n`` of each replica. The number of IPUs a program needs follows from
+    the highest one used (S03)."""
+
+    def __init__(self, vgid):
+        self.vgid = int(vgid)
+        self._ir = None
+
+    def __enter__(self):
+        self._ir = context.current_ir()
+        check_ir(self._ir, _lib.ipu_ir_push_ipu(self._ir._c(), self.vgid),
+                 "ipu(%d)" % self.vgid)
+        return self
+
+    def __exit__(self, *exc):
+        if self._ir._ptr:
+            _lib.ipu_ir_pop_ipu(self._ir._ptr)
+        return False

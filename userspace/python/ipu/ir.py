@@ -1,0 +1,252 @@
+# SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
+"""The Ir (PopXL's ``popxl.Ir``): a program being built, over libipuir."""
+import ctypes
+import inspect
+
+from . import _lib, context
+from .errors import IrError
+from .graph import Graph
+from .replica_grouping import ReplicaGrouping
+from .streams import DeviceToHostStream, HostToDeviceStream
+from .tensor import (Tensor, TensorSpec, _check_handle, check_ir,
+                     graph_input, graph_output)
+
+
+class Ir:
+    """A program: a main graph, subgraphs, variables, constants and host
+    streams, with its replication factor and host transfers per run.
+
+    Build it in graph scopes, then hand it to :class:`ipu.Session`, which
+    takes it over: afterwards it can no longer be changed (S01), though its
+    tensors and streams stay usable as keys.
+
+    Example::
+
+        ir = ipu.Ir()
+        ir.replication_factor = 2
+        with ir.main_graph:
+            x_h2d = ipu.h2d_stream((4,), ipu.float32, name="x")
+            w = ipu.variable(np.zeros(4, np.float32), name="w")
+            x = ipu.ops.host_load(x_h2d)
+            ipu.ops.scaled_add_(w, x)
+
+    Args:
+        name (str, optional): the program's name, for messages and the
+            executable.
+    """
+
+    def __init__(self, name=""):
+        p = ctypes.c_void_p()
+        err = _lib.ipu_ir_create(_lib.cstr(name), ctypes.byref(p))
+        if err < 0:
+            raise IrError("Ir(%r): cannot create (errno %d)" % (name, -err),
+                          -err)
+        self._ptr = p.value
+        self._owner = None
+        self.name = name
+        self._variables = []
+        self._constants = []
+        self._streams = []
+        self._graphs = []
+        self._names = {}
+        self._main = Graph(self, _lib.ipu_ir_main_graph(self._ptr), "main")
+
+    def __del__(self):
+        # An Ir a Session took is the session's to free.
+        if getattr(self, "_ptr", None) and self._owner is None:
+            p, self._ptr = self._ptr, None
+            try:
+                _lib.ipu_ir_destroy(p)
+            except Exception:  # noqa: BLE001 (interpreter exit)
+                pass
+
+    def _c(self):
+        """The C ir, while the Ir may still change."""
+        if not self._ptr:
+            raise IrError("the Ir belongs to a Session and can no longer be "
+                          "changed (S01)")
+        return self._ptr
+
+    def _give_to(self, owner):
+        """Hand the C ir to a Session, which destroys it."""
+        p = self._c()
+        self._ptr = None
+        self._owner = owner
+        return p
+
+    def _unique_name(self, prefix):
+        n = self._names.get(prefix, 0)
+        self._names[prefix] = n + 1
+        return "%s.%d" % (prefix, n)
+
+    # -- settings ------------------------------------------------------
+
+    def _setting(self, what):
+        return int(getattr(_lib, "ipu_ir_" + what)(self._c()))
+
+    def _set(self, what, value):
+        v = int(value)
+        if v < 1:
+            raise IrError("%s must be at least 1, not %d" % (what, v))
+        check_ir(self, getattr(_lib, "ipu_ir_set_" + what)(self._c(), v),
+                 what)
+
+    @property
+    def replication_factor(self):
+        """Replicas the program runs on (default 1); set it before making
+        replica groupings."""
+        return self._settings_cache("replication_factor")
+
+    @replication_factor.setter
+    def replication_factor(self, v):
+        self._set("replication_factor", v)
+
+    @property
+    def instance_replication_factor(self):
+        """Replicas of this instance: the replication factor (programs run
+        in one instance)."""
+        return self._settings_cache("instance_replication_factor")
+
+    @instance_replication_factor.setter
+    def instance_replication_factor(self, v):
+        self._set("instance_replication_factor", v)
+
+    @property
+    def num_host_transfers(self):
+        """Transfers per stream per run (default 1): the program's loop
+        over them is ``ops.repeat`` (PopXL's num_host_transfers)."""
+        return self._settings_cache("num_host_transfers")
+
+    @num_host_transfers.setter
+    def num_host_transfers(self, v):
+        self._set("num_host_transfers", v)
+
+    def _settings_cache(self, what):
+        if self._ptr:
+            return self._setting(what)
+        # Taken over by a Session: the values it was compiled with.
+        return self._frozen[what]
+
+    def _freeze(self):
+        self._frozen = {w: self._setting(w) for w in (
+            "replication_factor", "instance_replication_factor",
+            "num_host_transfers", "ipus_per_replica")}
+
+    # -- graphs ----------------------------------------------------------
+
+    @property
+    def main_graph(self):
+        """The main graph: what a run executes."""
+        return self._main
+
+    def create_graph(self, fn, *args, **kwargs):
+        """Create a subgraph, as PopXL does, by calling @fn inside it.
+
+        Each positional argument (an :class:`ipu.TensorSpec` or a tensor,
+        whose shape and dtype are used) becomes a graph input, named after
+        @fn's parameter, and @fn is called with those inputs (and
+        @kwargs). The tensor or tuple of tensors it returns become the
+        graph's outputs.
+
+        With a string instead of a function, the graph is created empty,
+        named so: give it inputs and outputs with ``ipu.graph_input`` and
+        ``ipu.graph_output`` inside ``with graph:``.
+
+        Returns:
+            ipu.Graph: to run with ``ops.call`` or ``ops.repeat``.
+        """
+        if isinstance(fn, str):
+            return self._new_graph(fn)
+        base = getattr(fn, "__name__", "graph")
+        name = base
+        n = 0
+        while any(g.name == name for g in self._graphs):
+            n += 1
+            name = "%s.%d" % (base, n)
+        g = self._new_graph(name)
+        try:
+            params = list(inspect.signature(fn).parameters)
+        except (TypeError, ValueError):
+            params = []
+        with g:
+            inputs = []
+            for i, a in enumerate(args):
+                if not isinstance(a, (Tensor, TensorSpec)):
+                    raise IrError("create_graph(%s): argument %d is %r, "
+                                  "not a TensorSpec or a tensor" %
+                                  (name, i, a))
+                pname = params[i] if i < len(params) else "input%d" % i
+                inputs.append(graph_input(a.shape, a.dtype, pname))
+            out = fn(*inputs, **kwargs)
+            if out is None:
+                outs = ()
+            elif isinstance(out, Tensor):
+                outs = (out,)
+            else:
+                outs = tuple(out)
+            for t in outs:
+                graph_output(t)
+        return g
+
+    def _new_graph(self, name):
+        h = _lib.ipu_ir_create_graph(self._c(), _lib.cstr(name))
+        _check_handle(self, h, "create_graph '%s'" % name)
+        g = Graph(self, h, name)
+        self._graphs.append(g)
+        return g
+
+    # -- groupings -------------------------------------------------------
+
+    def replica_grouping(self, stride=1, group_size=None):
+        """A grouping of the replicas (PopXL's ``ir.replica_grouping``):
+        groups of @group_size (default: replication_factor / @stride)
+        whose members are @stride apart."""
+        c = _lib.ReplicaGrouping()
+        check_ir(self, _lib.ipu_ir_replica_grouping(
+            self._c(), int(stride), int(group_size or 0), ctypes.byref(c)),
+            "replica_grouping")
+        return ReplicaGrouping(self, c)
+
+    def replica_grouping_from_assignments(self, assignment):
+        """A grouping with no constant stride (PopXL's
+        ``ir.replica_grouping_from_assignments``): @assignment[r] is the
+        group of replica r; groups 0..G-1, all the same size."""
+        vals = [int(a) for a in assignment]
+        arr = (ctypes.c_uint32 * max(len(vals), 1))(*vals)
+        c = _lib.ReplicaGrouping()
+        check_ir(self, _lib.ipu_ir_replica_grouping_from_assignments(
+            self._c(), arr, len(vals), ctypes.byref(c)),
+            "replica_grouping_from_assignments")
+        return ReplicaGrouping(self, c, vals)
+
+    # -- what the program holds -------------------------------------------
+
+    def get_all_h2d_streams(self):
+        """The host-to-device streams, in creation order."""
+        return [s for s in self._streams if isinstance(s, HostToDeviceStream)]
+
+    def get_all_d2h_streams(self):
+        """The device-to-host streams, in creation order."""
+        return [s for s in self._streams if isinstance(s, DeviceToHostStream)]
+
+    @property
+    def variables(self):
+        """The variables, in creation order."""
+        return list(self._variables)
+
+    @property
+    def constants(self):
+        """The constants, in creation order."""
+        return list(self._constants)
+
+    @property
+    def _has_read_only_memmap(self):
+        return any(v.mmap_path and v.mmap_readonly for v in self._variables)
+
+    def __repr__(self):
+        return "Ir(%r)" % self.name
+
+
+def get_current_graph():
+    """The current graph (PopXL's ``popxl.gcg()``)."""
+    return context.get_current_graph()

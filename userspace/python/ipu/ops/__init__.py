@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
+"""Ops of the IR (PopXL's ``popxl.ops``): each adds one op to the current
+graph (``with graph:``) and returns its output tensor.
+
+Every op of libipuir is here: host_load, host_store; add, sub, mul, div,
+neg, abs, relu, gelu, tanh, sigmoid, exp, log, sqrt; matmul; transpose,
+reshape, slice, concat; sum, mean, max (also as reduce_*); softmax,
+log_softmax; cast; call, repeat; collectives.replicated_all_reduce;
+var_updates.scaled_add_ / accumulate_ / copy_var_update_ (scaled_add_
+also here). A refused op raises :class:`ipu.IrError` with libipuir's
+message, naming the op, the tensors and their shapes, and leaves the Ir as
+it was.
+"""
+from . import collectives, var_updates
+from .cast import cast
+from .collectives import CollectiveOperator, replicated_all_reduce
+from .control import call, repeat
+from .elementwise import (abs, add, div, exp, gelu, log, mul, neg, relu,
+                          sigmoid, sqrt, sub, tanh)
+from .host import host_load, host_store
+from .matmul import matmul
+from .reduce import max, mean, reduce_max, reduce_mean, reduce_sum, sum
+from .shape import concat, reshape, slice, transpose
+from .softmax import log_softmax, softmax
+from .var_updates import scaled_add_
+
+__all__ = [
+    "abs", "add", "call", "cast", "collectives", "concat", "div", "exp",
+    "gelu", "host_load", "host_store", "log", "log_softmax", "matmul", "max",
+    "mean", "mul", "neg", "reduce_max", "reduce_mean", "reduce_sum", "relu",
+    "repeat", "replicated_all_reduce", "reshape", "scaled_add_", "sigmoid",
+    "slice", "softmax", "sqrt", "sub", "sum", "tanh", "transpose",
+    "var_updates", "CollectiveOperator",
+]

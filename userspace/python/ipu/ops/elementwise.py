@@ -1,0 +1,89 @@
+# SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
+"""Elementwise ops. Binary ones broadcast NumPy-style; both inputs have
+one dtype (a Python number takes the tensor's)."""
+from .. import _lib
+from ..tensor import Tensor
+from ._util import current_ir, result, tensor_of
+
+
+def _binary(cname, a, b):
+    ir = current_ir()
+    what = cname
+    # A number takes the dtype of the tensor on the other side.
+    like = a if isinstance(a, Tensor) else b if isinstance(b, Tensor) \
+        else None
+    ta = tensor_of(ir, a, like, what)
+    tb = tensor_of(ir, b, ta, what)
+    return result(ir, getattr(_lib, "ipu_ir_" + cname)(ir._c(), ta._h, tb._h),
+                  what)
+
+
+def _unary(cname, x):
+    ir = current_ir()
+    t = tensor_of(ir, x, None, cname)
+    return result(ir, getattr(_lib, "ipu_ir_" + cname)(ir._c(), t._h), cname)
+
+
+def add(lhs, rhs):
+    """lhs + rhs, broadcast."""
+    return _binary("add", lhs, rhs)
+
+
+def sub(lhs, rhs):
+    """lhs - rhs, broadcast."""
+    return _binary("sub", lhs, rhs)
+
+
+def mul(lhs, rhs):
+    """lhs * rhs, broadcast."""
+    return _binary("mul", lhs, rhs)
+
+
+def div(lhs, rhs):
+    """lhs / rhs, broadcast."""
+    return _binary("div", lhs, rhs)
+
+
+def neg(t):
+    """-t (numeric types)."""
+    return _unary("neg", t)
+
+
+def abs(t):  # noqa: A001 (PopXL's name)
+    """|t| (numeric types)."""
+    return _unary("abs", t)
+
+
+def relu(t):
+    """max(t, 0) (numeric types)."""
+    return _unary("relu", t)
+
+
+def gelu(t):
+    """GELU of t (floating-point types)."""
+    return _unary("gelu", t)
+
+
+def tanh(t):
+    """tanh(t) (floating-point types)."""
+    return _unary("tanh", t)
+
+
+def sigmoid(t):
+    """1 / (1 + exp(-t)) (floating-point types)."""
+    return _unary("sigmoid", t)
+
+
+def exp(t):
+    """e^t (floating-point types)."""
+    return _unary("exp", t)
+
+
+def log(t):
+    """Natural logarithm (floating-point types)."""
+    return _unary("log", t)
+
+
+def sqrt(t):
+    """Square root (floating-point types)."""
+    return _unary("sqrt", t)

@@ -1,0 +1,88 @@
+# SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
+"""Host streams (PopXL's ``popxl.h2d_stream`` / ``popxl.d2h_stream``): the
+data of a run. Each transfer moves one tensor of the stream's shape per
+replica; a run moves ``num_host_transfers`` of them, so its arrays have
+shape ``(num_host_transfers, replication_factor) + shape`` (each leading
+dimension only when > 1, S11)."""
+from . import _lib
+from .context import get_current_graph
+from .tensor import _check_handle, _shape_array
+
+
+class _Stream:
+    def __init__(self, ir, handle, name, shape, dtype):
+        self._ir = ir
+        self._h = handle
+        self.name = name
+        self.shape = shape
+        self.dtype = dtype
+
+    @property
+    def tensor_id(self):
+        """The stream's name (PopXL's key of a run's arrays)."""
+        return self.name
+
+    @property
+    def ir(self):
+        return self._ir
+
+    def __repr__(self):
+        return "%s(%r, %s, %r)" % (type(self).__name__, self.name,
+                                   self.dtype.name, self.shape)
+
+    def __str__(self):
+        return self.name
+
+
+class HostToDeviceStream(_Stream):
+    """A host-to-device stream: an input of a run (``ops.host_load``
+    reads its next transfer).
+
+    Attributes:
+        name (str), tensor_id (str): its name.
+        shape (tuple of int): one transfer's shape, per replica.
+        dtype (ipu.dtype): its element type.
+    """
+
+
+class DeviceToHostStream(_Stream):
+    """A device-to-host stream: an output of a run (``ops.host_store``
+    writes its next transfer). Attributes as HostToDeviceStream."""
+
+
+def _stream(cls, cfn, prefix, shape, dtype, name):
+    ir = get_current_graph().ir
+    shape, cshape = _shape_array(shape)
+    name = name if name is not None else ir._unique_name(prefix)
+    h = cfn(ir._c(), _lib.cstr(name), dtype._code, len(shape), cshape)
+    _check_handle(ir, h, "stream '%s'" % name)
+    s = cls(ir, h, name, shape, dtype)
+    ir._streams.append(s)
+    return s
+
+
+def h2d_stream(shape, dtype, name=None):
+    """Create a host-to-device stream in the current graph's Ir.
+
+    Args:
+        shape (tuple of int): one transfer's shape, per replica.
+        dtype (ipu.dtype): a device dtype.
+        name (str, optional): unique among streams; "h2d_stream.N" by
+            default.
+
+    Returns:
+        ipu.HostToDeviceStream
+    """
+    return _stream(HostToDeviceStream, _lib.ipu_ir_h2d_stream, "h2d_stream",
+                   shape, dtype, name)
+
+
+def d2h_stream(shape, dtype, name=None):
+    """Create a device-to-host stream in the current graph's Ir; as
+    :func:`h2d_stream`.
+
+    Returns:
+        ipu.DeviceToHostStream
+    """
+    return _stream(DeviceToHostStream, _lib.ipu_ir_d2h_stream, "d2h_stream",
+                   shape, dtype, name)

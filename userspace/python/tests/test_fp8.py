@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
+"""FP8 (S23), as tests/unit/test_session_fp8.c and test_dtype.c."""
+import numpy as np
+import pytest
+
+import ipu
+from ipu.fp8_utils import (host_pow2scale_cast_from_fp8,
+                           host_pow2scale_cast_to_fp8)
+from conftest import session
+
+
+def test_S23_the_documented_example():
+    assert host_pow2scale_cast_to_fp8([0.75], ipu.float8_143)[0] == 0b00111100
+    np.testing.assert_array_equal(
+        host_pow2scale_cast_from_fp8([0b00111100], ipu.float8_143), [0.75])
+
+
+def test_S23_ranges_overflow_and_nan():
+    big = [240, 241, 1e6, -1e6, np.inf]
+    sat = host_pow2scale_cast_to_fp8(big, ipu.float8_143,
+                                     nan_on_overflow=False)
+    # 240 is the largest float8_143 (0x7F); beyond it saturates.
+    np.testing.assert_array_equal(sat[:4], [0x7F, 0x7F, 0x7F, 0xFF])
+    assert sat[4] == 0x80    # an infinite input is NaN either way
+    nan = host_pow2scale_cast_to_fp8([1e6], ipu.float8_143,
+                                     nan_on_overflow=True)
+    assert nan[0] == 0x80
+    assert host_pow2scale_cast_from_fp8(
+        host_pow2scale_cast_to_fp8([57344.0], ipu.float8_152),
+        ipu.float8_152)[0] == 57344
+    # The scale: 3 * 2^-2 = 0.75.
+    assert host_pow2scale_cast_to_fp8([3.0], ipu.float8_143,
+                                      log2_scale=-2)[0] == 0b00111100
+    with pytest.raises(ipu.Error, match="log2_scale"):
+        host_pow2scale_cast_to_fp8([1.0], ipu.float8_143, log2_scale=32)
+    with pytest.raises(TypeError):
+        host_pow2scale_cast_to_fp8([1.0], ipu.float32)
+
+
+def fp8_ir():
+    ir = ipu.Ir()
+    with ir.main_graph:
+        w = ipu.variable(host_pow2scale_cast_to_fp8([1.0, 2.0]),
+                         ipu.float8_143, name="w")
+        x = ipu.h2d_stream((2,), ipu.float8_143, name="x")
+        y = ipu.d2h_stream((2,), ipu.float8_143, name="y")
+        t = ipu.ops.host_load(x)
+        ipu.ops.host_store(y, t)
+    return ir, x, y, w
+
+
+def test_S23_fp8_streams_take_codes():
+    ir, x, y, w = fp8_ir()
+    with session(ir) as s:
+        codes = host_pow2scale_cast_to_fp8([0.75, -2.0])
+        out = s.run({x: codes})[y]
+    assert out.dtype == np.uint8
+    np.testing.assert_array_equal(out, codes)
+
+
+def test_S23_fp8_variables_take_arrays():
+    ir, x, y, w = fp8_ir()
+    s = session(ir)
+    assert w.dtype is ipu.float8_143 and w.dtype.as_numpy() == np.uint8
+    np.testing.assert_array_equal(
+        host_pow2scale_cast_from_fp8(s.get_tensor_data(w)), [1, 2])
+    s.write_variable_data(w, host_pow2scale_cast_to_fp8([0.5, 4.0]))
+    np.testing.assert_array_equal(
+        host_pow2scale_cast_from_fp8(s.get_tensor_data(w)), [0.5, 4])
+
+
+def test_S23_fp8_variables_refuse_scalars():
+    ir, x, y, w = fp8_ir()
+    s = session(ir)
+    with pytest.raises(ipu.DTypeError, match="host_pow2scale_cast_to_fp8") \
+            as e:
+        s.write_variable_data(w, 1.0)
+    assert isinstance(e.value, TypeError)
