@@ -723,6 +723,21 @@ static inline uint64_t kt_sysfs_u64(unsigned int idx, const char *attr)
 	return v;
 }
 
+/*
+ * The kernel log from now on: /dev/kmsg opened and moved past its last
+ * record (SEEK_END), so that reading it returns only what comes later.
+ */
+static inline int kt_klog_from_now(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		fail_msg("/dev/kmsg: %s", strerror(errno));
+	kt_track(KT_PIPE)->fd = fd;
+	assert_int_equal(lseek(fd, 0, SEEK_END), 0);
+	return fd;
+}
+
 /* Bit set of the ipuN present in /sys/class/ipu (N < 64). */
 static inline uint64_t kt_present(void)
 {

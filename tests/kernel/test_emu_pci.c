@@ -20,130 +20,9 @@
  * fail; none attached (or the variable unset: not booted by the rig)
  * skips every test, saying why.
  */
-#include "ktest.h"
+#include "kpci.h"
 
-#include <limits.h>
 #include <linux/pci_regs.h>
-
-#include <ipu/hw.h>
-
-#define PCI_DEVICES "/sys/bus/pci/devices"
-#define MAX_IPUS 8
-
-static char ipus[MAX_IPUS][16];	/* their PCI addresses, e.g. 0000:01:00.0 */
-static unsigned int nr_ipus;
-static unsigned int expected;
-static const char *why_none;
-
-/* sysfs helpers ----------------------------------------------------------- */
-
-static int fn_path(char *buf, size_t len, const char *bdf, const char *attr)
-{
-	return snprintf(buf, len, PCI_DEVICES "/%s/%s", bdf, attr);
-}
-
-/* A hexadecimal sysfs attribute of function @bdf ("0x1ffe"), or -1. */
-static long fn_hex(const char *bdf, const char *attr)
-{
-	char path[PATH_MAX], buf[32], *end;
-	long v;
-
-	fn_path(path, sizeof(path), bdf, attr);
-	if (kt_read_file(path, buf, sizeof(buf)))
-		return -1;
-	errno = 0;
-	v = strtol(buf, &end, 16);
-	if (errno || end == buf || *end)
-		return -1;
-	return v;
-}
-
-static void fn_text(const char *bdf, const char *attr, char *buf, size_t len)
-{
-	char path[PATH_MAX];
-	int err;
-
-	fn_path(path, sizeof(path), bdf, attr);
-	err = kt_read_file(path, buf, len);
-	if (err)
-		fail_msg("read %s: %s", path, strerror(-err));
-}
-
-static int cmp_bdf(const void *a, const void *b)
-{
-	return strcmp(a, b);
-}
-
-/* Every function with the spec's vendor and device ID, sorted. */
-static void find_ipus(void)
-{
-	struct dirent *de;
-	DIR *d;
-
-	nr_ipus = 0;
-	d = opendir(PCI_DEVICES);
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof(ipus[0]))
-			continue;
-		if (fn_hex(de->d_name, "vendor") != IPU_PCI_VENDOR_ID ||
-		    fn_hex(de->d_name, "device") != IPU_PCI_DEVICE_ID)
-			continue;
-		if (nr_ipus < MAX_IPUS)
-			strcpy(ipus[nr_ipus], de->d_name);
-		nr_ipus++;
-	}
-	closedir(d);
-	if (nr_ipus > MAX_IPUS)
-		nr_ipus = MAX_IPUS;
-	qsort(ipus, nr_ipus, sizeof(ipus[0]), cmp_bdf);
-}
-
-/* Skip when the rig attached no IPU; fail when fewer than it attached. */
-#define require_ipus()                                                    \
-	do {                                                              \
-		if (why_none) {                                           \
-			print_message("%s: skipped\n", why_none);         \
-			kt_skip();                                        \
-		}                                                         \
-		if (nr_ipus < expected)                                   \
-			fail_msg("%u IPU function(s) %04x:%04x found, the rig attached %u", \
-				 nr_ipus, IPU_PCI_VENDOR_ID, IPU_PCI_DEVICE_ID, \
-				 expected);                               \
-	} while (0)
-
-/* Config space ------------------------------------------------------------ */
-
-/* The whole 4 KiB of @bdf's config space (sysfs gives root all of it when
- * the kernel reaches extended config space, else only 256 bytes). */
-static size_t read_config(const char *bdf, uint8_t *cfg, size_t len)
-{
-	char path[PATH_MAX];
-	ssize_t n;
-	int fd;
-
-	fn_path(path, sizeof(path), bdf, "config");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		fail_msg("open %s: %s", path, strerror(errno));
-	memset(cfg, 0, len);
-	n = pread(fd, cfg, len, 0);
-	close(fd);
-	if (n < 0)
-		fail_msg("read %s: %s", path, strerror(errno));
-	return (size_t)n;
-}
-
-static uint16_t cfg16(const uint8_t *cfg, unsigned int off)
-{
-	return (uint16_t)(cfg[off] | cfg[off + 1] << 8);
-}
-
-static uint32_t cfg32(const uint8_t *cfg, unsigned int off)
-{
-	return (uint32_t)cfg16(cfg, off) | (uint32_t)cfg16(cfg, off + 2) << 16;
-}
 
 /* Offset of capability @id in the standard list, or 0. */
 static unsigned int find_cap(const uint8_t *cfg, uint8_t id)
@@ -285,29 +164,6 @@ static void test_device_serial_numbers_are_present_and_distinct(void **state)
 
 /* BARs -------------------------------------------------------------------- */
 
-/* Start, end and flags of BAR @bar of @bdf (line @bar of its "resource"). */
-static void fn_resource(const char *bdf, unsigned int bar, uint64_t *start,
-			uint64_t *end, uint64_t *flags)
-{
-	char path[PATH_MAX], line[128];
-	unsigned int i;
-	FILE *f;
-
-	fn_path(path, sizeof(path), bdf, "resource");
-	f = fopen(path, "re");
-	if (!f)
-		fail_msg("open %s: %s", path, strerror(errno));
-	for (i = 0; i <= bar; i++) {
-		if (!fgets(line, sizeof(line), f)) {
-			fclose(f);
-			fail_msg("%s: no line for BAR%u", path, bar);
-		}
-	}
-	fclose(f);
-	if (sscanf(line, "%" SCNx64 " %" SCNx64 " %" SCNx64, start, end, flags) != 3)
-		fail_msg("%s: BAR%u line \"%s\"", path, bar, line);
-}
-
 /* IORESOURCE_* bits of the "resource" file (include/linux/ioport.h). */
 #define RES_MEM		0x00000200
 #define RES_PREFETCH	0x00002000
@@ -389,7 +245,6 @@ static void test_bar0_id_register_reads_the_spec_s_value(void **state)
 
 int main(void)
 {
-	const char *env = getenv("IPU_EMU_IPUS");
 	const struct CMUnitTest tests[] = {
 		KT_TEST(test_every_attached_ipu_enumerates),
 		KT_TEST(test_ids_class_and_revision_are_the_spec_s),
@@ -401,11 +256,6 @@ int main(void)
 					  rebind_teardown),
 	};
 
-	expected = env ? (unsigned int)strtoul(env, NULL, 10) : 0;
-	if (!env)
-		why_none = "IPU_EMU_IPUS unset: not booted by scripts/kernel-check's rig";
-	else if (!expected)
-		why_none = "the rig attached no IPU (see kernel-check's ipu-emu line)";
-	find_ipus();
+	kp_init();
 	return KT_RUN(tests);
 }

@@ -23,36 +23,13 @@
 #define FW_PATH "/lib/firmware/ipu/ipu-fw.bin"
 #define FW_SAVED "/lib/firmware/ipu/ipu-fw.bin.test-saved"
 
-/* The whole config space of @bdf, as root reads it. */
-static void read_config(const char *bdf, uint8_t *cfg, size_t len)
-{
-	char path[PATH_MAX];
-	ssize_t n;
-	int fd;
-
-	fn_path(path, sizeof(path), bdf, "config");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		fail_msg("open %s: %s", path, strerror(errno));
-	memset(cfg, 0, len);
-	n = pread(fd, cfg, len, 0);
-	close(fd);
-	if (n <= IPU_CFG_DSN_CAP + 8)
-		fail_msg("%s: only %zd bytes of config space", path, n);
-}
-
-static uint32_t cfg32(const uint8_t *cfg, unsigned int off)
-{
-	return (uint32_t)cfg[off] | (uint32_t)cfg[off + 1] << 8 |
-	       (uint32_t)cfg[off + 2] << 16 | (uint32_t)cfg[off + 3] << 24;
-}
-
 /* The serial in the DSN capability where the spec puts it. */
 static uint64_t dsn_of(const char *bdf)
 {
 	uint8_t cfg[4096];
 
-	read_config(bdf, cfg, sizeof(cfg));
+	if (read_config(bdf, cfg, sizeof(cfg)) <= IPU_CFG_DSN_CAP + 8)
+		fail_msg("%s: no extended config space", bdf);
 	assert_int_equal(PCI_EXT_CAP_ID(cfg32(cfg, IPU_CFG_DSN_CAP)), PCI_EXT_CAP_ID_DSN);
 	return cfg32(cfg, IPU_CFG_DSN_CAP + 4) |
 	       (uint64_t)cfg32(cfg, IPU_CFG_DSN_CAP + 8) << 32;
@@ -60,21 +37,9 @@ static uint64_t dsn_of(const char *bdf)
 
 static uint64_t bar_len(const char *bdf, unsigned int bar)
 {
-	char path[PATH_MAX], line[128];
-	unsigned long long start = 0, end = 0, flags;
-	unsigned int i;
-	FILE *f;
+	uint64_t start, end, flags;
 
-	fn_path(path, sizeof(path), bdf, "resource");
-	f = fopen(path, "re");
-	if (!f)
-		fail_msg("open %s: %s", path, strerror(errno));
-	for (i = 0; i <= bar; i++)
-		if (!fgets(line, sizeof(line), f))
-			line[0] = '\0';
-	fclose(f);
-	if (sscanf(line, "%llx %llx %llx", &start, &end, &flags) != 3 || !end)
-		fail_msg("%s: no BAR%u", path, bar);
+	fn_resource(bdf, bar, &start, &end, &flags);
 	return end - start + 1;
 }
 

@@ -262,22 +262,7 @@ static void test_bo_info_with_an_output_field_set_is_einval(void **state)
 /* new_device of more memory than the guest has ---------------------------- */
 
 /*
- * The kernel log from now on: /dev/kmsg opened and moved past its last
- * record (SEEK_END), so that reading it returns only what comes later.
- */
-static int klog_from_now(void)
-{
-	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-
-	if (fd < 0)
-		fail_msg("/dev/kmsg: %s", strerror(errno));
-	kt_track(KT_PIPE)->fd = fd;
-	assert_int_equal(lseek(fd, 0, SEEK_END), 0);
-	return fd;
-}
-
-/*
- * The first record of @fd (from klog_from_now()) with a sign of a kernel
+ * The first record of @fd (from kt_klog_from_now()) with a sign of a kernel
  * warning, copied into @line; false if none.
  */
 static bool klog_bad(int fd, char *line, size_t len)
@@ -338,7 +323,7 @@ static void test_new_device_of_4096_mb_on_a_small_guest_fails_cleanly(void **sta
 		print_message("guest has 4 GiB or more: skipped\n");
 		kt_skip();
 	}
-	klog = klog_from_now();
+	klog = kt_klog_from_now();
 	before = kt_present();
 	err = kt_write_file(KT_SIM_CTL "/new_device", "4096");
 	if (!err) /* tracked, so that teardown deletes it */
