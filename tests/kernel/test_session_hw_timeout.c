@@ -3,7 +3,7 @@
  * test_session_hw_timeout.c - libsession's bounded wait on ipu.ko (issue
  * 9.2): with the firmware stopped (SIGSTOP of ipu-simd) and the kernel's
  * launch deadline far off, a run gives up after the session's
- * wait_timeout_ms, resets the device (reset_count + 1; the kernel fails
+ * wait_timeout_ms, resets the device (reset_count + 1 or more; the kernel fails
  * the launch in flight with -EIO), reaps every command of its batch
  * before returning (nothing is left in flight on the session's queue)
  * and fails with -ETIMEDOUT and a message naming the device; once the
@@ -68,7 +68,9 @@ static void test_session_wait_gives_up_resets_and_reaps(void **state)
 	assert_int_equal(ipu_queue_reap(__ipu_session_queue(s), &c, 1, 1, 0),
 			 -EINVAL);
 	assert_int_equal(ipu_device_query(dev, &info), 0);
-	assert_int_equal(info.reset_count, resets + 1);
+	/* At least one: a wait after the reset has the same short bound,
+	 * and on a slow kernel may end first, so the session resets again. */
+	assert_true(info.reset_count >= resets + 1);
 
 	/* The daemon serves the device again; the launch never ran. */
 	ks_wait_served();
