@@ -9,6 +9,7 @@
 #ifndef VFU_CLIENT_H
 #define VFU_CLIENT_H
 
+#include <errno.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,7 +99,29 @@ static inline void send_raw(int sock, const void *msg, size_t len, const int *fd
 		cm->cmsg_len = CMSG_LEN(nfds * sizeof(int));
 		memcpy(CMSG_DATA(cm), fds, nfds * sizeof(int));
 	}
-	assert_int_equal(sendmsg(sock, &mh, MSG_NOSIGNAL), (ssize_t)len);
+	/*
+	 * A stream socket may take a long message in parts (a blocking
+	 * sendmsg() returns early when a signal arrives after some bytes
+	 * went: seen under valgrind with a 1 MiB message). The fds go with
+	 * the first part; the rest follows until every byte is sent.
+	 */
+	for (size_t sent = 0; sent < len;) {
+		ssize_t n;
+
+		if (sent) {
+			iov.iov_base = (char *)msg + sent;
+			iov.iov_len = len - sent;
+			mh.msg_control = NULL;
+			mh.msg_controllen = 0;
+		}
+		n = sendmsg(sock, &mh, MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			fail_msg("sendmsg: %zd (%s) after %zu of %zu bytes", n,
+				 strerror(errno), sent, len);
+		sent += (size_t)n;
+	}
 }
 
 /* Send command @cmd with @payload (@len bytes), header flags @flags. */
