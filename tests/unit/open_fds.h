@@ -8,6 +8,8 @@
 #define IPU_TEST_OPEN_FDS_H
 
 #include <dirent.h>
+#include <stdio.h>
+#include <unistd.h>
 
 /* Open fds (not counting the one that lists them), or -1. */
 static inline int open_fds(void)
@@ -22,6 +24,27 @@ static inline int open_fds(void)
 		n += e->d_name[0] != '.';
 	closedir(d);
 	return n - 1;
+}
+
+/* Each open fd and what it is, to @f: what a failed leak check shows. */
+static inline void open_fds_print(FILE *f)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	char path[300], target[256];
+	ssize_t n;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
+		n = readlink(path, target, sizeof(target) - 1);
+		target[n < 0 ? 0 : n] = '\0';
+		fprintf(f, "  fd %s -> %s\n", e->d_name, target);
+	}
+	closedir(d);
 }
 
 #endif /* IPU_TEST_OPEN_FDS_H */
