@@ -84,10 +84,11 @@
 #define FZ_SETTLE_POLLS	6000		/* of 10 ms: 60 s */
 #define FZ_RING_ENTRIES	32
 /*
- * Address ranges of released mappings reserved (PROT_NONE) at once while
- * an io_uring command may still aim at them (fz_release): far more than a
- * sequence releases (FZ_NMAP, and at most 3 per op).
+ * Address ranges of released mappings stay reserved (PROT_NONE) this long
+ * while an io_uring command may still aim at them (fz_release), and at
+ * most this many at once.
  */
+#define FZ_QUARANTINE_NS (10ll * 1000000000ll)
 #define FZ_NRETIRED	16384
 
 /* ------------------------------------------------------------------------ */
@@ -262,6 +263,7 @@ static const struct fz_class_def {
 struct fz_retired {
 	uint8_t *addr;
 	size_t len;
+	int64_t at;		/* when it was released (CLOCK_MONOTONIC ns) */
 };
 
 struct fz_bo {
@@ -1390,14 +1392,18 @@ static void op_fw(struct fz *f)
 	}
 }
 
-/* Unmap every reserved range: no command can aim at them any more. */
-static void fz_unretire(struct fz *f)
+/* Unmap the quarantined ranges released before @before (all: INT64_MAX). */
+static void fz_unretire(struct fz *f, int64_t before)
 {
-	unsigned int i;
+	unsigned int i, n = 0;
 
-	for (i = 0; i < f->nretired; i++)
-		munmap(f->retired[i].addr, f->retired[i].len);
-	f->nretired = 0;
+	for (i = 0; i < f->nretired; i++) {
+		if (f->retired[i].at < before)
+			munmap(f->retired[i].addr, f->retired[i].len);
+		else
+			f->retired[n++] = f->retired[i];
+	}
+	f->nretired = n;
 }
 
 /*
@@ -1414,23 +1420,28 @@ static void fz_unretire(struct fz *f)
  * 127). So once the sequence has had a ring (f->inflight is a lower bound
  * only: SQEs io_uring left in the queue go with the next submit), the
  * range is replaced by a PROT_NONE reservation (a transfer into it fails
- * with -EFAULT, as into any inaccessible page), unmapped at the event that
- * ends every command: the sequence's end, once memory_used is back to its
- * base with every file, mapping and ring closed (fz_sequence). A command
- * queued or running holds its file, and a file holds its BOs, so none is
- * left then that could pin an address (one whose file has no BO fails its
- * lookup before pinning).
+ * with -EFAULT, as into any inaccessible page), unmapped only after
+ * FZ_QUARANTINE_NS: every command completes well within that (a launch by
+ * its FZ_TIMEOUT_MS, a chain has at most 4 commands, a closed ring's exit
+ * waits for them).
  */
 static void fz_release(struct fz *f, uint8_t *addr, size_t len)
 {
+	int64_t now;
+
 	if (!f->ring_used) {
 		munmap(addr, len);
 		return;
 	}
-	/* Only after sequences that never settled, each already reported
-	 * as a violation: nothing is safe to assume then. */
+	now = fz_now_ns();
 	if (f->nretired == FZ_NRETIRED)
-		fz_unretire(f);
+		fz_unretire(f, now - FZ_QUARANTINE_NS);
+	while (f->nretired == FZ_NRETIRED) {
+		/* Full of young ones: wait until the oldest is old enough. */
+		fz_pause(100000000);
+		now = fz_now_ns();
+		fz_unretire(f, now - FZ_QUARANTINE_NS);
+	}
 	/* MAP_FIXED replaces the mapping at once: the range is never free. */
 	if (mmap(addr, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED |
 		 MAP_NORESERVE, -1, 0) == MAP_FAILED) {
@@ -1440,7 +1451,8 @@ static void fz_release(struct fz *f, uint8_t *addr, size_t len)
 		return;
 	}
 	f->retired[f->nretired].addr = addr;
-	f->retired[f->nretired++].len = len;
+	f->retired[f->nretired].len = len;
+	f->retired[f->nretired++].at = now;
 }
 
 static struct fz_map *fz_map_slot(struct fz *f)
@@ -2171,6 +2183,7 @@ static void fz_sequence(struct fz *f, uint64_t seed, int64_t end_ns)
 	f->seq_seed = seed;
 	f->rng = seed;
 	f->opno = 0;
+	fz_unretire(f, fz_now_ns() - FZ_QUARANTINE_NS);
 	if (!f->have_dev && !fz_dev_add(f))
 		return;
 
@@ -2314,16 +2327,12 @@ static void fz_sequence(struct fz *f, uint64_t seed, int64_t end_ns)
 		kt_write_file(path, "0");
 		snprintf(path, sizeof(path), KT_DEBUGFS "/ipu%u/fail_reset", f->dev);
 		kt_write_file(path, "0");
-		if (!fz_settle(f, base, &used)) {
+		if (!fz_settle(f, base, &used))
 			fz_bad(f, "memory_used is %llu" ", not %llu"
 			       ", with every file, mapping and ring closed",
 			       (unsigned long long)used, (unsigned long long)base);
-		} else {
-			/* Every command has ended (fz_release). */
-			fz_unretire(f);
-			if (fz_pct(&f->rng, 50))
-				fz_check_all_zero(f);
-		}
+		else if (fz_pct(&f->rng, 50))
+			fz_check_all_zero(f);
 	}
 	fz_drain_reports(f);
 	fz_kmsg_check(f);
@@ -2452,7 +2461,7 @@ static void test_random_sequences_keep_the_invariants(void **state)
 	}
 	fz_drain_reports(f);
 	fz_kmsg_check(f);
-	fz_unretire(f);
+	fz_unretire(f, INT64_MAX);
 	free(f->retired);
 	sigaction(SIGBUS, &old_bus, NULL);
 	sigaction(SIGSEGV, &old_segv, NULL);
