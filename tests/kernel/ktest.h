@@ -234,11 +234,23 @@ static inline int kt_fault_path(char *buf, size_t len, unsigned int idx,
 
 static inline void kt_release(struct kt_res *r)
 {
+	struct ipu_detach detach;
 	char path[128];
 	int status;
 
 	switch (r->kind) {
 	case KT_FD:
+		/*
+		 * DETACH first: close(2) frees the device only with the last
+		 * reference to the file, and io_uring requests hold theirs
+		 * until the ring frees them, later, from a kernel worker
+		 * (io_ring_exit_work). The next test's ATTACH must not race
+		 * that (-EBUSY). Not an ipu file, or not the owner: ignored.
+		 */
+		memset(&detach, 0, sizeof(detach));
+		(void)ioctl(r->fd, IPU_IOCTL_DETACH, &detach);
+		close(r->fd);
+		break;
 	case KT_PIPE:
 		close(r->fd);
 		break;
