@@ -154,8 +154,10 @@ NPY_OBJS := $(O)/userspace/tools/npy.o
 # Debian ships it shared only).
 INFO_OBJS := $(patsubst %.c,$(O)/%.o,$(sort $(wildcard userspace/tools/info_*.c)))
 PCI_LIBS := $(shell pkg-config --libs libpci 2>/dev/null || echo -lpci)
+# ipu-bringup (ipu-bringup.c, bringup_*.c) builds on ipu-info's gathering.
+BRINGUP_OBJS := $(patsubst %.c,$(O)/%.o,$(sort $(wildcard userspace/tools/bringup_*.c)))
 APP_BINS := $(O)/examples/mlp_train $(O)/examples/make_example_exe $(O)/tools/ipu-run \
-	$(O)/tools/ipu-info
+	$(O)/tools/ipu-info $(O)/tools/ipu-bringup
 
 userspace: $(APP_BINS)
 
@@ -164,6 +166,8 @@ $(O)/examples/make_example_exe: $(O)/userspace/examples/make_example_exe.o $(NPY
 $(O)/tools/ipu-run: $(O)/userspace/tools/ipu-run.o $(NPY_OBJS)
 $(O)/tools/ipu-info: $(O)/userspace/tools/ipu-info.o $(INFO_OBJS)
 $(O)/tools/ipu-info: APP_LIBS := $(PCI_LIBS)
+$(O)/tools/ipu-bringup: $(O)/userspace/tools/ipu-bringup.o $(BRINGUP_OBJS) $(INFO_OBJS)
+$(O)/tools/ipu-bringup: APP_LIBS := $(PCI_LIBS)
 $(APP_BINS): $(ALL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(filter %.o,$^) -o $@ $(ALL_LIBS) $(LDFLAGS_ALL) $(APP_LIBS) $(SYS_LIBS)
@@ -187,7 +191,7 @@ $(O)/tests/unit/test_ipu_emu: | $(EMU)
 $(O)/tests/unit/test_vfio_user_dma: $(O)/firmware/emu/vfio_user_dma.o
 $(O)/tests/unit/test_vfio_user_caps: $(O)/firmware/emu/vfio_user_caps.o
 
--include $(MLP_OBJS:.o=.d) $(NPY_OBJS:.o=.d) $(INFO_OBJS:.o=.d) $(patsubst $(O)/%,$(O)/userspace/%.d,$(APP_BINS))
+-include $(MLP_OBJS:.o=.d) $(NPY_OBJS:.o=.d) $(INFO_OBJS:.o=.d) $(BRINGUP_OBJS:.o=.d) $(patsubst $(O)/%,$(O)/userspace/%.d,$(APP_BINS))
 
 # Shared libraries, from the same (-fPIC) objects: sonames lib*.so.1, and
 # only what the public headers declare exported (each library's version

@@ -185,6 +185,9 @@ void info_print_pci_details(FILE *f, const struct info_report *rep,
  * @pci, an unbound function) of that alone. */
 void info_print_json(FILE *f, const struct info_report *rep,
 		     const struct info_ipu *ipu, const struct info_pci *pci);
+/* @s as a JSON string: '"', '\\' and anything but printable ASCII
+ * escaped, so the output is valid JSON whatever a file held. */
+void info_json_str(FILE *f, const char *s);
 /* The IPU @name names: "N", "ipuN", "/dev/ipuN" or "model:N"; NULL if
  * the report has none such. */
 const struct info_ipu *info_find(const struct info_report *rep,

@@ -14,7 +14,7 @@
 
 #include "info.h"
 
-static void jstr(FILE *f, const char *s)
+void info_json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s; s++) {
@@ -35,7 +35,7 @@ static void key(FILE *f, bool *first, int indent, const char *k)
 {
 	fprintf(f, "%s\n%*s", *first ? "" : ",", indent, "");
 	*first = false;
-	jstr(f, k);
+	info_json_str(f, k);
 	fputs(": ", f);
 }
 
@@ -59,7 +59,7 @@ static void s64_or_null(FILE *f, bool have, long long v)
 static void str_or_null(FILE *f, const char *s)
 {
 	if (s && *s)
-		jstr(f, s);
+		info_json_str(f, s);
 	else
 		fputs("null", f);
 }
@@ -74,7 +74,7 @@ static void hex_or_null(FILE *f, bool have, uint64_t v)
 		return;
 	}
 	snprintf(hex, sizeof(hex), "%016" PRIx64, v);
-	jstr(f, hex);
+	info_json_str(f, hex);
 }
 
 static void boolean(FILE *f, bool b)
@@ -102,7 +102,7 @@ static void pci_json(FILE *f, const struct info_pci *p, int ind)
 
 	fputc('{', f);
 	key(f, &first, ind, "address");
-	jstr(f, p->addr);
+	info_json_str(f, p->addr);
 	key(f, &first, ind, "vendor_id");
 	fprintf(f, "%u", p->vendor);
 	key(f, &first, ind, "device_id");
@@ -116,11 +116,11 @@ static void pci_json(FILE *f, const struct info_pci *p, int ind)
 	key(f, &first, ind, "class");
 	fprintf(f, "%u", p->class_code);
 	key(f, &first, ind, "vendor_name");
-	jstr(f, p->vendor_name);
+	info_json_str(f, p->vendor_name);
 	key(f, &first, ind, "device_name");
-	jstr(f, p->device_name);
+	info_json_str(f, p->device_name);
 	key(f, &first, ind, "names_from");
-	jstr(f, p->names_from_spec ? "spec" : "libpci");
+	info_json_str(f, p->names_from_spec ? "spec" : "libpci");
 	key(f, &first, ind, "driver");
 	str_or_null(f, p->driver);
 	key(f, &first, ind, "numa_node");
@@ -152,7 +152,7 @@ static void pci_json(FILE *f, const struct info_pci *p, int ind)
 			memcpy(name, s, n);
 			name[n] = '\0';
 			fputs(s == p->caps ? "" : ", ", f);
-			jstr(f, name);
+			info_json_str(f, name);
 		}
 		fputc(']', f);
 	}
@@ -189,7 +189,7 @@ static void ipu_json(FILE *f, const struct info_ipu *ipu, int ind)
 	key(f, &first, ind, "index");
 	fprintf(f, "%u", ipu->index);
 	key(f, &first, ind, "node");
-	jstr(f, ipu->node);
+	info_json_str(f, ipu->node);
 	key(f, &first, ind, "platform");
 	str_or_null(f, ipu->platform);
 	key(f, &first, ind, "model");
@@ -209,7 +209,7 @@ static void ipu_json(FILE *f, const struct info_ipu *ipu, int ind)
 		fputs("null", f);
 	} else {
 		fprintf(f, "{\"pid\": %d, \"comm\": ", ipu->owner_pid);
-		jstr(f, ipu->owner_comm);
+		info_json_str(f, ipu->owner_comm);
 		fputc('}', f);
 	}
 	key(f, &first, ind, "owner_known");
@@ -220,7 +220,7 @@ static void ipu_json(FILE *f, const struct info_ipu *ipu, int ind)
 	for (i = 0; i < n; i++) {
 		fprintf(f, "%s{\"pid\": %d, \"comm\": ", i ? ", " : "",
 			ipu->holders[i].pid);
-		jstr(f, ipu->holders[i].comm);
+		info_json_str(f, ipu->holders[i].comm);
 		fputc('}', f);
 	}
 	fputc(']', f);
@@ -252,7 +252,7 @@ static void ipu_json(FILE *f, const struct info_ipu *ipu, int ind)
 			}
 			fputs(names[0] ? ", " : "", f);
 			names[0] = 1;
-			jstr(f, nm);
+			info_json_str(f, nm);
 		}
 		fputc(']', f);
 	}
@@ -276,7 +276,7 @@ void info_print_json(FILE *f, const struct info_report *rep,
 
 	fputc('{', f);
 	key(f, &first, 2, "schema");
-	jstr(f, "ipu-info");
+	info_json_str(f, "ipu-info");
 	key(f, &first, 2, "version");
 	fprintf(f, "%d", INFO_JSON_VERSION);
 	key(f, &first, 2, "ipus");
@@ -303,7 +303,7 @@ void info_print_json(FILE *f, const struct info_report *rep,
 	fputc('[', f);
 	for (i = 0; i < rep->nnotes; i++) {
 		fprintf(f, "%s\n    ", i ? "," : "");
-		jstr(f, rep->notes[i]);
+		info_json_str(f, rep->notes[i]);
 	}
 	fputs("\n  ]\n}\n", f);
 }
