@@ -284,13 +284,15 @@ unit-valgrind: userspace
 	BUILD=$(BUILD) scripts/run-tests --valgrind unit-valgrind $(UNIT_BINS)
 
 # ipu-run end to end (tests/tools/test_ipu_run.sh: NumPy writes the inputs
-# and checks the outputs) and ipu-info (tests/tools/test_ipu_info.sh: fake
-# trees, its JSON parsed by Python), each plainly, built with ASan+UBSan,
+# and checks the outputs), ipu-info (tests/tools/test_ipu_info.sh: fake
+# trees, its JSON parsed by Python) and ipu-bringup
+# (tests/tools/test_ipu_bringup.sh: the model, its faults), each plainly, built with ASan+UBSan,
 # and under valgrind; each run writes $(O)/results/unit-tools*. All run
 # even when one fails.
 unit-tools: userspace
 	$(MAKE) BUILD=$(BUILD)/asan SAN="$(ASAN_SAN)" $(BUILD)/asan/tools/ipu-run \
-		$(BUILD)/asan/examples/make_example_exe $(BUILD)/asan/tools/ipu-info
+		$(BUILD)/asan/examples/make_example_exe $(BUILD)/asan/tools/ipu-info \
+		$(BUILD)/asan/tools/ipu-bringup
 	@st=0; \
 	BUILD=$(BUILD) tests/tools/test_ipu_run.sh unit-tools $(BUILD) || st=1; \
 	BUILD=$(BUILD) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
@@ -302,6 +304,11 @@ unit-tools: userspace
 		tests/tools/test_ipu_info.sh unit-tools-info-asan $(BUILD)/asan || st=1; \
 	BUILD=$(BUILD) IPU_RUN_WRAPPER="$(VALGRIND_RUN)" \
 		tests/tools/test_ipu_info.sh unit-tools-info-valgrind $(BUILD) || st=1; \
+	BUILD=$(BUILD) tests/tools/test_ipu_bringup.sh unit-tools-bringup $(BUILD) || st=1; \
+	BUILD=$(BUILD) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		tests/tools/test_ipu_bringup.sh unit-tools-bringup-asan $(BUILD)/asan || st=1; \
+	BUILD=$(BUILD) IPU_RUN_WRAPPER="$(VALGRIND_RUN)" \
+		tests/tools/test_ipu_bringup.sh unit-tools-bringup-valgrind $(BUILD) || st=1; \
 	exit $$st
 
 # Both run even when the first fails; either failing fails lint.

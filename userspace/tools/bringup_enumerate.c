@@ -128,7 +128,7 @@ void bu_pcie_link(struct bu_ctx *ctx, struct bu_dev *d, struct bu_result *r)
 static void fw_log_line(const char *addr, char *buf, size_t len)
 {
 	static char klog[KLOG_LEN];
-	char *line, *save = NULL;
+	char *line, *at, *save = NULL;
 	int n;
 
 	buf[0] = '\0';
@@ -137,10 +137,15 @@ static void fw_log_line(const char *addr, char *buf, size_t len)
 		return;
 	klog[n] = '\0';
 	for (line = strtok_r(klog, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save))
-		if (strstr(line, addr) &&
-		    (strstr(line, "firmware") || strstr(line, "boot")))
-			snprintf(buf, len, "%s", strstr(line, addr));
+	     line = strtok_r(NULL, "\n", &save)) {
+		at = strstr(line, addr);
+		if (!at || !(strstr(at, "firmware") || strstr(at, "boot")))
+			continue;
+		/* "ipu 0000:01:00.0: firmware ...": what follows the address. */
+		at += strlen(addr);
+		at += strspn(at, ": ");
+		snprintf(buf, len, "%s", at);
+	}
 }
 
 void bu_firmware(struct bu_ctx *ctx, struct bu_dev *d, struct bu_result *r)
@@ -151,7 +156,7 @@ void bu_firmware(struct bu_ctx *ctx, struct bu_dev *d, struct bu_result *r)
 	(void)ctx;
 	if (d->unbound) {
 		fw_log_line(d->unbound->addr, why, sizeof(why));
-		bu_set(r, BU_FAIL, "no firmware running on %s: %s", d->unbound->addr,
+		bu_set(r, BU_FAIL, "no firmware running: %s",
 		       why[0] ? why : "no driver bound (the kernel log, readable by root, says why)");
 		return;
 	}
