@@ -175,8 +175,8 @@ $(APP_BINS): $(ALL_LIBS)
 $(O)/tests/unit/test_demo_mlp: $(MLP_OBJS)
 $(O)/tests/unit/test_npy: $(NPY_OBJS)
 # ipu-info's gathering and printing, over fake sysfs trees.
-$(O)/tests/unit/test_ipu_info $(O)/shared/tests/unit/test_ipu_info: $(INFO_OBJS)
-$(O)/tests/unit/test_ipu_info $(O)/shared/tests/unit/test_ipu_info: TEST_LIBS += $(PCI_LIBS)
+$(O)/tests/unit/test_ipu_info: $(INFO_OBJS)
+$(O)/tests/unit/test_ipu_info: TEST_LIBS += $(PCI_LIBS)
 # ... and in the guests, on ipu.ko's devices and the rig's PCI functions.
 $(O)/tests/kernel/test_ipu_info: $(INFO_OBJS)
 $(O)/tests/kernel/test_ipu_info: TEST_LIBS += $(PCI_LIBS)
@@ -233,10 +233,11 @@ check-exports: $(ALL_SOS)
 # include/ipu/testing.h). Those that call what a map keeps local run
 # against the archives only: the unit tests of libipu's front end, which
 # drive it through a scripted backend (fake_backend.h: the internal
-# backend registry and ipu_device_list_add).
+# backend registry and ipu_device_list_add), and ipu-info's, whose tools
+# link libipu's archive for its attribute readers (userspace/ipu/attr.h).
 # ipu-emu's tests (device and transport) test no shared library.
 UNIT_INTERNAL := test_args test_bo test_device test_error test_queue_reap \
-	test_queue_backends test_xfer \
+	test_queue_backends test_xfer test_ipu_info \
 	$(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_emu_dev*.c)) \
 	$(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_vfio_user*.c)) \
 	$(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_emu_attack*.c)) \
