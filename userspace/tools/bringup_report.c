@@ -116,11 +116,16 @@ void bu_progress(struct bu_ctx *ctx, uint64_t done, uint64_t total)
 	ctx->bar_shown = true;
 }
 
-/* A figure's value for people: whole numbers whole, others to 4 digits. */
+/*
+ * A figure's value for people: whole numbers whole, large ones to the
+ * unit, others to 4 significant digits (the JSON has every digit).
+ */
 static void value_str(double v, char *buf, size_t len)
 {
 	if (v == (double)(long long)v && v < 1e15 && v > -1e15)
 		snprintf(buf, len, "%lld", (long long)v);
+	else if (v >= 1000 && v < 1e15)
+		snprintf(buf, len, "%.0f", v);
 	else
 		snprintf(buf, len, "%.4g", v);
 }

@@ -176,9 +176,10 @@ void bu_stress(struct bu_ctx *ctx, struct bu_dev *d, struct bu_result *r)
 		return;
 	load(ctx, d, ctx->o.stress_s, r);
 	if (r->status != BU_FAIL)
-		bu_set(r, BU_PASS, "%.1f s of DMA both ways%s, every byte and launch right",
-		       ctx->o.stress_s, bu_can_launch(d) ? " and launches at once" :
-		       " (no launches: the device cannot launch yet)");
+		bu_set(r, BU_PASS, "%.1f s of DMA both ways%s",
+		       ctx->o.stress_s, bu_can_launch(d) ?
+		       " and launches at once, every byte and launch right" :
+		       ", every byte right (no launches: the device cannot launch yet)");
 }
 
 static void judge(struct bu_result *r, const char *when, long long t, long long p)

@@ -125,7 +125,7 @@ static void usage(FILE *f, const char *prog)
 		"an IPU's IDs and no /dev/ipuN; with none (or --model), "
 		"the software model's model:0 and model:1.\n"
 		"\n"
-		"  -d, --device D[,D]     IPUs to test: N, ipuN, /dev/ipuN, model:N, or the PCI\n"
+		"  -d, --device D[,D]     IPUs to test: N, hw:N, ipuN, /dev/ipuN, model:N, or the PCI\n"
 		"                         address of a function with no /dev/ipuN\n"
 		"  -m, --model            the software model's IPUs (model:0, model:1)\n"
 		"  -t, --test C[,C]       only these checks (below), in their usual order\n"
@@ -337,6 +337,9 @@ static int select_devices(struct bu_ctx *ctx, const char *prog)
 		snprintf(buf, sizeof(buf), "%s", ctx->o.devices);
 		for (tok = strtok_r(buf, ",", &save); tok;
 		     tok = strtok_r(NULL, ",", &save)) {
+			/* libipu's "hw:N", as the results name it, is N. */
+			if (!strncmp(tok, "hw:", 3) && tok[3])
+				tok += 3;
 			ipu = info_find(&ctx->rep, tok);
 			pci = ipu ? NULL : info_find_unbound(&ctx->rep, tok);
 			if (pci) {
