@@ -177,9 +177,6 @@ $(O)/tests/unit/test_npy: $(NPY_OBJS)
 # ipu-info's gathering and printing, over fake sysfs trees.
 $(O)/tests/unit/test_ipu_info: $(INFO_OBJS)
 $(O)/tests/unit/test_ipu_info: TEST_LIBS += $(PCI_LIBS)
-# ... and in the guests, on ipu.ko's devices and the rig's PCI functions.
-$(O)/tests/kernel/test_ipu_info: $(INFO_OBJS)
-$(O)/tests/kernel/test_ipu_info: TEST_LIBS += $(PCI_LIBS)
 # The vfio-user transport's tests link its objects (the table and the
 # JSON reader's tests only theirs: the rest calls into a device).
 VFU_TESTS := test_vfio_user test_vfio_user_malformed test_vfio_user_emu \
