@@ -126,8 +126,9 @@ static double bandwidth(struct bu_dev *d, struct ipu_queue *q,
 	return (double)bytes / t;
 }
 
+/* The bandwidth figures into @r; the progress bar goes on from @step of @steps. */
 static void measure(struct bu_ctx *ctx, struct bu_dev *d, struct bu_result *r,
-		    uint64_t len)
+		    uint64_t len, size_t step, size_t steps)
 {
 	static const char *const names[3] = { "both", "h2d", "d2h" };
 	struct ipu_bo *bo[2] = { 0 };
@@ -155,7 +156,7 @@ static void measure(struct bu_ctx *ctx, struct bu_dev *d, struct bu_result *r,
 			snprintf(name, sizeof(name), "%s_of_link", names[i % 3]);
 			bu_fig(r, name, 100.0 * bw / rate, "%");
 		}
-		bu_progress(ctx, (uint64_t)i, 3);
+		bu_progress(ctx, step + (uint64_t)i, steps);
 	}
 	if (err)
 		bu_set(r, BU_FAIL, "bandwidth run: %s", ipu_errmsg());
@@ -174,7 +175,7 @@ void bu_dma(struct bu_ctx *ctx, struct bu_dev *d, struct bu_result *r)
 	unsigned char *src = NULL, *dst = NULL;
 	struct ipu_bo *bo = NULL;
 	void *map = NULL;
-	size_t i, ncases = sizeof(cases) / sizeof(cases[0]), done = 0;
+	size_t i, ncases = sizeof(cases) / sizeof(cases[0]), nrun = 0, done = 0;
 
 	if (!bu_need_open(d, r))
 		return;
@@ -192,12 +193,14 @@ void bu_dma(struct bu_ctx *ctx, struct bu_dev *d, struct bu_result *r)
 	}
 	if (d->info.caps & IPU_DEVICE_CAP_MAP && ipu_bo_map(bo, &map))
 		map = NULL;
+	while (nrun < ncases && cases[nrun].len <= max)
+		nrun++;
 	for (i = 0; i < ncases && cases[i].len <= max; i++) {
 		if (!round_trip(d, bo, map, cases[i].len, cases[i].host_off,
 				cases[i].dev_off, src, dst, r))
 			goto out;
 		done++;
-		bu_progress(ctx, done, ncases + 3);
+		bu_progress(ctx, done, nrun + 3);
 	}
 	bu_fig(r, "sizes", (double)done, "");
 	bu_fig(r, "largest", (double)cases[done - 1].len, "B");
@@ -206,7 +209,7 @@ void bu_dma(struct bu_ctx *ctx, struct bu_dev *d, struct bu_result *r)
 	map = NULL;
 	ipu_bo_destroy(bo);
 	bo = NULL;
-	measure(ctx, d, r, ctx->o.quick && max > MIB ? MIB : max);
+	measure(ctx, d, r, ctx->o.quick && max > MIB ? MIB : max, done, done + 3);
 	bu_worse(r, BU_PASS, "%zu sizes intact both ways (1 byte to %llu, odd offsets)",
 		 done, (unsigned long long)cases[done - 1].len);
 out:
