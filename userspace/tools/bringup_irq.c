@@ -39,8 +39,9 @@ static const char *const vec_names[NVEC] = { "misc", "h2d", "d2h", "cmd" };
  */
 static int read_counts(unsigned int index, long long counts[NVEC])
 {
-	char line[4096], want[32], *p, *end, *name;
+	char *line = NULL, want[32], *p, *end, *name;
 	unsigned long long v, sum;
+	size_t cap = 0;
 	FILE *f;
 	int i;
 
@@ -49,7 +50,8 @@ static int read_counts(unsigned int index, long long counts[NVEC])
 	f = fopen("/proc/interrupts", "re");
 	if (!f)
 		return -errno;
-	while (fgets(line, sizeof(line), f)) {
+	/* getline(): a machine with many CPUs has long lines. */
+	while (getline(&line, &cap, f) > 0) {
 		for (i = 0; i < NVEC; i++) {
 			snprintf(want, sizeof(want), "ipu%u-%s", index, vec_names[i]);
 			name = strstr(line, want);
@@ -71,6 +73,7 @@ static int read_counts(unsigned int index, long long counts[NVEC])
 		}
 		counts[i] = (long long)sum;
 	}
+	free(line);
 	fclose(f);
 	return 0;
 }
