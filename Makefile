@@ -154,8 +154,10 @@ NPY_OBJS := $(O)/userspace/tools/npy.o
 # Debian ships it shared only).
 INFO_OBJS := $(patsubst %.c,$(O)/%.o,$(sort $(wildcard userspace/tools/info_*.c)))
 PCI_LIBS := $(shell pkg-config --libs libpci 2>/dev/null || echo -lpci)
+# ipu-bringup (ipu-bringup.c, bringup_*.c) builds on ipu-info's gathering.
+BRINGUP_OBJS := $(patsubst %.c,$(O)/%.o,$(sort $(wildcard userspace/tools/bringup_*.c)))
 APP_BINS := $(O)/examples/mlp_train $(O)/examples/make_example_exe $(O)/tools/ipu-run \
-	$(O)/tools/ipu-info
+	$(O)/tools/ipu-info $(O)/tools/ipu-bringup
 
 userspace: $(APP_BINS)
 
@@ -164,6 +166,8 @@ $(O)/examples/make_example_exe: $(O)/userspace/examples/make_example_exe.o $(NPY
 $(O)/tools/ipu-run: $(O)/userspace/tools/ipu-run.o $(NPY_OBJS)
 $(O)/tools/ipu-info: $(O)/userspace/tools/ipu-info.o $(INFO_OBJS)
 $(O)/tools/ipu-info: APP_LIBS := $(PCI_LIBS)
+$(O)/tools/ipu-bringup: $(O)/userspace/tools/ipu-bringup.o $(BRINGUP_OBJS) $(INFO_OBJS)
+$(O)/tools/ipu-bringup: APP_LIBS := $(PCI_LIBS)
 $(APP_BINS): $(ALL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(filter %.o,$^) -o $@ $(ALL_LIBS) $(LDFLAGS_ALL) $(APP_LIBS) $(SYS_LIBS)
@@ -171,11 +175,8 @@ $(APP_BINS): $(ALL_LIBS)
 $(O)/tests/unit/test_demo_mlp: $(MLP_OBJS)
 $(O)/tests/unit/test_npy: $(NPY_OBJS)
 # ipu-info's gathering and printing, over fake sysfs trees.
-$(O)/tests/unit/test_ipu_info $(O)/shared/tests/unit/test_ipu_info: $(INFO_OBJS)
-$(O)/tests/unit/test_ipu_info $(O)/shared/tests/unit/test_ipu_info: TEST_LIBS += $(PCI_LIBS)
-# ... and in the guests, on ipu.ko's devices and the rig's PCI functions.
-$(O)/tests/kernel/test_ipu_info: $(INFO_OBJS)
-$(O)/tests/kernel/test_ipu_info: TEST_LIBS += $(PCI_LIBS)
+$(O)/tests/unit/test_ipu_info: $(INFO_OBJS)
+$(O)/tests/unit/test_ipu_info: TEST_LIBS += $(PCI_LIBS)
 # The vfio-user transport's tests link its objects (the table and the
 # JSON reader's tests only theirs: the rest calls into a device).
 VFU_TESTS := test_vfio_user test_vfio_user_malformed test_vfio_user_emu \
@@ -187,7 +188,7 @@ $(O)/tests/unit/test_ipu_emu: | $(EMU)
 $(O)/tests/unit/test_vfio_user_dma: $(O)/firmware/emu/vfio_user_dma.o
 $(O)/tests/unit/test_vfio_user_caps: $(O)/firmware/emu/vfio_user_caps.o
 
--include $(MLP_OBJS:.o=.d) $(NPY_OBJS:.o=.d) $(INFO_OBJS:.o=.d) $(patsubst $(O)/%,$(O)/userspace/%.d,$(APP_BINS))
+-include $(MLP_OBJS:.o=.d) $(NPY_OBJS:.o=.d) $(INFO_OBJS:.o=.d) $(BRINGUP_OBJS:.o=.d) $(patsubst $(O)/%,$(O)/userspace/%.d,$(APP_BINS))
 
 # Shared libraries, from the same (-fPIC) objects: sonames lib*.so.1, and
 # only what the public headers declare exported (each library's version
@@ -229,10 +230,11 @@ check-exports: $(ALL_SOS)
 # include/ipu/testing.h). Those that call what a map keeps local run
 # against the archives only: the unit tests of libipu's front end, which
 # drive it through a scripted backend (fake_backend.h: the internal
-# backend registry and ipu_device_list_add).
+# backend registry and ipu_device_list_add), and ipu-info's, whose tools
+# link libipu's archive for its attribute readers (userspace/ipu/attr.h).
 # ipu-emu's tests (device and transport) test no shared library.
 UNIT_INTERNAL := test_args test_bo test_device test_error test_queue_reap \
-	test_queue_backends test_xfer \
+	test_queue_backends test_xfer test_ipu_info \
 	$(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_emu_dev*.c)) \
 	$(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_vfio_user*.c)) \
 	$(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_emu_attack*.c)) \
@@ -280,13 +282,15 @@ unit-valgrind: userspace
 	BUILD=$(BUILD) scripts/run-tests --valgrind unit-valgrind $(UNIT_BINS)
 
 # ipu-run end to end (tests/tools/test_ipu_run.sh: NumPy writes the inputs
-# and checks the outputs) and ipu-info (tests/tools/test_ipu_info.sh: fake
-# trees, its JSON parsed by Python), each plainly, built with ASan+UBSan,
+# and checks the outputs), ipu-info (tests/tools/test_ipu_info.sh: fake
+# trees, its JSON parsed by Python) and ipu-bringup
+# (tests/tools/test_ipu_bringup.sh: the model, its faults), each plainly, built with ASan+UBSan,
 # and under valgrind; each run writes $(O)/results/unit-tools*. All run
 # even when one fails.
 unit-tools: userspace
 	$(MAKE) BUILD=$(BUILD)/asan SAN="$(ASAN_SAN)" $(BUILD)/asan/tools/ipu-run \
-		$(BUILD)/asan/examples/make_example_exe $(BUILD)/asan/tools/ipu-info
+		$(BUILD)/asan/examples/make_example_exe $(BUILD)/asan/tools/ipu-info \
+		$(BUILD)/asan/tools/ipu-bringup
 	@st=0; \
 	BUILD=$(BUILD) tests/tools/test_ipu_run.sh unit-tools $(BUILD) || st=1; \
 	BUILD=$(BUILD) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
@@ -298,6 +302,11 @@ unit-tools: userspace
 		tests/tools/test_ipu_info.sh unit-tools-info-asan $(BUILD)/asan || st=1; \
 	BUILD=$(BUILD) IPU_RUN_WRAPPER="$(VALGRIND_RUN)" \
 		tests/tools/test_ipu_info.sh unit-tools-info-valgrind $(BUILD) || st=1; \
+	BUILD=$(BUILD) tests/tools/test_ipu_bringup.sh unit-tools-bringup $(BUILD) || st=1; \
+	BUILD=$(BUILD) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		tests/tools/test_ipu_bringup.sh unit-tools-bringup-asan $(BUILD)/asan || st=1; \
+	BUILD=$(BUILD) IPU_RUN_WRAPPER="$(VALGRIND_RUN)" \
+		tests/tools/test_ipu_bringup.sh unit-tools-bringup-valgrind $(BUILD) || st=1; \
 	exit $$st
 
 # Both run even when the first fails; either failing fails lint.

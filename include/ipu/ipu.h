@@ -914,7 +914,9 @@ int ipu_queue_unregister_buffers(struct ipu_queue *q);
  *    completes with -EIO only when a device of its run is reset, or is
  *    dropped with its queue), "xfer_hang" (the same for a transfer,
  *    which moves nothing), "reset" (resetting a device fails with
- *    -EIO and resets nothing) or "attach".
+ *    -EIO and resets nothing), "attach", or "corrupt" (a transfer moves
+ *    its bytes with the first and last inverted and succeeds: silent
+ *    corruption, which only comparing the bytes finds).
  *    Tests set it at run time with __ipu_model_faults_set() (test-only,
  *    include/ipu/testing.h).
  *  - Instances: a program split across processes (instance_replication_factor

@@ -11,7 +11,7 @@
 #ifndef IPU_TESTS_KEMU_H
 #define IPU_TESTS_KEMU_H
 
-#include "ktest.h"
+#include "kpci.h"
 
 #define KE_PORTS "/sys/class/virtio-ports"
 #define KE_NAME "ipu-emu.control"
@@ -85,6 +85,40 @@ static inline void ke_command(const char *cmd, unsigned int ipu,
 static inline void ke_fault(unsigned int ipu, const char *spec)
 {
 	ke_command("fault", ipu, spec);
+}
+
+/* The function left refusing its firmware, "" when none. */
+static char ke_refused_bdf[16];
+
+/*
+ * Unbind the rig's last function and make its firmware refused
+ * (refuse_fw): binding it again fails the probe. ke_refuse_teardown()
+ * undoes it.
+ */
+static inline void ke_refuse_last_fw(void)
+{
+	snprintf(ke_refused_bdf, sizeof(ke_refused_bdf), "%s", ipus[nr_ipus - 1]);
+	kp_unbind(ke_refused_bdf);
+	ke_fault(nr_ipus - 1, "refuse_fw=1");
+}
+
+/* The firmware accepted again and the function bound (test's end). */
+static inline void ke_unrefuse(void)
+{
+	ke_fault(nr_ipus - 1, "refuse_fw=0");
+	kp_bind(ke_refused_bdf);
+	ke_refused_bdf[0] = '\0';
+}
+
+/* Teardown of a test that used ke_refuse_last_fw(), even a failed one. */
+static inline int ke_refuse_teardown(void **state)
+{
+	if (ke_refused_bdf[0]) {
+		ke_fault(nr_ipus - 1, "refuse_fw=0");
+		kt_write_file(PCI_DRIVER "/bind", ke_refused_bdf);
+		ke_refused_bdf[0] = '\0';
+	}
+	return kt_teardown(state);
 }
 
 #endif /* IPU_TESTS_KEMU_H */

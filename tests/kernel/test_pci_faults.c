@@ -94,30 +94,14 @@ static void test_corrupt_dma_is_silent_but_the_bytes_tell(void **state)
 	assert_int_equal(wrong, 1);
 }
 
-static char refused_bdf[16];
-
-static int refuse_teardown(void **state)
-{
-	if (refused_bdf[0]) {
-		ke_fault(nr_ipus - 1, "refuse_fw=0");
-		kt_write_file(PCI_DRIVER "/bind", refused_bdf);
-		refused_bdf[0] = '\0';
-	}
-	return kt_teardown(state);
-}
-
 static void test_refused_firmware_fails_probe_cleanly(void **state)
 {
 	(void)state;
 	require_ipus();
 	ke_require();
-	snprintf(refused_bdf, sizeof(refused_bdf), "%s", ipus[nr_ipus - 1]);
-	kp_unbind(refused_bdf);
-	ke_fault(nr_ipus - 1, "refuse_fw=1");
-	bind_fails_with(refused_bdf, "boot failed: refused by the device");
-	ke_fault(nr_ipus - 1, "refuse_fw=0");
-	kp_bind(refused_bdf);
-	refused_bdf[0] = '\0';
+	ke_refuse_last_fw();
+	bind_fails_with(ke_refused_bdf, "boot failed: refused by the device");
+	ke_unrefuse();
 }
 
 int main(void)
@@ -127,7 +111,7 @@ int main(void)
 		KT_TEST(test_fail_dma_fails_the_transfer_from_the_device_with_eio),
 		KT_TEST(test_corrupt_dma_is_silent_but_the_bytes_tell),
 		cmocka_unit_test_teardown(test_refused_firmware_fails_probe_cleanly,
-					  refuse_teardown),
+					  ke_refuse_teardown),
 	};
 
 	kp_init();

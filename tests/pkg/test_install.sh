@@ -117,12 +117,12 @@ else
 fi
 
 # --- tools, daemon, firmware, man pages, system files ------------------------
-for t in bin/ipu-run bin/ipu-info bin/ipu-emu bin/ipu-mkfw sbin/ipu-simd; do
+for t in bin/ipu-run bin/ipu-info bin/ipu-emu bin/ipu-mkfw sbin/ipu-simd sbin/ipu-bringup; do
 	check "usr/$t" [ -x "$D/usr/$t" ]
 done
 check "ipu-run --help" "$D/usr/bin/ipu-run" --help >/dev/null
 check "firmware ipu/ipu-fw.bin" cmp -s "$BUILD/firmware/ipu/ipu-fw.bin" "$D/usr/lib/firmware/ipu/ipu-fw.bin"
-for m in man1/ipu-run.1 man1/ipu-info.1 man1/ipu-emu.1 man1/ipu-mkfw.1 man8/ipu-simd.8 \
+for m in man1/ipu-run.1 man1/ipu-info.1 man1/ipu-emu.1 man1/ipu-mkfw.1 man8/ipu-simd.8 man8/ipu-bringup.8 \
 	man3/libipu.3 man3/libsession.3; do
 	page=$D/usr/share/man/$m
 	n=$(basename "$m" | sed 's/\.[0-9]$//')

@@ -8,9 +8,10 @@
 # $BUILD/results/NAME ("passed failed skipped"), the log to
 # $BUILD/test-logs/NAME/LOGFILE; $T is a scratch directory removed on
 # exit; WRAP is IPU_RUN_WRAPPER as an array (a command prefix such as
-# valgrind). The script defines run ARGS... (run its tool under "${WRAP[@]}",
-# output in $T/out, status in $st); then expect_exit checks a run, pass and
-# fail count, and finish writes the counts and exits.
+# valgrind). tool_test_start does that for a script's usual arguments and
+# names its tool; run ARGS... runs the tool under "${WRAP[@]}" (output in
+# $T/out, status in $st); then expect_exit checks a run, pass and fail
+# count, and finish writes the counts and exits.
 
 # shellcheck source=../../scripts/lib/results.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib/results.sh"
@@ -29,6 +30,24 @@ tool_test_init() {
 	# shellcheck disable=SC2064 # $T is fixed now
 	trap "rm -rf '$T'" EXIT
 	passed=0 failed=0 skipped=0
+}
+
+# tool_test_start LOGFILE TOOL ARGS...: the common start of a script
+# called as "SCRIPT NAME BINDIR" (ARGS: its arguments): BIN is BINDIR,
+# TOOL its tools/TOOL, and the phase NAME is set up (tool_test_init).
+tool_test_start() {
+	local logfile=$1 tool=$2
+	shift 2
+	[ $# -eq 2 ] || { echo "usage: $0 NAME BINDIR" >&2; exit 1; }
+	BIN=$2
+	TOOL=$BIN/tools/$tool
+	tool_test_init "$1" "$logfile"
+}
+
+# run ARGS...: $TOOL under the wrapper, output in $T/out, status in $st.
+run() {
+	"${WRAP[@]}" "$TOOL" "$@" >"$T/out" 2>&1
+	st=$?
 }
 
 pass() { passed=$((passed + 1)); echo "  ok   $1" >>"$LOG"; }

@@ -23,20 +23,13 @@ set -uo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-[ $# -eq 2 ] || { echo "usage: $0 NAME BINDIR" >&2; exit 1; }
-BIN=$2
-tool_test_init "$1" test_ipu_info.log
-INFO=$BIN/tools/ipu-info
+tool_test_start test_ipu_info.log ipu-info "$@"
+INFO=$TOOL
 
 # Debian's python3; another one earlier in PATH would do as well for json.
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
 
-# run ARGS...: ipu-info (under the wrapper), output in $T/out, status in $st.
-run() {
-	"${WRAP[@]}" "$INFO" "$@" >"$T/out" 2>&1
-	st=$?
-}
 
 # json TEST PYTHON ARGS...: ipu-info ARGS (stdout only) parses as JSON and
 # PYTHON (with the document as d) exits 0.

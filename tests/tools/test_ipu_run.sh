@@ -23,10 +23,7 @@ set -uo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-[ $# -eq 2 ] || { echo "usage: $0 NAME BINDIR" >&2; exit 1; }
-BIN=$2
-tool_test_init "$1" test_ipu_run.log
-IPU_RUN=$BIN/tools/ipu-run
+tool_test_start test_ipu_run.log ipu-run "$@"
 MAKE_EXE=$BIN/examples/make_example_exe
 
 # Debian's python3 has python3-numpy; a python3 earlier in PATH may not.
@@ -45,11 +42,6 @@ if [ -z "$PY" ]; then
 fi
 py() { "$PY" -c "import numpy as np, sys; $1" >>"$T/out" 2>&1; }
 
-# ipu-run ARGS...: run it (under the wrapper), output in $T/out, status in $st.
-run() {
-	"${WRAP[@]}" "$IPU_RUN" "$@" >"$T/out" 2>&1
-	st=$?
-}
 
 # expect_ok TEST ARGS...: ipu-run succeeds.
 expect_ok() {

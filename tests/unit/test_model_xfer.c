@@ -229,6 +229,43 @@ static void test_large_transfer_round_trips(void **state)
 	free(out);
 }
 
+/*
+ * Fault "corrupt": the next transfer succeeds with its first and last
+ * bytes inverted (silent, as ipu-emu's corrupt_dma), either way; the one
+ * after it is intact.
+ */
+static void test_corrupt_fault_inverts_first_and_last_byte_silently(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t out[100];
+	size_t i;
+
+	assert_int_equal(__ipu_model_faults_set("corrupt:1"), 0);
+	assert_int_equal(ipu_xfer_to_device(f->bo, 0, f->buf, 100), 0);
+	assert_int_equal(__ipu_model_faults_set(NULL), 0);
+	assert_int_equal(ipu_xfer_from_device(f->bo, 0, out, 100), 0);
+	assert_int_equal(out[0], (uint8_t)~f->buf[0]);
+	assert_int_equal(out[99], (uint8_t)~f->buf[99]);
+	assert_memory_equal(out + 1, f->buf + 1, 98);
+
+	/* From the device: the host's copy is wrong, the device's right. */
+	assert_int_equal(ipu_xfer_to_device(f->bo, 0, f->buf, 100), 0);
+	assert_int_equal(__ipu_model_faults_set("corrupt:1"), 0);
+	assert_int_equal(ipu_xfer_from_device(f->bo, 0, out, 100), 0);
+	assert_int_equal(out[0], (uint8_t)~f->buf[0]);
+	for (i = 1; i < 99; i++)
+		assert_int_equal(out[i], f->buf[i]);
+	assert_int_equal(ipu_xfer_from_device(f->bo, 0, out, 100), 0);
+	assert_memory_equal(out, f->buf, 100);
+
+	/* A single byte is wrong too (inverted once, not twice). */
+	assert_int_equal(__ipu_model_faults_set("corrupt:1"), 0);
+	assert_int_equal(ipu_xfer_to_device(f->bo, 0, f->buf, 1), 0);
+	assert_int_equal(ipu_xfer_from_device(f->bo, 0, out, 1), 0);
+	assert_int_equal(out[0], (uint8_t)~f->buf[0]);
+	assert_int_equal(__ipu_model_faults_set(NULL), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -241,6 +278,7 @@ int main(void)
 		T(test_xfer_run_stops_at_the_first_failure),
 		T(test_xfer_run_longer_than_the_sync_queue),
 		T(test_large_transfer_round_trips),
+		T(test_corrupt_fault_inverts_first_and_last_byte_silently),
 #undef T
 	};
 

@@ -92,6 +92,9 @@ static int env_uint(const char *name, unsigned long def, unsigned long max,
  *	xfer_hang	a transfer: it moves nothing and does not complete
  *		until its device is reset, then -EIO (the queue going:
  *		-ECANCELED), as a DMA engine that stopped;
+ *	corrupt	a transfer, either way: it moves its bytes with the first
+ *		and last inverted and succeeds, as a link that corrupts
+ *		silently (ipu-emu's corrupt_dma); only the bytes tell;
  *	reset	resetting a device: -EIO, and nothing is reset (a hung
  *		launch stays hung), as a device that does not come back
  *		from its reset register.
@@ -112,6 +115,7 @@ static struct model_fault faults[MODEL_FAULT_NR] = {
 	[MODEL_FAULT_HANG] = { .kind = "hang" },
 	[MODEL_FAULT_RESET] = { .kind = "reset" },
 	[MODEL_FAULT_XFER_HANG] = { .kind = "xfer_hang" },
+	[MODEL_FAULT_CORRUPT] = { .kind = "corrupt" },
 };
 
 /* Parse @spec into @out (a copy of faults, cleared); @why on error. */
@@ -153,7 +157,7 @@ static int parse_faults(const char *spec, struct model_fault *out,
 	return 0;
 bad:
 	snprintf(why, whylen,
-		 "IPU_MODEL_FAULTS=\"%s\": expected a list of KIND:K or KIND:%%N, KIND one of dma, launch, attach, hang",
+		 "IPU_MODEL_FAULTS=\"%s\": expected a list of KIND:K or KIND:%%N, KIND one of dma, launch, attach, hang, reset, xfer_hang, corrupt",
 		 spec);
 	return -EINVAL;
 }

@@ -133,6 +133,14 @@ static int run_xfer(struct mq *mq, const struct ipu_xfer_desc *x,
 	} else {
 		memcpy(x->host, p, x->length);
 	}
+	if (model_fault(MODEL_FAULT_CORRUPT)) {
+		/* Silent: the data arrive wrong and the transfer succeeds. */
+		p = x->dir == IPU_XFER_DIR_TO_DEVICE ? p : x->host;
+		p[0] = (uint8_t)~p[0];
+		/* One byte is inverted once, not twice (back to right). */
+		if (x->length > 1)
+			p[x->length - 1] = (uint8_t)~p[x->length - 1];
+	}
 	return 0;
 }
 

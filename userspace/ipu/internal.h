@@ -17,6 +17,8 @@
 #include <ipu/ipu.h>
 #include <ipu/testing.h>
 
+#include "attr.h"
+
 struct ipu_backend_ops;
 
 /**
@@ -172,7 +174,7 @@ int ipu_device_list_add(struct ipu_device_list *list,
 int ipu_device_list_of(const struct ipu_backend_ops *ops,
 		       struct ipu_device_list **listp);
 
-/* sysfs.c */
+/* sysfs.c; the attribute readers under it: attr.c */
 
 /* Read the first line of a small sysfs file at "<dir>/<attr>" into @buf. */
 int ipu_sysfs_read(const char *dir, const char *attr, char *buf, size_t len);

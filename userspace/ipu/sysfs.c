@@ -8,10 +8,8 @@
  * that cannot be read is left 0 (""), a device whose directory is gone is
  * left out.
  */
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,50 +18,28 @@
 
 #include "internal.h"
 
+/* "<dir>/<attr>" into @path; -ENAMETOOLONG when it does not fit. */
+static int attr_path(char *path, size_t len, const char *dir, const char *attr)
+{
+	return snprintf(path, len, "%s/%s", dir, attr) >= (int)len ?
+		       -ENAMETOOLONG : 0;
+}
+
 int ipu_sysfs_read(const char *dir, const char *attr, char *buf, size_t len)
 {
 	char path[PATH_MAX];
-	ssize_t n;
-	int fd, err;
+	int err = attr_path(path, sizeof(path), dir, attr);
 
-	if (len == 0)
-		return -EINVAL;
-	if (snprintf(path, sizeof(path), "%s/%s", dir, attr) >= (int)sizeof(path))
-		return -ENAMETOOLONG;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	do {
-		n = read(fd, buf, len - 1);
-	} while (n < 0 && errno == EINTR);
-	err = n < 0 ? -errno : 0;
-	close(fd);
-	if (err)
-		return err;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
+	return err ? err : ipu_attr_read(path, buf, len);
 }
 
 int ipu_sysfs_read_u64(const char *dir, const char *attr, int base,
 		       uint64_t *val)
 {
-	char buf[64], *end;
-	unsigned long long v;
-	int err;
+	char path[PATH_MAX];
+	int err = attr_path(path, sizeof(path), dir, attr);
 
-	err = ipu_sysfs_read(dir, attr, buf, sizeof(buf));
-	if (err)
-		return err;
-	/* strtoull() would take a sign or leading blanks. */
-	if (!isalnum((unsigned char)buf[0]))
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(buf, &end, base);
-	if (errno || end == buf || *end)
-		return -EINVAL;
-	*val = v;
-	return 0;
+	return err ? err : ipu_attr_read_u64(path, base, val);
 }
 
 int ipu_parse_fw_version(const char *s, uint32_t *ver)
@@ -87,23 +63,6 @@ unsigned int ipu_platform_from_name(const char *name)
 	if (!strcmp(name, "model"))
 		return IPU_DEVICE_PLATFORM_MODEL;
 	return IPU_DEVICE_PLATFORM_UNKNOWN;
-}
-
-/* "ipuN" with N a decimal without sign or leading zero. */
-static int parse_node_name(const char *s, unsigned int *index)
-{
-	unsigned long v;
-	char *end;
-
-	if (strncmp(s, "ipu", 3) || s[3] < '0' || s[3] > '9' ||
-	    (s[3] == '0' && s[4]))
-		return -EINVAL;
-	errno = 0;
-	v = strtoul(s + 3, &end, 10);
-	if (errno || *end || v > INT_MAX)
-		return -EINVAL;
-	*index = v;
-	return 0;
 }
 
 static int add_device(struct ipu_device_list *list, const char *prefix,
@@ -178,7 +137,7 @@ int ipu_sysfs_enumerate(struct ipu_device_list *list, const char *prefix)
 			err = -errno;
 			break;
 		}
-		if (parse_node_name(de->d_name, &index))
+		if (ipu_parse_node_name(de->d_name, &index))
 			continue;
 		if (n == cap) {
 			cap = cap ? 2 * cap : 8;

@@ -20,6 +20,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../ipu/attr.h"
+
 /* Version of the JSON document (docs/ipu-info.md); bump on any change
  * that an existing reader could misread (a removed or retyped member). */
 #define INFO_JSON_VERSION 1
@@ -159,11 +161,7 @@ void info_hwmon_read(struct info_report *rep, struct info_ipu *ipu,
 		     const char *devdir);
 int info_model_collect(struct info_report *rep);
 
-/* Reading sysfs-like files: 0, or -errno; a value that does not parse
- * (sign, blanks, garbage after it, overflow) is -EINVAL. */
-int info_read_str(const char *path, char *buf, size_t len);
-int info_read_u64(const char *path, int base, uint64_t *val);
-int info_read_s64(const char *path, long long *val);
+/* Reading sysfs-like files: libipu's readers (../ipu/attr.h). */
 /* snprintf() of a path: 0, or -ENAMETOOLONG with @buf "" (opens nothing). */
 int info_path(char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -185,6 +183,9 @@ void info_print_pci_details(FILE *f, const struct info_report *rep,
  * @pci, an unbound function) of that alone. */
 void info_print_json(FILE *f, const struct info_report *rep,
 		     const struct info_ipu *ipu, const struct info_pci *pci);
+/* @s as a JSON string: '"', '\\' and anything but printable ASCII
+ * escaped, so the output is valid JSON whatever a file held. */
+void info_json_str(FILE *f, const char *s);
 /* The IPU @name names: "N", "ipuN", "/dev/ipuN" or "model:N"; NULL if
  * the report has none such. */
 const struct info_ipu *info_find(const struct info_report *rep,

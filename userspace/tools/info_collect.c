@@ -44,23 +44,6 @@ static void sanitize(char *s)
 			*s = '?';
 }
 
-/* "ipuN": N decimal, no sign, no leading zero. */
-static int parse_node_name(const char *s, unsigned int *index)
-{
-	unsigned long v;
-	char *end;
-
-	if (strncmp(s, "ipu", 3) || !isdigit((unsigned char)s[3]) ||
-	    (s[3] == '0' && s[4]))
-		return -EINVAL;
-	errno = 0;
-	v = strtoul(s + 3, &end, 10);
-	if (errno || *end || v > INT_MAX)
-		return -EINVAL;
-	*index = v;
-	return 0;
-}
-
 /* "DDDD:BB:DD.F" as the PCI core names a function. */
 static bool is_pci_addr(const char *s)
 {
@@ -86,7 +69,7 @@ static bool attr_u64(struct info_report *rep, const struct info_ipu *ipu,
 	int err;
 
 	info_path(path, sizeof(path), "%s/%s", dir, attr);
-	err = info_read_u64(path, base, v);
+	err = ipu_attr_read_u64(path, base, v);
 	if (err && err != -ENOENT)
 		info_note(rep, "ipu%u: sysfs %s: %s", ipu->index, attr,
 			  errstr(err));
@@ -100,7 +83,7 @@ static bool attr_str(struct info_report *rep, const struct info_ipu *ipu,
 	int err;
 
 	info_path(path, sizeof(path), "%s/%s", dir, attr);
-	err = info_read_str(path, buf, len);
+	err = ipu_attr_read(path, buf, len);
 	if (err && err != -ENOENT)
 		info_note(rep, "ipu%u: sysfs %s: %s", ipu->index, attr,
 			  errstr(err));
@@ -115,7 +98,7 @@ static void proc_comm(const char *root, int pid, char *buf, size_t len)
 	char path[PATH_MAX];
 
 	info_path(path, sizeof(path), "%s/proc/%d/comm", root, pid);
-	if (info_read_str(path, buf, len))
+	if (ipu_attr_read(path, buf, len))
 		buf[0] = '\0';
 	sanitize(buf);
 }
@@ -270,7 +253,7 @@ static int list_class(struct info_report *rep, const char *classdir,
 		return 0;
 	}
 	while ((de = readdir(d))) {
-		if (parse_node_name(de->d_name, &index))
+		if (ipu_parse_node_name(de->d_name, &index))
 			continue;
 		if (n == cap) {
 			cap = cap ? 2 * cap : 8;

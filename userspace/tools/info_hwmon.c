@@ -27,7 +27,7 @@ static bool read_sensor(struct info_report *rep, const struct info_ipu *ipu,
 	int err;
 
 	info_path(path, sizeof(path), "%s/%s", dir, name);
-	err = info_read_s64(path, v);
+	err = ipu_attr_read_s64(path, v);
 	if (err == -ENOENT || err == -ENODATA)
 		return false;
 	if (!err && (*v < lo || *v > hi))

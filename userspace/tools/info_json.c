@@ -9,12 +9,13 @@
  * whatever sysfs held.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "info.h"
 
-static void jstr(FILE *f, const char *s)
+void info_json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s; s++) {
@@ -35,46 +36,17 @@ static void key(FILE *f, bool *first, int indent, const char *k)
 {
 	fprintf(f, "%s\n%*s", *first ? "" : ",", indent, "");
 	*first = false;
-	jstr(f, k);
+	info_json_str(f, k);
 	fputs(": ", f);
-}
-
-static void u64_or_null(FILE *f, bool have, uint64_t v)
-{
-	if (have)
-		fprintf(f, "%" PRIu64, v);
-	else
-		fputs("null", f);
-}
-
-static void s64_or_null(FILE *f, bool have, long long v)
-{
-	if (have)
-		fprintf(f, "%lld", v);
-	else
-		fputs("null", f);
 }
 
 /* A string, or null for NULL or "" (a value that could not be read). */
 static void str_or_null(FILE *f, const char *s)
 {
 	if (s && *s)
-		jstr(f, s);
+		info_json_str(f, s);
 	else
 		fputs("null", f);
-}
-
-/* 64 bits as 16 hex digits in a string (a serial number, not a count). */
-static void hex_or_null(FILE *f, bool have, uint64_t v)
-{
-	char hex[24];
-
-	if (!have) {
-		fputs("null", f);
-		return;
-	}
-	snprintf(hex, sizeof(hex), "%016" PRIx64, v);
-	jstr(f, hex);
 }
 
 static void boolean(FILE *f, bool b)
@@ -94,73 +66,174 @@ static void link_json(FILE *f, const struct info_link *l)
 		info_speed_str(l->speed, s, sizeof(s)), l->width);
 }
 
-static void pci_json(FILE *f, const struct info_pci *p, int ind)
+/*
+ * The members of an object, as a table: each is a kind of value at an
+ * offset in the struct, with, for those that may be unknown, the offset
+ * of the bool that says whether it was read (null when not). Members that
+ * are more than a number or a string print themselves (J_FN).
+ */
+enum jkind {
+	J_UINT,		/* unsigned integer of @size bytes */
+	J_INT,		/* signed integer of @size bytes */
+	J_STR,		/* char array, always present */
+	J_STR_NULL,	/* char array, null when "" */
+	J_BOOL,
+	J_HEX,		/* uint64_t as 16 hex digits in a string */
+	J_FN,		/* @fn prints it */
+};
+
+#define NO_HAVE ((size_t)-1)
+
+struct jmember {
+	const char *name;
+	enum jkind kind;
+	size_t off, size;
+	size_t have;	/* offset of a bool, or NO_HAVE */
+	void (*fn)(FILE *f, const void *obj, int ind);
+};
+
+#define JM(T, n, k, field, h) \
+	{ n, k, offsetof(T, field), sizeof(((T *)0)->field), h, NULL }
+#define JM_HAVE(T, n, k, field, hfield) JM(T, n, k, field, offsetof(T, hfield))
+#define JM_FN(n, f) { n, J_FN, 0, 0, NO_HAVE, f }
+
+static uint64_t get_uint(const char *p, size_t size)
 {
-	bool first = true, bfirst = true;
-	const char *s, *e;
-	int i;
+	uint64_t v64;
+	uint32_t v32;
+	uint16_t v16;
+
+	switch (size) {
+	case 1: return *(const uint8_t *)p;
+	case 2: memcpy(&v16, p, 2); return v16;
+	case 4: memcpy(&v32, p, 4); return v32;
+	default: memcpy(&v64, p, 8); return v64;
+	}
+}
+
+static long long get_int(const char *p, size_t size)
+{
+	int64_t v64;
+	int32_t v32;
+
+	if (size == 4) {
+		memcpy(&v32, p, 4);
+		return v32;
+	}
+	memcpy(&v64, p, 8);
+	return v64;
+}
+
+static void member(FILE *f, const struct jmember *m, const void *obj, int ind)
+{
+	const char *p = (const char *)obj + m->off;
+	char hex[24];
+
+	if (m->have != NO_HAVE && !*((const bool *)((const char *)obj + m->have))) {
+		fputs("null", f);
+		return;
+	}
+	switch (m->kind) {
+	case J_UINT:
+		fprintf(f, "%" PRIu64, get_uint(p, m->size));
+		break;
+	case J_INT:
+		fprintf(f, "%lld", get_int(p, m->size));
+		break;
+	case J_STR:
+		info_json_str(f, p);
+		break;
+	case J_STR_NULL:
+		str_or_null(f, p);
+		break;
+	case J_BOOL:
+		boolean(f, *(const bool *)p);
+		break;
+	case J_HEX:
+		snprintf(hex, sizeof(hex), "%016" PRIx64, get_uint(p, 8));
+		info_json_str(f, hex);
+		break;
+	case J_FN:
+		m->fn(f, obj, ind);
+		break;
+	}
+}
+
+/* An object of @n members of @obj, indented @ind. */
+static void object(FILE *f, const struct jmember *m, size_t n,
+		   const void *obj, int ind)
+{
+	bool first = true;
+	size_t i;
 
 	fputc('{', f);
-	key(f, &first, ind, "address");
-	jstr(f, p->addr);
-	key(f, &first, ind, "vendor_id");
-	fprintf(f, "%u", p->vendor);
-	key(f, &first, ind, "device_id");
-	fprintf(f, "%u", p->device);
-	key(f, &first, ind, "subsystem_vendor_id");
-	u64_or_null(f, p->have_subsys, p->subvendor);
-	key(f, &first, ind, "subsystem_id");
-	u64_or_null(f, p->have_subsys, p->subdevice);
-	key(f, &first, ind, "revision");
-	fprintf(f, "%u", p->revision);
-	key(f, &first, ind, "class");
-	fprintf(f, "%u", p->class_code);
-	key(f, &first, ind, "vendor_name");
-	jstr(f, p->vendor_name);
-	key(f, &first, ind, "device_name");
-	jstr(f, p->device_name);
-	key(f, &first, ind, "names_from");
-	jstr(f, p->names_from_spec ? "spec" : "libpci");
-	key(f, &first, ind, "driver");
-	str_or_null(f, p->driver);
-	key(f, &first, ind, "numa_node");
-	s64_or_null(f, p->have_numa, p->numa_node);
-	key(f, &first, ind, "link_current");
-	link_json(f, &p->link_cur);
-	key(f, &first, ind, "link_max");
-	link_json(f, &p->link_max);
-	key(f, &first, ind, "link_degraded");
-	boolean(f, p->degraded);
-	key(f, &first, ind, "link_source");
-	str_or_null(f, p->link_source);
-	key(f, &first, ind, "config_space_full");
-	boolean(f, p->config_full);
-	key(f, &first, ind, "capabilities");
+	for (i = 0; i < n; i++) {
+		key(f, &first, ind, m[i].name);
+		member(f, &m[i], obj, ind);
+	}
+	fprintf(f, "\n%*s}", ind - 2, "");
+}
+
+static void pci_names_from(FILE *f, const void *obj, int ind)
+{
+	(void)ind;
+	info_json_str(f, ((const struct info_pci *)obj)->names_from_spec ?
+		      "spec" : "libpci");
+}
+
+static void pci_link_cur(FILE *f, const void *obj, int ind)
+{
+	(void)ind;
+	link_json(f, &((const struct info_pci *)obj)->link_cur);
+}
+
+static void pci_link_max(FILE *f, const void *obj, int ind)
+{
+	(void)ind;
+	link_json(f, &((const struct info_pci *)obj)->link_max);
+}
+
+static void pci_link_source(FILE *f, const void *obj, int ind)
+{
+	(void)ind;
+	str_or_null(f, ((const struct info_pci *)obj)->link_source);
+}
+
+/* "PM MSI-X PCIe" as ["PM", "MSI-X", "PCIe"]; null without config space. */
+static void pci_caps(FILE *f, const void *obj, int ind)
+{
+	const struct info_pci *p = obj;
+	const char *s, *e;
+	char name[32];
+	size_t n;
+
+	(void)ind;
 	if (!p->config_full) {
 		fputs("null", f);
-	} else {
-		fputc('[', f);
-		for (s = p->caps; *s; s = *e ? e + 1 : e) {
-			char name[32];
-			size_t n;
-
-			e = strchr(s, ' ');
-			if (!e)
-				e = s + strlen(s);
-			n = (size_t)(e - s) < sizeof(name) ? (size_t)(e - s) :
-				sizeof(name) - 1;
-			memcpy(name, s, n);
-			name[n] = '\0';
-			fputs(s == p->caps ? "" : ", ", f);
-			jstr(f, name);
-		}
-		fputc(']', f);
+		return;
 	}
-	key(f, &first, ind, "msix_vectors");
-	u64_or_null(f, p->have_msix, p->msix_vectors);
-	key(f, &first, ind, "dsn");
-	hex_or_null(f, p->have_dsn, p->dsn);
-	key(f, &first, ind, "bars");
+	fputc('[', f);
+	for (s = p->caps; *s; s = *e ? e + 1 : e) {
+		e = strchr(s, ' ');
+		if (!e)
+			e = s + strlen(s);
+		n = (size_t)(e - s) < sizeof(name) ? (size_t)(e - s) :
+			sizeof(name) - 1;
+		memcpy(name, s, n);
+		name[n] = '\0';
+		fputs(s == p->caps ? "" : ", ", f);
+		info_json_str(f, name);
+	}
+	fputc(']', f);
+}
+
+static void pci_bars(FILE *f, const void *obj, int ind)
+{
+	const struct info_pci *p = obj;
+	bool first = true;
+	int i;
+
+	(void)ind;
 	fputc('[', f);
 	for (i = 0; i < 6; i++) {
 		const struct info_bar *b = &p->bars[i];
@@ -169,101 +242,147 @@ static void pci_json(FILE *f, const struct info_pci *p, int ind)
 			continue;
 		fprintf(f, "%s{\"index\": %d, \"base\": %" PRIu64
 			", \"size\": %" PRIu64 ", \"type\": \"%s\", \"is64\": %s, \"prefetchable\": %s}",
-			bfirst ? "" : ", ", i, b->base, b->size,
+			first ? "" : ", ", i, b->base, b->size,
 			b->mem ? "memory" : "io", b->is64 ? "true" : "false",
 			b->prefetch ? "true" : "false");
-		bfirst = false;
+		first = false;
 	}
 	fputc(']', f);
-	fprintf(f, "\n%*s}", ind - 2, "");
 }
 
-static void ipu_json(FILE *f, const struct info_ipu *ipu, int ind)
-{
-	bool first = true;
-	char hex[24], names[512];
-	size_t i, n;
-	unsigned int b;
+#define P struct info_pci
+static const struct jmember pci_members[] = {
+	JM(P, "address", J_STR, addr, NO_HAVE),
+	JM(P, "vendor_id", J_UINT, vendor, NO_HAVE),
+	JM(P, "device_id", J_UINT, device, NO_HAVE),
+	JM_HAVE(P, "subsystem_vendor_id", J_UINT, subvendor, have_subsys),
+	JM_HAVE(P, "subsystem_id", J_UINT, subdevice, have_subsys),
+	JM(P, "revision", J_UINT, revision, NO_HAVE),
+	JM(P, "class", J_UINT, class_code, NO_HAVE),
+	JM(P, "vendor_name", J_STR, vendor_name, NO_HAVE),
+	JM(P, "device_name", J_STR, device_name, NO_HAVE),
+	JM_FN("names_from", pci_names_from),
+	JM(P, "driver", J_STR_NULL, driver, NO_HAVE),
+	JM_HAVE(P, "numa_node", J_INT, numa_node, have_numa),
+	JM_FN("link_current", pci_link_cur),
+	JM_FN("link_max", pci_link_max),
+	JM(P, "link_degraded", J_BOOL, degraded, NO_HAVE),
+	JM_FN("link_source", pci_link_source),
+	JM(P, "config_space_full", J_BOOL, config_full, NO_HAVE),
+	JM_FN("capabilities", pci_caps),
+	JM_HAVE(P, "msix_vectors", J_UINT, msix_vectors, have_msix),
+	JM_HAVE(P, "dsn", J_HEX, dsn, have_dsn),
+	JM_FN("bars", pci_bars),
+};
+#undef P
 
-	fputc('{', f);
-	key(f, &first, ind, "index");
-	fprintf(f, "%u", ipu->index);
-	key(f, &first, ind, "node");
-	jstr(f, ipu->node);
-	key(f, &first, ind, "platform");
-	str_or_null(f, ipu->platform);
-	key(f, &first, ind, "model");
-	boolean(f, ipu->model);
-	key(f, &first, ind, "firmware_version");
-	str_or_null(f, ipu->firmware);
-	key(f, &first, ind, "serial");
-	hex_or_null(f, ipu->have_serial, ipu->serial);
-	key(f, &first, ind, "memory_total");
-	u64_or_null(f, ipu->have_mem_total, ipu->mem_total);
-	key(f, &first, ind, "memory_used");
-	u64_or_null(f, ipu->have_mem_used, ipu->mem_used);
-	key(f, &first, ind, "reset_count");
-	u64_or_null(f, ipu->have_resets, ipu->resets);
-	key(f, &first, ind, "owner");
+static void pci_json(FILE *f, const struct info_pci *p, int ind)
+{
+	object(f, pci_members, sizeof(pci_members) / sizeof(pci_members[0]), p,
+	       ind);
+}
+
+static void ipu_owner(FILE *f, const void *obj, int ind)
+{
+	const struct info_ipu *ipu = obj;
+
+	(void)ind;
 	if (!ipu->have_owner || !ipu->owner_pid) {
 		fputs("null", f);
-	} else {
-		fprintf(f, "{\"pid\": %d, \"comm\": ", ipu->owner_pid);
-		jstr(f, ipu->owner_comm);
-		fputc('}', f);
+		return;
 	}
-	key(f, &first, ind, "owner_known");
-	boolean(f, ipu->have_owner);
-	key(f, &first, ind, "holders");
+	fprintf(f, "{\"pid\": %d, \"comm\": ", ipu->owner_pid);
+	info_json_str(f, ipu->owner_comm);
+	fputc('}', f);
+}
+
+static void ipu_holders(FILE *f, const void *obj, int ind)
+{
+	const struct info_ipu *ipu = obj;
+	size_t i, n;
+
+	(void)ind;
 	fputc('[', f);
 	n = ipu->nholders < INFO_MAX_HOLDERS ? ipu->nholders : INFO_MAX_HOLDERS;
 	for (i = 0; i < n; i++) {
 		fprintf(f, "%s{\"pid\": %d, \"comm\": ", i ? ", " : "",
 			ipu->holders[i].pid);
-		jstr(f, ipu->holders[i].comm);
+		info_json_str(f, ipu->holders[i].comm);
 		fputc('}', f);
 	}
 	fputc(']', f);
-	key(f, &first, ind, "holders_total");
-	fprintf(f, "%zu", ipu->nholders);
-	key(f, &first, ind, "holders_complete");
-	boolean(f, ipu->have_holders);
-	key(f, &first, ind, "temperature_mc");
-	s64_or_null(f, ipu->have_temp, ipu->temp_mc);
-	key(f, &first, ind, "power_uw");
-	s64_or_null(f, ipu->have_power, ipu->power_uw);
-	key(f, &first, ind, "api_version");
-	u64_or_null(f, ipu->have_ioctl, ipu->api_version);
-	key(f, &first, ind, "features");
-	u64_or_null(f, ipu->have_ioctl, ipu->features);
-	key(f, &first, ind, "feature_names");
+}
+
+/* The feature bits by name ("bitN" for unnamed ones); null without them. */
+static void ipu_feature_names(FILE *f, const void *obj, int ind)
+{
+	const struct info_ipu *ipu = obj;
+	bool first = true;
+	const char *nm;
+	char bit[16];
+	unsigned int b;
+
+	(void)ind;
 	if (!ipu->have_ioctl) {
 		fputs("null", f);
-	} else {
-		fputc('[', f);
-		for (b = 0, names[0] = '\0'; b < 64; b++) {
-			const char *nm = info_feature_name(ipu, b);
-
-			if (!(ipu->features >> b & 1))
-				continue;
-			if (!nm) {
-				snprintf(hex, sizeof(hex), "bit%u", b);
-				nm = hex;
-			}
-			fputs(names[0] ? ", " : "", f);
-			names[0] = 1;
-			jstr(f, nm);
-		}
-		fputc(']', f);
+		return;
 	}
-	key(f, &first, ind, "mem_page_size");
-	u64_or_null(f, ipu->have_ioctl, ipu->mem_page_size);
-	key(f, &first, ind, "pci");
+	fputc('[', f);
+	for (b = 0; b < 64; b++) {
+		if (!(ipu->features >> b & 1))
+			continue;
+		nm = info_feature_name(ipu, b);
+		if (!nm) {
+			snprintf(bit, sizeof(bit), "bit%u", b);
+			nm = bit;
+		}
+		fputs(first ? "" : ", ", f);
+		first = false;
+		info_json_str(f, nm);
+	}
+	fputc(']', f);
+}
+
+static void ipu_pci(FILE *f, const void *obj, int ind)
+{
+	const struct info_ipu *ipu = obj;
+
 	if (ipu->have_pci)
 		pci_json(f, &ipu->pci, ind + 2);
 	else
 		fputs("null", f);
-	fprintf(f, "\n%*s}", ind - 2, "");
+}
+
+#define I struct info_ipu
+static const struct jmember ipu_members[] = {
+	JM(I, "index", J_UINT, index, NO_HAVE),
+	JM(I, "node", J_STR, node, NO_HAVE),
+	JM(I, "platform", J_STR_NULL, platform, NO_HAVE),
+	JM(I, "model", J_BOOL, model, NO_HAVE),
+	JM_HAVE(I, "firmware_version", J_STR_NULL, firmware, have_fw),
+	JM_HAVE(I, "serial", J_HEX, serial, have_serial),
+	JM_HAVE(I, "memory_total", J_UINT, mem_total, have_mem_total),
+	JM_HAVE(I, "memory_used", J_UINT, mem_used, have_mem_used),
+	JM_HAVE(I, "reset_count", J_UINT, resets, have_resets),
+	JM_FN("owner", ipu_owner),
+	JM(I, "owner_known", J_BOOL, have_owner, NO_HAVE),
+	JM_FN("holders", ipu_holders),
+	JM(I, "holders_total", J_UINT, nholders, NO_HAVE),
+	JM(I, "holders_complete", J_BOOL, have_holders, NO_HAVE),
+	JM_HAVE(I, "temperature_mc", J_INT, temp_mc, have_temp),
+	JM_HAVE(I, "power_uw", J_INT, power_uw, have_power),
+	JM_HAVE(I, "api_version", J_UINT, api_version, have_ioctl),
+	JM_HAVE(I, "features", J_UINT, features, have_ioctl),
+	JM_FN("feature_names", ipu_feature_names),
+	JM_HAVE(I, "mem_page_size", J_UINT, mem_page_size, have_ioctl),
+	JM_FN("pci", ipu_pci),
+};
+#undef I
+
+static void ipu_json(FILE *f, const struct info_ipu *ipu, int ind)
+{
+	object(f, ipu_members, sizeof(ipu_members) / sizeof(ipu_members[0]),
+	       ipu, ind);
 }
 
 void info_print_json(FILE *f, const struct info_report *rep,
@@ -276,7 +395,7 @@ void info_print_json(FILE *f, const struct info_report *rep,
 
 	fputc('{', f);
 	key(f, &first, 2, "schema");
-	jstr(f, "ipu-info");
+	info_json_str(f, "ipu-info");
 	key(f, &first, 2, "version");
 	fprintf(f, "%d", INFO_JSON_VERSION);
 	key(f, &first, 2, "ipus");
@@ -303,7 +422,7 @@ void info_print_json(FILE *f, const struct info_report *rep,
 	fputc('[', f);
 	for (i = 0; i < rep->nnotes; i++) {
 		fprintf(f, "%s\n    ", i ? "," : "");
-		jstr(f, rep->notes[i]);
+		info_json_str(f, rep->notes[i]);
 	}
 	fputs("\n  ]\n}\n", f);
 }

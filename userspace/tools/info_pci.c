@@ -114,11 +114,11 @@ static void link_attr(const char *dir, const char *speed_attr,
 	uint64_t w;
 
 	info_path(path, sizeof(path), "%s/%s", dir, speed_attr);
-	if (info_read_str(path, buf, sizeof(buf)))
+	if (ipu_attr_read(path, buf, sizeof(buf)))
 		return;
 	l->speed = parse_speed(buf);
 	info_path(path, sizeof(path), "%s/%s", dir, width_attr);
-	if (info_read_u64(path, 10, &w) || w == 0 || w > 32)
+	if (ipu_attr_read_u64(path, 10, &w) || w == 0 || w > 32)
 		return;
 	l->width = (unsigned int)w;
 	l->known = l->speed != 0;

@@ -52,7 +52,7 @@ static void add_holder(struct info_ipu *ipu, const char *root, int pid)
 	h = &ipu->holders[n];
 	h->pid = pid;
 	info_path(path, sizeof(path), "%s/proc/%d/comm", root, pid);
-	if (info_read_str(path, h->comm, sizeof(h->comm)))
+	if (ipu_attr_read(path, h->comm, sizeof(h->comm)))
 		h->comm[0] = '\0';
 	for (s = h->comm; *s; s++)
 		if (!isprint((unsigned char)*s))

@@ -1,27 +1,19 @@
 // SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
 /*
- * info_read.c - ipu-info's reading of sysfs-like files: one short value
- * per file, treated as untrusted (a fake tree in the tests, a driver with
- * a bug, a file that changed while read). A value is taken only when it
- * is whole: too long, empty, signed, padded or followed by garbage, it is
- * -EINVAL (or -EOVERFLOW), and the caller shows it as unknown.
- *
- * libipu's sysfs.c parses the same attributes for enumeration, but it is
- * internal to the library, reads only below /sys and folds every failure
- * into 0; ipu-info reads below --root and names each failure, so it has
- * its own reader.
+ * attr.c - reading sysfs-like attribute files (attr.h): for libipu's
+ * enumeration and the tools.
  */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "info.h"
+#include "attr.h"
 
-int info_read_str(const char *path, char *buf, size_t len)
+int ipu_attr_read(const char *path, char *buf, size_t len)
 {
 	ssize_t n, more;
 	char extra;
@@ -54,13 +46,13 @@ int info_read_str(const char *path, char *buf, size_t len)
 	return 0;
 }
 
-int info_read_u64(const char *path, int base, uint64_t *val)
+int ipu_attr_read_u64(const char *path, int base, uint64_t *val)
 {
 	char buf[64], *end;
 	unsigned long long v;
 	int err;
 
-	err = info_read_str(path, buf, sizeof(buf));
+	err = ipu_attr_read(path, buf, sizeof(buf));
 	if (err)
 		return err;
 	/* strtoull() would take a sign or leading blanks. */
@@ -74,14 +66,14 @@ int info_read_u64(const char *path, int base, uint64_t *val)
 	return 0;
 }
 
-int info_read_s64(const char *path, long long *val)
+int ipu_attr_read_s64(const char *path, long long *val)
 {
 	char buf[64], *end;
 	const char *digits;
 	long long v;
 	int err;
 
-	err = info_read_str(path, buf, sizeof(buf));
+	err = ipu_attr_read(path, buf, sizeof(buf));
 	if (err)
 		return err;
 	digits = buf[0] == '-' ? buf + 1 : buf;
@@ -95,18 +87,19 @@ int info_read_s64(const char *path, long long *val)
 	return 0;
 }
 
-int info_path(char *buf, size_t len, const char *fmt, ...)
+/* "ipuN" with N a decimal without sign or leading zero. */
+int ipu_parse_node_name(const char *s, unsigned int *index)
 {
-	va_list ap;
-	int n;
+	unsigned long v;
+	char *end;
 
-	va_start(ap, fmt);
-	n = vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= len) {
-		/* A path cut short would name another file: name none. */
-		buf[0] = '\0';
-		return -ENAMETOOLONG;
-	}
+	if (strncmp(s, "ipu", 3) || s[3] < '0' || s[3] > '9' ||
+	    (s[3] == '0' && s[4]))
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s + 3, &end, 10);
+	if (errno || *end || v > INT_MAX)
+		return -EINVAL;
+	*index = v;
 	return 0;
 }

@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tests/tools/test_ipu_bringup.sh NAME BINDIR
+#
+# End-to-end tests of ipu-bringup on the host, on the software model: its
+# options and usage errors, a clean --quick run (every check PASS or
+# SKIP, exit 0), its JSON parsed by Python's json module and checked
+# against docs/ipu-bringup.md's schema, --log, plain lines when not on a
+# terminal and the progress bar on one. Then what it exists to catch,
+# with the model's fault injection (IPU_MODEL_FAULTS): silent corruption
+# and failed transfers make `dma` FAIL, a hung launch makes `compute`
+# FAIL and `reset` recover it, a failing launch makes `compute` FAIL;
+# each exits 1. The guests run the same binary on simulated and PCI IPUs
+# (tests/kernel/test_bringup.c). Each run must end with the expected
+# status, never by a signal or a sanitizer or valgrind report.
+#
+#   NAME    the phase: counts go to $BUILD/results/NAME ("passed failed
+#           skipped"), the log to $BUILD/test-logs/NAME/test_ipu_bringup.log
+#   BINDIR  a build directory holding tools/ipu-bringup
+#
+# Environment: BUILD (default build), IPU_RUN_WRAPPER (a command prefix,
+# e.g. valgrind), IPU_VERBOSE=1 (print the whole log).
+set -uo pipefail
+
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+tool_test_start test_ipu_bringup.log ipu-bringup "$@"
+
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+
+# Two small model IPUs, whatever the caller's environment says; no
+# ipu.ko devices (a host running the driver must not be tested here).
+export IPU_MODEL_DEVICES=2 IPU_MODEL_MEM_MB=64
+unset IPU_DEVICE IPU_MODEL_FAULTS
+CHECKS="enumerate pcie-link firmware interrupts dma memory compute replicas reset stress telemetry"
+
+# expect_line TEST STATUS CHECK DEVICE: the last run printed that result.
+expect_line() {
+	if grep -qE "^$2  $3 +$4 " "$T/out"; then
+		pass "$1"
+	else
+		fail "$1" "no line \"$2  $3 ... $4\""
+	fi
+}
+
+# Usage errors: exit 2, a message naming what is wrong.
+expect_exit usage-unknown-check 2 'no check named "bogus"' --test dma,bogus
+expect_exit usage-empty-test 2 "comma-separated list" --test ""
+expect_exit usage-stray-argument 2 'unexpected argument "extra"' extra
+expect_exit usage-unknown-option 2 "unknown option --frobnicate" --frobnicate
+expect_exit usage-missing-value 2 "needs a value" --log
+expect_exit usage-stress-zero 2 "--stress-seconds: 0.1 to 86400" --stress-seconds 0
+expect_exit usage-stress-garbage 2 "--stress-seconds" --stress-seconds 1x
+expect_exit usage-mem-limit 2 "--mem-limit" --mem-limit -5
+expect_exit no-such-device 1 'no IPU "model:7"' --quick --device model:7
+expect_exit no-such-hw-device 1 'no IPU "ipu9"' --quick --device ipu9
+expect_exit no-such-hw-name 1 'no IPU "9"' --quick --device hw:9
+expect_exit help 0 "Exit status" --help
+expect_exit version 0 "JSON schema version 1" --version
+
+run --list
+if [ "$st" -eq 0 ] && [ "$(tr '\n' ' ' <"$T/out")" = "$CHECKS " ]; then
+	pass list
+else
+	fail list "exit status $st, not the eleven checks in order"
+fi
+
+# A clean quick run on the model: every check, no failure, exit 0.
+run --quick --stress-seconds 0.5 --log "$T/log"
+if [ "$st" -ne 0 ] || broken; then
+	fail quick-clean "exit status $st, expected 0"
+else
+	pass quick-clean
+fi
+for c in enumerate firmware dma memory compute reset stress; do
+	for d in model:0 model:1; do
+		expect_line "quick-$c-$d" PASS "$c" "$d"
+	done
+done
+expect_line quick-replicas PASS replicas all
+for c in pcie-link interrupts telemetry; do
+	expect_line "quick-$c-skips" SKIP "$c" model:0
+done
+if grep -q "bit for bit" "$T/out"; then
+	pass quick-known-answer
+else
+	fail quick-known-answer "no known-answer reason"
+fi
+if grep -qE '^15 passed, 0 warned, 0 failed, 6 skipped$' "$T/out"; then
+	pass quick-summary
+else
+	fail quick-summary "summary line"
+fi
+# Not a terminal: plain lines, no carriage return or escape.
+if grep -q $'\r\|\033' "$T/out"; then
+	fail quick-plain "a progress bar went to a pipe"
+else
+	pass quick-plain
+fi
+cp "$T/out" "$T/quick"
+if grep -qE '^PASS  dma +model:0 .*\([0-9.]+ s\)$' "$T/log" && grep -q '^15 passed' "$T/log"; then
+	pass log-file
+else
+	cp "$T/log" "$T/out"
+	fail log-file "--log lacks the results or their times"
+fi
+expect_exit log-unwritable 1 "--log $T/nodir/x" --quick --log "$T/nodir/x"
+
+# --test picks checks, in their usual order whatever the list's.
+run --quick --test compute,dma --device model:1
+if [ "$st" -eq 0 ] && [ "$(cut -c7-17 "$T/out" | head -2 | tr -d ' ' | tr '\n' ' ')" = "dma compute " ] &&
+	[ "$(wc -l <"$T/out")" -eq 3 ]; then
+	pass test-selects
+else
+	fail test-selects "exit status $st, not dma then compute on model:1"
+fi
+
+# The JSON report against docs/ipu-bringup.md.
+"${WRAP[@]}" "$TOOL" --quick --stress-seconds 0.2 --json >"$T/json" 2>"$T/out"
+st=$?
+if [ "$st" -ne 0 ] || broken; then
+	fail json-run "exit status $st"
+elif "$PY" - "$T/json" >>"$T/out" 2>&1 <<'PYEOF'; then
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "ipu-bringup" and d["version"] == 1, d
+assert set(d) == {"schema", "version", "quick", "devices", "results", "passed",
+                  "warned", "failed", "skipped", "ok"}, sorted(d)
+assert d["quick"] is True and d["ok"] is True and d["failed"] == 0
+assert d["devices"] == ["model:0", "model:1"], d["devices"]
+assert len(d["results"]) == 21, len(d["results"])
+for r in d["results"]:
+    assert set(r) == {"check", "device", "status", "reason", "seconds", "figures"}, r
+    assert r["status"] in ("PASS", "WARN", "FAIL", "SKIP") and r["reason"], r
+    assert isinstance(r["seconds"], float) and r["seconds"] >= 0
+    for f in r["figures"]:
+        assert set(f) == {"name", "value", "unit"} and isinstance(f["value"], (int, float)), f
+dma = [r for r in d["results"] if r["check"] == "dma"][0]
+assert {"h2d_bandwidth", "d2h_bandwidth", "both_bandwidth"} <= {f["name"] for f in dma["figures"]}
+assert d["passed"] + d["skipped"] == 21
+PYEOF
+	pass json-schema
+else
+	fail json-schema "the JSON does not follow docs/ipu-bringup.md"
+fi
+
+# What it exists to catch. Silent corruption (the first transfer of dma
+# comes back with its bytes inverted, status OK): dma FAILs, naming it.
+IPU_MODEL_FAULTS=corrupt:1 expect_exit corrupt-fails-dma 1 "corrupts data" --quick --test dma --device model:0
+expect_line corrupt-dma-line FAIL dma model:0
+# ... from the device: every second transfer, the first to come back.
+IPU_MODEL_FAULTS=corrupt:%2 expect_exit corrupt-d2h-fails-dma 1 "corrupts data" --quick --test dma --device model:0
+# A transfer that fails (EIO).
+IPU_MODEL_FAULTS=dma:1 expect_exit failed-transfer-fails-dma 1 "Input/output error" --quick --test dma,memory --device model:0
+expect_line failed-transfer-dma-line FAIL dma model:0
+expect_line failed-transfer-memory-passes PASS memory model:0
+# A hung launch: compute FAILs, reset brings the device back and
+# computes the known answer again.
+IPU_MODEL_FAULTS=hang:1 expect_exit hang-fails-compute 1 "the launch hangs" --quick --test compute,reset --device model:0
+expect_line hang-compute-line FAIL compute model:0
+expect_line hang-reset-recovers PASS reset model:0
+# A launch the device fails.
+IPU_MODEL_FAULTS=launch:1 expect_exit failed-launch-fails-compute 1 "FAIL  compute" --quick --test compute --device model:0
+# A reset that does not happen.
+IPU_MODEL_FAULTS=reset:1 expect_exit failed-reset-fails-reset 1 "reset failed" --quick --test reset --device model:0
+# Another process's model is its own; this one's device, attached by
+# ipu-bringup for the whole run, is not shared with a second handle.
+
+# A terminal gets the progress bar of the long checks.
+if command -v script >/dev/null; then
+	script -qec "${WRAP[*]} $TOOL --quick --test memory --device model:0" /dev/null >"$T/tty" 2>&1
+	cp "$T/tty" "$T/out"
+	if grep -q 'memory *\[#' "$T/tty" && grep -q '^PASS  memory' <(tr '\r' '\n' <"$T/tty" | sed 's/\x1b\[K//g'); then
+		pass tty-progress-bar
+	else
+		fail tty-progress-bar "no progress bar on a terminal"
+	fi
+else
+	skip tty-progress-bar "no script(1)"
+fi
+
+finish
