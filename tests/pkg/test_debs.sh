@@ -11,7 +11,8 @@
 # written, and nothing stays mounted when the test ends or is killed.
 # There:
 #   - lintian finds no error or warning but those packaging/deb/lintian-
-#     suppress explains (run on the host: it is Debian 12's lintian);
+#     suppress explains (run on the host: it is Debian 12's lintian), and
+#     no hardening tag, even at the info level;
 #   - apt-get installs the six packages; ipu-dkms's postinst has DKMS
 #     build ipu.ko against the chroot's kernel headers and install it in
 #     updates/dkms, with that kernel's vermagic; modprobe.d documents
@@ -69,12 +70,20 @@ if [ $INNER = 0 ]; then
 	fi
 	ok "make deb built ${#PKGS[@]} packages"
 	start=$(date +%s)
-	if lintian --fail-on error,warning --suppress-tags-from-file packaging/deb/lintian-suppress \
+	if lintian --display-info --fail-on error,warning \
+		--suppress-tags-from-file packaging/deb/lintian-suppress \
 		"${debs[@]}" >"$BUILD/deb/lintian.log" 2>&1; then
 		ok "lintian: no error or warning but those explained ($(($(date +%s) - start)) s)"
 	else
 		grep -E '^[EW]: ' "$BUILD/deb/lintian.log" | head -n 30
 		bad "lintian: no error or warning but those explained" "log: $BUILD/deb/lintian.log"
+	fi
+	# Its info-level hardening tags (no relro, bindnow, PIE, fortified
+	# functions): tests/pkg/test_hardening.sh reads the same from the files.
+	if grep -E '^[EWI]: .*hardening-no-' "$BUILD/deb/lintian.log"; then
+		bad "lintian: no hardening-no-* tag"
+	else
+		ok "lintian: no hardening-no-* tag"
 	fi
 	rm -rf "$W"
 	mkdir -p "$W/upper" "$W/work" "$R"
