@@ -22,6 +22,11 @@
 #     from PATH and NumPy reads the right answer; ipu-info and ipu-simd
 #     run from PATH; `import ipu` loads the installed libraries;
 #     `man ipu-run` shows its page;
+#   - a QEMU guest boots from this installed system (its kernel, DKMS's
+#     ipu.ko, ipu-firmware's image, udev applying the rule, ipu-simd as its
+#     unit says): alice, in group ipu, trains the demo on ipu_hw with the
+#     model's checksum, bob, not in it, is refused (tests/pkg/boot-
+#     installed.sh);
 #   - purging the packages leaves no file behind: the file lists before
 #     installing and after purging are the same (outside /proc, /sys,
 #     /dev, /tmp, /run and the logs and caches of dpkg and apt).
@@ -104,6 +109,9 @@ KVER=$(cat "$CACHE/trixie.kernelrelease")
 T=$R/tmp/pkg-test
 mkdir -p "$T"
 cp "$BUILD"/deb/*.deb tests/pkg/session_hello.c "$T/"
+# shellcheck source=boot-installed.sh
+. tests/pkg/boot-installed.sh
+boot_installed_users "$R" >"$W/users.log" 2>&1 || { cat "$W/users.log"; bad "useradd alice bob"; }
 snapshot >"$W/before"
 
 start=$(date +%s)
@@ -203,6 +211,9 @@ else
 	cat "$W/man.err"
 	bad "man ipu-run shows its page"
 fi
+
+# A guest booted from this installed system (tests/pkg/boot-installed.sh).
+boot_installed "$R" "$KVER"
 
 # Purge: back to the file list from before the install.
 rm -rf "$T"
