@@ -482,7 +482,8 @@ deb: deps-deb
 # each target's dependencies, the packages' hardening (test_hardening.sh:
 # readelf over every ELF file they ship), and the packages in a throwaway
 # Debian 13 chroot (tests/pkg/test_debs.sh: lintian, DKMS, pkg-config, the
-# tools, man, purge). Results in $(O)/results/pkg-*. All run even when one fails.
+# tools, man, a guest booted from the installed system, purge), then in a
+# Debian 12 one (the same but lintian and the boot). Results in $(O)/results/pkg-*. All run even when one fails.
 pkg-check: deps-pkg-check
 	@st=0; $(MAKE) --no-print-directory install-check || st=1; \
 	tests/pkg/test_deps.sh pkg-deps $(BUILD) || st=1; \
@@ -491,6 +492,7 @@ pkg-check: deps-pkg-check
 			{ grep FAILED $(O)/deb/hardening.log; st=1; }; \
 		tail -n 1 $(O)/deb/hardening.log; \
 		tests/pkg/test_debs.sh pkg-debs $(BUILD) || st=1; \
+		tests/pkg/test_debs.sh pkg-debs-bookworm $(BUILD) bookworm || st=1; \
 	else st=1; fi; \
 	exit $$st
 

@@ -19,7 +19,12 @@
 #     modprobe.d naming every module parameter, the systemd unit naming
 #     the installed ipu-simd;
 #   - uninstall leaves every file and link as before install, a file of
-#     someone else's in the same directories included.
+#     someone else's in the same directories included;
+#   - with the default PREFIX (/usr/local), the udev rule, modprobe.d file
+#     and firmware image land where udev, modprobe and the kernel read them
+#     (/etc/udev/rules.d, /etc/modprobe.d, /lib/firmware), nothing under
+#     /usr/local/lib/{udev,modprobe.d,firmware}; UDEVRULESDIR, MODPROBEDIR
+#     and FIRMWAREDIR override them; uninstall removes them.
 set -uo pipefail
 
 # shellcheck source=lib.sh
