@@ -35,7 +35,7 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 # include them as "name.h" (found in the including file's directory), so
 # no other code sees them; a unit test of an internal module includes its
 # header by relative path ("../../userspace/session/session_internal.h").
-CPPFLAGS_ALL := -D_GNU_SOURCE -Iinclude -Iinclude/uapi
+CPPFLAGS_ALL := -D_GNU_SOURCE -Iinclude -Iinclude/uapi $(CPPFLAGS)
 CFLAGS_ALL := -std=gnu11 -O2 -g -fPIC $(WARN) $(SAN) $(CFLAGS)
 LDFLAGS_ALL := $(SAN) $(LDFLAGS)
 
@@ -482,19 +482,27 @@ install-check: $(INSTALL_SOURCES)
 	tests/pkg/test_install.sh pkg-install $(BUILD)
 
 # The Debian packages (scripts/build-debs: dpkg-deb over a make install
-# PREFIX=/usr), into $(O)/deb.
-deb: deps-deb $(INSTALL_SOURCES)
+# PREFIX=/usr, built with dpkg-buildflags' hardening in $(O)/deb-build),
+# into $(O)/deb.
+deb: deps-deb
 	scripts/build-debs $(BUILD)
 
 # The packaging proven (a phase of make check): make install/uninstall,
-# each target's dependencies, and the packages in a throwaway Debian 13
-# chroot (tests/pkg/test_debs.sh: lintian, DKMS, pkg-config, the tools,
-# man, purge). Results in $(O)/results/pkg-*. All run even when one fails.
+# each target's dependencies, the packages' hardening (test_hardening.sh:
+# readelf over every ELF file they ship), and the packages in a throwaway
+# Debian 13 chroot (tests/pkg/test_debs.sh: lintian, DKMS, pkg-config, the
+# tools, man, a guest booted from the installed system, purge), then in a
+# Debian 12 one (the same but lintian and the boot). Results in $(O)/results/pkg-*. All run even when one fails.
 pkg-check: deps-pkg-check
 	@st=0; $(MAKE) --no-print-directory install-check || st=1; \
 	tests/pkg/test_deps.sh pkg-deps $(BUILD) || st=1; \
-	$(MAKE) --no-print-directory deb >/dev/null && \
+	if $(MAKE) --no-print-directory deb >/dev/null; then \
+		tests/pkg/test_hardening.sh pkg-hardening $(BUILD) >$(O)/deb/hardening.log || \
+			{ grep FAILED $(O)/deb/hardening.log; st=1; }; \
+		tail -n 1 $(O)/deb/hardening.log; \
 		tests/pkg/test_debs.sh pkg-debs $(BUILD) || st=1; \
+		tests/pkg/test_debs.sh pkg-debs-bookworm $(BUILD) bookworm || st=1; \
+	else st=1; fi; \
 	exit $$st
 
 -include $(EMU_OBJS:.o=.d) $(SIMD_OBJS:.o=.d) $(EMU_DEV_OBJS:.o=.d) $(O)/firmware/mkfw/ipu-mkfw.d $(LIBIPUFW_OBJS:.o=.d) $(LIBIPU_OBJS:.o=.d) $(LIBIPUIR_OBJS:.o=.d) $(LIBSESSION_OBJS:.o=.d) $(UNIT_BINS:=.d) $(BENCH_BINS:=.d) $(KTEST_BINS:=.d) $(KBENCH_BINS:=.d)

@@ -20,11 +20,28 @@ LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
-# request_firmware() looks in /lib/firmware and /usr/lib/firmware (and
-# firmware_class.path): PREFIX=/usr puts the image where the driver finds it.
-FIRMWAREDIR ?= $(PREFIX)/lib/firmware
-UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
-MODPROBEDIR ?= $(PREFIX)/lib/modprobe.d
+# The files the kernel, udev and modprobe read do not follow PREFIX: they
+# go where those look whatever PREFIX is. request_firmware() reads only
+# /lib/firmware (and firmware_class.path), never /usr/local/lib/firmware;
+# only recent udev and kmod read /usr/local/lib/{udev/rules.d,modprobe.d}
+# (Debian 12's systemd 252 and kmod 30 do; eudev and older ones do not),
+# and /etc is where the administrator's own rules and options live. So:
+#   PREFIX=/usr (the packages): the distribution's places, /usr/lib/udev/
+#     rules.d, /usr/lib/modprobe.d, /usr/lib/firmware;
+#   any other PREFIX (a local `make install`, /usr/local by default): the
+#     administrator's, /etc/udev/rules.d and /etc/modprobe.d (FHS: local
+#     configuration of this host), and the kernel's /lib/firmware.
+# Each stays overridable (UDEVRULESDIR=..., MODPROBEDIR=..., FIRMWAREDIR=...).
+# systemd reads /usr/local/lib/systemd/system: the unit follows PREFIX.
+ifeq ($(patsubst %/,%,$(PREFIX)),/usr)
+FIRMWAREDIR ?= /usr/lib/firmware
+UDEVRULESDIR ?= /usr/lib/udev/rules.d
+MODPROBEDIR ?= /usr/lib/modprobe.d
+else
+FIRMWAREDIR ?= /lib/firmware
+UDEVRULESDIR ?= /etc/udev/rules.d
+MODPROBEDIR ?= /etc/modprobe.d
+endif
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 PYTHONDIR ?= $(PREFIX)/lib/python3/dist-packages
 DKMSSRCDIR ?= /usr/src

@@ -6,7 +6,7 @@
 #
 # pkg_test_init NAME BUILD: counts of this phase go to $BUILD/results/NAME
 # ("passed failed skipped"); the working directory becomes the tree's
-# root. Then ok NAME, bad NAME [WHY] and check NAME CMD... count one test
+# root. Then ok NAME, bad NAME [WHY], skip NAME [WHY] and check NAME CMD... count one test
 # each, and finish writes the counts, prints the summary line and exits
 # non-zero when one failed.
 
@@ -22,6 +22,7 @@ pkg_test_init() {
 }
 ok() { passed=$((passed + 1)); echo "  $NAME/$1: ok"; }
 bad() { failed=$((failed + 1)); echo "  $NAME/$1: FAILED${2:+ ($2)}"; }
+skip() { skipped=$((skipped + 1)); echo "  $NAME/$1: skipped${2:+ ($2)}"; }
 # check NAME CMD...: one test, passed when CMD succeeds.
 check() {
 	local n=$1

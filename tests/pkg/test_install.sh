@@ -19,7 +19,12 @@
 #     modprobe.d naming every module parameter, the systemd unit naming
 #     the installed ipu-simd;
 #   - uninstall leaves every file and link as before install, a file of
-#     someone else's in the same directories included.
+#     someone else's in the same directories included;
+#   - with the default PREFIX (/usr/local), the udev rule, modprobe.d file
+#     and firmware image land where udev, modprobe and the kernel read them
+#     (/etc/udev/rules.d, /etc/modprobe.d, /lib/firmware), nothing under
+#     /usr/local/lib/{udev,modprobe.d,firmware}; UDEVRULESDIR, MODPROBEDIR
+#     and FIRMWAREDIR override them; uninstall removes them.
 set -uo pipefail
 
 # shellcheck source=lib.sh
@@ -156,6 +161,45 @@ if diff -u "$T/before" "$T/after" >"$T/diff"; then
 else
 	head -n 40 "$T/diff"
 	bad "uninstall leaves the tree as before install" "diff above"
+fi
+
+# --- the default PREFIX (/usr/local) -----------------------------------------
+# The kernel reads firmware only from /lib/firmware, and older udev and kmod
+# never read /usr/local/lib: whatever PREFIX, the rule, the options and the
+# image go where they are read (/etc for a local install; packaging/
+# install.mk says why), each overridable; uninstall removes them again.
+L=$T/local
+mkdir -p "$L"
+(cd "$L" && find . ! -type d | sort) >"$T/local-before"
+if make -s --no-print-directory BUILD="$BUILD" DESTDIR="$L" install >"$T/local.log" 2>&1; then
+	ok "make install (default PREFIX)"
+	check "default PREFIX: udev rule in /etc/udev/rules.d" [ -f "$L/etc/udev/rules.d/70-ipu.rules" ]
+	check "default PREFIX: modprobe.d file in /etc/modprobe.d" [ -f "$L/etc/modprobe.d/ipu.conf" ]
+	check "default PREFIX: firmware in /lib/firmware" [ -f "$L/lib/firmware/ipu/ipu-fw.bin" ]
+	check "default PREFIX: nothing where udev, kmod or the kernel may not look" \
+		bash -c "! ls -d '$L'/usr/local/lib/udev '$L'/usr/local/lib/modprobe.d '$L'/usr/local/lib/firmware 2>/dev/null | grep -q ."
+	if [ -x "$L/usr/local/bin/ipu-run" ] && [ -f "$L/usr/local/lib/libsession.so.1" ] &&
+		grep -q '^ExecStart=/usr/local/sbin/ipu-simd$' "$L/usr/local/lib/systemd/system/ipu-simd.service"; then
+		ok "default PREFIX: the rest under /usr/local"
+	else
+		bad "default PREFIX: the rest under /usr/local"
+	fi
+	make -s --no-print-directory BUILD="$BUILD" DESTDIR="$L" uninstall >>"$T/local.log" 2>&1
+	check "default PREFIX: uninstall removes every file" \
+		diff -u "$T/local-before" <(cd "$L" && find . ! -type d | sort)
+else
+	tail -n 20 "$T/local.log"
+	bad "make install (default PREFIX)"
+fi
+O=$T/override
+if make -s --no-print-directory BUILD="$BUILD" DESTDIR="$O" UDEVRULESDIR=/x/rules.d \
+	MODPROBEDIR=/x/modprobe.d FIRMWAREDIR=/x/firmware install >"$T/override.log" 2>&1 &&
+	[ -f "$O/x/rules.d/70-ipu.rules" ] && [ -f "$O/x/modprobe.d/ipu.conf" ] &&
+	[ -f "$O/x/firmware/ipu/ipu-fw.bin" ] && [ ! -e "$O/etc" ] && [ ! -e "$O/lib" ]; then
+	ok "UDEVRULESDIR, MODPROBEDIR and FIRMWAREDIR override the defaults"
+else
+	tail -n 20 "$T/override.log"
+	bad "UDEVRULESDIR, MODPROBEDIR and FIRMWAREDIR override the defaults"
 fi
 
 finish
