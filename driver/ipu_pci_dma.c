@@ -37,33 +37,9 @@
 
 static const char *const ipu_pci_dma_names[] = { "h2d", "d2h" };
 
-/*
- * include/ipu/hw.h, shared with userspace, types the little-endian fields
- * of descriptors and writebacks __u32/__u64: these say what they hold.
- */
-static __u32 ipu_pci_le32(u32 v)
-{
-	return (__force __u32)cpu_to_le32(v);
-}
-
-static __u64 ipu_pci_le64(u64 v)
-{
-	return (__force __u64)cpu_to_le64(v);
-}
-
-static u32 ipu_pci_from_le32(__u32 v)
-{
-	return le32_to_cpu((__force __le32)v);
-}
-
 static void ipu_pci_q_wr(struct ipu_pci_queue *q, u32 reg, u32 val)
 {
 	writel(val, q->regs + reg);
-}
-
-static u32 ipu_pci_q_rd(struct ipu_pci_queue *q, u32 reg)
-{
-	return readl(q->regs + reg);
 }
 
 /* HEAD as the device last wrote it back. */
@@ -79,15 +55,9 @@ static u32 ipu_pci_q_head(struct ipu_pci_queue *q)
  */
 static int ipu_pci_q_enable(struct ipu_pci_queue *q)
 {
-	memset(q->wb, 0, sizeof(*q->wb));
 	q->tail = 0;
-	writeq(q->ring_dma, q->regs + IPU_Q_BASE);
-	ipu_pci_q_wr(q, IPU_Q_SIZE, IPU_PCI_DMA_RING);
-	writeq(q->wb_dma, q->regs + IPU_Q_WB_ADDR);
-	ipu_pci_q_wr(q, IPU_Q_CTRL, IPU_Q_CTRL_ENABLE);
-	if (!(ipu_pci_q_rd(q, IPU_Q_STATUS) & IPU_Q_STATUS_ENABLED))
-		return -EIO;
-	return 0;
+	return ipu_pci_ring_enable(q->regs, q->ring_dma, IPU_PCI_DMA_RING,
+				   q->wb, q->wb_dma);
 }
 
 /* The queue's vector: acknowledge, then wake the transfer waiting. */
