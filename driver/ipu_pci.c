@@ -440,6 +440,9 @@ static void ipu_pci_remove(struct pci_dev *pdev)
 	 * the structure until free_irq() has returned.
 	 */
 	get_device(&ipu->idev.dev);
+	/* Before the unplug guard is waited for: nothing inside it waits. */
+	WRITE_ONCE(ipu->removing, true);
+	ipu_pci_dma_abort(ipu);
 	ipu_device_unregister(&ipu->idev);
 	ipu_pci_cmd_fini(ipu);
 	ipu_pci_dma_fini(ipu);

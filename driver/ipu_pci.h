@@ -113,6 +113,9 @@ struct ipu_pci_cmdq {
  * @selftest_done: completed by vector 0 when the SW cause is raised.
  * @dmaq: the H2D and D2H queues.
  * @cmdq: the command queue.
+ * @removing: remove() has begun: transfers waiting for the device stop
+ *	waiting (they run inside the core's unplug guard, which removal
+ *	waits for, and a dead device would hold it for their whole bound).
  */
 struct ipu_pci {
 	struct ipu_device idev;
@@ -132,6 +135,7 @@ struct ipu_pci {
 	struct completion selftest_done;
 	struct ipu_pci_queue dmaq[2];
 	struct ipu_pci_cmdq cmdq;
+	bool removing;
 };
 
 static inline struct ipu_pci *to_ipu_pci(struct ipu_device *idev)
@@ -203,6 +207,7 @@ int ipu_pci_dma(struct ipu_device *idev, u64 dev_off, struct iov_iter *iter,
 		bool to_device);
 int ipu_pci_dma_init(struct ipu_pci *ipu);
 int ipu_pci_dma_reset(struct ipu_pci *ipu);
+void ipu_pci_dma_abort(struct ipu_pci *ipu);
 void ipu_pci_dma_fini(struct ipu_pci *ipu);
 
 int ipu_pci_cmd_launch(struct ipu_device *idev, struct ipu_launch_req *req);
