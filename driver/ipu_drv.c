@@ -195,26 +195,6 @@ bool ipu_device_is_owner(struct ipu_device *idev, struct ipu_file *ifile)
 }
 
 /**
- * ipu_device_reset_count - reset a device that hung, and count it
- * @idev: the device
- *
- * The launches in flight have been failed already. A failing hardware
- * reset is logged: there is nobody to return it to.
- */
-void ipu_device_reset_count(struct ipu_device *idev)
-{
-	int ret;
-
-	mutex_lock(&idev->lock);
-	ret = ipu_hw_reset(idev);
-	if (!ret)
-		atomic64_inc(&idev->reset_count);
-	mutex_unlock(&idev->lock);
-	if (ret)
-		dev_err(&idev->dev, "reset failed: %d\n", ret);
-}
-
-/**
  * ipu_device_fill_info - everything GET_INFO and sysfs report
  * @idev: the device
  * @info: zeroed output; owner_pid is left to the caller, which knows the
@@ -228,12 +208,14 @@ void ipu_device_fill_info(struct ipu_device *idev, struct ipu_info *info)
 			 IPU_FEATURE_RESET | IPU_FEATURE_HOTPLUG |
 			 IPU_FEATURE_URING_CMD | IPU_FEATURE_URING_FIXED;
 	/*
-	 * Launches run on the userspace firmware only (PCI IPUs' command
-	 * queue is not driven yet): libipu and libsession read the bit to
-	 * choose devices that can run programs.
+	 * Launches run on a userspace firmware (simulated IPUs) or on the
+	 * device's command queue (PCI IPUs): libipu and libsession read the
+	 * bit to choose devices that can run programs.
 	 */
 	if (idev->ops->fw_in_userspace)
 		info->features |= IPU_FEATURE_FW_SIM | IPU_FEATURE_LAUNCH;
+	if (idev->ops->launch)
+		info->features |= IPU_FEATURE_LAUNCH;
 	info->memory_total = idev->mem_size;
 	info->memory_used = idev->mem_size - gen_pool_avail(idev->pool);
 	info->reset_count = atomic64_read(&idev->reset_count);

@@ -84,7 +84,6 @@ void ipu_device_unregister(struct ipu_device *idev);
 void ipu_device_put(struct ipu_device *idev);
 void ipu_device_fill_info(struct ipu_device *idev, struct ipu_info *info);
 bool ipu_device_is_owner(struct ipu_device *idev, struct ipu_file *ifile);
-void ipu_device_reset_count(struct ipu_device *idev);
 void ipu_device_set_owner_locked(struct ipu_device *idev,
 				 struct ipu_file *ifile);
 

@@ -14,6 +14,7 @@
 
 struct ipu_device;
 struct ipu_info;
+struct ipu_launch_req;
 struct iov_iter;
 
 /**
@@ -32,7 +33,15 @@ struct iov_iter;
  *	frame, never a struct page, so GUP (vmsplice, O_DIRECT, registered
  *	io_uring buffers) cannot hold device memory beyond its buffer's
  *	lifetime. Returns 0 or -EFAULT.
- * @reset: reset the execution state; 0 or a negative errno.
+ * @launch: hand @req to the device's own command queue (PCI IPUs; NULL
+ *	where launches go to a userspace firmware). Called with the launch
+ *	queue's lock held: must not sleep. Returns 0 when the device took it
+ *	(the kind then reports its result with ipu_launch_complete()),
+ *	-EBUSY when the queue is full (it stays pending until the kind calls
+ *	ipu_launch_kick()), or another negative errno: the launch's result.
+ * @reset: reset the execution state; 0 or a negative errno. Launches the
+ *	device had taken and did not finish stay in flight: the caller fails
+ *	them once the device can no longer touch their buffers.
  * @fill_info: fill the kind-specific fields of @info (serial, firmware
  *	version, PCI address).
  * @release: free the kind's private state; called once, when the last
@@ -46,6 +55,7 @@ struct ipu_hw_ops {
 		   bool to_device);
 	void (*mem_clear)(struct ipu_device *idev, u64 dev_off, u64 len);
 	int (*mem_pfn)(struct ipu_device *idev, u64 dev_off, unsigned long *pfn);
+	int (*launch)(struct ipu_device *idev, struct ipu_launch_req *req);
 	int (*reset)(struct ipu_device *idev);
 	void (*fill_info)(struct ipu_device *idev, struct ipu_info *info);
 	void (*release)(struct ipu_device *idev);

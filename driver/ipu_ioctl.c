@@ -105,10 +105,7 @@ static int ipu_ioctl_reset(struct ipu_file *ifile, void *data)
 		ret = -EACCES;
 	} else {
 		/* A reset stops the firmware and whatever it was running. */
-		ipu_launch_fail_all(idev, -EIO);
-		ret = ipu_hw_reset(idev);
-		if (!ret)
-			atomic64_inc(&idev->reset_count);
+		ret = ipu_launch_reset_locked(idev, -EIO, -EIO);
 	}
 	mutex_unlock(&idev->lock);
 	ipu_dev_exit(idx);

@@ -2,7 +2,9 @@
 /*
  * Launches: a program handed to the device's firmware, from the LAUNCH
  * ioctl (completion through a fence and WAIT) or io_uring (completion as a
- * CQE, ipu_uring.c).
+ * CQE, ipu_uring.c). The firmware is a userspace process for simulated
+ * IPUs (FW_NEXT/FW_DONE below) and the device itself for PCI IPUs
+ * (ipu_hw_ops.launch: its command queue, ipu_pci_cmd.c).
  *
  * Every launch completes in bounded time whatever the firmware does: it has
  * a deadline (module parameter launch_timeout_ms), and a watchdog, armed
@@ -43,9 +45,37 @@ static struct ipu_device *lq_to_idev(struct ipu_launch_queue *lq)
 	return container_of(lq, struct ipu_device, launches);
 }
 
+/**
+ * ipu_launch_timeout_ms - the deadline a launch has, in milliseconds
+ *
+ * Return: launch_timeout_ms, at least 1.
+ */
+unsigned int ipu_launch_timeout_ms(void)
+{
+	return max(READ_ONCE(launch_timeout_ms), 1U);
+}
+
 static unsigned long ipu_launch_deadline(void)
 {
-	return jiffies + msecs_to_jiffies(max(READ_ONCE(launch_timeout_ms), 1U));
+	return jiffies + msecs_to_jiffies(ipu_launch_timeout_ms());
+}
+
+/*
+ * A device with its own command queue enforces the deadline itself (the
+ * launch completes with E_TIMEOUT): the watchdog only catches a device
+ * that stopped doing so, so it waits a quarter longer, and at least a
+ * second more, for the device's own answer.
+ */
+static unsigned long ipu_launch_hw_deadline(void)
+{
+	unsigned int ms = ipu_launch_timeout_ms();
+
+	return jiffies + msecs_to_jiffies(ms + max(ms / 4, 1000U));
+}
+
+static bool ipu_launch_on_hw(struct ipu_device *idev)
+{
+	return idev->ops->launch;
 }
 
 static void ipu_launch_timeout_fn(struct work_struct *work);
@@ -242,6 +272,90 @@ static void ipu_launch_arm_locked(struct ipu_launch_queue *lq,
 			 time_after(deadline, now) ? deadline - now : 0);
 }
 
+/*
+ * Hand pending launches to a device with its own queue, oldest first,
+ * until it is full. Those it refused outright are finished and moved to
+ * @failed, for the caller to signal once it dropped lq->lock.
+ */
+static void ipu_launch_kick_locked(struct ipu_device *idev,
+				   struct list_head *failed)
+{
+	struct ipu_launch_queue *lq = &idev->launches;
+	struct ipu_launch_req *req, *tmp;
+	int ret;
+
+	lockdep_assert_held(&lq->lock);
+	list_for_each_entry_safe(req, tmp, &lq->pending, node) {
+		ret = idev->ops->launch(idev, req);
+		if (ret == -EBUSY)
+			break;
+		if (ret) {
+			ipu_launch_finish_locked(req, ret);
+			list_add_tail(&req->node, failed);
+		} else {
+			list_move_tail(&req->node, &lq->running);
+		}
+	}
+}
+
+static void ipu_launch_signal_list(struct list_head *list)
+{
+	struct ipu_launch_req *req, *tmp;
+
+	list_for_each_entry_safe(req, tmp, list, node) {
+		list_del_init(&req->node);
+		ipu_launch_signal(req, true);
+	}
+}
+
+/**
+ * ipu_launch_kick - give the device the launches waiting for room
+ * @idev: a device with ipu_hw_ops.launch, entered (not unplugged)
+ *
+ * The kind calls it when its queue has room again.
+ */
+void ipu_launch_kick(struct ipu_device *idev)
+{
+	struct ipu_launch_queue *lq = &idev->launches;
+	LIST_HEAD(failed);
+
+	spin_lock(&lq->lock);
+	ipu_launch_kick_locked(idev, &failed);
+	spin_unlock(&lq->lock);
+	ipu_launch_signal_list(&failed);
+}
+
+/**
+ * ipu_launch_complete - the device reports a launch's result
+ * @req: a launch ipu_hw_ops.launch took
+ * @status: 0 or a negative errno
+ *
+ * Nothing happens when the launch was failed already (a reset, unplug).
+ * The device made progress: the launches still in flight get a new
+ * watchdog deadline, as a launch the simulated firmware takes does.
+ */
+void ipu_launch_complete(struct ipu_launch_req *req, int status)
+{
+	struct ipu_launch_queue *lq = &req->idev->launches;
+	unsigned long deadline = ipu_launch_hw_deadline();
+	struct ipu_launch_req *pos;
+	bool found;
+
+	spin_lock(&lq->lock);
+	found = ipu_launch_finish_locked(req, status);
+	if (found) {
+		list_for_each_entry(pos, &lq->running, node)
+			if (time_before(pos->deadline, deadline))
+				pos->deadline = deadline;
+		list_for_each_entry(pos, &lq->pending, node)
+			if (time_before(pos->deadline, deadline))
+				pos->deadline = deadline;
+	}
+	spin_unlock(&lq->lock);
+	if (found)
+		ipu_launch_signal(req, true);
+}
+
 /**
  * ipu_launch_push - hand a prepared launch to the firmware
  * @req: from ipu_launch_prepare()
@@ -256,23 +370,29 @@ int ipu_launch_push(struct ipu_launch_req *req)
 {
 	struct ipu_device *idev = req->idev;
 	struct ipu_launch_queue *lq = &idev->launches;
+	bool on_hw = ipu_launch_on_hw(idev);
+	LIST_HEAD(failed);
 	int idx, ret = 0;
 
 	if (ipu_dev_enter(idev, &idx))
 		return -ENODEV;
 	spin_lock(&lq->lock);
-	if (!lq->fw_file) {
+	if (!on_hw && !lq->fw_file) {
 		ret = -EUNATCH;
 	} else {
 		req->id = lq->next_id++;
-		req->deadline = ipu_launch_deadline();
+		req->deadline = on_hw ? ipu_launch_hw_deadline() :
+					ipu_launch_deadline();
 		kref_get(&req->ref); /* the queue's */
 		list_add_tail(&req->node, &lq->pending);
 		ipu_launch_arm_locked(lq, req->deadline);
+		if (on_hw)
+			ipu_launch_kick_locked(idev, &failed);
 	}
 	spin_unlock(&lq->lock);
-	if (!ret)
+	if (!ret && !on_hw)
 		wake_up(&lq->fw_wq);
+	ipu_launch_signal_list(&failed);
 	ipu_dev_exit(idx);
 	return ret;
 }
@@ -336,14 +456,41 @@ static void ipu_launch_fail(struct ipu_device *idev, int status,
  * @idev: the device
  * @status: their result
  *
- * For resets and unplug. Also revokes the firmware: a firmware that may
- * still be running one of them must not write into memory that is about to
- * be reused.
+ * For unplug. Also revokes the firmware: a firmware that may still be
+ * running one of them must not write into memory that is about to be
+ * reused.
  */
 void ipu_launch_fail_all(struct ipu_device *idev, int status)
 {
 	ipu_fw_revoke(idev);
 	ipu_launch_fail(idev, status, status);
+}
+
+/**
+ * ipu_launch_reset_locked - reset a device and fail its launches in flight
+ * @idev: the device, entered; its lock held (serialises resets)
+ * @status: the result of the launches in flight
+ * @late_status: the result of those past their deadline
+ *
+ * The firmware stops first (revoked, or the device reset), and only then
+ * do the launches complete and drop their buffers: nothing still running
+ * writes into memory that is about to be reused. Counts the reset when it
+ * worked.
+ *
+ * Return: 0 or the reset's negative errno (the launches fail either way).
+ */
+int ipu_launch_reset_locked(struct ipu_device *idev, int status,
+			    int late_status)
+{
+	int ret;
+
+	lockdep_assert_held(&idev->lock);
+	ipu_fw_revoke(idev);
+	ret = ipu_hw_reset(idev);
+	if (!ret)
+		atomic64_inc(&idev->reset_count);
+	ipu_launch_fail(idev, status, late_status);
+	return ret;
 }
 
 static void ipu_launch_timeout_fn(struct work_struct *work)
@@ -355,6 +502,7 @@ static void ipu_launch_timeout_fn(struct work_struct *work)
 	struct ipu_launch_req *req;
 	unsigned long now = jiffies, earliest = 0;
 	bool late = false, busy = false;
+	int idx, ret;
 
 	spin_lock(&lq->lock);
 	lq->timeout_armed = false;
@@ -370,19 +518,29 @@ static void ipu_launch_timeout_fn(struct work_struct *work)
 			earliest = req->deadline;
 		busy = true;
 	}
-	/* Not late yet (FW_NEXT gave a launch a new deadline): look again then. */
+	/*
+	 * Not late yet (FW_NEXT gave a launch a new deadline, or the device
+	 * completed one): look again then.
+	 */
 	if (!late && busy && !ipu_dev_unplugged(idev))
 		ipu_launch_arm_locked(lq, earliest);
 	spin_unlock(&lq->lock);
 
-	if (late) {
-		dev_err_ratelimited(&idev->dev,
-				    "firmware missed a launch deadline (%u ms): resetting the device\n",
-				    READ_ONCE(launch_timeout_ms));
-		ipu_fw_revoke(idev);
-		ipu_launch_fail(idev, -EIO, -ETIMEDOUT);
-		ipu_device_reset_count(idev);
-	}
+	if (!late)
+		return;
+	dev_err_ratelimited(&idev->dev,
+			    "%s missed a launch deadline (%u ms): resetting the device\n",
+			    ipu_launch_on_hw(idev) ? "the device" : "firmware",
+			    ipu_launch_timeout_ms());
+	/* Unplugged meanwhile: unplug fails the launches. */
+	if (ipu_dev_enter(idev, &idx))
+		return;
+	mutex_lock(&idev->lock);
+	ret = ipu_launch_reset_locked(idev, -EIO, -ETIMEDOUT);
+	mutex_unlock(&idev->lock);
+	ipu_dev_exit(idx);
+	if (ret)
+		dev_err(&idev->dev, "reset failed: %d\n", ret);
 }
 
 /**

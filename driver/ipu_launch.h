@@ -152,6 +152,11 @@ int ipu_launch_push(struct ipu_launch_req *req);
 bool ipu_launch_cancel(struct ipu_launch_req *req);
 void ipu_launch_put(struct ipu_launch_req *req);
 void ipu_launch_fail_all(struct ipu_device *idev, int status);
+int ipu_launch_reset_locked(struct ipu_device *idev, int status,
+			    int late_status);
+unsigned int ipu_launch_timeout_ms(void);
+void ipu_launch_kick(struct ipu_device *idev);
+void ipu_launch_complete(struct ipu_launch_req *req, int status);
 
 int ipu_ioctl_launch(struct ipu_file *ifile, void *data);
 int ipu_ioctl_launch_commit(struct ipu_file *ifile, void *data);

@@ -8,7 +8,8 @@
  * Probe follows the spec's section 12: enable, map BAR0 and BAR2, check ID
  * and VERSION, 64-bit DMA, bus mastering, the four MSI-X vectors, an
  * interrupt self-test on vector 0, the firmware boot (ipu_pci_fw.c), the
- * DMA queues (ipu_pci_dma.c), then the character device. Everything up to
+ * DMA queues (ipu_pci_dma.c), the command queue (ipu_pci_cmd.c), then the
+ * character device. Everything up to
  * the core's device is managed (pcim_*, devm_*), so a probe that fails
  * leaves nothing behind.
  *
@@ -172,11 +173,10 @@ static int ipu_pci_mem_pfn(struct ipu_device *idev, u64 dev_off,
 
 /*
  * Soft reset (spec section 9.1): done when RESET_COUNT has moved; the
- * firmware stays READY, the interrupt mask returns to all masked.
+ * firmware stays READY. -EIO when it did not move.
  */
-static int ipu_pci_reset(struct ipu_device *idev)
+static int ipu_pci_soft_reset(struct ipu_pci *ipu)
 {
-	struct ipu_pci *ipu = to_ipu_pci(idev);
 	u32 before, now;
 	int ret;
 
@@ -188,10 +188,48 @@ static int ipu_pci_reset(struct ipu_device *idev)
 				 now != before, 10, IPU_PCI_RESET_WAIT_US);
 	if (ret)
 		return -EIO;
-	if (ipu_pci_gone(now))
-		return -ENODEV;
+	return ipu_pci_gone(now) ? -ENODEV : 0;
+}
+
+/*
+ * Function Level Reset (spec section 9.2), when soft reset did not work:
+ * the PCI core saves and restores config space (MSI-X, bus mastering);
+ * the firmware is unloaded, so boot it again. The _try_ variant: remove()
+ * holds the device lock while it waits for a reset in progress, and a
+ * reset that waited for remove() would deadlock.
+ */
+static int ipu_pci_flr(struct ipu_pci *ipu)
+{
+	struct device *dev = &ipu->pdev->dev;
+	int ret;
+
+	dev_warn(dev, "soft reset did not complete: Function Level Reset\n");
+	ret = pci_try_reset_function(ipu->pdev);
+	if (ret) {
+		dev_err(dev, "Function Level Reset failed: %d\n", ret);
+		return ret;
+	}
+	return ipu_pci_fw_load(ipu);
+}
+
+/*
+ * ipu_hw_ops.reset: soft reset, FLR when that fails; then the interrupt
+ * mask (reset to all masked) and the queues, whose rings the reset ended.
+ */
+static int ipu_pci_reset(struct ipu_device *idev)
+{
+	struct ipu_pci *ipu = to_ipu_pci(idev);
+	int ret, cmd_ret;
+
+	ret = ipu_pci_soft_reset(ipu);
+	if (ret == -EIO)
+		ret = ipu_pci_flr(ipu);
+	if (ret)
+		return ret;
 	ipu_pci_unmask(ipu, 0);
-	return ipu_pci_dma_reset(ipu);
+	ret = ipu_pci_dma_reset(ipu);
+	cmd_ret = ipu_pci_cmd_reset(ipu);
+	return ret ? ret : cmd_ret;
 }
 
 static void ipu_pci_fill_info(struct ipu_device *idev, struct ipu_info *info)
@@ -216,6 +254,7 @@ static const struct ipu_hw_ops ipu_pci_ops = {
 	.dma = ipu_pci_dma,
 	.mem_clear = ipu_pci_mem_clear,
 	.mem_pfn = ipu_pci_mem_pfn,
+	.launch = ipu_pci_cmd_launch,
 	.reset = ipu_pci_reset,
 	.fill_info = ipu_pci_fill_info,
 	.release = ipu_pci_release,
@@ -355,16 +394,19 @@ static int ipu_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = ipu_pci_dma_init(ipu);
 	if (ret)
 		goto err_free_irqs;
-	ret = ipu_pci_hwmon_init(ipu);
+	ret = ipu_pci_cmd_init(ipu);
 	if (ret)
 		goto err_dma_fini;
+	ret = ipu_pci_hwmon_init(ipu);
+	if (ret)
+		goto err_cmd_fini;
 	/* Errors the boot logged are its own, reported already. */
 	ipu->err_seen = ipu_pci_rd(ipu, IPU_REG_ERR_COUNT);
 	ipu_pci_unmask(ipu, IPU_IRQ_ERROR);
 
 	ret = ipu_device_register(&ipu->idev);
 	if (ret)
-		goto err_dma_fini;
+		goto err_cmd_fini;
 	debugfs_create_file("irq_selftest", 0200, ipu->idev.debugfs, ipu,
 			    &ipu_pci_selftest_fops);
 	pci_set_drvdata(pdev, ipu);
@@ -374,6 +416,8 @@ static int ipu_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		 ipu->fw_version & 0xff, ipu->serial);
 	return 0;
 
+err_cmd_fini:
+	ipu_pci_cmd_fini(ipu);
 err_dma_fini:
 	ipu_pci_dma_fini(ipu);
 err_free_irqs:
@@ -396,7 +440,11 @@ static void ipu_pci_remove(struct pci_dev *pdev)
 	 * the structure until free_irq() has returned.
 	 */
 	get_device(&ipu->idev.dev);
+	/* Before the unplug guard is waited for: nothing inside it waits. */
+	WRITE_ONCE(ipu->removing, true);
+	ipu_pci_dma_abort(ipu);
 	ipu_device_unregister(&ipu->idev);
+	ipu_pci_cmd_fini(ipu);
 	ipu_pci_dma_fini(ipu);
 	ipu_pci_free_irqs(ipu);
 	ipu_device_put(&ipu->idev);

@@ -9,6 +9,7 @@
 #include <linux/completion.h>
 #include <linux/io.h>
 #include <linux/mutex.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/wait.h>
 
@@ -18,6 +19,9 @@
 
 struct iov_iter;
 struct pci_dev;
+
+/* Entries of the command ring: 511 launches on the device at most. */
+#define IPU_PCI_CMD_RING 512
 
 /* "ipuNNN-misc" and the like: the names /proc/interrupts shows. */
 #define IPU_PCI_IRQ_NAME_LEN 16
@@ -58,6 +62,34 @@ struct ipu_pci_queue {
 };
 
 /**
+ * struct ipu_pci_cmdq - the command queue (ipu_pci_cmd.c)
+ * @regs: its register block in BAR0.
+ * @irq: its vector's Linux interrupt.
+ * @ring: IPU_PCI_CMD_RING descriptors, coherent DMA memory.
+ * @ring_dma: bus address of @ring.
+ * @wb: the completion writeback, coherent DMA memory.
+ * @wb_dma: bus address of @wb.
+ * @lock: protects everything below.
+ * @slot: the launch of each descriptor the device owns, referenced.
+ * @head: the oldest descriptor not yet reported.
+ * @tail: the next entry the host fills (TAIL as last written).
+ * @enabled: the ring is programmed and enabled.
+ */
+struct ipu_pci_cmdq {
+	void __iomem *regs;
+	int irq;
+	struct ipu_cmd_desc *ring;
+	dma_addr_t ring_dma;
+	struct ipu_queue_wb *wb;
+	dma_addr_t wb_dma;
+	spinlock_t lock; /* slot, head, tail, enabled */
+	struct ipu_launch_req *slot[IPU_PCI_CMD_RING];
+	u32 head;
+	u32 tail;
+	bool enabled;
+};
+
+/**
  * struct ipu_pci - one PCIe IPU
  * @idev: the core's device; its release frees this structure, which may
  *	outlive the PCI function (files still open after removal).
@@ -80,6 +112,10 @@ struct ipu_pci_queue {
  * @selftest_lock: serialises interrupt self-tests (probe, debugfs).
  * @selftest_done: completed by vector 0 when the SW cause is raised.
  * @dmaq: the H2D and D2H queues.
+ * @cmdq: the command queue.
+ * @removing: remove() has begun: transfers waiting for the device stop
+ *	waiting (they run inside the core's unplug guard, which removal
+ *	waits for, and a dead device would hold it for their whole bound).
  */
 struct ipu_pci {
 	struct ipu_device idev;
@@ -98,11 +134,32 @@ struct ipu_pci {
 	struct mutex selftest_lock; /* one self-test at a time */
 	struct completion selftest_done;
 	struct ipu_pci_queue dmaq[2];
+	struct ipu_pci_cmdq cmdq;
+	bool removing;
 };
 
 static inline struct ipu_pci *to_ipu_pci(struct ipu_device *idev)
 {
 	return container_of(idev, struct ipu_pci, idev);
+}
+
+/*
+ * include/ipu/hw.h, shared with userspace, types the little-endian fields
+ * of descriptors and writebacks __u32/__u64: these say what they hold.
+ */
+static inline __u32 ipu_pci_le32(u32 v)
+{
+	return (__force __u32)cpu_to_le32(v);
+}
+
+static inline __u64 ipu_pci_le64(u64 v)
+{
+	return (__force __u64)cpu_to_le64(v);
+}
+
+static inline u32 ipu_pci_from_le32(__u32 v)
+{
+	return le32_to_cpu((__force __le32)v);
 }
 
 static inline u32 ipu_pci_rd(struct ipu_pci *ipu, u32 reg)
@@ -113,6 +170,25 @@ static inline u32 ipu_pci_rd(struct ipu_pci *ipu, u32 reg)
 static inline void ipu_pci_wr(struct ipu_pci *ipu, u32 reg, u32 val)
 {
 	writel(val, ipu->regs + reg);
+}
+
+/*
+ * Program a disabled queue's ring (@size entries at bus address @ring,
+ * writeback at @wb, zeroed) and enable it (spec section 4.1, "Enabling"):
+ * HEAD = TAIL = 0 afterwards. -EIO when the device refused the ring.
+ */
+static inline int ipu_pci_ring_enable(void __iomem *qregs, dma_addr_t ring,
+				      u32 size, struct ipu_queue_wb *wb,
+				      dma_addr_t wb_dma)
+{
+	memset(wb, 0, sizeof(*wb));
+	writeq(ring, qregs + IPU_Q_BASE);
+	writel(size, qregs + IPU_Q_SIZE);
+	writeq(wb_dma, qregs + IPU_Q_WB_ADDR);
+	writel(IPU_Q_CTRL_ENABLE, qregs + IPU_Q_CTRL);
+	if (!(readl(qregs + IPU_Q_STATUS) & IPU_Q_STATUS_ENABLED))
+		return -EIO;
+	return 0;
 }
 
 /*
@@ -131,7 +207,13 @@ int ipu_pci_dma(struct ipu_device *idev, u64 dev_off, struct iov_iter *iter,
 		bool to_device);
 int ipu_pci_dma_init(struct ipu_pci *ipu);
 int ipu_pci_dma_reset(struct ipu_pci *ipu);
+void ipu_pci_dma_abort(struct ipu_pci *ipu);
 void ipu_pci_dma_fini(struct ipu_pci *ipu);
+
+int ipu_pci_cmd_launch(struct ipu_device *idev, struct ipu_launch_req *req);
+int ipu_pci_cmd_init(struct ipu_pci *ipu);
+int ipu_pci_cmd_reset(struct ipu_pci *ipu);
+void ipu_pci_cmd_fini(struct ipu_pci *ipu);
 
 int ipu_pci_hwmon_init(struct ipu_pci *ipu);
 

@@ -19,6 +19,9 @@
  * the descriptor in progress is done), so the pages are never unmapped
  * under a DMA; the transfer fails with -ETIMEDOUT. A soft reset (the
  * reset op) ends every batch in flight: their descriptors say E_RESET.
+ * Removal ends the wait at once (-ENODEV, the queue stopped the same
+ * way): the wait runs inside the core's unplug guard, which removal
+ * waits for, and a device that fell off the bus would never finish.
  */
 #include <linux/bvec.h>
 #include <linux/dma-mapping.h>
@@ -37,33 +40,9 @@
 
 static const char *const ipu_pci_dma_names[] = { "h2d", "d2h" };
 
-/*
- * include/ipu/hw.h, shared with userspace, types the little-endian fields
- * of descriptors and writebacks __u32/__u64: these say what they hold.
- */
-static __u32 ipu_pci_le32(u32 v)
-{
-	return (__force __u32)cpu_to_le32(v);
-}
-
-static __u64 ipu_pci_le64(u64 v)
-{
-	return (__force __u64)cpu_to_le64(v);
-}
-
-static u32 ipu_pci_from_le32(__u32 v)
-{
-	return le32_to_cpu((__force __le32)v);
-}
-
 static void ipu_pci_q_wr(struct ipu_pci_queue *q, u32 reg, u32 val)
 {
 	writel(val, q->regs + reg);
-}
-
-static u32 ipu_pci_q_rd(struct ipu_pci_queue *q, u32 reg)
-{
-	return readl(q->regs + reg);
 }
 
 /* HEAD as the device last wrote it back. */
@@ -79,15 +58,9 @@ static u32 ipu_pci_q_head(struct ipu_pci_queue *q)
  */
 static int ipu_pci_q_enable(struct ipu_pci_queue *q)
 {
-	memset(q->wb, 0, sizeof(*q->wb));
 	q->tail = 0;
-	writeq(q->ring_dma, q->regs + IPU_Q_BASE);
-	ipu_pci_q_wr(q, IPU_Q_SIZE, IPU_PCI_DMA_RING);
-	writeq(q->wb_dma, q->regs + IPU_Q_WB_ADDR);
-	ipu_pci_q_wr(q, IPU_Q_CTRL, IPU_Q_CTRL_ENABLE);
-	if (!(ipu_pci_q_rd(q, IPU_Q_STATUS) & IPU_Q_STATUS_ENABLED))
-		return -EIO;
-	return 0;
+	return ipu_pci_ring_enable(q->regs, q->ring_dma, IPU_PCI_DMA_RING,
+				   q->wb, q->wb_dma);
 }
 
 /* The queue's vector: acknowledge, then wake the transfer waiting. */
@@ -158,9 +131,9 @@ static int ipu_pci_sgt_from_iter(struct sg_table *sgt, struct iov_iter *iter)
 }
 
 /*
- * Wait for the batch ending before @tail, or for a soft reset (q->gen
- * moved past @gen) to end it. Returns 0 or -ETIMEDOUT (then the queue is
- * stopped and nothing of the batch is still moving).
+ * Wait for the batch ending before @tail, for a soft reset (q->gen moved
+ * past @gen) to end it, or for removal. Returns 0, -ETIMEDOUT or -ENODEV
+ * (then the queue is stopped and nothing of the batch is still moving).
  */
 static int ipu_pci_q_wait(struct ipu_pci_queue *q, u32 tail, u32 gen)
 {
@@ -168,13 +141,17 @@ static int ipu_pci_q_wait(struct ipu_pci_queue *q, u32 tail, u32 gen)
 
 	left = wait_event_timeout(q->wait,
 				  ipu_pci_q_head(q) == tail ||
-				  READ_ONCE(q->gen) != gen,
+				  READ_ONCE(q->gen) != gen ||
+				  READ_ONCE(q->ipu->removing),
 				  msecs_to_jiffies(IPU_PCI_DMA_WAIT_MS));
-	if (left)
+	if (left && (ipu_pci_q_head(q) == tail || READ_ONCE(q->gen) != gen))
 		return 0;
-	/* Returns once the descriptor in progress has finished. */
+	/*
+	 * Returns once the descriptor in progress has finished; a function
+	 * that fell off the bus drops the write and moves nothing any more.
+	 */
 	ipu_pci_q_wr(q, IPU_Q_CTRL, 0);
-	return -ETIMEDOUT;
+	return left ? -ENODEV : -ETIMEDOUT;
 }
 
 /* The status words of descriptors [@first, @tail): 0 or -EIO. */
@@ -255,7 +232,8 @@ static int ipu_pci_q_run(struct ipu_pci_queue *q, struct sg_table *sgt,
  *
  * Return: 0; -EIO when a descriptor failed (the device's error code:
  * E_DATA, E_RESET...) or a soft reset ended the transfer; -ETIMEDOUT when
- * the device did not finish; -ENOMEM.
+ * the device did not finish; -ENODEV when the function is being
+ * removed; -ENOMEM.
  */
 int ipu_pci_dma(struct ipu_device *idev, u64 dev_off, struct iov_iter *iter,
 		bool to_device)
@@ -279,7 +257,9 @@ int ipu_pci_dma(struct ipu_device *idev, u64 dev_off, struct iov_iter *iter,
 
 	mutex_lock(&q->xfer_lock);
 	ret = q->enabled ? ipu_pci_q_run(q, &sgt, dev_off) : -EIO;
-	if (ret == -ETIMEDOUT) {
+	if (ret == -ENODEV) {
+		q->enabled = false;
+	} else if (ret == -ETIMEDOUT) {
 		dev_err_ratelimited(&ipu->pdev->dev,
 				    "%s queue: no completion in %d ms, stopped\n",
 				    ipu_pci_dma_names[q->index],
@@ -323,6 +303,21 @@ int ipu_pci_dma_reset(struct ipu_pci *ipu)
 		mutex_unlock(&q->xfer_lock);
 	}
 	return ret;
+}
+
+/**
+ * ipu_pci_dma_abort - removal: transfers waiting for the device give up
+ * @ipu: the device, @ipu->removing set
+ *
+ * Each stops its queue and fails with -ENODEV, so the core's unplug
+ * guard is released at once rather than after IPU_PCI_DMA_WAIT_MS.
+ */
+void ipu_pci_dma_abort(struct ipu_pci *ipu)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(ipu->dmaq); i++)
+		wake_up(&ipu->dmaq[i].wait);
 }
 
 /**

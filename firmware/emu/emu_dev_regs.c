@@ -109,10 +109,14 @@ static void write32_locked(struct emu_dev *dev, uint32_t off, uint32_t val)
 	}
 	switch (off) {
 	case IPU_REG_SOFT_RESET:
-		if (val == IPU_SOFT_RESET_MAGIC)
-			emu_soft_reset_locked(dev);
-		else
+		if (val != IPU_SOFT_RESET_MAGIC)
 			emu_err_locked(dev, IPU_ERR_BAD_RESET, 0, val);
+		else if (dev->faults.ignore_reset &&
+			 --dev->faults.ignore_reset == 0)
+			/* The ignore_reset fault: a reset that never happens. */
+			emu_log(dev, "injected fault: soft reset ignored");
+		else
+			emu_soft_reset_locked(dev);
 		break;
 	case IPU_REG_SCRATCH:
 		dev->scratch = val;

@@ -83,6 +83,7 @@ struct emu_faults {
 	uint64_t fail_dma;	/* descriptors left until the failing one */
 	uint64_t corrupt_dma;
 	uint64_t hang_launch;
+	uint64_t ignore_reset;	/* soft resets left until the ignored one */
 	bool refuse_fw;
 };
 

@@ -99,7 +99,10 @@ rig_emu_start() {
 	# Its stdout is a pipe this shell reads: the ready line, then EOF
 	# when it exits. stderr goes to the log too (a crash before --log
 	# takes effect, a sanitizer report).
-	exec {RIG_EMU_FD}< <(exec "$RIG_EMU" "${args[@]}" 2>>"$log" </dev/null)
+	# The device's executor computes with OpenBLAS as the guest's programs
+	# do (tests/kernel/guest-init): the same core, so a launch on a PCI
+	# IPU gives the model backend's bits (the demo's weights checksum).
+	exec {RIG_EMU_FD}< <(OPENBLAS_CORETYPE=Prescott exec "$RIG_EMU" "${args[@]}" 2>>"$log" </dev/null)
 	RIG_EMU_PID=$!
 	if IFS= read -r -t "$RIG_EMU_READY_S" -u "$RIG_EMU_FD" line &&
 		[ "$line" = "ipu-emu: ready" ]; then

@@ -23,6 +23,15 @@
  *
  *	bench session_run_<n>_streams.io_uring_enter <x> calls
  *
+ * The transfer table again on the first PCIe IPU (ipu-emu's, through its
+ * DMA queues), each name prefixed pci_, when the guest has one.
+ *
+ * Then the launch round trip, LAUNCH then WAIT one at a time, of an image
+ * the firmware refuses at once (-ENOEXEC: the path, not a program), on a
+ * simulated IPU (ipu-simd) and on the PCI IPU (its command queue):
+ *
+ *	bench <sim|pci>_launch.per_s <x> launches/s
+ *
  * TCG makes every number slow in absolute terms; the ratios are the point.
  * No timing is asserted.
  */
@@ -179,8 +188,10 @@ static double time_memcpy(void *dst, const void *src, uint64_t size,
  * @fd, @handle: a raw file of the same device for the ioctl (attached
  *	while the ioctl runs, as attaching is exclusive).
  * @host, @other: MAX_SIZE bytes each.
+ * @prefix: of the printed names: "" (simulated IPU) or "pci_".
  */
 struct rig {
+	const char *prefix;
 	unsigned int idx;
 	struct ipu_device *dev;
 	struct ipu_bo *bo;
@@ -274,12 +285,13 @@ static int bench_xfers(struct rig *r)
 					  secs[p] / 1e6;
 			}
 			for (p = 0; p < P_COUNT; p++)
-				printf("bench %s_%s_%s.mbps %.1f MB/s\n",
-				       path_name[p], d ? "d2h" : "h2d", sz,
-				       mbps[p]);
+				printf("bench %s%s_%s_%s.mbps %.1f MB/s\n",
+				       r->prefix, path_name[p],
+				       d ? "d2h" : "h2d", sz, mbps[p]);
 			for (p = 0; p < P_MEMCPY; p++)
-				printf("bench %s_%s_%s.ratio_vs_memcpy %.3f x\n",
-				       path_name[p], d ? "d2h" : "h2d", sz,
+				printf("bench %s%s_%s_%s.ratio_vs_memcpy %.3f x\n",
+				       r->prefix, path_name[p],
+				       d ? "d2h" : "h2d", sz,
 				       mbps[p] / mbps[P_MEMCPY]);
 			fflush(stdout);
 		}
@@ -361,27 +373,19 @@ static int bench_session(unsigned int n)
 	return 0;
 }
 
-int main(void)
+/* The transfer table on /dev/ipu@idx, its names prefixed @prefix. */
+static int bench_device(unsigned int idx, const char *prefix)
 {
 	IPU_OPTS(ipu_open_opts, oo, .flags = IPU_OPEN_ATTACH);
 	IPU_OPTS(ipu_queue_opts, qo, .entries = BATCH);
-	uint64_t before, added;
-	struct rig r;
 	struct iovec iov;
 	char name[32];
+	struct rig r;
 	int ret;
 
 	memset(&r, 0, sizeof(r));
-	before = present();
-	/* A device with room for the largest size. */
-	if (write_file(SIM_CTL "/new_device", BENCH_DEV_MB)) {
-		fprintf(stderr, "bench_uring: no simulated IPU to add: skipped\n");
-		return 77;
-	}
-	added = present() & ~before;
-	if (!added)
-		return 1;
-	r.idx = (unsigned int)__builtin_ctzll(added);
+	r.prefix = prefix;
+	r.idx = idx;
 	snprintf(name, sizeof(name), "hw:%u", r.idx);
 	r.host = mmap(NULL, MAX_SIZE, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
@@ -402,9 +406,144 @@ int main(void)
 	ipu_queue_destroy(r.fq);
 	ipu_queue_destroy(r.q);
 	ipu_device_close(r.dev);
-	snprintf(name, sizeof(name), "%u", r.idx);
+	if (r.host != MAP_FAILED)
+		munmap(r.host, MAX_SIZE);
+	if (r.other != MAP_FAILED)
+		munmap(r.other, MAX_SIZE);
+	return ret;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Launch round trips                                                      */
+/* ---------------------------------------------------------------------- */
+
+#define LAUNCHES	200
+
+/*
+ * LAUNCHES launches of a refused image on /dev/ipu@idx, each waited for:
+ * launches per second. -1 when the device could not be used.
+ */
+static double launch_rate(unsigned int idx)
+{
+	static const uint8_t junk[4096];
+	struct ipu_bo_create bc = { .size = sizeof(junk) };
+	struct ipu_attach at = { 0 };
+	struct ipu_launch l;
+	struct ipu_wait w;
+	struct ipu_xfer x;
+	double t, rate = -1;
+	char path[32];
+	int fd, i;
+
+	snprintf(path, sizeof(path), "/dev/ipu%u", idx);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (ioctl(fd, IPU_IOCTL_ATTACH, &at) ||
+	    ioctl(fd, IPU_IOCTL_BO_CREATE, &bc))
+		goto out;
+	memset(&x, 0, sizeof(x));
+	x.user_ptr = (uint64_t)(uintptr_t)junk;
+	x.length = sizeof(junk);
+	x.handle = bc.handle;
+	x.flags = IPU_XFER_TO_DEVICE;
+	if (ioctl(fd, IPU_IOCTL_XFER, &x))
+		goto out;
+	t = now();
+	for (i = 0; i < LAUNCHES; i++) {
+		memset(&l, 0, sizeof(l));
+		l.exe_handle = bc.handle;
+		l.exe_size = sizeof(junk);
+		l.arena_handle = bc.handle;
+		l.arena_size = sizeof(junk);
+		l.num_replicas = 1;
+		if (ioctl(fd, IPU_IOCTL_LAUNCH, &l))
+			goto out;
+		memset(&w, 0, sizeof(w));
+		w.fence = l.fence;
+		w.timeout_ns = INT64_MAX;
+		if (ioctl(fd, IPU_IOCTL_WAIT, &w) || w.status != -ENOEXEC)
+			goto out;
+	}
+	rate = LAUNCHES / (now() - t);
+out:
+	close(fd);
+	return rate;
+}
+
+/* The first /dev/ipuN whose platform (sysfs) is @platform, or -1. */
+static int first_of(const char *platform)
+{
+	char path[64], buf[16];
+	unsigned int n;
+	ssize_t len;
+	int fd;
+
+	for (n = 0; n < 64; n++) {
+		snprintf(path, sizeof(path), "/sys/class/ipu/ipu%u/platform", n);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (len > 0 && buf[len - 1] == '\n')
+			len--;
+		if (len > 0 && (size_t)len == strlen(platform) &&
+		    !memcmp(buf, platform, (size_t)len))
+			return (int)n;
+	}
+	return -1;
+}
+
+static int bench_launches(void)
+{
+	static const char *const kinds[] = { "sim", "pci" };
+	double rate;
+	unsigned int k;
+	int idx;
+
+	for (k = 0; k < 2; k++) {
+		idx = first_of(kinds[k]);
+		if (idx < 0)
+			continue;
+		rate = launch_rate((unsigned int)idx);
+		if (rate < 0) {
+			fprintf(stderr, "bench_uring: launches on ipu%d: %s\n",
+				idx, strerror(errno));
+			return 1;
+		}
+		printf("bench %s_launch.per_s %.1f launches/s\n", kinds[k], rate);
+		fflush(stdout);
+	}
+	return 0;
+}
+
+int main(void)
+{
+	uint64_t before, added;
+	char name[32];
+	unsigned int idx;
+	int ret, pci;
+
+	before = present();
+	/* A device with room for the largest size. */
+	if (write_file(SIM_CTL "/new_device", BENCH_DEV_MB)) {
+		fprintf(stderr, "bench_uring: no simulated IPU to add: skipped\n");
+		return 77;
+	}
+	added = present() & ~before;
+	if (!added)
+		return 1;
+	idx = (unsigned int)__builtin_ctzll(added);
+	ret = bench_device(idx, "");
+	snprintf(name, sizeof(name), "%u", idx);
 	write_file(SIM_CTL "/del_device", name);
+	pci = first_of("pci");
+	if (!ret && pci >= 0)
+		ret = bench_device((unsigned int)pci, "pci_");
 	if (!ret)
 		ret = bench_session(1) || bench_session(16);
+	if (!ret)
+		ret = bench_launches();
 	return ret;
 }

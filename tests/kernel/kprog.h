@@ -215,6 +215,25 @@ struct kp_setup {
 };
 
 /* Open @name attached and tracked, "hw:N" or "model:N". */
+/*
+ * @l: a one-replica launch on file @fd of @image (@len bytes, written to a
+ * new buffer) over a new arena of @arena bytes, both rounded up to the
+ * device's granule.
+ */
+static inline void kp_launch_bufs(int fd, const void *image, size_t len,
+				  uint64_t arena, struct ipu_launch *l)
+{
+	uint64_t g = kt_granule(fd);
+
+	memset(l, 0, sizeof(*l));
+	l->exe_handle = kt_bo(fd, (len + g - 1) / g * g, NULL);
+	assert_int_equal(kt_write_bo(fd, l->exe_handle, 0, image, len), 0);
+	l->exe_size = len;
+	l->arena_size = (arena + g - 1) / g * g;
+	l->arena_handle = kt_bo(fd, l->arena_size, NULL);
+	l->num_replicas = 1;
+}
+
 static inline struct ipu_device *kp_dev_open(const char *name)
 {
 	IPU_OPTS(ipu_open_opts, opts, .flags = IPU_OPEN_ATTACH);

@@ -42,9 +42,13 @@
 static uint64_t ksh_added;
 
 /*
- * PCIe IPUs (ipu-emu's, in the guests) run no launches yet: a session on
- * "ipu_hw" that took one would fail every run. For the run of the file
- * they are unbound from ipu.ko (their ipuN go), and bound again after.
+ * PCIe IPUs (ipu-emu's, in the guests) run launches on their command
+ * queue, but the files' programs take up to KSH_DEVICES linked IPUs and
+ * the guests have two PCI ones, linked to each other only: a session on
+ * "ipu_hw" that mixed both kinds could not run its replicas. For the run
+ * of the file they are unbound from ipu.ko (their ipuN go), and bound
+ * again after. (PCI launches are tested by test_pci_launch and
+ * test_pci_leaks; running these files on PCI IPUs alone is left to do.)
  */
 #define KSH_PCI_DRIVER "/sys/bus/pci/drivers/ipu"
 #define KSH_MAX_PCI 8

@@ -22,18 +22,10 @@ struct lx {
 
 static struct lx lx_setup(const void *image, size_t len, uint64_t arena)
 {
-	uint64_t g;
 	struct lx x;
 
 	x.fd = kt_open_attached(0);
-	g = kt_granule(x.fd);
-	memset(&x.l, 0, sizeof(x.l));
-	x.l.exe_handle = kt_bo(x.fd, (len + g - 1) / g * g, NULL);
-	assert_int_equal(kt_write_bo(x.fd, x.l.exe_handle, 0, image, len), 0);
-	x.l.exe_size = len;
-	x.l.arena_size = (arena + g - 1) / g * g;
-	x.l.arena_handle = kt_bo(x.fd, x.l.arena_size, NULL);
-	x.l.num_replicas = 1;
+	kp_launch_bufs(x.fd, image, len, arena, &x.l);
 	return x;
 }
 

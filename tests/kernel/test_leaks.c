@@ -2,9 +2,10 @@
 /*
  * test_leaks.c - a thousand runs leave nothing behind.
  *
- * Each run is a small program through libipu's io_uring queue on hw:0
- * (H2D, launch, D2H: pages pinned and unpinned by the kernel, a launch
- * served by ipu-simd). Half of the runs go with the host buffers
+ * Each run is a small program through libipu's io_uring queue on device
+ * 0 (H2D, launch, D2H: pages pinned and unpinned by the kernel, a launch
+ * served by ipu-simd, or by the device's command queue on a PCI IPU:
+ * test_pci_leaks.c, KT_ON_PCI). Half of the runs go with the host buffers
  * registered with the queue (pinned once, IORING_URING_CMD_FIXED). When
  * everything is closed, the device's memory_used and the kernel's count
  * of pinned pages (/proc/vmstat nr_foll_pin_acquired minus
@@ -25,11 +26,16 @@ static void test_a_thousand_runs_leave_memory_and_pins_as_they_were(void **state
 	struct iovec iov[2];
 	uint64_t used;
 	int64_t pins;
-	char msg[512];
+	char msg[512], name[16];
 	int i;
 
 	(void)state;
+#ifdef KT_ON_PCI
+	kt_require_dev(0);
+#else
 	ks_require_simd();
+#endif
+	snprintf(name, sizeof(name), "hw:%u", kt_dev(0));
 	used = kt_sysfs_u64(0, "memory_used");
 	pins = kt_pinned_now();
 	p = kp_mlp(1);
@@ -38,7 +44,7 @@ static void test_a_thousand_runs_leave_memory_and_pins_as_they_were(void **state
 	y = kt_alloc(kt_page_size());
 	for (i = 0; i < 16; i++)
 		x[i] = (float)(i % 5) - 2.0f;
-	kp_open(&s, p, (const char *[]){ "hw:0" });
+	kp_open(&s, p, (const char *[]){ name });
 	assert_int_equal(__ipu_queue_stats(s.q, &st0), 0);
 	for (i = 0; i < RUNS; i++) {
 		if (i == RUNS / 2) {

@@ -409,6 +409,41 @@ static void test_a_hung_launch_is_released_by_soft_reset(void **state)
 	th_free(t);
 }
 
+/*
+ * ignore_reset=1: the next soft reset does nothing (RESET_COUNT stays, the
+ * hung launch hangs on), the one after works; FLR releases the launch
+ * whatever the fault says, as the driver's fallback needs.
+ */
+static void test_ignore_reset_leaves_a_hung_launch_to_flr(void **state)
+{
+	struct th *t = ready();
+	uint32_t y, size;
+	struct eb *b = mlp(&y);
+
+	(void)state;
+	assert_int_equal(emu_dev_fault(t->dev, "ignore_reset=1"), 0);
+	assert_int_equal(emu_dev_fault(t->dev, "hang_launch=1"), 0);
+	size = put_exe(t, b);
+	th_mem_write(t, ARENA_AT, b->arenas[0], b->exe.arena_size);
+	launch(t, 0, size, b->exe.arena_size);
+	wr32(t, QREG(CQ, IPU_Q_TAIL), 1);
+	wait_busy(t);
+	wr32(t, IPU_REG_SOFT_RESET, IPU_SOFT_RESET_MAGIC);
+	assert_int_equal(rd32(t, IPU_REG_RESET_COUNT), 0);
+	assert_int_equal(rd32(t, QREG(CQ, IPU_Q_CTRL)), IPU_Q_CTRL_ENABLE);
+	assert_int_equal(status(t, 0), 0);
+	assert_int_equal(emu_dev_flr(t->dev), 0);
+	assert_int_equal(status(t, 0), IPU_DESC_DONE | IPU_CQ_E_RESET);
+	assert_int_equal(rd32(t, IPU_REG_FW_STATUS), IPU_FW_STATE_OFF);
+	/* The fault was one-shot: the next soft reset works. */
+	wr32(t, IPU_REG_SOFT_RESET, IPU_SOFT_RESET_MAGIC);
+	assert_int_equal(rd32(t, IPU_REG_RESET_COUNT), 1);
+	/* And a bad count is refused whole. */
+	assert_int_equal(emu_dev_fault(t->dev, "ignore_reset=0"), -EINVAL);
+	eb_free(b);
+	th_free(t);
+}
+
 /* A device running forever() with no deadline; the program in *@bp. */
 static struct th *run_forever(struct eb **bp)
 {
@@ -473,6 +508,7 @@ int main(void)
 		cmocka_unit_test(test_a_replica_filed_twice_is_refused),
 		cmocka_unit_test(test_the_device_enforces_the_deadline),
 		cmocka_unit_test(test_a_hung_launch_is_released_by_soft_reset),
+		cmocka_unit_test(test_ignore_reset_leaves_a_hung_launch_to_flr),
 		cmocka_unit_test(test_flr_aborts_a_running_launch),
 		cmocka_unit_test(test_disabling_the_queue_cancels_the_launch),
 		cmocka_unit_test(test_destroy_with_a_launch_running),

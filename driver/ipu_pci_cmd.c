@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The PCIe IPU's command queue (docs/hardware.md sections 4.1 and 4.3):
+ * launches run on the device, not on a userspace firmware. Each launch
+ * the core hands over (ipu_hw_ops.launch) becomes one 64-byte command
+ * descriptor with the IRQ flag; the device completes them in ring order
+ * and raises vector 3, whose threaded handler reads the status words
+ * behind HEAD, maps their codes to errnos (one table, the spec's) and
+ * reports them to the core (ipu_launch_complete()), then hands over the
+ * launches that waited for room.
+ *
+ * Deadlines: every descriptor carries launch_timeout_ms, which the device
+ * enforces itself (E_TIMEOUT, -ETIMEDOUT). The core's watchdog, somewhat
+ * longer, catches a device that stopped doing so (fault hang_launch) and
+ * resets it (ipu_pci.c: soft reset, FLR when that fails); the reset ends
+ * the ring here (ipu_pci_cmd_reset()) and the core fails the launches.
+ *
+ * Locking: cq->lock protects the ring's host side and its slots; the core
+ * calls ipu_pci_cmd_launch() under its launch queue's lock, so the order
+ * is launch queue, then cq->lock, and the handler never holds cq->lock
+ * while it calls into the core.
+ */
+#include <linux/dma-mapping.h>
+#include <linux/interrupt.h>
+#include <linux/pci.h>
+
+#include "ipu_bo.h"
+#include "ipu_launch.h"
+#include "ipu_pci.h"
+
+/* The spec's status codes (section 4.3) as the errnos the UAPI reports. */
+static const int ipu_pci_cmd_errnos[] = {
+	[IPU_CQ_OK] = 0,
+	[IPU_CQ_E_NOEXEC] = -ENOEXEC,
+	[IPU_CQ_E_INVAL] = -EINVAL,
+	[IPU_CQ_E_RANGE] = -ERANGE,
+	[IPU_CQ_E_NOMEM] = -ENOMEM,
+	[IPU_CQ_E_TIMEOUT] = -ETIMEDOUT,
+	[IPU_CQ_E_CANCELED] = -ECANCELED,
+	[IPU_CQ_E_RESET] = -EIO,
+	[IPU_CQ_E_OPCODE] = -EINVAL,
+	[IPU_CQ_E_DESC] = -EINVAL,
+	[IPU_CQ_E_INTERNAL] = -EIO,
+};
+
+/* A status word as an errno: not DONE, or a code the spec lacks, is -EIO. */
+static int ipu_pci_cmd_errno(u32 status)
+{
+	u32 code = status & IPU_DESC_ERR_MASK;
+
+	if (!(status & IPU_DESC_DONE) || code >= ARRAY_SIZE(ipu_pci_cmd_errnos))
+		return -EIO;
+	return ipu_pci_cmd_errnos[code];
+}
+
+static void ipu_pci_cmd_wr(struct ipu_pci_cmdq *cq, u32 reg, u32 val)
+{
+	writel(val, cq->regs + reg);
+}
+
+/* Program and enable the ring; HEAD = TAIL = 0. */
+static int ipu_pci_cmd_enable(struct ipu_pci_cmdq *cq)
+{
+	cq->head = 0;
+	cq->tail = 0;
+	return ipu_pci_ring_enable(cq->regs, cq->ring_dma, IPU_PCI_CMD_RING,
+				   cq->wb, cq->wb_dma);
+}
+
+/**
+ * ipu_pci_cmd_launch - ipu_hw_ops.launch: one command descriptor
+ * @idev: the device (entered; the launch queue's lock held)
+ * @req: the launch
+ *
+ * Return: 0 (the ring holds a reference to @req until it is reaped);
+ * -EBUSY when the ring is full; -EIO when the queue is down (a reset
+ * failed); -EINVAL when the image is larger than a descriptor can say.
+ */
+int ipu_pci_cmd_launch(struct ipu_device *idev, struct ipu_launch_req *req)
+{
+	struct ipu_pci_cmdq *cq = &to_ipu_pci(idev)->cmdq;
+	struct ipu_cmd_desc *d;
+	int ret = 0;
+
+	if (req->exe_size > U32_MAX)
+		return -EINVAL;
+	spin_lock(&cq->lock);
+	if (!cq->enabled) {
+		ret = -EIO;
+	} else if ((cq->tail + 1) % IPU_PCI_CMD_RING == cq->head) {
+		ret = -EBUSY;
+	} else {
+		d = &cq->ring[cq->tail];
+		d->opcode = ipu_pci_le32(IPU_CQ_LAUNCH);
+		d->flags = ipu_pci_le32(IPU_CQ_F_IRQ);
+		d->exe_addr = ipu_pci_le64(ipu_bo_dev_off(req->exe_bo));
+		d->exe_size = ipu_pci_le32(req->exe_size);
+		d->deadline_ms = ipu_pci_le32(ipu_launch_timeout_ms());
+		d->arena_addr = ipu_pci_le64(ipu_bo_dev_off(req->arena_bo) +
+					     req->arena_offset);
+		d->arena_size = ipu_pci_le64(req->arena_size);
+		d->replica = ipu_pci_le32(req->replica);
+		d->num_replicas = ipu_pci_le32(req->num_replicas);
+		d->group = ipu_pci_le64(req->group);
+		d->owner = ipu_pci_le32(req->pid);
+		d->status = 0;
+		kref_get(&req->ref);
+		cq->slot[cq->tail] = req;
+		cq->tail = (cq->tail + 1) % IPU_PCI_CMD_RING;
+		/* The descriptor before the doorbell (writel orders). */
+		ipu_pci_cmd_wr(cq, IPU_Q_TAIL, cq->tail);
+	}
+	spin_unlock(&cq->lock);
+	return ret;
+}
+
+/*
+ * The oldest launch the device completed, taken off the ring with its
+ * result, or NULL. The caller owns the ring's reference.
+ */
+static struct ipu_launch_req *ipu_pci_cmd_pop_done(struct ipu_pci_cmdq *cq,
+						   int *status)
+{
+	struct ipu_launch_req *req = NULL;
+	u32 word;
+
+	spin_lock(&cq->lock);
+	if (cq->enabled &&
+	    cq->head != ipu_pci_from_le32(READ_ONCE(cq->wb->head))) {
+		/* The status word is written before the writeback. */
+		dma_rmb();
+		word = ipu_pci_from_le32(READ_ONCE(cq->ring[cq->head].status));
+		*status = ipu_pci_cmd_errno(word);
+		req = cq->slot[cq->head];
+		cq->slot[cq->head] = NULL;
+		cq->head = (cq->head + 1) % IPU_PCI_CMD_RING;
+	}
+	spin_unlock(&cq->lock);
+	return req;
+}
+
+/* Report every launch the device completed; then fill the room it left. */
+static void ipu_pci_cmd_reap(struct ipu_pci *ipu)
+{
+	struct ipu_launch_req *req;
+	bool any = false;
+	int status;
+
+	while ((req = ipu_pci_cmd_pop_done(&ipu->cmdq, &status))) {
+		ipu_launch_complete(req, status);
+		ipu_launch_put(req);
+		any = true;
+	}
+	if (any)
+		ipu_launch_kick(&ipu->idev);
+}
+
+static irqreturn_t ipu_pci_cmd_irq(int irq, void *data)
+{
+	struct ipu_pci *ipu = data;
+	u32 cause = ipu_pci_rd(ipu, IPU_REG_IRQ_CAUSE);
+
+	if (cause == ~0u || !(cause & IPU_IRQ_CMD))
+		return IRQ_NONE;
+	/* Acknowledge first: a completion meanwhile raises a new message. */
+	ipu_pci_wr(ipu, IPU_REG_IRQ_CAUSE, IPU_IRQ_CMD);
+	return IRQ_WAKE_THREAD;
+}
+
+/* Completions call into the core (io_uring, waiters): process context. */
+static irqreturn_t ipu_pci_cmd_thread(int irq, void *data)
+{
+	ipu_pci_cmd_reap(data);
+	return IRQ_HANDLED;
+}
+
+/* Drop the ring's references to the launches it still holds. */
+static void ipu_pci_cmd_drop(struct ipu_pci_cmdq *cq)
+{
+	struct ipu_launch_req *req;
+
+	for (;;) {
+		spin_lock(&cq->lock);
+		req = NULL;
+		while (cq->head != cq->tail && !req) {
+			req = cq->slot[cq->head];
+			cq->slot[cq->head] = NULL;
+			cq->head = (cq->head + 1) % IPU_PCI_CMD_RING;
+		}
+		spin_unlock(&cq->lock);
+		if (!req)
+			return;
+		ipu_launch_put(req);
+	}
+}
+
+/**
+ * ipu_pci_cmd_reset - end the ring after a soft reset or FLR, and restart it
+ * @ipu: the device, just reset (the command queue disabled; the launches
+ *	it had not finished say E_RESET)
+ *
+ * Launches the device finished before the reset are reported as such; the
+ * others stay in flight in the core, which fails them (with -ETIMEDOUT
+ * when late) once the reset is over.
+ *
+ * Return: 0 or -EIO when the queue would not enable.
+ */
+int ipu_pci_cmd_reset(struct ipu_pci *ipu)
+{
+	struct ipu_pci_cmdq *cq = &ipu->cmdq;
+	int ret;
+
+	ipu_pci_cmd_reap(ipu);
+	spin_lock(&cq->lock);
+	cq->enabled = false;
+	spin_unlock(&cq->lock);
+	ipu_pci_cmd_drop(cq);
+
+	spin_lock(&cq->lock);
+	ret = ipu_pci_cmd_enable(cq);
+	cq->enabled = !ret;
+	spin_unlock(&cq->lock);
+	return ret;
+}
+
+/**
+ * ipu_pci_cmd_init - allocate, program and enable the command queue
+ * @ipu: the device, its firmware READY (the queue refuses to enable
+ *	before, spec section 4.1)
+ *
+ * The ring is managed (dmam_*); its vector is ipuN-cmd.
+ *
+ * Return: 0, or a negative errno after a dmesg line.
+ */
+int ipu_pci_cmd_init(struct ipu_pci *ipu)
+{
+	struct ipu_pci_cmdq *cq = &ipu->cmdq;
+	struct device *dev = &ipu->pdev->dev;
+	int ret;
+
+	spin_lock_init(&cq->lock);
+	cq->regs = ipu->regs + IPU_REG_QUEUE(IPU_QUEUE_CMD);
+	cq->ring = dmam_alloc_coherent(dev, IPU_PCI_CMD_RING * sizeof(*cq->ring),
+				       &cq->ring_dma, GFP_KERNEL);
+	cq->wb = dmam_alloc_coherent(dev, sizeof(*cq->wb), &cq->wb_dma,
+				     GFP_KERNEL);
+	if (!cq->ring || !cq->wb) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	snprintf(ipu->irq_names[IPU_VEC_CMD], IPU_PCI_IRQ_NAME_LEN, "ipu%d-cmd",
+		 ipu->idev.minor);
+	cq->irq = pci_irq_vector(ipu->pdev, IPU_VEC_CMD);
+	ret = request_threaded_irq(cq->irq, ipu_pci_cmd_irq, ipu_pci_cmd_thread,
+				   0, ipu->irq_names[IPU_VEC_CMD], ipu);
+	if (ret)
+		goto err;
+	ret = ipu_pci_cmd_enable(cq);
+	if (ret) {
+		free_irq(cq->irq, ipu);
+		goto err;
+	}
+	cq->enabled = true;
+	ipu_pci_unmask(ipu, IPU_IRQ_CMD);
+	return 0;
+
+err:
+	dev_err(dev, "cannot set up the command queue: %d\n", ret);
+	return ret;
+}
+
+/**
+ * ipu_pci_cmd_fini - stop the command queue and free its vector
+ * @ipu: the device, unregistered (its launches failed; none can start)
+ *
+ * Disabling stops the launch in progress (spec section 4.1) before the
+ * ring's last references to buffers go.
+ */
+void ipu_pci_cmd_fini(struct ipu_pci *ipu)
+{
+	struct ipu_pci_cmdq *cq = &ipu->cmdq;
+
+	spin_lock(&cq->lock);
+	cq->enabled = false;
+	spin_unlock(&cq->lock);
+	if (ipu_pci_rd(ipu, IPU_REG_ID) != ~0u)
+		ipu_pci_cmd_wr(cq, IPU_Q_CTRL, 0);
+	free_irq(cq->irq, ipu);
+	ipu_pci_cmd_drop(cq);
+}
