@@ -356,8 +356,16 @@ int ipu_session_weights_from_host(struct ipu_session *s);
  * files are flushed too (after a failed flush, the next call fetches and
  * flushes again).
  *
+ * A program split across instances (docs/instances.md) reads what other
+ * instances hold through the process's instances' allgather: the call is
+ * then collective (every instance makes it, in the same order), and every
+ * instance gets the values one process holding every replica would.
+ *
  * Return: 0; -EPERM when not attached; -EROFS when the program has a
- * read-only memory-mapped variable (S05); device errors; errors of msync().
+ * read-only memory-mapped variable (S05); device errors; errors of msync();
+ * for a split program, what the gather returned (e.g. -ETIMEDOUT for a
+ * dead instance), the error of an instance whose read failed, -EPROTO for
+ * a malformed part from a peer.
  */
 int ipu_session_weights_to_host(struct ipu_session *s);
 

@@ -6,9 +6,11 @@
 # A program split across instances over Open MPI (docs/instances.md), on
 # this host's loopback, as PopXL users run poprun: mpirun -np N of
 # tests/mpi/mpi_allreduce (4 replicas; all-reduce sum over all, mean over
-# groups spanning instances).
-#  - 1x4, 2x2 and 4x1 print the same checksum of every replica's outputs:
-#    the bits do not depend on the split;
+# groups spanning instances; variables whose groups, or all_replicas
+# retrieval, span instances).
+#  - 1x4, 2x2 and 4x1 print the same checksum of every replica's outputs,
+#    and every instance the same checksum of the weights it fetched: the
+#    bits do not depend on the split;
 #  - a killed instance makes the others fail: under mpirun's default
 #    policy mpirun ends the job (non-zero, in bounded time); with
 #    --enable-recovery, which lets the survivors run on, each survivor
@@ -38,21 +40,39 @@ run() {
 	st=$?
 }
 
-want=
+# agree TEST PATTERN COUNT REF: after a run, the checksums that
+# `sed -n PATTERN` takes from its output must be COUNT lines (one per
+# instance that prints one) of one value, and that value the one the
+# first split gave (kept in the variable named REF, set by the first).
+agree() {
+	local t=$1 sums sum
+	local -n ref=$4
+	sums=$(sed -n "$2" "$T/out" | sort | uniq -c)
+	echo "  $t: $sums" >>"$LOG"
+	if [ "$st" -ne 0 ] || [ "$(echo "$sums" | wc -l)" -ne 1 ] ||
+		[ "$(echo "$sums" | awk '{ print $1 }')" != "$3" ]; then
+		fail "$t" "exit status $st; checksums: $sums"
+		return
+	fi
+	sum=$(echo "$sums" | awk '{ print $2 }')
+	ref=${ref:-$sum}
+	if [ "$sum" = "$ref" ]; then
+		pass "$t: the bits of the first split"
+	else
+		fail "$t" "checksum $sum, the first split gave $ref"
+	fi
+}
+
+# The all-reduce (rank 0 prints it) and the weights every instance
+# fetches, gathered from the others (PopXL's rules across instances).
+want_ar= want_w=
 for n in 1 2 4; do
 	run "${MPIRUN[@]}" -np "$n" "$PROG"
-	sum=$(sed -n 's/.*all-reduce checksum (FNV-1a 64): \([0-9a-f]*\)$/\1/p' "$T/out")
-	if [ "$st" -ne 0 ] || [ -z "$sum" ]; then
-		fail "all-reduce as ${n}x$((4 / n))" "exit status $st, checksum '$sum'"
-		continue
-	fi
-	echo "  ${n}x$((4 / n)): $sum" >>"$LOG"
-	want=${want:-$sum}
-	if [ "$sum" = "$want" ]; then
-		pass "all-reduce as ${n}x$((4 / n)) gives the bits of 1x4"
-	else
-		fail "all-reduce as ${n}x$((4 / n))" "checksum $sum, 1x4 gave $want"
-	fi
+	agree "all-reduce as ${n}x$((4 / n))" \
+		's/.*all-reduce checksum (FNV-1a 64): \([0-9a-f]*\)$/\1/p' 1 want_ar
+	agree "weights as ${n}x$((4 / n)), every instance" \
+		's/^instance [0-9]*: weights checksum (FNV-1a 64): \([0-9a-f]*\)$/\1/p' \
+		"$n" want_w
 done
 
 # The demo's training (tests/mpi/mlp_train: userspace/examples/mlp_train.c
@@ -63,22 +83,9 @@ for r in 2 4; do
 	want=
 	for n in 1 2 4; do
 		[ "$n" -le "$r" ] || continue
-		t="demo training, $r replicas as ${n}x$((r / n))"
 		run "${MPIRUN[@]}" -np "$n" "$TRAIN" --replicas "$r" --instance-replicas $((r / n))
-		sums=$(sed -n 's/^weights checksum (FNV-1a 64): \([0-9a-f]*\)$/\1/p' "$T/out" | sort | uniq -c)
-		echo "  ${n}x$((r / n)): $sums" >>"$LOG"
-		if [ "$st" -ne 0 ] || [ "$(echo "$sums" | wc -l)" -ne 1 ] ||
-			[ "$(echo "$sums" | awk '{ print $1 }')" != "$n" ]; then
-			fail "$t" "exit status $st; checksums of the instances: $sums"
-			continue
-		fi
-		sum=$(echo "$sums" | awk '{ print $2 }')
-		want=${want:-$sum}
-		if [ "$sum" = "$want" ]; then
-			pass "$t: every instance has the weights of 1x$r"
-		else
-			fail "$t" "checksum $sum, 1x$r gave $want"
-		fi
+		agree "demo training, $r replicas as ${n}x$((r / n)), every instance" \
+			's/^weights checksum (FNV-1a 64): \([0-9a-f]*\)$/\1/p' "$n" want
 	done
 done
 

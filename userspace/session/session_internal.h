@@ -341,4 +341,28 @@ int ipu_sess_upload(struct ipu_session *s);
  */
 int ipu_sess_fetch(struct ipu_session *s);
 
+/* Whether a fetch reads @st: variables but read-only mapped ones. */
+bool ipu_sess_fetched(const struct sess_tensor *st);
+
+/*
+ * What a fetch reads of @st, in slots of one value each: a slot per group,
+ * or per replica of the program for all_replicas retrieval (S20);
+ * ipu_sess_fetch_source() is the program's replica slot @k comes from (a
+ * group's first member: every member holds the group's value).
+ */
+uint32_t ipu_sess_fetch_slots(const struct ipu_session *s,
+			      const struct sess_tensor *st);
+uint32_t ipu_sess_fetch_source(const struct ipu_session *s,
+			       const struct sess_tensor *st, uint32_t k);
+
+/* gather.c */
+
+/*
+ * ipu_sess_fetch_instances() - ipu_sess_fetch()'s read for a program split
+ * across instances: every instance reads its replicas and all of them
+ * gather (collectively: every instance must call it, in the same order);
+ * @stage gets the slots in ipu_sess_fetch_slots() order.
+ */
+int ipu_sess_fetch_instances(struct ipu_session *s, uint8_t *stage);
+
 #endif /* IPU_SESSION_INTERNAL_H */
