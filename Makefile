@@ -169,6 +169,8 @@ $(APP_BINS): $(ALL_LIBS)
 	$(CC) $(filter %.o,$^) -o $@ $(ALL_LIBS) $(LDFLAGS_ALL) $(APP_LIBS) $(SYS_LIBS)
 
 $(O)/tests/unit/test_demo_mlp: $(MLP_OBJS)
+# ipu-simd's end of a split program's gather against libsession's.
+$(O)/tests/unit/test_fw_gather: $(O)/firmware/simd/instances.o
 $(O)/tests/unit/test_npy: $(NPY_OBJS)
 # ipu-info's gathering and printing, over fake sysfs trees.
 $(O)/tests/unit/test_ipu_info $(O)/shared/tests/unit/test_ipu_info: $(INFO_OBJS)
@@ -236,7 +238,7 @@ UNIT_INTERNAL := test_args test_bo test_device test_error test_queue_reap \
 	$(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_emu_dev*.c)) \
 	$(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_vfio_user*.c)) \
 	$(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_emu_attack*.c)) \
-	test_ipu_emu
+	test_ipu_emu test_fw_gather
 UNIT_SHARED_SRCS := $(filter-out $(UNIT_INTERNAL:%=tests/unit/%.c),$(UNIT_SRCS))
 UNIT_SHARED_BINS := $(UNIT_SHARED_SRCS:%.c=$(O)/shared/%)
 SHARED_LINK := -L$(O)/lib -Wl,--disable-new-dtags,-rpath,$(abspath $(O)/lib) -lsession -lipuir -lipu -lipufw

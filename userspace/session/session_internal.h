@@ -126,6 +126,8 @@ struct sess_replica {
  *	run allocates nothing but downcast scratch.
  * @tensors, @n_tensors: every variable and constant, in table order.
  * @in_sync: the host copies hold what the device holds (S13, S19).
+ * @fw_gather: a split program attached to "ipu_hw": the process serves
+ *	its firmware's gathers to ipu-simd meanwhile (fw_gather.c).
  * @depth: enters not yet exited. The device is attached exactly while
  *	@depth > 0: only the outermost enter attaches (S06, S07), and
  *	nothing else attaches a session, so PopXL's stack of "was attached"
@@ -167,6 +169,7 @@ struct ipu_session {
 	struct sess_tensor *tensors;
 	size_t n_tensors;
 	bool in_sync;
+	bool fw_gather;
 
 	uint32_t depth;
 	struct ipu_device **devs;
@@ -354,6 +357,17 @@ uint32_t ipu_sess_fetch_slots(const struct ipu_session *s,
 			      const struct sess_tensor *st);
 uint32_t ipu_sess_fetch_source(const struct ipu_session *s,
 			       const struct sess_tensor *st, uint32_t k);
+
+/* fw_gather.c */
+
+/*
+ * ipu_sess_fw_gather_start() - while a split program's session is
+ * attached to "ipu_hw", serve its firmware's gathers to ipu-simd (the
+ * process's listener, shared by its sessions); sets @s->fw_gather.
+ * ipu_sess_fw_gather_stop() undoes it (a no-op without it).
+ */
+int ipu_sess_fw_gather_start(struct ipu_session *s);
+void ipu_sess_fw_gather_stop(struct ipu_session *s);
 
 /* gather.c */
 
