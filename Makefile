@@ -161,7 +161,7 @@ userspace: $(APP_BINS)
 
 $(O)/examples/mlp_train: $(O)/userspace/examples/mlp_train.o $(MLP_OBJS)
 $(O)/examples/make_example_exe: $(O)/userspace/examples/make_example_exe.o $(NPY_OBJS)
-$(O)/tools/ipu-run: $(O)/userspace/tools/ipu-run.o $(NPY_OBJS)
+$(O)/tools/ipu-run: $(O)/userspace/tools/ipu-run.o $(O)/userspace/tools/ipu-run-instances.o $(NPY_OBJS)
 $(O)/tools/ipu-info: $(O)/userspace/tools/ipu-info.o $(INFO_OBJS)
 $(O)/tools/ipu-info: APP_LIBS := $(PCI_LIBS)
 $(APP_BINS): $(ALL_LIBS)
@@ -406,6 +406,9 @@ MPI_CFLAGS := $(shell pkg-config --cflags ompi-c 2>/dev/null)
 MPI_LIBS := $(shell pkg-config --libs ompi-c 2>/dev/null || echo -lmpi)
 LIBIPUMPI := $(O)/lib/libipu-mpi.a
 MPI_TEST_BINS := $(O)/tests/mpi/mpi_allreduce $(O)/tests/mpi/mlp_train
+# ipu-run as an instance (userspace/tools/ipu-run-instances.h): what
+# `mpirun ipu-run` becomes and `ipu-run --instances N` runs.
+IPU_RUN_MPI := $(O)/tools/ipu-run-mpi
 MPI_BENCH := $(O)/tests/bench/mpi_bench_allreduce
 
 $(O)/userspace/mpi/%.o: userspace/mpi/%.c
@@ -433,12 +436,21 @@ $(O)/tests/mpi/mlp_train: tests/mpi/mpi_main.c $(O)/tests/mpi/mlp_train_instance
 	$(CC) $(CPPFLAGS_ALL) $(MPI_CFLAGS) $(CFLAGS_ALL) -MMD -MP $< -o $@ \
 		$(filter %.o,$^) $(LIBIPUMPI) $(ALL_LIBS) $(LDFLAGS_ALL) $(MPI_LIBS) $(SYS_LIBS)
 
+$(O)/userspace/tools/ipu-run-instances-mpi.o: userspace/tools/ipu-run-instances.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(MPI_CFLAGS) $(CFLAGS_ALL) -DIPU_RUN_MPI -MMD -MP -c $< -o $@
+
+$(IPU_RUN_MPI): $(O)/userspace/tools/ipu-run.o $(O)/userspace/tools/ipu-run-instances-mpi.o \
+		$(NPY_OBJS) $(LIBIPUMPI) $(ALL_LIBS)
+	$(CC) $(filter %.o,$^) -o $@ $(LIBIPUMPI) $(ALL_LIBS) $(LDFLAGS_ALL) $(MPI_LIBS) $(SYS_LIBS)
+
 $(O)/tests/bench/mpi_%: tests/bench/mpi_%.c $(LIBIPUMPI) $(ALL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(MPI_CFLAGS) $(CFLAGS_ALL) -MMD -MP $< -o $@ \
 		$(LIBIPUMPI) $(ALL_LIBS) $(LDFLAGS_ALL) $(MPI_LIBS) $(SYS_LIBS)
 
-mpi: deps-mpi $(MPI_TEST_BINS) $(O)/examples/mlp_train
+mpi: deps-mpi $(MPI_TEST_BINS) $(IPU_RUN_MPI) $(O)/tools/ipu-run $(O)/examples/mlp_train \
+	$(O)/examples/make_example_exe
 
 mpi-check: mpi
 	BUILD=$(BUILD) tests/mpi/test_mpi.sh mpi-check $(O)
@@ -452,7 +464,8 @@ bench-mpi: deps-mpi $(MPI_BENCH)
 			-np $$n $(MPI_BENCH) || exit 1; \
 	done
 
--include $(MPI_TEST_BINS:=.d) $(MPI_BENCH).d $(O)/tests/mpi/mlp_train_instance.d
+-include $(MPI_TEST_BINS:=.d) $(MPI_BENCH).d $(O)/tests/mpi/mlp_train_instance.d \
+	$(O)/userspace/tools/ipu-run-instances-mpi.d
 
 # The main job: train the example MLP (userspace/examples/mlp_train.c) on
 # the default device, the model when there is no IPU. DEMO_ARGS passes

@@ -11,6 +11,8 @@
 #  - 1x4, 2x2 and 4x1 print the same checksum of every replica's outputs,
 #    and every instance the same checksum of the weights it fetched: the
 #    bits do not depend on the split;
+#  - ipu-run runs a saved split program under mpirun unchanged and with
+#    --instances N (its flags, its files per instance, its refusals);
 #  - a killed instance makes the others fail: under mpirun's default
 #    policy mpirun ends the job (non-zero, in bounded time); with
 #    --enable-recovery, which lets the survivors run on, each survivor
@@ -88,6 +90,89 @@ for r in 2 4; do
 			's/^weights checksum (FNV-1a 64): \([0-9a-f]*\)$/\1/p' "$n" want
 	done
 done
+
+# ipu-run (tests of ipu-run-instances.c): a saved split program
+# (make_example_exe --mean-x: y = relu(mean of every replica's x @ w + b))
+# under `mpirun -np 2 ipu-run` unchanged and `ipu-run --instances 4`, each
+# instance with its own files ({instance}), gives what one instance of
+# every replica writes. Open MPI takes the loopback settings from the
+# environment here, as ipu-run passes on only the flags it needs.
+export OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
+numpy_python
+IPU_RUN=$2/tools/ipu-run
+MKEXE=$2/examples/make_example_exe
+# same_slices R: ref<R>.npy of 1xR holds, replica by replica, y<i>.npy
+# of Rx1.
+same_slices() {
+	"$PY" -c "import numpy as np, sys
+y = np.load('$T/ref$1.npy')
+sys.exit(any(y[i].tobytes() != np.load('$T/y%d.npy' % i).tobytes() for i in range($1)))" \
+		>>"$T/out" 2>&1
+}
+for r in 2 4; do
+	"$MKEXE" --replicas $r --mean-x "$T/one$r.ipux" >"$T/out" 2>&1 &&
+		"$MKEXE" --replicas $r --mean-x --instance-replicas 1 "$T/split$r.ipux" \
+			>"$T/out" 2>&1 || fail "make_example_exe, $r replicas" "failed"
+done
+if [ -z "$PY" ]; then
+	skip "ipu-run under mpirun" "no python3 with numpy"
+else
+	for r in 2 4; do
+		"$PY" -c "import numpy as np
+x = np.random.default_rng($r).standard_normal(($r, 4, 3)).astype(np.float32)
+np.save('$T/x$r.npy', x)
+for i in range($r): np.save('$T/x$r-%d.npy' % i, x[i])" &&
+			"$IPU_RUN" "$T/one$r.ipux" -i "x=$T/x$r.npy" -o "y=$T/ref$r.npy" >"$T/out" 2>&1 ||
+			fail "ipu-run setup, $r replicas" "the 1x$r run failed"
+	done
+	run "${MPIRUN[@]}" -np 2 "$IPU_RUN" "$T/split2.ipux" -i "x=$T/x2-{instance}.npy" \
+		-o "y=$T/y{instance}.npy"
+	if [ "$st" -eq 0 ] && same_slices 2; then
+		pass "mpirun -np 2 ipu-run: each instance writes the replicas of 1x2"
+	else
+		fail "mpirun -np 2 ipu-run" "exit status $st, or other outputs than 1x2's"
+	fi
+	rm -f "$T"/y[0-9].npy
+	run "$IPU_RUN" --instances 4 "$T/split4.ipux" -i "x=$T/x4-{instance}.npy" \
+		-o "y=$T/y{instance}.npy"
+	flags=
+	[ "$(id -u)" -ne 0 ] || flags="--allow-run-as-root "
+	[ "$(getconf _NPROCESSORS_ONLN)" -ge 4 ] || flags="$flags--oversubscribe "
+	if [ "$st" -eq 0 ] && same_slices 4 &&
+		grep -qF "ipu-run: mpirun ${flags}-np 4 $(realpath "$2")/tools/ipu-run-mpi --instances 4" "$T/out"; then
+		pass "ipu-run --instances 4: mpirun ${flags}-np 4, the replicas of 1x4"
+	else
+		fail "ipu-run --instances 4" "exit status $st, other flags than '${flags}' or other outputs than 1x4's"
+	fi
+fi
+
+# Its refusals, each with a message: an output every instance would write,
+# a bad count, no ipu-run-mpi beside it, a count the launcher contradicts.
+run "${MPIRUN[@]}" -np 2 "$IPU_RUN" "$T/split2.ipux" -i "x=$T/x2-{instance}.npy" -o "y=$T/y.npy"
+if [ "$st" -ne 0 ] && grep -qF "2 instances would all write this file: put {instance} in its name" "$T/out"; then
+	pass "ipu-run: one output file for 2 instances is refused"
+else
+	fail "ipu-run: one output file for 2 instances" "exit status $st, no refusal message"
+fi
+run "$IPU_RUN" --instances 0 "$T/split2.ipux"
+if [ "$st" -eq 2 ] && grep -qF "expected a number from 1 to 4096" "$T/out"; then
+	pass "ipu-run --instances 0 is a usage error"
+else
+	fail "ipu-run --instances 0" "exit status $st, no usage message"
+fi
+mkdir -p "$T/alone" && cp "$IPU_RUN" "$T/alone/ipu-run"
+run "$T/alone/ipu-run" --instances 2 "$T/split2.ipux"
+if [ "$st" -eq 1 ] && grep -qF "needs ipu-run-mpi next to ipu-run" "$T/out"; then
+	pass "ipu-run --instances without ipu-run-mpi says what is missing"
+else
+	fail "ipu-run --instances without ipu-run-mpi" "exit status $st, no message"
+fi
+run "${MPIRUN[@]}" -np 2 "$IPU_RUN" --instances 4 "$T/split2.ipux" -i "x=$T/x2-{instance}.npy"
+if [ "$st" -ne 0 ] && grep -qF -- "--instances 4, but the MPI launcher started 2" "$T/out"; then
+	pass "ipu-run --instances 4 under mpirun -np 2 is refused"
+else
+	fail "ipu-run --instances 4 under mpirun -np 2" "exit status $st, no refusal message"
+fi
 
 # A split program in a process that is no instance: a clear refusal.
 run "$2/examples/mlp_train" --instance-replicas 1 --epochs 1
