@@ -67,7 +67,8 @@ agree() {
 
 # The all-reduce (rank 0 prints it) and the weights every instance
 # fetches, gathered from the others (PopXL's rules across instances).
-want_ar= want_w=
+# shellcheck disable=SC2034 # set through agree's nameref
+want_ar='' want_w=''
 for n in 1 2 4; do
 	run "${MPIRUN[@]}" -np "$n" "$PROG"
 	agree "all-reduce as ${n}x$((4 / n))" \
@@ -82,7 +83,8 @@ done
 # training all the replicas, 1x2 vs 2x1 and 1x4 vs 2x2 vs 4x1.
 TRAIN=$2/tests/mpi/mlp_train
 for r in 2 4; do
-	want=
+	# shellcheck disable=SC2034 # set through agree's nameref
+	want=''
 	for n in 1 2 4; do
 		[ "$n" -le "$r" ] || continue
 		run "${MPIRUN[@]}" -np "$n" "$TRAIN" --replicas "$r" --instance-replicas $((r / n))
@@ -110,20 +112,24 @@ sys.exit(any(y[i].tobytes() != np.load('$T/y%d.npy' % i).tobytes() for i in rang
 		>>"$T/out" 2>&1
 }
 for r in 2 4; do
-	"$MKEXE" --replicas $r --mean-x "$T/one$r.ipux" >"$T/out" 2>&1 &&
-		"$MKEXE" --replicas $r --mean-x --instance-replicas 1 "$T/split$r.ipux" \
-			>"$T/out" 2>&1 || fail "make_example_exe, $r replicas" "failed"
+	if ! "$MKEXE" --replicas $r --mean-x "$T/one$r.ipux" >"$T/out" 2>&1 ||
+		! "$MKEXE" --replicas $r --mean-x --instance-replicas 1 "$T/split$r.ipux" \
+			>"$T/out" 2>&1; then
+		fail "make_example_exe, $r replicas" "failed"
+	fi
 done
 if [ -z "$PY" ]; then
 	skip "ipu-run under mpirun" "no python3 with numpy"
 else
 	for r in 2 4; do
-		"$PY" -c "import numpy as np
+		if ! "$PY" -c "import numpy as np
 x = np.random.default_rng($r).standard_normal(($r, 4, 3)).astype(np.float32)
 np.save('$T/x$r.npy', x)
-for i in range($r): np.save('$T/x$r-%d.npy' % i, x[i])" &&
-			"$IPU_RUN" "$T/one$r.ipux" -i "x=$T/x$r.npy" -o "y=$T/ref$r.npy" >"$T/out" 2>&1 ||
+for i in range($r): np.save('$T/x$r-%d.npy' % i, x[i])" >"$T/out" 2>&1 ||
+			! "$IPU_RUN" "$T/one$r.ipux" -i "x=$T/x$r.npy" -o "y=$T/ref$r.npy" \
+				>"$T/out" 2>&1; then
 			fail "ipu-run setup, $r replicas" "the 1x$r run failed"
+		fi
 	done
 	run "${MPIRUN[@]}" -np 2 "$IPU_RUN" "$T/split2.ipux" -i "x=$T/x2-{instance}.npy" \
 		-o "y=$T/y{instance}.npy"
