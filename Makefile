@@ -436,6 +436,16 @@ $(O)/tests/mpi/mlp_train: tests/mpi/mpi_main.c $(O)/tests/mpi/mlp_train_instance
 	$(CC) $(CPPFLAGS_ALL) $(MPI_CFLAGS) $(CFLAGS_ALL) -MMD -MP $< -o $@ \
 		$(filter %.o,$^) $(LIBIPUMPI) $(ALL_LIBS) $(LDFLAGS_ALL) $(MPI_LIBS) $(SYS_LIBS)
 
+# The shared build, over libipu.so (one process-wide instances state with
+# the libraries the Python package loads): ipu.instances loads it.
+LIBIPUMPI_SO := $(O)/lib/libipu-mpi.so.$(SO_VERSION)
+$(LIBIPUMPI_SO): $(patsubst %.c,$(O)/%.o,$(sort $(wildcard userspace/mpi/*.c))) \
+		userspace/mpi/libipu-mpi.map $(LIBIPU_SO)
+	$(CC) -shared -Wl,-soname,$(notdir $@) -Wl,-z,defs \
+		-Wl,--version-script=$(filter %.map,$^) $(filter %.o,$^) \
+		$(filter %.so.$(SO_VERSION),$^) -o $@ $(LDFLAGS_ALL) $(MPI_LIBS)
+	ln -sf $(notdir $@) $(@:.so.$(SO_VERSION)=.so)
+
 $(O)/userspace/tools/ipu-run-instances-mpi.o: userspace/tools/ipu-run-instances.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(MPI_CFLAGS) $(CFLAGS_ALL) -DIPU_RUN_MPI -MMD -MP -c $< -o $@
@@ -450,10 +460,11 @@ $(O)/tests/bench/mpi_%: tests/bench/mpi_%.c $(LIBIPUMPI) $(ALL_LIBS)
 		$(LIBIPUMPI) $(ALL_LIBS) $(LDFLAGS_ALL) $(MPI_LIBS) $(SYS_LIBS)
 
 mpi: deps-mpi $(MPI_TEST_BINS) $(IPU_RUN_MPI) $(O)/tools/ipu-run $(O)/examples/mlp_train \
-	$(O)/examples/make_example_exe
+	$(O)/examples/make_example_exe $(LIBIPUMPI_SO) $(ALL_SOS)
 
 mpi-check: mpi
-	BUILD=$(BUILD) tests/mpi/test_mpi.sh mpi-check $(O)
+	BUILD=$(BUILD) PYTHON=$(PYTHON) PYTHONPATH=$(abspath userspace/python) \
+		tests/mpi/test_mpi.sh mpi-check $(O)
 
 # The all-reduce across 2 and 4 instances against a bare MPI_Allreduce
 # (tests/bench/mpi_bench_allreduce.c); part of make bench.

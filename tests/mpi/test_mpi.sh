@@ -152,6 +152,23 @@ for i in range($r): np.save('$T/x$r-%d.npy' % i, x[i])" >"$T/out" 2>&1 ||
 	fi
 fi
 
+# A Python program as an instance (ipu.instances over libipu-mpi.so):
+# every instance fetches the gathered weights of 1x4 (2x2 only: the C
+# cases above cover the other splits; each Python start costs a second).
+if [ -z "$PY" ]; then
+	skip "Python instances" "no python3 with numpy"
+else
+	# shellcheck disable=SC2034 # set through agree's nameref
+	want_py=''
+	for n in 1 2; do
+		IPU_LIB_DIR=$(realpath "$2/lib") run "${MPIRUN[@]}" -x IPU_LIB_DIR -x PYTHONPATH \
+			-np "$n" "$PY" "$(dirname "$0")/mpi_python.py"
+		agree "Python as ${n}x$((4 / n)), every instance" \
+			's/^instance [0-9]*: python weights checksum (FNV-1a 64): \([0-9a-f]*\)$/\1/p' \
+			"$n" want_py
+	done
+fi
+
 # Its refusals, each with a message: an output every instance would write,
 # a bad count, no ipu-run-mpi beside it, a count the launcher contradicts.
 run "${MPIRUN[@]}" -np 2 "$IPU_RUN" "$T/split2.ipux" -i "x=$T/x2-{instance}.npy" -o "y=$T/y.npy"

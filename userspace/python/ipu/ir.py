@@ -115,12 +115,10 @@ class Ir:
         all-reduces span every replica of every instance with the one-host
         bits, and ``weights_to_host`` / ``get_tensor_data`` gather what
         other instances hold. Each process must be its instance before the
-        Session is made: the process-wide instances that C programs set with
-        libipu-mpi's ``ipu_mpi_instances_init()`` under ``mpirun -np N``.
-        This package does not set them yet (libipu-mpi is a static library,
-        MPI is linked by it alone), so in Python a split Ir's Session fails
-        with a message saying the process is no instance; a saved
-        executable of it runs with ``ipu-run --instances N``."""
+        Session is made: under ``mpirun -np N python3 prog.py``, call
+        :func:`ipu.instances.init` first (it loads libipu-mpi, the only
+        code that links MPI); without it, a split Ir's Session fails with
+        a message saying the process is no instance."""
         return self._settings_cache("instance_replication_factor")
 
     @instance_replication_factor.setter

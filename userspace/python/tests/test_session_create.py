@@ -160,8 +160,8 @@ def test_S24_auto_follows_IPU_DEVICE(monkeypatch):
 
 def test_split_ir_needs_its_instance():
     """instance_replication_factor below replication_factor: the process
-    must be the instance (docs/instances.md), which this package does not
-    set up (Ir.instance_replication_factor says so)."""
+    must be the instance (docs/instances.md; ipu.instances.init() under
+    mpirun, which tests/mpi/mpi_python.py shows)."""
     ir, _, _, _ = acc_ir(replicas=4)
     ir.instance_replication_factor = 2
     assert ir.instance_replication_factor == 2
