@@ -213,10 +213,16 @@ uint32_t ipu_session_num_ipus(const struct ipu_session *s);
  * num_ipus IPUs; the set's other IPUs are held but hold nothing (the model
  * runs all virtual graphs of a replica in one arena).
  *
+ * A program split across instances on "ipu_hw": while attached, a thread
+ * of the process serves ipu-simd the gathers of its all-reduces, over the
+ * process's instances (docs/instances.md, "On ipu_hw").
+ *
  * Return: 0; once the attach timeout has passed, -EBUSY (IPUs held by
  * others) or -ENODEV (too few IPUs present), with "could not attach to
  * device N ..., see ipu-info for device usage"; errors of putting the
- * program on the IPUs (-ENOSPC, -ENOMEM) and of weights_from_host.
+ * program on the IPUs (-ENOSPC, -ENOMEM) and of weights_from_host; for a
+ * split program on "ipu_hw", errors of setting up the gather's socket and
+ * thread (-EADDRINUSE: another process took the process's name).
  */
 int ipu_session_attach(struct ipu_session *s);
 

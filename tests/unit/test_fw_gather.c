@@ -403,6 +403,23 @@ static void test_garbage_client_is_dropped(void **state)
 	assert_int_equal(peer.calls, 0);
 }
 
+/* Someone took this process's name first: attach fails, saying so (a
+ * squatter can block the process, never pose as it: ipu-simd checks the
+ * listener's pid). */
+static void test_name_taken_fails_the_start(void **state)
+{
+	int lfd = fake_listener();
+
+	(void)state;
+	assert_int_equal(ipu_sess_fw_gather_start(&sess), -EADDRINUSE);
+	assert_false(sess.fw_gather);
+	if (!strstr(sess.errmsg, "cannot listen as @" IPU_FW_GATHER_NAME))
+		fail_msg("message: %s", sess.errmsg);
+	close(lfd);
+	/* Free again: it starts. */
+	start();
+}
+
 /* Stopping while a client is connected and silent ends the service. */
 static void test_stop_with_a_client_connected(void **state)
 {
@@ -433,6 +450,7 @@ int main(void)
 		T(test_answers_of_the_wrong_size_are_refused),
 		T(test_reset_ends_a_wait_for_no_answer),
 		T(test_garbage_client_is_dropped),
+		T(test_name_taken_fails_the_start),
 		T(test_stop_with_a_client_connected),
 #undef T
 	};
