@@ -31,7 +31,7 @@
 #define XPORT_MAX (REPLICAS * 2 * N * sizeof(float) + 4096)
 /* A transport's bound on a peer, and the short one of the dying test. */
 #define PEER_MS 120000
-#define DIE_MS 3000
+#define DIE_MS 1000
 
 /* Shared by the instances: the transport, and what each got. */
 struct shared {
@@ -296,7 +296,7 @@ static void test_dead_instance_fails_the_other_in_bounded_time(void **state)
 		fail_msg("the survivor: status %d: %s", st[0], sh->err[0]);
 	/* The firmware's message is the daemon's to log (FW_DONE carries
 	 * only the status). */
-	if (!ks_log_wait(from, "no answer from the other instances within 3000 ms"))
+	if (!ks_log_wait(from, "no answer from the other instances within 1000 ms"))
 		fail_msg("ipu-simd did not log the transport's message");
 	print_message("the survivor failed after %llu ms\n",
 		      (unsigned long long)(now_ms() - t0));
