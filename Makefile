@@ -163,7 +163,7 @@ userspace: $(APP_BINS)
 
 $(O)/examples/mlp_train: $(O)/userspace/examples/mlp_train.o $(MLP_OBJS)
 $(O)/examples/make_example_exe: $(O)/userspace/examples/make_example_exe.o $(NPY_OBJS)
-$(O)/tools/ipu-run: $(O)/userspace/tools/ipu-run.o $(NPY_OBJS)
+$(O)/tools/ipu-run: $(O)/userspace/tools/ipu-run.o $(O)/userspace/tools/ipu-run-instances.o $(NPY_OBJS)
 $(O)/tools/ipu-info: $(O)/userspace/tools/ipu-info.o $(INFO_OBJS)
 $(O)/tools/ipu-info: APP_LIBS := $(PCI_LIBS)
 $(O)/tools/ipu-bringup: $(O)/userspace/tools/ipu-bringup.o $(BRINGUP_OBJS) $(INFO_OBJS)
@@ -173,6 +173,8 @@ $(APP_BINS): $(ALL_LIBS)
 	$(CC) $(filter %.o,$^) -o $@ $(ALL_LIBS) $(LDFLAGS_ALL) $(APP_LIBS) $(SYS_LIBS)
 
 $(O)/tests/unit/test_demo_mlp: $(MLP_OBJS)
+# ipu-simd's end of a split program's gather against libsession's.
+$(O)/tests/unit/test_fw_gather: $(O)/firmware/simd/instances.o
 $(O)/tests/unit/test_npy: $(NPY_OBJS)
 # ipu-info's gathering and printing, over fake sysfs trees.
 $(O)/tests/unit/test_ipu_info: $(INFO_OBJS)
@@ -238,7 +240,7 @@ UNIT_INTERNAL := test_args test_bo test_device test_error test_queue_reap \
 	$(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_emu_dev*.c)) \
 	$(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_vfio_user*.c)) \
 	$(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_emu_attack*.c)) \
-	test_ipu_emu
+	test_ipu_emu test_fw_gather
 UNIT_SHARED_SRCS := $(filter-out $(UNIT_INTERNAL:%=tests/unit/%.c),$(UNIT_SRCS))
 UNIT_SHARED_BINS := $(UNIT_SHARED_SRCS:%.c=$(O)/shared/%)
 SHARED_LINK := -L$(O)/lib -Wl,--disable-new-dtags,-rpath,$(abspath $(O)/lib) -lsession -lipuir -lipu -lipufw
@@ -413,6 +415,9 @@ MPI_CFLAGS := $(shell pkg-config --cflags ompi-c 2>/dev/null)
 MPI_LIBS := $(shell pkg-config --libs ompi-c 2>/dev/null || echo -lmpi)
 LIBIPUMPI := $(O)/lib/libipu-mpi.a
 MPI_TEST_BINS := $(O)/tests/mpi/mpi_allreduce $(O)/tests/mpi/mlp_train
+# ipu-run as an instance (userspace/tools/ipu-run-instances.h): what
+# `mpirun ipu-run` becomes and `ipu-run --instances N` runs.
+IPU_RUN_MPI := $(O)/tools/ipu-run-mpi
 MPI_BENCH := $(O)/tests/bench/mpi_bench_allreduce
 
 $(O)/userspace/mpi/%.o: userspace/mpi/%.c
@@ -440,15 +445,35 @@ $(O)/tests/mpi/mlp_train: tests/mpi/mpi_main.c $(O)/tests/mpi/mlp_train_instance
 	$(CC) $(CPPFLAGS_ALL) $(MPI_CFLAGS) $(CFLAGS_ALL) -MMD -MP $< -o $@ \
 		$(filter %.o,$^) $(LIBIPUMPI) $(ALL_LIBS) $(LDFLAGS_ALL) $(MPI_LIBS) $(SYS_LIBS)
 
+# The shared build, over libipu.so (one process-wide instances state with
+# the libraries the Python package loads): ipu.instances loads it.
+LIBIPUMPI_SO := $(O)/lib/libipu-mpi.so.$(SO_VERSION)
+$(LIBIPUMPI_SO): $(patsubst %.c,$(O)/%.o,$(sort $(wildcard userspace/mpi/*.c))) \
+		userspace/mpi/libipu-mpi.map $(LIBIPU_SO)
+	$(CC) -shared -Wl,-soname,$(notdir $@) -Wl,-z,defs \
+		-Wl,--version-script=$(filter %.map,$^) $(filter %.o,$^) \
+		$(filter %.so.$(SO_VERSION),$^) -o $@ $(LDFLAGS_ALL) $(MPI_LIBS)
+	ln -sf $(notdir $@) $(@:.so.$(SO_VERSION)=.so)
+
+$(O)/userspace/tools/ipu-run-instances-mpi.o: userspace/tools/ipu-run-instances.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(MPI_CFLAGS) $(CFLAGS_ALL) -DIPU_RUN_MPI -MMD -MP -c $< -o $@
+
+$(IPU_RUN_MPI): $(O)/userspace/tools/ipu-run.o $(O)/userspace/tools/ipu-run-instances-mpi.o \
+		$(NPY_OBJS) $(LIBIPUMPI) $(ALL_LIBS)
+	$(CC) $(filter %.o,$^) -o $@ $(LIBIPUMPI) $(ALL_LIBS) $(LDFLAGS_ALL) $(MPI_LIBS) $(SYS_LIBS)
+
 $(O)/tests/bench/mpi_%: tests/bench/mpi_%.c $(LIBIPUMPI) $(ALL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(MPI_CFLAGS) $(CFLAGS_ALL) -MMD -MP $< -o $@ \
 		$(LIBIPUMPI) $(ALL_LIBS) $(LDFLAGS_ALL) $(MPI_LIBS) $(SYS_LIBS)
 
-mpi: deps-mpi $(MPI_TEST_BINS) $(O)/examples/mlp_train
+mpi: deps-mpi $(MPI_TEST_BINS) $(IPU_RUN_MPI) $(O)/tools/ipu-run $(O)/examples/mlp_train \
+	$(O)/examples/make_example_exe $(LIBIPUMPI_SO) $(ALL_SOS)
 
 mpi-check: mpi
-	BUILD=$(BUILD) tests/mpi/test_mpi.sh mpi-check $(O)
+	BUILD=$(BUILD) PYTHON=$(PYTHON) PYTHONPATH=$(abspath userspace/python) \
+		tests/mpi/test_mpi.sh mpi-check $(O)
 
 # The all-reduce across 2 and 4 instances against a bare MPI_Allreduce
 # (tests/bench/mpi_bench_allreduce.c); part of make bench.
@@ -459,7 +484,8 @@ bench-mpi: deps-mpi $(MPI_BENCH)
 			-np $$n $(MPI_BENCH) || exit 1; \
 	done
 
--include $(MPI_TEST_BINS:=.d) $(MPI_BENCH).d $(O)/tests/mpi/mlp_train_instance.d
+-include $(MPI_TEST_BINS:=.d) $(MPI_BENCH).d $(O)/tests/mpi/mlp_train_instance.d \
+	$(O)/userspace/tools/ipu-run-instances-mpi.d
 
 # The main job: train the example MLP (userspace/examples/mlp_train.c) on
 # the default device, the model when there is no IPU. DEMO_ARGS passes

@@ -17,6 +17,11 @@
  * image must load and validate (ipu_exe_load treats it as hostile), be the
  * same on every replica and be built for R replicas.
  *
+ * A program split across instances (docs/instances.md) arrives as its
+ * instance_replication_factor launches from the instance's process; its
+ * all-reduces gather the other instances' operands through that process
+ * (instances.c).
+ *
  * Results follow libipu's model backend: a run that fails as a whole
  * fails every replica with its error; when one replica's executable is at
  * fault, that replica gets the error and the others -ECANCELED.
@@ -137,6 +142,7 @@ static void execute(struct simd_launch *l, uint32_t nrep, struct outcome *o)
 {
 	void *one_arena, **arenas = nrep == 1 ? &one_arena :
 				    calloc(nrep, sizeof(*arenas));
+	struct simd_instances *si = NULL;
 	struct simd_image *img = NULL;
 	struct active act, **pp;
 	struct ipufw_executor *ex;
@@ -173,7 +179,13 @@ static void execute(struct simd_launch *l, uint32_t nrep, struct outcome *o)
 		}
 	}
 	exe = simd_image_exe(img);
-	if (exe->replication_factor != nrep) {
+	if (exe->instance_replication_factor != exe->replication_factor) {
+		err = simd_instances_open(l, nrep, exe, &si, msg, sizeof(msg));
+		if (err) {
+			fail(o, err, -1, "%s", msg);
+			goto out;
+		}
+	} else if (exe->replication_factor != nrep) {
 		fail(o, -EINVAL, -1, "the executable \"%s\" is for %u replicas, launched as %u",
 		     exe->name, exe->replication_factor, nrep);
 		goto out;
@@ -188,6 +200,8 @@ static void execute(struct simd_launch *l, uint32_t nrep, struct outcome *o)
 		fail(o, err, -1, "no firmware executor for %u replicas", nrep);
 		goto out;
 	}
+	/* Executors are reused: the instances are this run's only. */
+	ipufw_executor_set_instances(ex, si ? simd_instances_get(si) : NULL);
 	act = (struct active){ .ex = ex, .l = l, .nrep = nrep };
 	pthread_mutex_lock(&active_lock);
 	act.next = actives;
@@ -199,10 +213,12 @@ static void execute(struct simd_launch *l, uint32_t nrep, struct outcome *o)
 		;
 	*pp = act.next;
 	pthread_mutex_unlock(&active_lock);
+	ipufw_executor_set_instances(ex, NULL);
 	simd_executor_put(nrep, ex);
 	if (err)
 		o->rc = err;
 out:
+	simd_instances_close(si);
 	simd_image_put(img);
 	if (nrep > 1)
 		free(arenas);

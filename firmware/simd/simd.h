@@ -10,6 +10,7 @@
  *   device.c  one device: attach, map its memory, a thread taking launches
  *   run.c     launches gathered into runs, executed by libipufw, reported
  *   cache.c   parsed executables and firmware executors kept for reuse
+ *   instances.c  a split program's gather, carried to its process
  *   guard.c   SIGBUS from a revoked mapping: swap in scratch memory
  *   log.c     messages to stderr, errors rate-limited
  *
@@ -194,6 +195,33 @@ void simd_run_expire(bool stop);
  * back. Called on every tick of the main thread.
  */
 void simd_run_watch(void);
+
+/* instances.c */
+
+struct simd_instances;
+struct ipufw_instances;
+
+/*
+ * simd_instances_open() - the instances of a run of @exe, a program split
+ * across instances (instance_replication_factor < replication_factor),
+ * launched as @l[0..@nrep): connect to the gather its process serves
+ * (include/ipu/fw_gather.h) and learn which instance it is. @l must stay
+ * valid until simd_instances_close().
+ * Return: 0 and *@sip; -EINVAL when @nrep is not the per-instance count;
+ * -ECONNREFUSED, -ENOENT... when the process serves no gather; -EPERM
+ * when the socket is another process's; -EPROTO for a hello that does
+ * not fit the program; -ECANCELED, -EPIPE as a gather's wait; a message
+ * in @msg.
+ */
+int simd_instances_open(const struct simd_launch *l, uint32_t nrep,
+			const struct ipu_exe *exe, struct simd_instances **sip,
+			char *msg, size_t msglen);
+/* What to give ipufw_executor_set_instances(); valid until closed. */
+const struct ipufw_instances *
+simd_instances_get(const struct simd_instances *si);
+/* Close the connection (the process's service then awaits the next run);
+ * NULL is a no-op. */
+void simd_instances_close(struct simd_instances *si);
 
 /* cache.c */
 

@@ -213,10 +213,16 @@ uint32_t ipu_session_num_ipus(const struct ipu_session *s);
  * num_ipus IPUs; the set's other IPUs are held but hold nothing (the model
  * runs all virtual graphs of a replica in one arena).
  *
+ * A program split across instances on "ipu_hw": while attached, a thread
+ * of the process serves ipu-simd the gathers of its all-reduces, over the
+ * process's instances (docs/instances.md, "On ipu_hw").
+ *
  * Return: 0; once the attach timeout has passed, -EBUSY (IPUs held by
  * others) or -ENODEV (too few IPUs present), with "could not attach to
  * device N ..., see ipu-info for device usage"; errors of putting the
- * program on the IPUs (-ENOSPC, -ENOMEM) and of weights_from_host.
+ * program on the IPUs (-ENOSPC, -ENOMEM) and of weights_from_host; for a
+ * split program on "ipu_hw", errors of setting up the gather's socket and
+ * thread (-EADDRINUSE: another process took the process's name).
  */
 int ipu_session_attach(struct ipu_session *s);
 
@@ -356,8 +362,16 @@ int ipu_session_weights_from_host(struct ipu_session *s);
  * files are flushed too (after a failed flush, the next call fetches and
  * flushes again).
  *
+ * A program split across instances (docs/instances.md) reads what other
+ * instances hold through the process's instances' allgather: the call is
+ * then collective (every instance makes it, in the same order), and every
+ * instance gets the values one process holding every replica would.
+ *
  * Return: 0; -EPERM when not attached; -EROFS when the program has a
- * read-only memory-mapped variable (S05); device errors; errors of msync().
+ * read-only memory-mapped variable (S05); device errors; errors of msync();
+ * for a split program, what the gather returned (e.g. -ETIMEDOUT for a
+ * dead instance), the error of an instance whose read failed, -EPROTO for
+ * a malformed part from a peer.
  */
 int ipu_session_weights_to_host(struct ipu_session *s);
 

@@ -12,6 +12,14 @@
  * getting values seeded by g; rank 0 gathers every replica's y and z in
  * replica order and prints their FNV-1a 64 checksum.
  *
+ * Weights across instances (PopXL's rules, libsession's gather.c): three
+ * variables hold what the replicas computed, "own" (a group per replica:
+ * own += x), "pair" (groups {r, r + 2}: pair += z) and "every" (one
+ * group, all_replicas retrieval: every += x, so each replica's differs).
+ * Every instance fetches them (get_tensor_data: 4 groups, 2 groups, 4
+ * replicas, most of which live on other instances under 2x2 and 4x1) and
+ * prints their checksum: each must print 1x4's.
+ *
  * --die RANK: that rank kills itself (SIGKILL) before its run, so the
  * others' all-reduce waits for a peer that never comes: they must fail
  * with the transport's message within IPU_INSTANCE_TIMEOUT_MS.
@@ -58,16 +66,21 @@ static void fill(float *x, uint32_t g)
 static struct ipu_ir *build(uint32_t irf)
 {
 	uint64_t shape[1] = { N };
-	struct ipu_replica_grouping pairs;
+	struct ipu_replica_grouping pairs, ones;
+	IPU_OPTS(ipu_ir_variable_opts, own_opts, .grouping = &ones);
+	IPU_OPTS(ipu_ir_variable_opts, pair_opts, .grouping = &pairs);
+	IPU_OPTS(ipu_ir_variable_opts, every_opts,
+		 .retrieval = IPU_EXE_RETRIEVE_ALL_REPLICAS);
 	struct ipu_ir *ir;
 	ipu_stream sx, sy, sz;
-	ipu_tensor x, y, z;
+	ipu_tensor x, y, z, own, pair, every;
 
 	if (ipu_ir_create("allreduce_instances", &ir))
 		return NULL;
 	if (ipu_ir_set_replication_factor(ir, REPLICAS) ||
 	    ipu_ir_set_instance_replication_factor(ir, irf) ||
-	    ipu_ir_replica_grouping(ir, 2, 2, &pairs))
+	    ipu_ir_replica_grouping(ir, 2, 2, &pairs) ||
+	    ipu_ir_replica_grouping(ir, 1, 1, &ones))
 		goto err;
 	sx = ipu_ir_h2d_stream(ir, "x", IPU_DTYPE_FLOAT32, 1, shape);
 	sy = ipu_ir_d2h_stream(ir, "y", IPU_DTYPE_FLOAT32, 1, shape);
@@ -82,11 +95,51 @@ static struct ipu_ir *build(uint32_t irf)
 	if (y.id <= 0 || z.id <= 0 || ipu_ir_host_store(ir, sy, y) ||
 	    ipu_ir_host_store(ir, sz, z))
 		goto err;
+	own = ipu_ir_variable(ir, "own", IPU_DTYPE_FLOAT32, 1, shape, NULL,
+			      &own_opts);
+	pair = ipu_ir_variable(ir, "pair", IPU_DTYPE_FLOAT32, 1, shape, NULL,
+			       &pair_opts);
+	every = ipu_ir_variable(ir, "every", IPU_DTYPE_FLOAT32, 1, shape, NULL,
+				&every_opts);
+	if (own.id <= 0 || pair.id <= 0 || every.id <= 0 ||
+	    ipu_ir_assign(ir, own, ipu_ir_add(ir, own, x)) ||
+	    ipu_ir_assign(ir, pair, ipu_ir_add(ir, pair, z)) ||
+	    ipu_ir_assign(ir, every, ipu_ir_add(ir, every, x)))
+		goto err;
 	return ir;
 err:
 	fprintf(stderr, "building the program: %s\n", ipu_ir_errmsg(ir));
 	ipu_ir_destroy(ir);
 	return NULL;
+}
+
+/* The weights as every instance sees them (all of them, gathered). */
+static int print_weights(struct ipu_session *s, uint32_t index)
+{
+	static const char *const names[] = { "own", "pair", "every" };
+	static const uint64_t lead[] = { REPLICAS, 2, REPLICAS };
+	struct ipu_host_buffer dst[3];
+	float *w = calloc((size_t)N * REPLICAS * 3, sizeof(float));
+	float *at = w;
+	uint64_t h;
+	int err;
+
+	if (!w)
+		return -ENOMEM;
+	for (size_t i = 0; i < 3; i++) {
+		dst[i] = (struct ipu_host_buffer){ at, IPU_DTYPE_FLOAT32, 2,
+						   { lead[i], N } };
+		at += lead[i] * N;
+	}
+	err = ipu_session_get_tensors_data(s, names, dst, 3);
+	if (!err) {
+		h = fnv1a(0xcbf29ce484222325ull, w,
+			  sizeof(float) * (size_t)(at - w));
+		printf("instance %u: weights checksum (FNV-1a 64): %016llx\n",
+		       index, (unsigned long long)h);
+	}
+	free(w);
+	return err;
 }
 
 /* Run on this instance's replicas; y and z of them into @y, @z. */
@@ -124,6 +177,8 @@ static int run(uint32_t index, uint32_t irf, float *y, float *z)
 	out[1].stream = "z";
 	out[1].buf.data = z;
 	err = ipu_session_run_with_outputs(s, &in, 1, out, 2, 0);
+	if (!err)
+		err = print_weights(s, index);
 	if (err)
 		goto out_msg;
 	err = ipu_session_detach(s, 0);

@@ -90,3 +90,16 @@ expect_exit() {
 		pass "$t"
 	fi
 }
+
+# numpy_python sets PY to a python3 that has numpy, "" for none (Debian's
+# python3 has python3-numpy; a python3 earlier in PATH may not).
+numpy_python() {
+	local p
+	PY=
+	for p in python3 /usr/bin/python3; do
+		if "$p" -c 'import numpy' 2>/dev/null; then
+			PY=$p
+			return
+		fi
+	done
+}

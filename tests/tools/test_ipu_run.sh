@@ -26,14 +26,7 @@ set -uo pipefail
 tool_test_start test_ipu_run.log ipu-run "$@"
 MAKE_EXE=$BIN/examples/make_example_exe
 
-# Debian's python3 has python3-numpy; a python3 earlier in PATH may not.
-PY=
-for p in python3 /usr/bin/python3; do
-	if "$p" -c 'import numpy' 2>/dev/null; then
-		PY=$p
-		break
-	fi
-done
+numpy_python
 
 if [ -z "$PY" ]; then
 	echo "no python3 with numpy: run scripts/install-deps" >"$T/out"

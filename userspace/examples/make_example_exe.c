@@ -11,10 +11,14 @@
  * holds), so that a NumPy reference can be computed. --mmap-weights FILE
  * makes w a memory-mapped variable (S22) whose values are in FILE (named
  * relative to the data directory the runner grants, ipu-run --data-dir):
- * the raw elements of w in its dtype, C order.
+ * the raw elements of w in its dtype, C order. --mean-x feeds the mean
+ * of every replica's x instead of x (an all-reduce), and
+ * --instance-replicas K splits the program into R / K instances
+ * (docs/instances.md), for ipu-run under mpirun.
  *
  *	make_example_exe [--steps D] [--replicas R] [--dtype T]
- *			 [--weights PREFIX] [--mmap-weights FILE] OUT.ipux
+ *			 [--weights PREFIX] [--mmap-weights FILE]
+ *			 [--mean-x] [--instance-replicas K] OUT.ipux
  */
 #include <errno.h>
 #include <getopt.h>
@@ -32,7 +36,8 @@
 #define OUT 5
 
 struct options {
-	unsigned long steps, replicas;
+	unsigned long steps, replicas, instance_replicas;
+	bool mean_x;
 	enum ipu_dtype dtype;
 	const char *weights, *mmap_weights, *out;
 };
@@ -77,6 +82,9 @@ static int build(const struct options *o, const float *w, const float *b,
 	ret = ipu_ir_set_num_host_transfers(ir, (uint32_t)o->steps);
 	if (!ret)
 		ret = ipu_ir_set_replication_factor(ir, (uint32_t)o->replicas);
+	if (!ret && o->instance_replicas)
+		ret = ipu_ir_set_instance_replication_factor(
+			ir, (uint32_t)o->instance_replicas);
 	xin = ipu_ir_h2d_stream(ir, "x", o->dtype, 2, xs);
 	yout = ipu_ir_d2h_stream(ir, "y", o->dtype, 2, ys);
 	{
@@ -91,8 +99,13 @@ static int build(const struct options *o, const float *w, const float *b,
 	if (!ret)
 		ret = ipu_ir_push_graph(ir, step);
 	if (!ret) {
-		y = ipu_ir_relu(ir, ipu_ir_add(ir, ipu_ir_matmul(ir,
-					ipu_ir_host_load(ir, xin, NULL), W), B));
+		ipu_tensor x = ipu_ir_host_load(ir, xin, NULL);
+
+		if (o->mean_x)
+			x = ipu_ir_all_reduce(ir, x, IPU_IR_ALL_REDUCE_MEAN,
+					      NULL);
+		y = ipu_ir_relu(ir, ipu_ir_add(ir, ipu_ir_matmul(ir, x, W),
+					       B));
 		ret = ipu_ir_host_store(ir, yout, y);
 		if (!ipu_ir_pop_graph(ir) && !ret)
 			ret = ipu_ir_repeat(ir, step, o->steps, NULL, 0, NULL, 0);
@@ -133,6 +146,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "dtype", required_argument, NULL, 't' },
 		{ "weights", required_argument, NULL, 'w' },
 		{ "mmap-weights", required_argument, NULL, 'm' },
+		{ "mean-x", no_argument, NULL, 'x' },
+		{ "instance-replicas", required_argument, NULL, 'k' },
 		{ NULL, 0, NULL, 0 }
 	};
 	char *end;
@@ -141,11 +156,14 @@ static int parse_options(int argc, char **argv, struct options *o)
 	*o = (struct options){ .steps = 1, .replicas = 1,
 			       .dtype = IPU_DTYPE_FLOAT32 };
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		unsigned long *n = c == 's' ? &o->steps : &o->replicas;
+		unsigned long *n = c == 's' ? &o->steps :
+				   c == 'k' ? &o->instance_replicas :
+					      &o->replicas;
 
 		switch (c) {
 		case 's':
 		case 'r':
+		case 'k':
 			*n = strtoul(optarg, &end, 10);
 			if (*end || *n < 1 || *n > 64)
 				return -1;
@@ -162,6 +180,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'm':
 			o->mmap_weights = optarg;
+			break;
+		case 'x':
+			o->mean_x = true;
 			break;
 		default:
 			return -1;
@@ -184,7 +205,8 @@ int main(int argc, char **argv)
 	if (parse_options(argc, argv, &o)) {
 		fprintf(stderr,
 			"usage: %s [--steps 1-64] [--replicas 1-64] [--dtype float32|float16|bfloat16]\n"
-			"       [--weights PREFIX] [--mmap-weights FILE] OUT.ipux\n",
+			"       [--weights PREFIX] [--mmap-weights FILE] [--mean-x]\n"
+			"       [--instance-replicas 1-64] OUT.ipux\n",
 			argv[0]);
 		return 2;
 	}

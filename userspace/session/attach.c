@@ -226,6 +226,7 @@ static int place_program(struct ipu_session *s)
 
 void ipu_sess_release(struct ipu_session *s)
 {
+	ipu_sess_fw_gather_stop(s);
 	/* The queue first: nothing may run on what goes next. Closing a
 	 * device frees its buffer objects and drops the attachment. */
 	ipu_queue_destroy(s->q);
@@ -265,7 +266,12 @@ int ipu_session_attach(struct ipu_session *s)
 		return ipu_sess_err(s, -ENOMEM, "no memory for %u IPUs",
 				    s->num_ipus);
 	in_sync = s->in_sync;
-	err = acquire_ipus(s);
+	/* ipu-simd runs a split program's firmware: it gathers through us
+	 * (docs/instances.md, "ipu_hw"). */
+	err = s->rf != s->replicas && s->backend == SESS_HW ?
+		      ipu_sess_fw_gather_start(s) : 0;
+	if (!err)
+		err = acquire_ipus(s);
 	if (!err)
 		err = place_program(s);
 	s->depth = 1;

@@ -33,7 +33,7 @@ static void describe(const struct ipu_session *s, struct sess_tensor *st)
 	d->is_variable = t->kind == IPU_EXE_TENSOR_VARIABLE;
 	d->dtype = t->dtype;
 	if (st->all_replicas)
-		d->shape[lead++] = s->replicas;
+		d->shape[lead++] = s->rf;
 	else if (st->num_groups > 1)
 		d->shape[lead++] = st->num_groups;
 	memcpy(&d->shape[lead], t->shape, t->ndim * sizeof(t->shape[0]));
@@ -196,7 +196,7 @@ static int init_one(struct ipu_session *s, struct sess_tensor *st)
 		return 0;
 	}
 	if (st->all_replicas) {
-		st->replicas = malloc((size_t)s->replicas * t->nbytes);
+		st->replicas = malloc((size_t)s->rf * t->nbytes);
 		if (!st->replicas)
 			return ipu_sess_err(s, -ENOMEM,
 					    "no memory for variable '%s'",
@@ -240,10 +240,6 @@ int ipu_sess_tensors_init(struct ipu_session *s)
 		st->all_replicas = var &&
 				   t->retrieval == IPU_EXE_RETRIEVE_ALL_REPLICAS &&
 				   t->group_size > 1;
-		if (st->all_replicas && s->rf != s->replicas)
-			return ipu_sess_err(s, -EOPNOTSUPP,
-					    "variable '%s': \"all_replicas\" retrieval of a program split across instances is not supported yet",
-					    t->name);
 		describe(s, st);
 		err = init_one(s, st);
 		if (err)

@@ -299,12 +299,6 @@ static int setup(struct ipu_session *s, const struct ipu_session_opts *given)
 	err = choose_device(s, opts ? opts->device : NULL);
 	if (err)
 		return err;
-	/* ipu-simd, which runs the kernel's IPUs' programs, is a process of
-	 * its own with no instances (docs/instances.md, "Not yet done"). */
-	if (s->rf != s->replicas && s->backend != SESS_MODEL)
-		return ipu_sess_err(s, -EOPNOTSUPP,
-				    "the program \"%s\" is split across instances, which only \"ipu_model\" runs so far, not \"%s\"",
-				    exe->name, s->device_name);
 	/* The image launches run; saving also validates the executable. */
 	err = ipu_exe_save(exe, &s->image, &s->image_size, msg, sizeof(msg));
 	if (err)

@@ -126,6 +126,8 @@ struct sess_replica {
  *	run allocates nothing but downcast scratch.
  * @tensors, @n_tensors: every variable and constant, in table order.
  * @in_sync: the host copies hold what the device holds (S13, S19).
+ * @fw_gather: a split program attached to "ipu_hw": the process serves
+ *	its firmware's gathers to ipu-simd meanwhile (fw_gather.c).
  * @depth: enters not yet exited. The device is attached exactly while
  *	@depth > 0: only the outermost enter attaches (S06, S07), and
  *	nothing else attaches a session, so PopXL's stack of "was attached"
@@ -167,6 +169,7 @@ struct ipu_session {
 	struct sess_tensor *tensors;
 	size_t n_tensors;
 	bool in_sync;
+	bool fw_gather;
 
 	uint32_t depth;
 	struct ipu_device **devs;
@@ -340,5 +343,40 @@ int ipu_sess_upload(struct ipu_session *s);
  * variable but read-only mapped ones, all or nothing; marks them in sync.
  */
 int ipu_sess_fetch(struct ipu_session *s);
+
+/* Whether a fetch reads @st: variables but read-only mapped ones. */
+bool ipu_sess_fetched(const struct sess_tensor *st);
+
+/*
+ * What a fetch reads of @st, in slots of one value each: a slot per group,
+ * or per replica of the program for all_replicas retrieval (S20);
+ * ipu_sess_fetch_source() is the program's replica slot @k comes from (a
+ * group's first member: every member holds the group's value).
+ */
+uint32_t ipu_sess_fetch_slots(const struct ipu_session *s,
+			      const struct sess_tensor *st);
+uint32_t ipu_sess_fetch_source(const struct ipu_session *s,
+			       const struct sess_tensor *st, uint32_t k);
+
+/* fw_gather.c */
+
+/*
+ * ipu_sess_fw_gather_start() - while a split program's session is
+ * attached to "ipu_hw", serve its firmware's gathers to ipu-simd (the
+ * process's listener, shared by its sessions); sets @s->fw_gather.
+ * ipu_sess_fw_gather_stop() undoes it (a no-op without it).
+ */
+int ipu_sess_fw_gather_start(struct ipu_session *s);
+void ipu_sess_fw_gather_stop(struct ipu_session *s);
+
+/* gather.c */
+
+/*
+ * ipu_sess_fetch_instances() - ipu_sess_fetch()'s read for a program split
+ * across instances: every instance reads its replicas and all of them
+ * gather (collectively: every instance must call it, in the same order);
+ * @stage gets the slots in ipu_sess_fetch_slots() order.
+ */
+int ipu_sess_fetch_instances(struct ipu_session *s, uint8_t *stage);
 
 #endif /* IPU_SESSION_INTERNAL_H */

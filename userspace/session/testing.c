@@ -48,7 +48,7 @@ int __ipu_session_host_copy(const struct ipu_session *s, const char *name,
 		if (!st->all_replicas || !st->replicas_valid)
 			return -ENODATA;
 		*data = st->replicas;
-		*len = (size_t)s->replicas * st->t->nbytes;
+		*len = (size_t)s->rf * st->t->nbytes;
 		return 0;
 	}
 	return -ENOENT;

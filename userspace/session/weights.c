@@ -39,30 +39,6 @@ static uint32_t group_of(const struct sess_tensor *st, uint32_t r)
 }
 
 /*
- * The replica of this instance that a fetch reads group @g of @st from:
- * the group's first member here (all members hold the group's value).
- * -EOPNOTSUPP when the group lives on other instances only.
- */
-static int fetch_replica(struct ipu_session *s, const struct sess_tensor *st,
-			 uint32_t g, uint32_t *r)
-{
-	const struct ipu_exe_tensor *t = st->t;
-	uint32_t k, j, size = t->group_size ? t->group_size : s->rf;
-
-	for (k = 0; k < size; k++) {
-		j = ipu_exe_tensor_group_replica(t, s->rf, g, k);
-		if (j >= s->base && j - s->base < s->replicas) {
-			*r = j - s->base;
-			return 0;
-		}
-	}
-	return ipu_sess_err(s, -EOPNOTSUPP,
-			    "weights_to_host: variable '%s': group %u has no replica on this instance (replicas %u..%u of %u); gathering weights across instances is not supported yet",
-			    t->name, g, s->base, s->base + s->replicas - 1,
-			    s->rf);
-}
-
-/*
  * Every tensor's values to every replica: tensor i's from @src[i] (laid
  * out as its host copy) where @src and @src[i] are not NULL, else from
  * its host copy. With @images, every replica's executable image first.
@@ -107,18 +83,29 @@ int ipu_sess_upload(struct ipu_session *s)
 	return from_host(s, NULL, true);
 }
 
-/* Whether a fetch reads @st: not constants, not read-only mappings. */
-static bool fetched(const struct sess_tensor *st)
+bool ipu_sess_fetched(const struct sess_tensor *st)
 {
 	return st->t->kind == IPU_EXE_TENSOR_VARIABLE && !st->readonly;
+}
+
+uint32_t ipu_sess_fetch_slots(const struct ipu_session *s,
+			      const struct sess_tensor *st)
+{
+	return st->all_replicas ? s->rf : st->num_groups;
+}
+
+uint32_t ipu_sess_fetch_source(const struct ipu_session *s,
+			       const struct sess_tensor *st, uint32_t k)
+{
+	return st->all_replicas ? k :
+				  ipu_exe_tensor_group_replica(st->t, s->rf, k, 0);
 }
 
 /* Bytes a fetch reads of @st: a value per group, or per replica. */
 static size_t fetch_bytes(const struct ipu_session *s,
 			  const struct sess_tensor *st)
 {
-	return (size_t)(st->all_replicas ? s->replicas : st->num_groups) *
-	       st->t->nbytes;
+	return (size_t)ipu_sess_fetch_slots(s, st) * st->t->nbytes;
 }
 
 /* The staged values become the host copies. */
@@ -132,13 +119,13 @@ static void commit(struct ipu_session *s, const uint8_t *stage)
 	for (i = 0; i < s->n_tensors; i++) {
 		st = &s->tensors[i];
 		t = st->t;
-		if (!fetched(st))
+		if (!ipu_sess_fetched(st))
 			continue;
 		if (st->all_replicas) {
 			memcpy(st->replicas, stage, fetch_bytes(s, st));
 			for (g = 0; g < st->num_groups; g++) {
 				first = ipu_exe_tensor_group_replica(
-					t, s->replicas, g, 0);
+					t, s->rf, g, 0);
 				memcpy(st->host + g * t->nbytes,
 				       st->replicas + first * t->nbytes,
 				       t->nbytes);
@@ -151,54 +138,55 @@ static void commit(struct ipu_session *s, const uint8_t *stage)
 	}
 }
 
+/* One process holds every replica: each value read from its replica. */
+static int fetch_local(struct ipu_session *s, uint8_t *stage)
+{
+	const struct sess_tensor *st;
+	struct sess_batch b;
+	size_t at = 0, i;
+	uint32_t k;
+
+	ipu_sess_batch_init(&b, s, "weights_to_host");
+	for (i = 0; i < s->n_tensors; i++) {
+		st = &s->tensors[i];
+		if (!ipu_sess_fetched(st))
+			continue;
+		for (k = 0; k < ipu_sess_fetch_slots(s, st); k++) {
+			ipu_sess_batch_xfer(&b,
+					    s->reps[ipu_sess_fetch_source(s, st, k)].arena_bo,
+					    st->t->offset, stage + at,
+					    st->t->nbytes,
+					    IPU_XFER_DIR_FROM_DEVICE, 0);
+			at += st->t->nbytes;
+		}
+	}
+	return ipu_sess_batch_flush(&b);
+}
+
 /*
  * Read the device into a staging buffer first: a fetch that fails half
- * way leaves the host copies (and mapped files) as they were (S25).
+ * way leaves the host copies (and mapped files) as they were (S25). A
+ * program split across instances gathers what the other instances hold
+ * (gather.c).
  */
 int ipu_sess_fetch(struct ipu_session *s)
 {
-	const struct sess_tensor *st;
-	const struct ipu_exe_tensor *t;
-	struct sess_batch b;
-	size_t total = 0, at = 0, i;
-	uint32_t g, r = 0;
+	size_t total = 0, i;
 	uint8_t *stage;
 	int err;
 
 	if (s->in_sync)
 		return 0;
 	for (i = 0; i < s->n_tensors; i++)
-		if (fetched(&s->tensors[i]))
+		if (ipu_sess_fetched(&s->tensors[i]))
 			total += fetch_bytes(s, &s->tensors[i]);
 	stage = malloc(total ? total : 1);
 	if (!stage)
 		return ipu_sess_err(s, -ENOMEM,
 				    "weights_to_host: no memory to stage %zu bytes",
 				    total);
-	ipu_sess_batch_init(&b, s, "weights_to_host");
-	for (i = 0; i < s->n_tensors; i++) {
-		st = &s->tensors[i];
-		t = st->t;
-		if (!fetched(st))
-			continue;
-		for (g = 0; g < (st->all_replicas ? s->replicas : st->num_groups);
-		     g++) {
-			if (st->all_replicas) {
-				r = g;
-			} else {
-				err = fetch_replica(s, st, g, &r);
-				if (err) {
-					free(stage);
-					return err;
-				}
-			}
-			ipu_sess_batch_xfer(&b, s->reps[r].arena_bo, t->offset,
-					    stage + at, t->nbytes,
-					    IPU_XFER_DIR_FROM_DEVICE, 0);
-			at += t->nbytes;
-		}
-	}
-	err = ipu_sess_batch_flush(&b);
+	err = s->rf == s->replicas ? fetch_local(s, stage) :
+				     ipu_sess_fetch_instances(s, stage);
 	if (!err) {
 		commit(s, stage);
 		s->in_sync = true;
@@ -241,7 +229,7 @@ static uint8_t *save_copies(struct ipu_session *s, bool **validp, int *err)
 
 	*err = 0;
 	for (i = 0; i < s->n_tensors; i++)
-		if (fetched(&s->tensors[i]))
+		if (ipu_sess_fetched(&s->tensors[i]))
 			total += (size_t)s->tensors[i].num_groups *
 					 s->tensors[i].t->nbytes +
 				 (s->tensors[i].all_replicas ?
@@ -258,7 +246,7 @@ static uint8_t *save_copies(struct ipu_session *s, bool **validp, int *err)
 	}
 	for (i = 0; i < s->n_tensors; i++) {
 		st = &s->tensors[i];
-		if (!fetched(st))
+		if (!ipu_sess_fetched(st))
 			continue;
 		len = (size_t)st->num_groups * st->t->nbytes;
 		memcpy(buf + at, st->host, len);
@@ -281,7 +269,7 @@ static void restore_copies(struct ipu_session *s, const uint8_t *buf,
 
 	for (i = 0; i < s->n_tensors; i++) {
 		st = &s->tensors[i];
-		if (!fetched(st))
+		if (!ipu_sess_fetched(st))
 			continue;
 		len = (size_t)st->num_groups * st->t->nbytes;
 		memcpy(st->host, buf + at, len);
@@ -432,11 +420,11 @@ static void copy_out(const struct ipu_session *s, const struct sess_tensor *st,
 		return;
 	}
 	if (st->replicas_valid) {
-		memcpy(dst, st->replicas, s->replicas * nbytes);
+		memcpy(dst, st->replicas, s->rf * nbytes);
 		return;
 	}
 	/* What the device holds after weights_from_host: the group values. */
-	for (r = 0; r < s->replicas; r++)
+	for (r = 0; r < s->rf; r++)
 		memcpy((uint8_t *)dst + r * nbytes,
 		       st->host + group_of(st, r) * nbytes, nbytes);
 }

@@ -3,7 +3,7 @@
  * ipu-run - run a saved IPU executable on NumPy arrays.
  *
  *	ipu-run program.ipux --input x=x.npy --output y=y.npy [--runs N]
- *		[--data-dir DIR]
+ *		[--data-dir DIR] [--instances N]
  *
  * Loads the executable (ipu_exe_read_file()), makes a libsession session
  * from it on the chosen device, attaches (the variables' initial values go
@@ -36,6 +36,15 @@
  * num_host_transfers, and an array whose data dims are all 1 feeds a
  * one-element stream. libsession decides (ipu_session_check_shape(), the
  * checker of its runs), so ipu-run accepts exactly what a run accepts.
+ *
+ * Instances (docs/instances.md). A program split across processes
+ * (instance_replication_factor below replication_factor) runs under
+ * `mpirun -np N ipu-run ...` unchanged, or `ipu-run --instances N ...`,
+ * which runs that mpirun itself (ipu-run-instances.c). Each instance
+ * feeds and drains its own replicas (S11 with the instance's replica
+ * count), so files are per instance: "{instance}" in a file name stands
+ * for the instance's index, and with several instances every --output
+ * must hold it (else they would all write one file).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -45,6 +54,7 @@
 #include <time.h>
 
 #include "ipu/session.h"
+#include "ipu-run-instances.h"
 #include "npy.h"
 
 /* One --input or --output: a stream name and a file. */
@@ -55,6 +65,7 @@ struct binding {
 	struct npy_array arr;		/* inputs: the file's array */
 	struct ipu_host_buffer buf;	/* inputs: what the session gets */
 	void *converted;		/* inputs: buf.data when converted here */
+	char *owned;			/* @path with {instance} replaced */
 };
 
 struct options {
@@ -62,6 +73,7 @@ struct options {
 	const char *device;
 	const char *data_dir;
 	unsigned long runs;
+	unsigned long instances;	/* --instances, 0 without */
 	struct binding *in, *out;
 	size_t nin, nout;
 };
@@ -73,6 +85,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: %s PROGRAM.ipux [--input STREAM=FILE.npy]... [--output STREAM=FILE.npy]...\n"
 		"               [--device auto|ipu_model|cpu|ipu_hw] [--runs N] [--data-dir DIR]\n"
+		"               [--instances N]\n"
 		"\n"
 		"Run a saved IPU executable: every host-to-device stream is fed from a\n"
 		"NumPy .npy file, the device-to-host streams named are written as .npy\n"
@@ -89,6 +102,11 @@ static void usage(FILE *f)
 		"                             the end); the program names them relative to it\n"
 		"                             and cannot reach out of it. Without it, a program\n"
 		"                             with such variables is refused\n"
+		"      --instances N          run a program split across processes as N\n"
+		"                             instances: mpirun -np N over ipu-run-mpi\n"
+		"                             (as does mpirun -np N ipu-run); {instance} in\n"
+		"                             a FILE name is the instance's index, and each\n"
+		"                             --output needs it with several instances\n"
 		"  -h, --help                 this text\n"
 		"\n"
 		"Shapes: (num_host_transfers, replicas) + the stream's shape, each leading\n"
@@ -119,6 +137,23 @@ static int parse_binding(const char *opt, char *arg, struct binding *b)
 	return 0;
 }
 
+/* --@opt @arg, a count from 1 to @max, into @n; -1 (reported) if not. */
+static int parse_count(const char *opt, const char *arg, unsigned long max,
+		       unsigned long *n)
+{
+	char *end;
+
+	errno = 0;
+	*n = strtoul(arg, &end, 10);
+	if (arg[0] < '0' || arg[0] > '9' || errno || *end || *n < 1 ||
+	    *n > max) {
+		fprintf(stderr, "%s: --%s '%s': expected a number from 1 to %lu\n",
+			prog_name, opt, arg, max);
+		return -1;
+	}
+	return 0;
+}
+
 /* 0 to run, 1 after --help, -1 for a usage error (reported). */
 static int parse_options(int argc, char **argv, struct options *o)
 {
@@ -128,10 +163,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "device", required_argument, NULL, 'd' },
 		{ "runs", required_argument, NULL, 'n' },
 		{ "data-dir", required_argument, NULL, 'D' },
+		{ "instances", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	char *end;
 	int c;
 
 	o->device = "auto";
@@ -160,15 +195,12 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->data_dir = optarg;
 			break;
 		case 'n':
-			errno = 0;
-			o->runs = strtoul(optarg, &end, 10);
-			if (optarg[0] < '0' || optarg[0] > '9' || errno || *end ||
-			    o->runs < 1 || o->runs > 1000000) {
-				fprintf(stderr,
-					"%s: --runs '%s': expected a number from 1 to 1000000\n",
-					prog_name, optarg);
+			if (parse_count("runs", optarg, 1000000, &o->runs))
 				return -1;
-			}
+			break;
+		case 'I':
+			if (parse_count("instances", optarg, 4096, &o->instances))
+				return -1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -478,21 +510,104 @@ static int run_program(struct options *o)
 	return ret;
 }
 
+/* @b's path with every {instance} replaced by this instance's index. */
+static int instance_path(struct binding *b, const char *opt)
+{
+	const size_t tag = strlen(IPU_RUN_INSTANCE_TAG);
+	const char *p = b->path, *at;
+	char idx[16];
+	size_t len, n = 0;
+
+	if (!strstr(p, IPU_RUN_INSTANCE_TAG)) {
+		if (instances_count() > 1 && !strcmp(opt, "output")) {
+			fprintf(stderr,
+				"%s: --output %s=%s: %u instances would all write this file: put %s in its name\n",
+				prog_name, b->stream, b->path, instances_count(),
+				IPU_RUN_INSTANCE_TAG);
+			return -1;
+		}
+		return 0;
+	}
+	snprintf(idx, sizeof(idx), "%u", instances_index());
+	len = strlen(p) + 1;
+	for (at = p; (at = strstr(at, IPU_RUN_INSTANCE_TAG)); at += tag)
+		len += strlen(idx);
+	b->owned = malloc(len);
+	if (!b->owned) {
+		fprintf(stderr, "%s: out of memory\n", prog_name);
+		return -1;
+	}
+	while ((at = strstr(p, IPU_RUN_INSTANCE_TAG))) {
+		memcpy(b->owned + n, p, (size_t)(at - p));
+		n += (size_t)(at - p);
+		memcpy(b->owned + n, idx, strlen(idx));
+		n += strlen(idx);
+		p = at + tag;
+	}
+	strcpy(b->owned + n, p);
+	b->path = b->owned;
+	return 0;
+}
+
+static int instance_paths(struct options *o)
+{
+	for (size_t i = 0; i < o->nin; i++)
+		if (instance_path(&o->in[i], "input"))
+			return -1;
+	for (size_t i = 0; i < o->nout; i++)
+		if (instance_path(&o->out[i], "output"))
+			return -1;
+	return 0;
+}
+
+static void free_args(char **args)
+{
+	for (size_t i = 0; args && args[i]; i++)
+		free(args[i]);
+	free(args);
+}
+
 int main(int argc, char **argv)
 {
 	struct options o = { 0 };
+	char **args;
+	bool oom;
 	int ret;
 
+	/* What --instances passes on is the command line as given:
+	 * getopt_long() reorders argv and parse_binding() cuts its strings. */
+	args = calloc((size_t)argc + 1, sizeof(*args));
+	oom = !args;
+	for (int i = 0; !oom && i < argc; i++)
+		oom = !(args[i] = strdup(argv[i]));
+	if (oom) {
+		fprintf(stderr, "%s: out of memory\n", prog_name);
+		free_args(args);
+		return 1;
+	}
+	if (instances_enter(argc, argv, prog_name)) {
+		free_args(args);
+		return 1;
+	}
 	ret = parse_options(argc, argv, &o);
-	if (!ret)
+	if (!ret && o.instances && instances_launch(o.instances, args, prog_name))
+		ret = 1;
+	else if (!ret && instance_paths(&o))
+		ret = 2;
+	else if (!ret)
 		ret = run_program(&o) ? 1 : 0;
 	else
 		ret = ret > 0 ? 0 : 2;
 	for (size_t i = 0; i < o.nin; i++) {
 		npy_free(&o.in[i].arr);
 		free(o.in[i].converted);
+		free(o.in[i].owned);
 	}
+	for (size_t i = 0; i < o.nout; i++)
+		free(o.out[i].owned);
 	free(o.in);
 	free(o.out);
+	free_args(args);
+	instances_leave(ret);
 	return ret;
 }

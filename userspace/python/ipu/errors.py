@@ -28,70 +28,64 @@ class Error(Exception):
         self.errno = errno
 
 
-class IrError(Error, ValueError):
-    """Building a program failed (libipuir's message: the op, the tensors
-    and their shapes)."""
+# The subclasses, one shape each: (name, parent in this module, the
+# built-in exception PopXL raises in that case or None, docstring). Made
+# by _subclass() below; the order puts a parent before its children.
+_SUBCLASSES = (
+    ("IrError", "Error", ValueError,
+     """Building a program failed (libipuir's message: the op, the tensors
+    and their shapes)."""),
+    ("NotAttachedError", "Error", ValueError,
+     """A runtime call (run, weights_to_host, ...) on a detached session:
+    put it inside ``with session:``."""),
+    ("DeviceBusyError", "Error", RuntimeError,
+     """The IPUs are held by another process or session and did not come
+    free within the attach timeout (see ipu-info for device usage)."""),
+    ("NoDeviceError", "Error", RuntimeError,
+     """Not enough IPUs of the requested type exist (or none at all)."""),
+    ("DeviceError", "Error", RuntimeError,
+     """The device failed a transfer or a launch; the session stays usable
+    and its host copies of the variables count as out of sync."""),
+    ("DeviceTimeoutError", "DeviceError", TimeoutError,
+     """A call waited for the device past its bound; the IPUs were reset.
+    Also a program split across instances whose peer instance died or
+    hangs (docs/instances.md)."""),
+    ("StreamError", "Error", ValueError,
+     """The inputs or outputs of a run do not name exactly the program's
+    streams (the message lists the unexpected and the missing ones)."""),
+    ("ShapeError", "Error", ValueError,
+     """An array's shape does not fit the stream or tensor it is for (the
+    message gives the expected and the given shape)."""),
+    ("DTypeError", "Error", TypeError,
+     """An array's dtype does not fit the stream or tensor it is for."""),
+    ("LayoutError", "Error", ValueError,
+     """An output array the session must fill in place is not a writable,
+    aligned, C-contiguous array."""),
+    ("TensorTypeError", "Error", TypeError,
+     """The tensor is of the wrong kind: get_tensor_data takes variables and
+    constants, write_variable_data variables only."""),
+    ("ReadOnlyError", "Error", None,
+     """The program holds a read-only memory-mapped variable: the device's
+    weights cannot be written back to the host."""),
+    ("UnsupportedError", "Error", NotImplementedError,
+     """Not supported (writing an "all_replicas" variable grouped in groups
+    of more than one replica)."""),
+    ("SessionClosedError", "Error", ValueError,
+     """The session was closed; make a new one."""),
+)
 
 
-class NotAttachedError(Error, ValueError):
-    """A runtime call (run, weights_to_host, ...) on a detached session:
-    put it inside ``with session:``."""
+def _subclass(name, parent, builtin, doc):
+    """Define subclass @name of this module's @parent (and of @builtin)."""
+    bases = (globals()[parent],) + ((builtin,) if builtin else ())
+    cls = type(name, bases, {"__doc__": doc, "__module__": __name__,
+                             "__qualname__": name})
+    globals()[name] = cls
 
 
-class DeviceBusyError(Error, RuntimeError):
-    """The IPUs are held by another process or session and did not come
-    free within the attach timeout (see ipu-info for device usage)."""
-
-
-class NoDeviceError(Error, RuntimeError):
-    """Not enough IPUs of the requested type exist (or none at all)."""
-
-
-class DeviceError(Error, RuntimeError):
-    """The device failed a transfer or a launch; the session stays usable
-    and its host copies of the variables count as out of sync."""
-
-
-class DeviceTimeoutError(DeviceError, TimeoutError):
-    """A call waited for the device past its bound; the IPUs were reset."""
-
-
-class StreamError(Error, ValueError):
-    """The inputs or outputs of a run do not name exactly the program's
-    streams (the message lists the unexpected and the missing ones)."""
-
-
-class ShapeError(Error, ValueError):
-    """An array's shape does not fit the stream or tensor it is for (the
-    message gives the expected and the given shape)."""
-
-
-class DTypeError(Error, TypeError):
-    """An array's dtype does not fit the stream or tensor it is for."""
-
-
-class LayoutError(Error, ValueError):
-    """An output array the session must fill in place is not a writable,
-    aligned, C-contiguous array."""
-
-
-class TensorTypeError(Error, TypeError):
-    """The tensor is of the wrong kind: get_tensor_data takes variables and
-    constants, write_variable_data variables only."""
-
-
-class ReadOnlyError(Error):
-    """The program holds a read-only memory-mapped variable: the device's
-    weights cannot be written back to the host."""
-
-
-class UnsupportedError(Error, NotImplementedError):
-    """Not supported (writing an "all_replicas" variable grouped in groups
-    of more than one replica)."""
-
-
-class SessionClosedError(Error, ValueError):
-    """The session was closed; make a new one."""
+for _row in _SUBCLASSES:
+    _subclass(*_row)
+del _row
 
 
 class NotFoundError(Error, KeyError):

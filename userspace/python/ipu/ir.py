@@ -103,8 +103,22 @@ class Ir:
 
     @property
     def instance_replication_factor(self):
-        """Replicas of this instance: the replication factor (programs run
-        in one instance)."""
+        """Replicas of each instance (PopXL's ``instance_replication_factor``):
+        the replication factor by default, when one process runs the whole
+        program.
+
+        A divisor below it splits the program across
+        ``replication_factor / instance_replication_factor`` processes,
+        PopXL's instances (docs/instances.md): instance i runs replicas
+        ``i * irf`` to ``i * irf + irf - 1``, its streams carry only those
+        replicas' data (the replica dimension of its arrays is irf, S11),
+        all-reduces span every replica of every instance with the one-host
+        bits, and ``weights_to_host`` / ``get_tensor_data`` gather what
+        other instances hold. Each process must be its instance before the
+        Session is made: under ``mpirun -np N python3 prog.py``, call
+        :func:`ipu.instances.init` first (it loads libipu-mpi, the only
+        code that links MPI); without it, a split Ir's Session fails with
+        a message saying the process is no instance."""
         return self._settings_cache("instance_replication_factor")
 
     @instance_replication_factor.setter

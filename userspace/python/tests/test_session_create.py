@@ -156,3 +156,15 @@ def test_S24_auto_follows_IPU_DEVICE(monkeypatch):
     monkeypatch.setenv("IPU_DEVICE", "model")
     ir, *_ = acc_ir()
     assert ipu.Session(ir, "auto").device.type == "ipu_model"
+
+
+def test_split_ir_needs_its_instance():
+    """instance_replication_factor below replication_factor: the process
+    must be the instance (docs/instances.md; ipu.instances.init() under
+    mpirun, which tests/mpi/mpi_python.py shows)."""
+    ir, _, _, _ = acc_ir(replicas=4)
+    ir.instance_replication_factor = 2
+    assert ir.instance_replication_factor == 2
+    with pytest.raises(ipu.Error, match="runs 2 of its 4 replicas per "
+                       "instance, as 2 instances; this process is not split"):
+        session(ir)

@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_session_hw_split.c - a program split across instances on ipu.ko
+ * ("ipu_hw"; ipu-simd runs the firmware): docs/instances.md, "ipu_hw".
+ *
+ * Open MPI's launcher is not in the guest, so the instances are started
+ * here, as a launcher other than MPI does: forked processes, each told
+ * its index and count with ipu_model_set_instances() and given a
+ * transport of the test's (an all-gather over shared memory, bounded by a
+ * deadline). The path under test is the one MPI takes: each instance's
+ * launches reach ipu-simd, whose firmware gathers the other instances'
+ * operands through the instance's process (fw_gather.h), and
+ * weights_to_host gathers what other instances hold.
+ *
+ *  - 2x2 and 4x1 give the bits of 1x4 on the same IPUs: the all-reduces'
+ *    outputs and, on every instance, the fetched weights;
+ *  - an instance that dies before its run: the other's run fails with its
+ *    transport's -ETIMEDOUT (ipu-simd logs the transport's message), in
+ *    bounded time, and ipu-simd serves the next split run as before.
+ */
+#include <stdatomic.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#include "ksession.h"
+
+#include <ipu/firmware.h>
+
+#define REPLICAS 4
+#define N 1027
+#define XPORT_MAX (REPLICAS * 2 * N * sizeof(float) + 4096)
+/* A transport's bound on a peer, and the short one of the dying test. */
+#define PEER_MS 120000
+#define DIE_MS 1000
+
+/* Shared by the instances: the transport, and what each got. */
+struct shared {
+	_Atomic uint32_t arrived;
+	_Atomic uint32_t gen;
+	uint32_t count;
+	uint32_t peer_ms;
+	uint8_t data[XPORT_MAX];
+	float y[REPLICAS][N], z[REPLICAS][N];
+	/* Per instance: "own" (a group per replica) and "every" (all_replicas). */
+	float w[REPLICAS][2][REPLICAS][N];
+	char err[REPLICAS][512];
+};
+
+static struct shared *sh;
+
+static uint64_t now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+/* Every instance arrives, or -ETIMEDOUT past the bound. */
+static int barrier(void)
+{
+	struct timespec nap = { 0, 50000 };
+	uint32_t gen = atomic_load(&sh->gen);
+	uint64_t end = now_ms() + sh->peer_ms;
+
+	if (atomic_fetch_add(&sh->arrived, 1) + 1 == sh->count) {
+		atomic_store(&sh->arrived, 0);
+		atomic_fetch_add(&sh->gen, 1);
+		return 0;
+	}
+	while (atomic_load(&sh->gen) == gen) {
+		if (now_ms() >= end)
+			return -ETIMEDOUT;
+		nanosleep(&nap, NULL);
+	}
+	return 0;
+}
+
+static int xport_allgather(void *ctx, void *buf, size_t bytes, char *msg,
+			   size_t msglen)
+{
+	const struct ipufw_instances *me = ctx;
+
+	if (bytes * me->count > sizeof(sh->data)) {
+		snprintf(msg, msglen, "the test's transport carries %zu bytes at most",
+			 sizeof(sh->data));
+		return -E2BIG;
+	}
+	memcpy(sh->data + me->index * bytes, (uint8_t *)buf + me->index * bytes,
+	       bytes);
+	if (barrier())
+		goto timeout;
+	memcpy(buf, sh->data, bytes * me->count);
+	if (barrier())
+		goto timeout;
+	return 0;
+timeout:
+	snprintf(msg, msglen, "instance %u of %u: no answer from the other instances within %u ms: one died or hangs",
+		 me->index, me->count, sh->peer_ms);
+	return -ETIMEDOUT;
+}
+
+/* x of global replica @g. */
+static void fill(float *x, uint32_t g)
+{
+	uint32_t s = 777u + g * 7919u;
+
+	for (size_t i = 0; i < N; i++) {
+		s = s * 1664525u + 1013904223u;
+		x[i] = (float)((int32_t)(s >> 8) - (1 << 23)) / (float)(1 << 23);
+		x[i] *= (i % 3 == 0) ? 1e4f : (i % 3 == 1) ? 1.0f : 1e-4f;
+	}
+}
+
+/* The program of tests/mpi/mpi_allreduce.c, as @irf replicas per instance. */
+static struct ipu_ir *build(uint32_t irf)
+{
+	uint64_t shape[1] = { N };
+	struct ipu_replica_grouping pairs, ones;
+	IPU_OPTS(ipu_ir_variable_opts, own_opts, .grouping = &ones);
+	IPU_OPTS(ipu_ir_variable_opts, every_opts,
+		 .retrieval = IPU_EXE_RETRIEVE_ALL_REPLICAS);
+	struct ipu_ir *ir;
+	ipu_stream sx, sy, sz;
+	ipu_tensor x, y, z, own, every;
+
+	if (ipu_ir_create("split_hw", &ir))
+		return NULL;
+	if (ipu_ir_set_replication_factor(ir, REPLICAS) ||
+	    ipu_ir_set_instance_replication_factor(ir, irf) ||
+	    ipu_ir_replica_grouping(ir, 2, 2, &pairs) ||
+	    ipu_ir_replica_grouping(ir, 1, 1, &ones))
+		goto err;
+	sx = ipu_ir_h2d_stream(ir, "x", IPU_DTYPE_FLOAT32, 1, shape);
+	sy = ipu_ir_d2h_stream(ir, "y", IPU_DTYPE_FLOAT32, 1, shape);
+	sz = ipu_ir_d2h_stream(ir, "z", IPU_DTYPE_FLOAT32, 1, shape);
+	x = ipu_ir_host_load(ir, sx, NULL);
+	y = ipu_ir_all_reduce(ir, x, IPU_IR_ALL_REDUCE_SUM, NULL);
+	z = ipu_ir_all_reduce(ir, x, IPU_IR_ALL_REDUCE_MEAN, &pairs);
+	own = ipu_ir_variable(ir, "own", IPU_DTYPE_FLOAT32, 1, shape, NULL,
+			      &own_opts);
+	every = ipu_ir_variable(ir, "every", IPU_DTYPE_FLOAT32, 1, shape, NULL,
+				&every_opts);
+	if (sx.id <= 0 || sy.id <= 0 || sz.id <= 0 || x.id <= 0 ||
+	    y.id <= 0 || z.id <= 0 || own.id <= 0 || every.id <= 0 ||
+	    ipu_ir_host_store(ir, sy, y) || ipu_ir_host_store(ir, sz, z) ||
+	    ipu_ir_assign(ir, own, ipu_ir_add(ir, own, x)) ||
+	    ipu_ir_assign(ir, every, ipu_ir_add(ir, every, x)))
+		goto err;
+	return ir;
+err:
+	ipu_ir_destroy(ir);
+	return NULL;
+}
+
+/*
+ * Instance @index of @count (1: the whole program, unsplit): run once on
+ * ipu_hw, outputs into sh->y/z at the global replicas, the weights into
+ * sh->w[index]. No cmocka here (it may run in a child): 0 or the error,
+ * the message in sh->err[index].
+ */
+static int instance(uint32_t index, uint32_t count)
+{
+	IPU_OPTS(ipu_session_opts, opts, .device = "ipu_hw");
+	const uint32_t irf = REPLICAS / count, base = index * irf;
+	struct ipufw_instances inst = { index, count, xport_allgather, &inst };
+	static const char *const names[] = { "own", "every" };
+	struct ipu_host_buffer w[2];
+	struct ipu_stream_buffer in, out[2];
+	struct ipu_session *s = NULL;
+	static float x[REPLICAS][N], y[REPLICAS][N], z[REPLICAS][N];
+	struct ipu_ir *ir = build(irf);
+	int err;
+
+	if (!ir)
+		return -EINVAL;
+	ipu_model_set_instances(count > 1 ? &inst : NULL);
+	for (uint32_t r = 0; r < irf; r++)
+		fill(x[r], base + r);
+	err = ipu_session_create(ir, &opts, &s);
+	if (err) {
+		snprintf(sh->err[index], sizeof(sh->err[index]), "%s",
+			 ipu_session_errmsg(NULL));
+		return err;
+	}
+	in = (struct ipu_stream_buffer){ "x", { x, IPU_DTYPE_FLOAT32, 2, { irf, N } } };
+	if (irf == 1)
+		in.buf = (struct ipu_host_buffer){ x, IPU_DTYPE_FLOAT32, 1, { N } };
+	out[0] = in;
+	out[0].stream = "y";
+	out[0].buf.data = y;
+	out[1] = in;
+	out[1].stream = "z";
+	out[1].buf.data = z;
+	for (int i = 0; i < 2; i++)
+		w[i] = (struct ipu_host_buffer){ sh->w[index][i],
+						 IPU_DTYPE_FLOAT32, 2,
+						 { REPLICAS, N } };
+	err = ipu_session_attach(s);
+	if (!err)
+		err = ipu_session_run_with_outputs(s, &in, 1, out, 2, 0);
+	if (!err)
+		err = ipu_session_get_tensors_data(s, names, w, 2);
+	if (!err)
+		err = ipu_session_detach(s, 0);
+	if (err)
+		snprintf(sh->err[index], sizeof(sh->err[index]), "%s",
+			 ipu_session_errmsg(s));
+	memcpy(sh->y[base], y, sizeof(y[0]) * irf);
+	memcpy(sh->z[base], z, sizeof(z[0]) * irf);
+	ipu_session_destroy(s);
+	ipu_model_set_instances(NULL);
+	return err;
+}
+
+/* Run @count instances in children (@die: that one exits first);
+ * the statuses of their exits into @st. */
+static void split(uint32_t count, int die, uint32_t peer_ms, int *st)
+{
+	pid_t pid[REPLICAS];
+
+	memset(sh, 0, offsetof(struct shared, y));
+	memset(sh->err, 0, sizeof(sh->err));
+	sh->count = count;
+	sh->peer_ms = peer_ms;
+	for (uint32_t i = 0; i < count; i++) {
+		pid[i] = fork();
+		assert_true(pid[i] >= 0);
+		if (!pid[i]) {
+			if ((int)i == die)
+				_exit(9);
+			_exit(-instance(i, count) & 0xff);
+		}
+	}
+	for (uint32_t i = 0; i < count; i++) {
+		assert_int_equal(waitpid(pid[i], &st[i], 0), pid[i]);
+		st[i] = WIFEXITED(st[i]) ? WEXITSTATUS(st[i]) : 128;
+	}
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	return sh == MAP_FAILED ? -1 : 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	munmap(sh, sizeof(*sh));
+	return 0;
+}
+
+static void test_splits_give_the_bits_of_one_instance(void **state)
+{
+	static float y[REPLICAS][N], z[REPLICAS][N], w[2][REPLICAS][N];
+	int st[REPLICAS];
+
+	(void)state;
+	ks_require_simd();
+	memset(sh, 0, sizeof(*sh));
+	if (instance(0, 1))
+		fail_msg("1x4: %s", sh->err[0]);
+	memcpy(y, sh->y, sizeof(y));
+	memcpy(z, sh->z, sizeof(z));
+	memcpy(w, sh->w[0], sizeof(w));
+	for (uint32_t count = 2; count <= REPLICAS; count *= 2) {
+		memset(sh->y, 0, sizeof(sh->y) * 2 + sizeof(sh->w));
+		split(count, -1, PEER_MS, st);
+		for (uint32_t i = 0; i < count; i++) {
+			if (st[i])
+				fail_msg("%ux%u: instance %u: status %d: %s", count,
+					 REPLICAS / count, i, st[i], sh->err[i]);
+			assert_memory_equal(sh->w[i], w, sizeof(w));
+		}
+		assert_memory_equal(sh->y, y, sizeof(y));
+		assert_memory_equal(sh->z, z, sizeof(z));
+	}
+}
+
+static void test_dead_instance_fails_the_other_in_bounded_time(void **state)
+{
+	int st[REPLICAS];
+	uint64_t t0;
+	off_t from;
+
+	(void)state;
+	ks_require_simd();
+	from = ks_log_size();
+	t0 = now_ms();
+	split(2, 1, DIE_MS, st);
+	assert_int_equal(st[1], 9);
+	if (st[0] != ETIMEDOUT)
+		fail_msg("the survivor: status %d: %s", st[0], sh->err[0]);
+	/* The firmware's message is the daemon's to log (FW_DONE carries
+	 * only the status). */
+	if (!ks_log_wait(from, "no answer from the other instances within 1000 ms"))
+		fail_msg("ipu-simd did not log the transport's message");
+	print_message("the survivor failed after %llu ms\n",
+		      (unsigned long long)(now_ms() - t0));
+	/* ipu-simd serves the next split run as before. */
+	split(2, -1, PEER_MS, st);
+	if (st[0] || st[1])
+		fail_msg("after a dead instance: %s / %s", sh->err[0], sh->err[1]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_splits_give_the_bits_of_one_instance),
+		cmocka_unit_test(test_dead_instance_fails_the_other_in_bounded_time),
+	};
+
+	if (setup(NULL))
+		return 1;
+	return cmocka_run_group_tests(tests, sh_group_setup, teardown);
+}
