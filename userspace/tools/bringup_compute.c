@@ -121,38 +121,70 @@ void bu_compute(struct bu_ctx *ctx, struct bu_dev *d, struct bu_result *r)
 		       runs);
 }
 
+/*
+ * The all-reduce of @n IPUs, into @r; 0, or -errno with @r FAIL.
+ */
+static int replicas_run(struct ipu_device *const *devs, uint32_t n,
+			double timeout, struct bu_result *r)
+{
+	struct bu_prog *p = NULL;
+	char msg[256];
+	int err;
+
+	err = bu_prog_build(n, &p, msg, sizeof(msg));
+	if (err) {
+		bu_set(r, BU_FAIL, "%s", msg);
+		return err;
+	}
+	err = known_answer(p, devs, n, 3, timeout, r);
+	bu_prog_free(p);
+	return err;
+}
+
+/*
+ * One replicated run per platform: IPUs of one kind run a program
+ * together (simulated ones through one firmware daemon, PCI ones over
+ * their links), and no run mixes kinds, as no application's can.
+ */
 void bu_replicas(struct bu_ctx *ctx, struct bu_dev *d, struct bu_result *r)
 {
 	struct ipu_device *devs[MAX_DEVS];
-	struct bu_prog *p = NULL;
-	double timeout = 0;
-	uint32_t n = 0;
-	size_t i;
-	char msg[256];
+	bool taken[MAX_DEVS] = { false };
+	uint32_t n, total = 0, groups = 0;
+	size_t i, j, ndevs = ctx->ndevs < MAX_DEVS ? ctx->ndevs : MAX_DEVS;
+	double timeout;
 
 	(void)d;
-	for (i = 0; i < ctx->ndevs && n < MAX_DEVS; i++) {
-		if (!bu_can_launch(&ctx->devs[i]))
+	for (i = 0; i < ndevs; i++) {
+		if (taken[i] || !bu_can_launch(&ctx->devs[i]))
 			continue;
-		devs[n++] = ctx->devs[i].dev;
-		if (bu_launch_timeout(&ctx->devs[i]) > timeout)
-			timeout = bu_launch_timeout(&ctx->devs[i]);
+		n = 0;
+		timeout = 0;
+		for (j = i; j < ndevs; j++) {
+			if (taken[j] || !bu_can_launch(&ctx->devs[j]) ||
+			    ctx->devs[j].info.platform != ctx->devs[i].info.platform)
+				continue;
+			taken[j] = true;
+			devs[n++] = ctx->devs[j].dev;
+			if (bu_launch_timeout(&ctx->devs[j]) > timeout)
+				timeout = bu_launch_timeout(&ctx->devs[j]);
+		}
+		if (n < 2)
+			continue;
+		if (replicas_run(devs, n, timeout, r))
+			return;
+		total += n;
+		groups++;
 	}
-	if (n < 2) {
-		bu_set(r, BU_SKIP, "%u IPU%s that can launch: an all-reduce needs two or more",
-		       n, n == 1 ? "" : "s");
+	if (!groups) {
+		bu_set(r, BU_SKIP,
+		       "no two IPUs of one kind can launch: an all-reduce needs two or more");
 		return;
 	}
-	if (bu_prog_build(n, &p, msg, sizeof(msg))) {
-		bu_set(r, BU_FAIL, "%s", msg);
-		return;
-	}
-	if (!known_answer(p, devs, n, 3, timeout, r)) {
-		bu_fig(r, "replicas", n, "");
-		bu_set(r, BU_PASS, "all-reduce over %u IPUs bit for bit as the host's model",
-		       n);
-	}
-	bu_prog_free(p);
+	bu_fig(r, "replicas", total, "");
+	bu_fig(r, "groups", groups, "");
+	bu_set(r, BU_PASS, "all-reduce over %u IPUs (%u run%s, one per kind) bit for bit as the host's model",
+	       total, groups, groups == 1 ? "" : "s");
 }
 
 /*
