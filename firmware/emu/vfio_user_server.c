@@ -177,10 +177,14 @@ static void serve_one(struct vfu_server *s)
 	n = vfu_sock_recv(s->client_fd, s->buf, VFU_MAX_MSG, fds, &nfds);
 	if (n > 0) {
 		vfu_conn_handle(s->conn, s->buf, (size_t)n, fds, nfds, &out);
-		send_reply(s, &out);
+		/*
+		 * The status first: a client that has its reply may ask the
+		 * control socket at once, and must see what it negotiated.
+		 */
 		pthread_mutex_lock(&s->lock);
 		s->status.negotiated = vfu_conn_negotiated(s->conn);
 		pthread_mutex_unlock(&s->lock);
+		send_reply(s, &out);
 		if (out.close)
 			drop_client(s, "client disconnected by the server", 0);
 		return;
