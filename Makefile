@@ -517,10 +517,12 @@ deb: deps-deb
 # each target's dependencies, the packages' hardening (test_hardening.sh:
 # readelf over every ELF file they ship), and the packages in a throwaway
 # Debian 13 chroot (tests/pkg/test_debs.sh: lintian, DKMS, pkg-config, the
-# tools, man, a guest booted from the installed system, purge), then in a
+# tools, the MPI layer under mpirun with a split program written by
+# make_example_exe, man, a guest booted from the installed system, purge), then in a
 # Debian 12 one (the same but lintian and the boot). Results in $(O)/results/pkg-*. All run even when one fails.
 pkg-check: deps-pkg-check
 	@st=0; $(MAKE) --no-print-directory install-check || st=1; \
+	$(MAKE) -s --no-print-directory $(O)/examples/make_example_exe || st=1; \
 	tests/pkg/test_deps.sh pkg-deps $(BUILD) || st=1; \
 	if $(MAKE) --no-print-directory deb >/dev/null; then \
 		tests/pkg/test_hardening.sh pkg-hardening $(BUILD) >$(O)/deb/hardening.log || \

@@ -7,6 +7,8 @@
 #                  can be overridden, e.g. LIBDIR=/usr/lib/x86_64-linux-gnu)
 #   make uninstall the same variables: removes exactly what install put there
 #   make install-dkms  DKMSSRCDIR=/usr/src: ipu.ko's sources for DKMS
+#   WITH_MPI=1|0   the MPI layer (libipu-mpi, ipu-run-mpi) or not; by default
+#                  when Open MPI's development files are installed
 #
 # Why one list: install and uninstall both walk INSTALL_LIST (and
 # INSTALL_LINKS), so uninstall can never miss a file install added or
@@ -51,14 +53,26 @@ DKMSSRCDIR ?= /usr/src
 # interface does.
 IPU_VERSION := 1.0.0
 
+# The MPI layer (docs/instances.md): libipu-mpi, its header and .pc file,
+# ipu-run-mpi and their man pages. Installed when Open MPI's development
+# files are there (pkg-config ompi-c, as the Makefile's MPI_CFLAGS), so a
+# host without Open MPI still installs the rest; WITH_MPI=1 demands it
+# (scripts/build-debs: a package build must not silently lose a package),
+# WITH_MPI=0 leaves it out.
+WITH_MPI ?= $(shell pkg-config --exists ompi-c 2>/dev/null && echo 1 || echo 0)
+MPI_MAN := packaging/man/ipu-run-mpi.1 packaging/man/libipu-mpi.3
 PC_NAMES := libipufw libipu libipuir libsession
 PC_FILES := $(PC_NAMES:%=$(O)/pkgconfig/%.pc)
-MAN1 := $(sort $(wildcard packaging/man/*.1))
-MAN3 := $(sort $(wildcard packaging/man/*.3))
+MAN1 := $(filter-out $(MPI_MAN),$(sort $(wildcard packaging/man/*.1)))
+MAN3 := $(filter-out $(MPI_MAN),$(sort $(wildcard packaging/man/*.3)))
 MAN8 := $(sort $(wildcard packaging/man/*.8))
 # testing.h declares the libraries' test hooks (the "__" symbols), which
-# only this tree's unit tests may call: not installed.
-PUBLIC_HEADERS := $(filter-out include/ipu/testing.h,$(sort $(wildcard include/ipu/*.h)))
+# only this tree's unit tests may call, and fw_gather.h is the wire
+# between ipu-simd and libsession (both parts of this stack, built from
+# this tree): neither is an application interface, neither is installed.
+# mpi.h goes with the MPI layer.
+PUBLIC_HEADERS := $(filter-out include/ipu/testing.h include/ipu/fw_gather.h include/ipu/mpi.h,\
+	$(sort $(wildcard include/ipu/*.h)))
 PY_FILES := $(sort $(shell find userspace/python/ipu -name '*.py'))
 STATIC_LIBS := $(LIBSESSION) $(LIBIPUIR) $(LIBIPU) $(LIBIPUFW)
 
@@ -82,8 +96,25 @@ INSTALL_LIST := \
 	0644:packaging/modprobe.d/ipu.conf:$(MODPROBEDIR)/ipu.conf \
 	0644:$(O)/systemd/ipu-simd.service:$(SYSTEMDUNITDIR)/ipu-simd.service \
 	$(foreach f,$(PY_FILES),0644:$(f):$(PYTHONDIR)/$(patsubst userspace/python/%,%,$(f)))
+INSTALL_SOS := $(ALL_SOS)
+ifeq ($(WITH_MPI),1)
+ifneq ($(shell pkg-config --exists ompi-c 2>/dev/null && echo y),y)
+$(error WITH_MPI=1: no Open MPI development files (pkg-config ompi-c; Debian: libopenmpi-dev))
+endif
+INSTALL_SOS += $(LIBIPUMPI_SO)
+INSTALL_LIST += \
+	0644:$(LIBIPUMPI_SO):$(LIBDIR)/$(notdir $(LIBIPUMPI_SO)) \
+	0644:$(LIBIPUMPI):$(LIBDIR)/$(notdir $(LIBIPUMPI)) \
+	0644:$(O)/pkgconfig/libipu-mpi.pc:$(PKGCONFIGDIR)/libipu-mpi.pc \
+	0644:include/ipu/mpi.h:$(INCLUDEDIR)/ipu/mpi.h \
+	0755:$(IPU_RUN_MPI):$(BINDIR)/ipu-run-mpi \
+	0644:packaging/man/ipu-run-mpi.1:$(MANDIR)/man1/ipu-run-mpi.1 \
+	0644:packaging/man/libipu-mpi.3:$(MANDIR)/man3/libipu-mpi.3
+else ifneq ($(WITH_MPI),0)
+$(error WITH_MPI=$(WITH_MPI): 1 (install the MPI layer) or 0 (leave it out))
+endif
 # The development symlinks: NAME -> TARGET, in LIBDIR.
-INSTALL_LINKS := $(foreach f,$(ALL_SOS),$(notdir $(f:.so.$(SO_VERSION)=.so)):$(notdir $(f)))
+INSTALL_LINKS := $(foreach f,$(INSTALL_SOS),$(notdir $(f:.so.$(SO_VERSION)=.so)):$(notdir $(f)))
 # Directories that belong to this stack alone: uninstall removes them
 # once empty (never bin/, lib/, ... which other software shares).
 INSTALL_OWN_DIRS := $(INCLUDEDIR)/ipu $(FIRMWAREDIR)/ipu \

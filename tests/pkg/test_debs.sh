@@ -27,6 +27,12 @@
 #     from PATH and NumPy reads the right answer; ipu-info and ipu-simd
 #     run from PATH; `import ipu` loads the installed libraries;
 #     `man ipu-run` shows its page;
+#   - the MPI layer, under the release's Open MPI (4.1 on Debian 12, 5.0 on
+#     13): a program built with `pkg-config --cflags --libs libipu-mpi`
+#     runs as 2 instances under mpirun; a split program (2 replicas, 1 per
+#     instance) runs from PATH as `mpirun -np 2 ipu-run` and as `ipu-run
+#     --instances 2`, each instance writing what the unsplit program
+#     writes for its replica; `import ipu.instances` loads libipu-mpi.so.1;
 #   - a QEMU guest boots from this installed system (its kernel, DKMS's
 #     ipu.ko, ipu-firmware's image, udev applying the rule, ipu-simd as its
 #     unit says): alice, in group ipu, trains the demo on ipu_hw with the
@@ -58,7 +64,8 @@ CACHE=${IPU_CACHE:-/var/cache/ipu-dev}
 LOWER=$CACHE/$SUITE-pkg
 W=$BUILD/pkg-chroot-$SUITE
 R=$W/root
-PKGS=(ipu-dkms libipu1 libipu-dev ipu-tools ipu-firmware python3-ipu)
+PKGS=(ipu-dkms libipu1 libipu-dev ipu-tools ipu-firmware python3-ipu libipu-mpi1 libipu-mpi-dev
+	ipu-tools-mpi)
 
 # in_root CMD...: CMD in the chroot, with a clean environment.
 in_root() {
@@ -133,7 +140,7 @@ else
 fi
 T=$R/tmp/pkg-test
 mkdir -p "$T"
-cp "$BUILD"/deb/*.deb tests/pkg/session_hello.c "$T/"
+cp "$BUILD"/deb/*.deb tests/pkg/session_hello.c tests/pkg/mpi_hello.c "$T/"
 # shellcheck source=boot-installed.sh
 . tests/pkg/boot-installed.sh
 if [ "$SUITE" = trixie ]; then
@@ -238,6 +245,75 @@ else
 	cat "$W/man.err"
 	bad "man ipu-run shows its page"
 fi
+
+# The MPI layer (ipu-tools-mpi, libipu-mpi1, libipu-mpi-dev), on loopback.
+# Open MPI's shared-memory transport wants a /dev/shm. The ranks' messages
+# stay on loopback; the launcher's own channel is left to pick its
+# interface (Open MPI 5's PRRTE finds none with oob_tcp_if_include=lo).
+mkdir -p "$R/dev/shm" && mount -t tmpfs tmpfs "$R/dev/shm"
+mpi_start=$(date +%s)
+MPIENV=(OMPI_MCA_btl_tcp_if_include=lo)
+if in_root sh -c 'cd /tmp/pkg-test && cc -std=gnu11 -Wall -Wextra -Werror mpi_hello.c \
+	-o mpi_hello $(pkg-config --cflags --libs libipu-mpi)' >"$W/cc-mpi.log" 2>&1; then
+	ok "cc mpi_hello.c \$(pkg-config --cflags --libs libipu-mpi)"
+else
+	cat "$W/cc-mpi.log"
+	bad "cc mpi_hello.c \$(pkg-config --cflags --libs libipu-mpi)"
+fi
+if in_root env "${MPIENV[@]}" timeout 120 mpirun --allow-run-as-root --oversubscribe -np 2 \
+	/tmp/pkg-test/mpi_hello >"$W/mpi-hello.log" 2>&1 &&
+	[ "$(grep -c '^mpi_hello: instance [01] of 2$' "$W/mpi-hello.log")" = 2 ]; then
+	ok "mpirun -np 2 mpi_hello: $(grep -c '^mpi_hello' "$W/mpi-hello.log") instances of 2"
+else
+	cat "$W/mpi-hello.log"
+	bad "mpirun -np 2 mpi_hello: 2 instances of 2"
+fi
+# A split program (tests/mpi/test_mpi.sh's: y = relu(mean of every
+# replica's x @ w + b)), 2 replicas, unsplit and 1 per instance, written by
+# the tree's make_example_exe; instance i must write the unsplit run's
+# replica i. Files mx*, my*: the guest boot reads session_hello's x.npy.
+MKEXE=$BUILD/examples/make_example_exe
+if "$MKEXE" --replicas 2 --mean-x "$T/one.ipux" >"$W/mkexe.log" 2>&1 &&
+	"$MKEXE" --replicas 2 --mean-x --instance-replicas 1 "$T/split.ipux" >>"$W/mkexe.log" 2>&1 &&
+	in_root sh -c 'cd /tmp/pkg-test && python3 -c "import numpy as np
+x = np.random.default_rng(2).standard_normal((2, 4, 3)).astype(np.float32)
+np.save(\"mx.npy\", x)
+for i in range(2): np.save(\"mx%d.npy\" % i, x[i])" &&
+	ipu-run one.ipux -i x=mx.npy -o y=mref.npy' >>"$W/mkexe.log" 2>&1; then
+	same_slices() {
+		in_root sh -c 'cd /tmp/pkg-test && python3 -c "import numpy as np, sys
+y = np.load(\"mref.npy\")
+sys.exit(any(y[i].tobytes() != np.load(\"my%d.npy\" % i).tobytes() for i in range(2)))" && rm -f my0.npy my1.npy'
+	}
+	if in_root env "${MPIENV[@]}" sh -c 'cd /tmp/pkg-test && timeout 120 mpirun --allow-run-as-root \
+		--oversubscribe -np 2 ipu-run split.ipux -i "x=mx{instance}.npy" -o "y=my{instance}.npy"' \
+		>"$W/mpirun.log" 2>&1 && same_slices >>"$W/mpirun.log" 2>&1; then
+		ok "mpirun -np 2 ipu-run from PATH: each instance writes its replica of the unsplit run"
+	else
+		cat "$W/mpirun.log"
+		bad "mpirun -np 2 ipu-run from PATH"
+	fi
+	if in_root env "${MPIENV[@]}" sh -c 'cd /tmp/pkg-test && timeout 120 ipu-run --instances 2 \
+		split.ipux -i "x=mx{instance}.npy" -o "y=my{instance}.npy"' >"$W/instances.log" 2>&1 &&
+		grep -q 'mpirun .*-np 2 /usr/bin/ipu-run-mpi --instances 2' "$W/instances.log" &&
+		same_slices >>"$W/instances.log" 2>&1; then
+		ok "ipu-run --instances 2 runs mpirun over /usr/bin/ipu-run-mpi, same replicas"
+	else
+		cat "$W/instances.log"
+		bad "ipu-run --instances 2 runs mpirun over /usr/bin/ipu-run-mpi"
+	fi
+else
+	cat "$W/mkexe.log"
+	bad "a split program and the unsplit run's outputs" "$MKEXE (make pkg-check builds it)"
+fi
+if in_root python3 -c 'import ipu.instances; ipu.instances._load(); print("libipu-mpi.so.1 loaded")' \
+	>"$W/py-mpi.log" 2>&1; then
+	ok "ipu.instances loads the installed libipu-mpi.so.1 (MPI layer: $(($(date +%s) - mpi_start)) s)"
+else
+	cat "$W/py-mpi.log"
+	bad "ipu.instances loads the installed libipu-mpi.so.1"
+fi
+umount "$R/dev/shm"
 
 # A guest booted from this installed system (tests/pkg/boot-installed.sh).
 [ "$SUITE" != trixie ] || boot_installed "$R" "$KVER"

@@ -18,6 +18,12 @@
 #     libipu(3)/libsession(3) (each renders with man), the udev rule,
 #     modprobe.d naming every module parameter, the systemd unit naming
 #     the installed ipu-simd;
+#   - the MPI layer (WITH_MPI=1): libipu-mpi.so.1 exporting only
+#     ipu/mpi.h's functions, at LIBIPU_MPI_1.0, its archive and .pc file
+#     (tests/pkg/mpi_hello.c builds with `pkg-config ... libipu-mpi`
+#     alone), ipu-run-mpi next to ipu-run, their man pages; fw_gather.h,
+#     the wire between ipu-simd and libsession, not installed; WITH_MPI=0
+#     installs none of it;
 #   - uninstall leaves every file and link as before install, a file of
 #     someone else's in the same directories included;
 #   - with the default PREFIX (/usr/local), the udev rule, modprobe.d file
@@ -36,7 +42,7 @@ trap 'rm -rf "$T"' EXIT
 D=$T/root
 MA=$(gcc -print-multiarch)
 LIB=/usr/lib/$MA
-VARS=(BUILD="$BUILD" PREFIX=/usr LIBDIR="$LIB" DESTDIR="$D")
+VARS=(BUILD="$BUILD" PREFIX=/usr LIBDIR="$LIB" WITH_MPI=1 DESTDIR="$D")
 
 # Someone else's files where ours go: uninstall must leave them.
 mkdir -p "$D/usr/bin" "$D$LIB/pkgconfig" "$D/usr/include/linux"
@@ -71,6 +77,7 @@ for h in ipu.h session.h ir.h exe.h dtype.h; do
 done
 check "include/linux/ipu.h (UAPI)" cmp -s include/uapi/linux/ipu.h "$D/usr/include/linux/ipu.h"
 check "no include/ipu/testing.h" [ ! -e "$D/usr/include/ipu/testing.h" ]
+check "no include/ipu/fw_gather.h (ipu-simd <-> libsession only)" [ ! -e "$D/usr/include/ipu/fw_gather.h" ]
 
 # --- pkg-config: a program built from the staged tree only -------------------
 # The sysroot prefixes -I and -L with $D, as a cross build does; the
@@ -121,6 +128,33 @@ else
 	bad "pkg-config --static: session_hello linked against the archives runs"
 fi
 
+# --- the MPI layer -------------------------------------------------------------
+so=$D$LIB/libipu-mpi.so.1
+soname=$(readelf -d "$so" 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+check "libipu-mpi.so.1 soname" [ "$soname" = libipu-mpi.so.1 ]
+check "libipu-mpi.so -> libipu-mpi.so.1" [ "$(readlink "$D$LIB/libipu-mpi.so")" = libipu-mpi.so.1 ]
+check "libipu-mpi.a" [ -f "$D$LIB/libipu-mpi.a" ]
+check "include/ipu/mpi.h" cmp -s include/ipu/mpi.h "$D/usr/include/ipu/mpi.h"
+# Exported: the functions ipu/mpi.h declares, each at LIBIPU_MPI_1.0.
+want=$(sed -n 's/^[a-z_0-9 ]* \**\(ipu_mpi_[a-z_]*\)(.*/\1@@LIBIPU_MPI_1.0/p' include/ipu/mpi.h | sort)
+got=$(readelf -W --dyn-syms "$so" 2>/dev/null | awk '$7 != "UND" && $5 == "GLOBAL" && $8 !~ /^LIBIPU_MPI/ { print $8 }' | sort)
+if [ -n "$want" ] && [ "$got" = "$want" ]; then
+	ok "libipu-mpi.so.1 exports ipu/mpi.h's $(echo "$want" | wc -l) functions at LIBIPU_MPI_1.0"
+else
+	bad "libipu-mpi.so.1 exports ipu/mpi.h's functions at LIBIPU_MPI_1.0" \
+		"want: $(echo "$want" | tr '\n' ' ')/ got: $(echo "$got" | tr '\n' ' ')"
+fi
+# shellcheck disable=SC2086
+if mflags=$(pc --cflags --libs libipu-mpi) &&
+	LD_LIBRARY_PATH=$D$LIB gcc -std=gnu11 -Wall -Wextra -Werror tests/pkg/mpi_hello.c \
+		-o "$T/mpi_hello" $mflags 2>"$T/cc-mpi.log"; then
+	ok "cc mpi_hello.c \$(pkg-config ... libipu-mpi): $mflags"
+else
+	cat "$T/cc-mpi.log"
+	bad "cc mpi_hello.c \$(pkg-config ... libipu-mpi)"
+fi
+check "bin/ipu-run-mpi next to bin/ipu-run" [ -x "$D/usr/bin/ipu-run-mpi" ]
+
 # --- tools, daemon, firmware, man pages, system files ------------------------
 for t in bin/ipu-run bin/ipu-info bin/ipu-emu bin/ipu-mkfw sbin/ipu-simd sbin/ipu-bringup; do
 	check "usr/$t" [ -x "$D/usr/$t" ]
@@ -128,7 +162,7 @@ done
 check "ipu-run --help" "$D/usr/bin/ipu-run" --help >/dev/null
 check "firmware ipu/ipu-fw.bin" cmp -s "$BUILD/firmware/ipu/ipu-fw.bin" "$D/usr/lib/firmware/ipu/ipu-fw.bin"
 for m in man1/ipu-run.1 man1/ipu-info.1 man1/ipu-emu.1 man1/ipu-mkfw.1 man8/ipu-simd.8 man8/ipu-bringup.8 \
-	man3/libipu.3 man3/libsession.3; do
+	man3/libipu.3 man3/libsession.3 man1/ipu-run-mpi.1 man3/libipu-mpi.3; do
 	page=$D/usr/share/man/$m
 	n=$(basename "$m" | sed 's/\.[0-9]$//')
 	check "man $m renders its NAME" grep -q -i "^ *$n" <(MANWIDTH=80 man -l "$page" 2>/dev/null | col -b)
@@ -200,6 +234,17 @@ if make -s --no-print-directory BUILD="$BUILD" DESTDIR="$O" UDEVRULESDIR=/x/rule
 else
 	tail -n 20 "$T/override.log"
 	bad "UDEVRULESDIR, MODPROBEDIR and FIRMWAREDIR override the defaults"
+fi
+# Without Open MPI (WITH_MPI=0, the default when ompi-c is missing): the
+# rest installs, nothing of the MPI layer, and no MPI is built for it.
+N=$T/nompi
+if make -s --no-print-directory BUILD="$BUILD" DESTDIR="$N" WITH_MPI=0 install >"$T/nompi.log" 2>&1 &&
+	[ -x "$N/usr/local/bin/ipu-run" ]; then
+	mpi=$(cd "$N" && find . -name '*mpi*')
+	check "WITH_MPI=0: the rest installed, nothing of the MPI layer${mpi:+ ($mpi)}" [ -z "$mpi" ]
+else
+	tail -n 20 "$T/nompi.log"
+	bad "make install WITH_MPI=0"
 fi
 
 finish
