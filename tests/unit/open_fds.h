@@ -9,6 +9,7 @@
 
 #include <dirent.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 /* Open fds (not counting the one that lists them), or -1. */
@@ -24,6 +25,41 @@ static inline int open_fds(void)
 		n += e->d_name[0] != '.';
 	closedir(d);
 	return n - 1;
+}
+
+/*
+ * Open fds whose target (readlink of /proc/self/fd/N) starts with one of
+ * @kinds (NULL-terminated), or -1: for a process whose runtime opens fds
+ * of its own at any time (a sanitizer starting its symbolizer opens pipes
+ * and /dev/null when libFuzzer first prints a new function), the count of
+ * the kinds the code under test handles.
+ */
+static inline int open_fds_of(const char *const *kinds)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	char path[300], target[256];
+	ssize_t len;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
+		len = readlink(path, target, sizeof(target) - 1);
+		if (len < 0)
+			continue;	/* the listing's own fd, closed by now */
+		target[len] = '\0';
+		for (const char *const *k = kinds; *k; k++)
+			if (!strncmp(target, *k, strlen(*k))) {
+				n++;
+				break;
+			}
+	}
+	closedir(d);
+	return n;
 }
 
 /* Each open fd and what it is, to @f: what a failed leak check shows. */
