@@ -125,7 +125,12 @@ static struct ipu_launch_req *ipu_pci_cmd_pop_done(struct ipu_pci_cmdq *cq,
 	u32 word;
 
 	spin_lock(&cq->lock);
-	if (cq->enabled &&
+	/*
+	 * Only what the ring holds: a writeback head the device got wrong
+	 * (past TAIL, or out of the ring) must not walk HEAD over empty
+	 * slots, which would lose every later completion.
+	 */
+	if (cq->enabled && cq->head != cq->tail &&
 	    cq->head != ipu_pci_from_le32(READ_ONCE(cq->wb->head))) {
 		/* The status word is written before the writeback. */
 		dma_rmb();
