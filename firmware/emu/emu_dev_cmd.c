@@ -28,13 +28,8 @@ static int check_launch(const struct emu_dev *dev, const struct ipu_cmd_desc *d)
 /* The hang_launch fault: no completion until reset (or disable). */
 static int hang(struct emu_queue *q)
 {
-	struct emu_dev *dev = q->dev;
-
-	emu_log(dev, "injected fault: launch hangs until reset");
-	pthread_mutex_lock(&dev->lock);
-	while (!atomic_load(&q->abort))
-		pthread_cond_wait(&q->cond, &dev->lock);
-	pthread_mutex_unlock(&dev->lock);
+	emu_log(q->dev, "injected fault: launch hangs until reset");
+	emu_queue_wait_abort(q);
 	return IPU_CQ_E_RESET;
 }
 

@@ -13,7 +13,7 @@
 
 /* Injected faults for this descriptor, counted down under the lock. */
 struct dma_faults {
-	bool fail, corrupt;
+	bool fail, corrupt, hang;
 };
 
 static void take_faults(struct emu_dev *dev, struct dma_faults *f)
@@ -21,7 +21,20 @@ static void take_faults(struct emu_dev *dev, struct dma_faults *f)
 	pthread_mutex_lock(&dev->lock);
 	f->fail = dev->faults.fail_dma && --dev->faults.fail_dma == 0;
 	f->corrupt = dev->faults.corrupt_dma && --dev->faults.corrupt_dma == 0;
+	f->hang = dev->faults.hang_dma && --dev->faults.hang_dma == 0;
 	pthread_mutex_unlock(&dev->lock);
+}
+
+/*
+ * The hang_dma fault: the descriptor moves nothing and never completes
+ * by itself (a stalled transfer); disabling the queue, a soft reset or
+ * FLR ends it with E_RESET, as they abort the queue's work (q->abort).
+ */
+static uint32_t stall(struct emu_queue *q)
+{
+	emu_log(q->dev, "injected fault: DMA descriptor stalls until its queue stops");
+	emu_queue_wait_abort(q);
+	return IPU_DESC_E_RESET;
 }
 
 /* The first and last byte inverted: a change any checksum sees. */
@@ -82,6 +95,8 @@ uint32_t emu_dma_process(struct emu_queue *q, const struct ipu_dma_desc *d)
 	take_faults(dev, &f);
 	if (f.fail)
 		return IPU_DESC_E_DATA;
+	if (f.hang)
+		return stall(q);
 	atomic_fetch_add(&dev->dma_busy, 1);
 	code = move(q, d, f.corrupt);
 	atomic_fetch_sub(&dev->dma_busy, 1);

@@ -15,9 +15,9 @@
 
 /* What a spec asks for; "set" flags say which fields apply. */
 struct spec {
-	bool fail_set, corrupt_set, hang_set, ignore_set, refuse_set, speed_set,
-	     width_set;
-	uint64_t fail_dma, corrupt_dma, hang_launch, ignore_reset;
+	bool fail_set, corrupt_set, hang_set, hang_dma_set, ignore_set,
+	     refuse_set, speed_set, width_set;
+	uint64_t fail_dma, corrupt_dma, hang_launch, hang_dma, ignore_reset;
 	bool refuse_fw;
 	unsigned int speed, width;
 	uint64_t mem_ce, mem_ue;
@@ -58,6 +58,10 @@ static int parse_one(char *item, struct spec *sp)
 	if (!strcmp(item, "hang_launch")) {
 		sp->hang_set = true;
 		return number(val, 1, UINT32_MAX, &sp->hang_launch);
+	}
+	if (!strcmp(item, "hang_dma")) {
+		sp->hang_dma_set = true;
+		return number(val, 1, UINT32_MAX, &sp->hang_dma);
 	}
 	if (!strcmp(item, "ignore_reset")) {
 		sp->ignore_set = true;
@@ -143,6 +147,8 @@ static void apply_locked(struct emu_dev *dev, const struct spec *sp)
 		f->corrupt_dma = sp->corrupt_dma;
 	if (sp->hang_set)
 		f->hang_launch = sp->hang_launch;
+	if (sp->hang_dma_set)
+		f->hang_dma = sp->hang_dma;
 	if (sp->ignore_set)
 		f->ignore_reset = sp->ignore_reset;
 	if (sp->refuse_set)

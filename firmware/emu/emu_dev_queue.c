@@ -312,6 +312,16 @@ void emu_queue_reg_write_locked(struct emu_dev *dev, unsigned int qi,
 	}
 }
 
+void emu_queue_wait_abort(struct emu_queue *q)
+{
+	struct emu_dev *dev = q->dev;
+
+	pthread_mutex_lock(&dev->lock);
+	while (!atomic_load(&q->abort))
+		pthread_cond_wait(&q->cond, &dev->lock);
+	pthread_mutex_unlock(&dev->lock);
+}
+
 void emu_queues_kick_locked(struct emu_dev *dev)
 {
 	unsigned int i;

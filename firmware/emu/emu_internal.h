@@ -83,6 +83,7 @@ struct emu_faults {
 	uint64_t fail_dma;	/* descriptors left until the failing one */
 	uint64_t corrupt_dma;
 	uint64_t hang_launch;
+	uint64_t hang_dma;	/* descriptors left until the stalled one */
 	uint64_t ignore_reset;	/* soft resets left until the ignored one */
 	bool refuse_fw;
 };
@@ -184,6 +185,13 @@ void emu_queue_reg_write_locked(struct emu_dev *dev, unsigned int q,
  * status DONE | E_RESET. Then the registers return to reset values.
  */
 void emu_queues_reset_locked(struct emu_dev *dev);
+/*
+ * Block @q's thread, dev->lock not held, until the queue's work is
+ * aborted (disable, soft reset, FLR, the device stopping): the hang_launch
+ * and hang_dma faults.
+ */
+void emu_queue_wait_abort(struct emu_queue *q);
+
 /* Wake every queue thread (a doorbell, off_bus). */
 void emu_queues_kick_locked(struct emu_dev *dev);
 

@@ -5,7 +5,7 @@
  * one interrupt and one writeback per batch, wrap-around, each
  * per-descriptor error (host fault, device range, length, flags, Bus
  * Master off), ring checks at ENABLE, halting on an unreadable ring, and
- * the fail_dma / corrupt_dma faults.
+ * the fail_dma / corrupt_dma / hang_dma faults.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -314,6 +314,43 @@ static void test_corrupt_dma_changes_bytes_silently(void **state)
 	th_free(t);
 }
 
+/*
+ * hang_dma=1: the next descriptor stalls (moves nothing, never completes
+ * by itself) until its queue is disabled, which completes it with E_RESET;
+ * the fault is one-shot.
+ */
+static void test_hang_dma_stalls_until_the_queue_is_disabled(void **state)
+{
+	struct th *t = ready();
+	time_t end = time(NULL) + WAIT_LIMIT_S;
+
+	(void)state;
+	assert_int_equal(emu_dev_fault(t->dev, "hang_dma=1"), 0);
+	fill(t->h.mem + G_DATA, 64, 5);
+	th_dma_put(t, 0, 0, GUEST_BASE + G_DATA, 0, 64, IPU_DMA_F_IRQ);
+	wr32(t, QREG(0, IPU_Q_TAIL), 1);
+	while (!(rd32(t, QREG(0, IPU_Q_STATUS)) & IPU_Q_STATUS_BUSY)) {
+		assert_true(time(NULL) < end);
+		sched_yield();
+	}
+	/* Only disabling can end it: nothing completed so far. */
+	assert_int_equal(rd32(t, QREG(0, IPU_Q_HEAD)), 0);
+	assert_int_equal(th_dma_desc(t, 0, 0)->status, 0);
+	wr32(t, QREG(0, IPU_Q_CTRL), 0);
+	assert_int_equal(th_dma_desc(t, 0, 0)->status,
+			 IPU_DESC_DONE | IPU_DESC_E_RESET);
+	assert_int_equal(rd64(t, IPU_REG_DMA_H2D_BYTES), 0);
+	/* It completed as usual, its batch's cause too: acknowledge. */
+	wr32(t, IPU_REG_IRQ_CAUSE, IPU_IRQ_H2D);
+	/* Once only: enabled again, the queue moves the next descriptor. */
+	th_ring(t, IPU_QUEUE_H2D, 16);
+	th_dma_put(t, 0, 0, GUEST_BASE + G_DATA, 0, 64, IPU_DMA_F_IRQ);
+	assert_true(th_kick_wait(t, IPU_QUEUE_H2D, 1));
+	assert_int_equal(th_dma_desc(t, 0, 0)->status, IPU_DESC_DONE);
+	assert_int_equal(rd64(t, IPU_REG_DMA_H2D_BYTES), 64);
+	th_free(t);
+}
+
 static void test_the_two_directions_run_concurrently(void **state)
 {
 	struct th *t = ready();
@@ -350,6 +387,7 @@ int main(void)
 		cmocka_unit_test(test_an_unreadable_ring_halts_the_queue),
 		cmocka_unit_test(test_fail_dma_fails_the_kth_descriptor),
 		cmocka_unit_test(test_corrupt_dma_changes_bytes_silently),
+		cmocka_unit_test(test_hang_dma_stalls_until_the_queue_is_disabled),
 		cmocka_unit_test(test_the_two_directions_run_concurrently),
 	};
 

@@ -266,7 +266,7 @@ static void test_bad_fault_specs_change_nothing(void **state)
 		"", "nope", "fail_dma", "fail_dma=0", "fail_dma=-1", "fail_dma=1x",
 		"link_speed=5", "link_width=3", "link_width=32", "refuse_fw=2",
 		"off_bus=1", "mem_ce=1,", ",mem_ce=1", "mem_ce=1,,mem_ue=1",
-		"mem_ce=2,bogus",
+		"mem_ce=2,bogus", "hang_dma", "hang_dma=0",
 	};
 	struct th *t = th_new();
 	size_t i;
