@@ -1000,4 +1000,66 @@ static inline int64_t kt_pinned_now(void)
 	return (int64_t)(acq - rel);
 }
 
+
+/*
+ * The DMA API's own bookkeeping (CONFIG_DMA_API_DEBUG: the debug kernel;
+ * Debian's kernels have none): /sys/kernel/debug/dma-api counts the
+ * mappings alive now (nr_total_entries minus num_free_entries: every
+ * dma_map_* and coherent allocation not yet undone) and the errors it
+ * found (an unmap of what was never mapped, a wrong size or direction, a
+ * mapping left at a device's unbind), which it also logs as "DMA-API:"
+ * lines that scripts/kernel-check's dmesg check fails on.
+ */
+#define KT_DMA_API "/sys/kernel/debug/dma-api"
+
+struct kt_dma_api {
+	bool present;		/* the kernel has the debugfs directory */
+	int64_t live;		/* mappings alive now */
+	uint64_t errors;	/* error_count */
+};
+
+static inline struct kt_dma_api kt_dma_api_now(void)
+{
+	struct kt_dma_api d = { 0 };
+	unsigned long long total, nfree, errors;
+	char buf[32];
+
+	if (kt_read_file(KT_DMA_API "/nr_total_entries", buf, sizeof(buf)) ||
+	    sscanf(buf, "%llu", &total) != 1 ||
+	    kt_read_file(KT_DMA_API "/num_free_entries", buf, sizeof(buf)) ||
+	    sscanf(buf, "%llu", &nfree) != 1 ||
+	    kt_read_file(KT_DMA_API "/error_count", buf, sizeof(buf)) ||
+	    sscanf(buf, "%llu", &errors) != 1)
+		return d;
+	d.present = true;
+	d.live = (int64_t)(total - nfree);
+	d.errors = errors;
+	return d;
+}
+
+/*
+ * The DMA API's live mappings are where @before found them and it saw no
+ * error; where the kernel does not count them, say so (once per call) and
+ * check nothing.
+ */
+static inline bool kt_dma_api_same(const struct kt_dma_api *before)
+{
+	struct kt_dma_api now = kt_dma_api_now();
+
+	return !before->present ||
+	       (now.present && now.live == before->live && !now.errors);
+}
+
+#define assert_dma_api_as_before(before)                                  \
+	do {                                                              \
+		struct kt_dma_api now_ = kt_dma_api_now();                \
+		if (!(before)->present) {                                 \
+			print_message("no " KT_DMA_API " (a kernel without CONFIG_DMA_API_DEBUG): DMA mappings not counted\n"); \
+			break;                                            \
+		}                                                         \
+		assert_true(now_.present);                                \
+		assert_int_equal(now_.errors, 0);                         \
+		assert_int_equal(now_.live, (before)->live);              \
+	} while (0)
+
 #endif /* IPU_TESTS_KTEST_H */

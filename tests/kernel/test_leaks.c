@@ -9,7 +9,9 @@
  * registered with the queue (pinned once, IORING_URING_CMD_FIXED). When
  * everything is closed, the device's memory_used and the kernel's count
  * of pinned pages (/proc/vmstat nr_foll_pin_acquired minus
- * nr_foll_pin_released) are back where they started.
+ * nr_foll_pin_released) are back where they started, and so are the DMA
+ * API's live mappings, with no DMA-API error (where the kernel counts them:
+ * CONFIG_DMA_API_DEBUG, the debug kernel; ktest.h's kt_dma_api_now()).
  */
 #include "../../userspace/ipu/internal.h"
 #include "kprog.h"
@@ -20,6 +22,7 @@
 static void test_a_thousand_runs_leave_memory_and_pins_as_they_were(void **state)
 {
 	struct ipu_queue_stats st0, st1;
+	struct kt_dma_api dma;
 	struct kp_prog *p;
 	struct kp_setup s;
 	float *x, *y, want[8];
@@ -38,6 +41,7 @@ static void test_a_thousand_runs_leave_memory_and_pins_as_they_were(void **state
 	snprintf(name, sizeof(name), "hw:%u", kt_dev(0));
 	used = kt_sysfs_u64(0, "memory_used");
 	pins = kt_pinned_now();
+	dma = kt_dma_api_now();
 	p = kp_mlp(1);
 	/* Whole pages of their own, as registering pins whole pages. */
 	x = kt_alloc(kt_page_size());
@@ -69,10 +73,12 @@ static void test_a_thousand_runs_leave_memory_and_pins_as_they_were(void **state
 
 	/* Files are released as their last command completes: poll. */
 	for (i = 0; i < KS_POLLS && (kt_sysfs_u64(0, "memory_used") != used ||
-				     kt_pinned_now() != pins); i++)
+				     kt_pinned_now() != pins ||
+				     !kt_dma_api_same(&dma)); i++)
 		ks_pause();
 	assert_int_equal(kt_sysfs_u64(0, "memory_used"), used);
 	assert_int_equal(kt_pinned_now(), pins);
+	assert_dma_api_as_before(&dma);
 }
 
 int main(void)
