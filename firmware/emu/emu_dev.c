@@ -259,3 +259,8 @@ bool emu_dev_off_bus(const struct emu_dev *dev)
 {
 	return dev && atomic_load(&dev->off_bus);
 }
+
+bool emu_dev_drops_client(const struct emu_dev *dev)
+{
+	return emu_dev_off_bus(dev) && !atomic_load(&dev->keep_client);
+}

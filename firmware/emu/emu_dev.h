@@ -140,4 +140,13 @@ int emu_dev_fault(struct emu_dev *dev, const char *spec);
  */
 bool emu_dev_off_bus(const struct emu_dev *dev);
 
+/**
+ * emu_dev_drops_client() - true once the transport must close the
+ * client's socket: off the bus by the off_bus fault, not by link_down
+ * (which keeps the socket and answers every access as a dead link would:
+ * QEMU 11.1's vfio-user client aborts when its server closes the socket
+ * under a running guest).
+ */
+bool emu_dev_drops_client(const struct emu_dev *dev);
+
 #endif /* IPU_EMU_DEV_H */

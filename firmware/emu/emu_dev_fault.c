@@ -21,7 +21,7 @@ struct spec {
 	bool refuse_fw;
 	unsigned int speed, width;
 	uint64_t mem_ce, mem_ue;
-	bool off_bus, clear;
+	bool off_bus, link_down, clear;
 };
 
 /* @s as a decimal number in [@min, @max]. */
@@ -102,6 +102,10 @@ static int parse_one(char *item, struct spec *sp)
 		sp->off_bus = true;
 		return 0;
 	}
+	if (!strcmp(item, "link_down") && !val) {
+		sp->link_down = true;
+		return 0;
+	}
 	if (!strcmp(item, "clear") && !val) {
 		sp->clear = true;
 		return 0;
@@ -168,8 +172,15 @@ static void apply_locked(struct emu_dev *dev, const struct spec *sp)
 		emu_err_locked(dev, IPU_ERR_LINK,
 			       dev->link_speed << 8 | dev->link_width, 0);
 	}
+	if (sp->link_down && !atomic_load(&dev->off_bus)) {
+		emu_log(dev, "injected fault: link down, the client stays connected");
+		atomic_store(&dev->keep_client, true);
+		atomic_store(&dev->off_bus, true);
+		emu_queues_kick_locked(dev);
+	}
 	if (sp->off_bus) {
 		emu_log(dev, "injected fault: fell off the bus");
+		atomic_store(&dev->keep_client, false);
 		atomic_store(&dev->off_bus, true);
 		emu_queues_kick_locked(dev);
 	}

@@ -133,6 +133,7 @@ struct emu_dev {
 
 	struct emu_faults faults;
 	atomic_bool off_bus;
+	atomic_bool keep_client;	/* off the bus by link_down */
 
 	struct emu_queue queues[IPU_NUM_QUEUES];
 };

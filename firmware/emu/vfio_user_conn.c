@@ -594,7 +594,7 @@ void vfu_conn_handle(struct vfu_conn *c, const void *msg, size_t len,
 		if (c->trace)
 			trace_ok(c, &req, out);
 	}
-	if (c->dev && emu_dev_off_bus(c->dev)) {
+	if (c->dev && emu_dev_drops_client(c->dev)) {
 		if (!out->close)
 			logf_(c, false, "device off the bus: closing the client's socket");
 		out->close = true;

@@ -245,7 +245,7 @@ static bool run_mailbox(struct vfu_server *s)
 	pthread_mutex_unlock(&s->lock);
 	if (fd >= 0)
 		take_client(s, fd);
-	if (s->dev && emu_dev_off_bus(s->dev))
+	if (s->dev && emu_dev_drops_client(s->dev))
 		drop_client(s, "device off the bus: client's socket closed", 0);
 	return stop;
 }

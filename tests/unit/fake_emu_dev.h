@@ -172,4 +172,10 @@ bool emu_dev_off_bus(const struct emu_dev *dev)
 	return dev->off_bus;
 }
 
+/* The fake knows only off_bus, which drops the client. */
+bool emu_dev_drops_client(const struct emu_dev *dev)
+{
+	return dev->off_bus;
+}
+
 #endif /* FAKE_EMU_DEV_H */

@@ -159,6 +159,23 @@ static void test_off_bus_closes_the_socket(void **state)
 	assert_true(peer_closed(c->sock));
 }
 
+/*
+ * link_down: off the bus as for off_bus (every read all ones), but the
+ * client stays connected and gets answers (QEMU 11.1's client aborts when
+ * its server closes the socket under a running guest).
+ */
+static void test_link_down_reads_all_ones_and_keeps_the_socket(void **state)
+{
+	struct tclient *c = *state;
+
+	assert_int_equal(vfu_server_call(c->srv, fault_fn, "link_down"), 0);
+	assert_int_equal(read32(c, VFIO_PCI_BAR0_REGION_INDEX, IPU_REG_ID),
+			 0xffffffffu);
+	/* Answered again: the first answer did not close the socket. */
+	assert_int_equal(read32(c, VFIO_PCI_BAR0_REGION_INDEX, IPU_REG_VERSION),
+			 0xffffffffu);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -171,6 +188,7 @@ int main(void)
 		T(test_device_reset_restores_reset_values),
 		T(test_bar0_refuses_odd_access),
 		T(test_off_bus_closes_the_socket),
+		T(test_link_down_reads_all_ones_and_keeps_the_socket),
 #undef T
 	};
 
