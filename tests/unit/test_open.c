@@ -5,6 +5,9 @@
  * missing node, a node that is no IPU.
  */
 #include <stdbool.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "fake_sysfs.h"
 
@@ -37,6 +40,58 @@ static void test_open_of_a_missing_device_is_enoent(void **state)
 	assert_null(dev);
 	assert_non_null(strstr(ipu_errmsg(), "hw:0"));
 	assert_non_null(strstr(ipu_errmsg(), "No such file or directory"));
+}
+
+static void test_open_of_a_missing_device_asks_whether_the_driver_is_loaded(void **state)
+{
+	struct ipu_device *dev;
+
+	(void)state;
+	assert_int_equal(ipu_device_open("hw:3", NULL, &dev), -ENOENT);
+	assert_non_null(strstr(ipu_errmsg(), "modprobe ipu"));
+}
+
+/* Opening hw:0 is refused, and the message says what to do. */
+static bool open_is_refused_with_advice(void)
+{
+	struct ipu_device *dev;
+
+	return ipu_device_open("hw:0", NULL, &dev) == -EACCES &&
+	       strstr(ipu_errmsg(), "hw:0") && strstr(ipu_errmsg(), "/ipu*") &&
+	       strstr(ipu_errmsg(), "group \"ipu\"") &&
+	       strstr(ipu_errmsg(), "Permission denied");
+}
+
+/*
+ * A node the user may not open: the message names the nodes and the group
+ * that may. Root opens anything, so as root the open runs in a child that
+ * has become "nobody" first.
+ */
+static void test_open_without_permission_names_the_nodes_and_the_group(void **state)
+{
+	struct fake_root *r = *state;
+	char node[PATH_MAX];
+	int status;
+	pid_t pid;
+
+	fake_root_write(r, "ipu0", "");
+	snprintf(node, sizeof(node), "%s/ipu0", r->dir);
+	assert_int_equal(chmod(node, 0), 0);
+	assert_int_equal(chmod(r->dir, 0755), 0);
+	if (geteuid() != 0) {
+		assert_true(open_is_refused_with_advice());
+		return;
+	}
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (setgid(65534) || setuid(65534))
+			_exit(2);
+		_exit(open_is_refused_with_advice() ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
 }
 
 static void test_open_of_a_missing_device_in_real_dev_is_enoent(void **state)
@@ -255,7 +310,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 		T(test_open_of_a_missing_device_is_enoent),
-		T(test_open_of_a_missing_device_in_real_dev_is_enoent),
+		T(test_open_of_a_missing_device_asks_whether_the_driver_is_loaded),
+	T(test_open_without_permission_names_the_nodes_and_the_group),
+	T(test_open_of_a_missing_device_in_real_dev_is_enoent),
 		T(test_open_of_a_node_that_is_not_an_ipu_is_enotty),
 		T(test_malformed_names_are_einval),
 		T(test_unknown_backend_is_einval_and_named),

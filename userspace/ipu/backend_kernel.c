@@ -95,6 +95,28 @@ err_free:
 	return err;
 }
 
+/*
+ * What a user can do about the two failures of k_open() that are about the
+ * machine's set-up rather than the device: the node is not theirs to open,
+ * or there is none (no driver).
+ */
+static const char *k_open_error(int err)
+{
+	static __thread char hint[PATH_MAX + 160];
+
+	if (err == -EACCES || err == -EPERM)
+		snprintf(hint, sizeof(hint),
+			 "%s/ipu* belong to the group \"ipu\" (udev rule 70-ipu.rules): add the user to it (adduser USER ipu) and log in again",
+			 ipu_dev_root());
+	else if (err == -ENOENT)
+		snprintf(hint, sizeof(hint),
+			 "no such node in %s: is the driver loaded (modprobe ipu)?",
+			 ipu_dev_root());
+	else
+		return NULL;
+	return hint;
+}
+
 static void k_close(struct ipu_device *dev)
 {
 	struct kdev *k = dev->priv;
@@ -288,6 +310,7 @@ const struct ipu_backend_ops ipu_backend_kernel = {
 	.prefix = "hw",
 	.enumerate = k_enumerate,
 	.open = k_open,
+	.open_error = k_open_error,
 	.close = k_close,
 	.query = k_query,
 	.attach = k_attach,

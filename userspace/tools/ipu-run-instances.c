@@ -70,7 +70,7 @@ int instances_enter(int argc, char **argv, const char *prog)
 		fprintf(stderr, "%s: cannot run %s: %s\n", prog, path,
 			strerror(errno));
 	}
-	fprintf(stderr, "%s: started by an MPI launcher, but without %s next to it (make mpi builds it): running as a single instance\n",
+	fprintf(stderr, "%s: started by an MPI launcher, but without %s next to it (the package ipu-tools-mpi installs it; in a source tree, make mpi builds it): running as a single instance\n",
 		prog, IPU_RUN_MPI_NAME);
 	return 0;
 #endif
@@ -92,7 +92,7 @@ int instances_launch(unsigned long n, char **argv, const char *prog)
 		return -1;
 	}
 	if (!mpi_build_path(path, sizeof(path)) || access(path, X_OK)) {
-		fprintf(stderr, "%s: --instances needs %s next to %s (make mpi builds it)\n",
+		fprintf(stderr, "%s: --instances needs %s next to %s (the package ipu-tools-mpi installs it; in a source tree, make mpi builds it)\n",
 			prog, IPU_RUN_MPI_NAME, prog);
 		return -1;
 	}

@@ -12,8 +12,8 @@ Open MPI (docs/instances.md), PopXL's ``poprun`` way::
     ir.instance_replication_factor = 4 // ipu.instances.count()
     ...                           # build, Session, run as on one host
 
-It loads libipu-mpi.so.1 (``make mpi`` builds it next to the other
-libraries), the only code that links MPI: ``import ipu`` alone never
+It loads libipu-mpi.so.1 (the package libipu-mpi1; in a source tree,
+``make mpi`` builds it next to the other libraries), the only code that links MPI: ``import ipu`` alone never
 initialises MPI. Call :func:`init` before making the Session of a split
 Ir; :func:`fini` runs at exit (or call it), after the sessions are closed.
 """
@@ -37,8 +37,9 @@ def _load():
             # Global: Open MPI's plugins resolve symbols of libmpi.
             lib = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
         except OSError as e:
-            raise Error("ipu.instances: cannot load %s (%s): `make mpi` "
-                        "builds it" % (path, e)) from e
+            raise Error("ipu.instances: cannot load %s (%s): the package "
+                        "libipu-mpi1 installs it (in a source tree, `make "
+                        "mpi` builds it)" % (path, e)) from e
         lib.ipu_mpi_instances_init.restype = ctypes.c_int
         lib.ipu_mpi_instances_init.argtypes = (
             ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint32,

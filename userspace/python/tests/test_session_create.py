@@ -168,3 +168,13 @@ def test_split_ir_needs_its_instance():
     with pytest.raises(ipu.Error, match="runs 2 of its 4 replicas per "
                        "instance, as 2 instances; this process is not split"):
         session(ir)
+
+
+def test_instances_without_libipu_mpi_names_the_package(monkeypatch, tmp_path):
+    """No libipu-mpi.so.1 where the libraries are: the error says which
+    package brings it."""
+    import ipu.instances
+    monkeypatch.setattr(ipu.instances, "_mpi", None)
+    monkeypatch.setattr(ipu._lib, "_lib_dir", lambda: str(tmp_path))
+    with pytest.raises(ipu.Error, match="package libipu-mpi1 installs it"):
+        ipu.instances.init()
