@@ -10,6 +10,7 @@
 #include <linux/debugfs.h>
 #include <linux/genalloc.h>
 #include <linux/idr.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
@@ -83,6 +84,7 @@ int ipu_device_init(struct ipu_device *idev, struct device *parent,
 	idev->ops = ops;
 	idev->mem_size = mem_size;
 	mutex_init(&idev->lock);
+	INIT_LIST_HEAD(&idev->files);
 	atomic64_set(&idev->reset_count, 0);
 	ipu_launch_queue_init(&idev->launches);
 
@@ -127,13 +129,31 @@ int ipu_device_register(struct ipu_device *idev)
 	return 0;
 }
 
+/*
+ * Unplugging a device whose memory is a BAR: zap every mapping of every
+ * open file (the whole address space: buffer objects, and whatever else
+ * of this device a file maps). A later fault finds the device unplugged
+ * and raises SIGBUS. Called after the unplug guard was waited for, so no
+ * fault inserts a frame behind the zap.
+ */
+static void ipu_device_revoke_mappings(struct ipu_device *idev)
+{
+	struct ipu_file *ifile;
+
+	mutex_lock(&idev->lock);
+	list_for_each_entry(ifile, &idev->files, node)
+		unmap_mapping_range(ifile->mapping, 0, 0, 1);
+	mutex_unlock(&idev->lock);
+}
+
 /**
  * ipu_device_unregister - hot-remove a device
  * @idev: registered device
  *
  * Makes every later call on files still open on the device fail with
  * -ENODEV, and waits for the operations in progress (none of which blocks
- * inside the guard: see ipu_dev_enter()). Drops the caller's reference;
+ * inside the guard: see ipu_dev_enter()). Mappings of device memory that
+ * is I/O memory are revoked (ipu_hw_ops.mem_wc). Drops the caller's reference;
  * the memory goes when the last file, mapping and buffer object are gone.
  */
 void ipu_device_unregister(struct ipu_device *idev)
@@ -141,6 +161,8 @@ void ipu_device_unregister(struct ipu_device *idev)
 	WRITE_ONCE(idev->unplugged, true);
 	/* Every operation that entered before the store has left. */
 	synchronize_srcu(&ipu_unplug_srcu);
+	if (idev->ops->mem_wc)
+		ipu_device_revoke_mappings(idev);
 	ipu_launch_queue_fini(idev);
 
 	debugfs_remove_recursive(idev->debugfs);

@@ -49,9 +49,11 @@ struct ipu_info;
  *	gen_pool locks itself.
  * @unplugged: set once the device is gone; every later call gets -ENODEV.
  *	Read inside ipu_dev_enter() sections; see ipu_unplug_srcu.
- * @lock: protects @owner and @owner_pid, and serialises resets.
+ * @lock: protects @owner, @owner_pid and @files, and serialises resets.
  * @owner: the open file that attached the device, or NULL.
  * @owner_pid: thread group of the process that attached, or NULL.
+ * @files: the open files (struct ipu_file.node), whose mappings unplugging
+ *	revokes when device memory is I/O memory (ipu_hw_ops.mem_wc).
  * @reset_count: resets since the device appeared.
  * @debugfs: /sys/kernel/debug/ipu/ipuN.
  * @launches: launches in flight and the firmware that runs them.
@@ -64,9 +66,10 @@ struct ipu_device {
 	u64 mem_size;
 	struct gen_pool *pool;
 	bool unplugged;
-	struct mutex lock; /* owner, owner_pid; serialises resets */
+	struct mutex lock; /* owner, owner_pid, files; serialises resets */
 	struct ipu_file *owner;
 	struct pid *owner_pid;
+	struct list_head files;
 	atomic64_t reset_count;
 	struct dentry *debugfs;
 	struct ipu_launch_queue launches;

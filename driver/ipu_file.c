@@ -27,16 +27,21 @@ static int ipu_open(struct inode *inode, struct file *filp)
 	if (!ifile)
 		return -ENOMEM;
 
-	ret = ipu_dev_enter(idev, &idx);
-	if (ret)
-		goto err_free_file;
-	get_device(&idev->dev);
-	ipu_dev_exit(idx);
-
 	ifile->idev = idev;
 	xa_init_flags(&ifile->bos, XA_FLAGS_ALLOC1);
 	xa_init_flags(&ifile->fences, XA_FLAGS_ALLOC1);
 	ifile->mapping = filp->f_mapping;
+
+	ret = ipu_dev_enter(idev, &idx);
+	if (ret)
+		goto err_free_file;
+	get_device(&idev->dev);
+	/* Listed inside the guard: unplugging sees every file that entered. */
+	mutex_lock(&idev->lock);
+	list_add(&ifile->node, &idev->files);
+	mutex_unlock(&idev->lock);
+	ipu_dev_exit(idx);
+
 	filp->private_data = ifile;
 	return nonseekable_open(inode, filp);
 
@@ -53,6 +58,7 @@ static int ipu_release(struct inode *inode, struct file *filp)
 	mutex_lock(&idev->lock);
 	if (idev->owner == ifile)
 		ipu_device_set_owner_locked(idev, NULL);
+	list_del(&ifile->node);
 	mutex_unlock(&idev->lock);
 
 	ipu_fw_detach_file(ifile);

@@ -18,6 +18,7 @@ struct ipu_device;
  * @fences: fence -> struct ipu_launch_req of LAUNCH ioctls not yet waited
  *	for; each entry holds the submitter's reference.
  * @mapping: the address space mmap() of this file populates.
+ * @node: in the device's list of open files (ipu_device.files).
  * @nr_launches: launches of this file in flight, ioctl fences not yet
  *	consumed and io_uring launches not yet completed alike; at most
  *	IPU_MAX_LAUNCHES (ipu_launch.c).
@@ -27,6 +28,7 @@ struct ipu_file {
 	struct xarray bos;
 	struct xarray fences;
 	struct address_space *mapping;
+	struct list_head node;
 	atomic_t nr_launches;
 };
 

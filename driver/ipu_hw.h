@@ -23,7 +23,9 @@ struct iov_iter;
  * @fw_in_userspace: the device's firmware is a userspace process that
  *	attaches through the FW_* ioctls (simulated IPUs).
  * @mem_wc: device memory is I/O memory (a prefetchable BAR): mmap maps it
- *	write-combining rather than cached.
+ *	write-combining rather than cached, and unplugging revokes every
+ *	mapping of it (the frames belong to the bus, and a later binding
+ *	hands them to other files).
  * @dma: move all of @iter (pinned host pages, a bvec iterator) to or from
  *	device memory at @dev_off. Returns 0 or a negative errno. Called with
  *	the device entered (not unplugged), from process or workqueue context.
