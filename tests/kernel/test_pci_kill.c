@@ -17,7 +17,7 @@
  * Skipped where no PCI IPU is bound.
  */
 #define KT_ON_PCI 1
-#include "kuring.h"
+#include "kloop.h"
 #include "ksimd.h"
 
 /* Bytes per transfer: 4 chunks of the ioctl, several descriptors. */
@@ -42,18 +42,8 @@ static struct held held_now(void)
 	return h;
 }
 
-/* Exit codes of the children, so the parent can say what went wrong. */
-enum {
-	CHILD_OPEN = 10,
-	CHILD_ATTACH,
-	CHILD_BO,
-	CHILD_MEM,
-	CHILD_XFER,
-	CHILD_RING,
-};
-
-/* The child's device file, attached, with a buffer of LEN bytes. */
-static int child_open(uint32_t *bo, void **host)
+/* The child: its own attached file, and the loop of @uring's kind. */
+static void child(bool uring, int ready)
 {
 	struct ipu_bo_create c;
 	char path[64];
@@ -61,74 +51,16 @@ static int child_open(uint32_t *bo, void **host)
 
 	snprintf(path, sizeof(path), "/dev/ipu%u", kt_dev(0));
 	fd = open(path, O_RDWR | O_CLOEXEC);
-	kt_child_check(fd >= 0, CHILD_OPEN);
-	kt_child_check(kt_attach(fd) == 0, CHILD_ATTACH);
-	kt_child_check(kt_bo_create(fd, LEN, &c) == 0, CHILD_BO);
-	*bo = c.handle;
-	*host = mmap(NULL, LEN, PROT_READ | PROT_WRITE,
-		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	kt_child_check(*host != MAP_FAILED, CHILD_MEM);
-	memset(*host, 0x5a, LEN);
-	return fd;
+	kt_child_check(fd >= 0, 110);
+	kt_child_check(kt_attach(fd) == 0, 111);
+	kt_child_check(kt_bo_create(fd, LEN, &c) == 0, 112);
+	if (uring)
+		kl_uring_loop(fd, c.handle, LEN, DEPTH, ready);
+	kl_ioctl_loop(fd, c.handle, LEN, ready);
 }
 
-/* XFER ioctls, to the device and back, until killed. */
-static void child_ioctl_loop(int ready)
-{
-	uint32_t bo;
-	void *host;
-	int fd = child_open(&bo, &host);
-	unsigned long i;
-
-	for (i = 0;; i++) {
-		kt_child_check(kt_write_bo(fd, bo, 0, host, LEN) == 0, CHILD_XFER);
-		kt_child_check(kt_read_bo(fd, bo, 0, host, LEN) == 0, CHILD_XFER);
-		if (i == 0)
-			kt_pipe_send(ready, 'r');
-	}
-}
-
-/* io_uring XFERs, DEPTH in flight, each reaped one replaced, until killed. */
-static void child_uring_loop(int ready)
-{
-	struct io_uring ring;
-	struct io_uring_cqe *cqe;
-	struct io_uring_params p;
-	uint32_t bo;
-	void *host;
-	int fd = child_open(&bo, &host);
-	unsigned long n;
-
-	memset(&p, 0, sizeof(p));
-	p.flags = IORING_SETUP_SQE128;
-	kt_child_check(io_uring_queue_init_params(2 * DEPTH, &ring, &p) == 0,
-		       CHILD_RING);
-	for (n = 0;; n++) {
-		struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
-		struct ipu_xfer *x;
-
-		kt_child_check(sqe != NULL, CHILD_RING);
-		io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, NULL, 0, 0);
-		sqe->cmd_op = IPU_URING_CMD_XFER;
-		memset(sqe->cmd, 0, KU_CMD_BYTES);
-		x = ku_xfer_of(sqe);
-		x->user_ptr = (uint64_t)(uintptr_t)host;
-		x->length = LEN;
-		x->handle = bo;
-		x->flags = n % 2 ? IPU_XFER_FROM_DEVICE : IPU_XFER_TO_DEVICE;
-		kt_child_check(io_uring_submit(&ring) == 1, CHILD_RING);
-		if (n + 1 < DEPTH)
-			continue;
-		kt_child_check(io_uring_wait_cqe(&ring, &cqe) == 0, CHILD_RING);
-		kt_child_check(cqe->res == 0, CHILD_XFER);
-		io_uring_cqe_seen(&ring, cqe);
-		if (n + 1 == 2 * DEPTH)
-			kt_pipe_send(ready, 'r');
-	}
-}
-
-/* Start @loop in a child, kill it once it is in its loop, reap it. */
-static void kill_mid_dma(void (*loop)(int ready))
+/* Start a child, kill it once it is in its loop, reap it. */
+static void kill_mid_dma(bool uring)
 {
 	int ready[2], st;
 	pid_t pid;
@@ -136,7 +68,7 @@ static void kill_mid_dma(void (*loop)(int ready))
 	kt_pipe(ready);
 	pid = kt_fork();
 	if (pid == 0)
-		loop(ready[1]);
+		child(uring, ready[1]);
 	/* Only the child writes: its death is EOF, not a hang. */
 	kt_close(ready[1]);
 	if (kt_pipe_recv(ready[0]) != 'r') {
@@ -178,27 +110,27 @@ static void assert_nothing_left(const struct held *before)
 	assert_pattern(back, LEN, 7);
 }
 
-/* The whole test around @loop. */
-static void kill_leaves_nothing(void (*loop)(int ready))
+/* The whole test, with an io_uring child or an ioctl one. */
+static void kill_leaves_nothing(bool uring)
 {
 	struct held before;
 
 	kt_require_dev(0);
 	before = held_now();
-	kill_mid_dma(loop);
+	kill_mid_dma(uring);
 	assert_nothing_left(&before);
 }
 
 static void test_kill_mid_ioctl_xfer_leaves_nothing(void **state)
 {
 	(void)state;
-	kill_leaves_nothing(child_ioctl_loop);
+	kill_leaves_nothing(false);
 }
 
 static void test_kill_mid_uring_xfer_leaves_nothing(void **state)
 {
 	(void)state;
-	kill_leaves_nothing(child_uring_loop);
+	kill_leaves_nothing(true);
 }
 
 int main(void)
