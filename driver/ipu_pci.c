@@ -46,6 +46,70 @@ static bool ipu_pci_gone(u32 val)
 }
 
 /*
+ * The driver unbinds itself from a function that fell off the bus, as
+ * the PCI core's removal would unbind it: remove() under the device
+ * lock. Nothing happens when the driver was unbound meanwhile (rmmod, a
+ * sysfs unbind, the PCI core's own removal); a function that is gone
+ * cannot have been bound again since (probe reads ID all ones and fails).
+ */
+static void ipu_pci_gone_work(struct work_struct *work)
+{
+	struct ipu_pci *ipu = container_of(work, struct ipu_pci, gone_work);
+	struct pci_dev *pdev = ipu->pdev;
+
+	device_release_driver(&pdev->dev);
+	pci_dev_put(pdev);
+	ipu_device_put(&ipu->idev);
+}
+
+/**
+ * ipu_pci_check_gone - surprise removal: whether a read says the function is gone
+ * @ipu: the device
+ * @val: a register just read
+ *
+ * A function that fell off the bus answers every read with all ones
+ * (spec section 10); ID never reads so otherwise, so an all-ones @val that
+ * ID confirms is removal. The first such read stops the driver touching
+ * the function, wakes the transfers waiting for it (they fail -ENODEV) and
+ * queues the driver's unbinding (ipu_pci_gone_work()), which completes
+ * everything else in flight with -ENODEV as remove() does. Callable from
+ * any context, interrupt handlers included.
+ *
+ * Return: true when the function is gone.
+ */
+bool ipu_pci_check_gone(struct ipu_pci *ipu, u32 val)
+{
+	if (ipu_pci_is_gone(ipu))
+		return true;
+	if (!ipu_pci_gone(val) || !ipu_pci_gone(ipu_pci_rd(ipu, IPU_REG_ID)))
+		return false;
+	if (atomic_xchg(&ipu->gone, 1))
+		return true;
+	dev_err(&ipu->pdev->dev, "the function fell off the bus (registers read all ones): unplugging\n");
+	ipu_pci_dma_abort(ipu);
+	/* The work's own references: removal may run before it. */
+	pci_dev_get(ipu->pdev);
+	get_device(&ipu->idev.dev);
+	queue_work(ipu_wq, &ipu->gone_work);
+	return true;
+}
+
+/**
+ * ipu_pci_present - whether the function still answers (reads ID)
+ * @ipu: the device
+ *
+ * For the teardown paths, which skip the registers of a function that is
+ * gone: its writes go nowhere, and each access costs a bus timeout.
+ *
+ * Return: true unless the function fell off the bus.
+ */
+bool ipu_pci_present(struct ipu_pci *ipu)
+{
+	return !ipu_pci_is_gone(ipu) &&
+	       !ipu_pci_check_gone(ipu, ipu_pci_rd(ipu, IPU_REG_ID));
+}
+
+/*
  * The error log (spec section 7): entries since the last look. Descriptor
  * errors reach their command as -EIO, so they are debug output; anything
  * else is the device's or the driver's fault and worth a (rate-limited)
@@ -56,7 +120,7 @@ static void ipu_pci_log_errors(struct ipu_pci *ipu)
 	u32 count = ipu_pci_rd(ipu, IPU_REG_ERR_COUNT);
 	u32 n;
 
-	if (ipu_pci_gone(count))
+	if (ipu_pci_check_gone(ipu, count))
 		return;
 	/* Older entries than the log holds were overwritten. */
 	if (count - ipu->err_seen > IPU_ERR_LOG_LEN)
@@ -89,7 +153,7 @@ static irqreturn_t ipu_pci_misc_irq(int irq, void *data)
 	struct ipu_pci *ipu = data;
 	u32 cause = ipu_pci_rd(ipu, IPU_REG_IRQ_CAUSE);
 
-	if (ipu_pci_gone(cause))
+	if (ipu_pci_check_gone(ipu, cause))
 		return IRQ_NONE;
 	/* A masked cause latches too: not ours to act on yet. */
 	cause &= IPU_PCI_MISC_CAUSES & READ_ONCE(ipu->irq_unmasked);
@@ -130,8 +194,7 @@ static int ipu_pci_irq_selftest(struct ipu_pci *ipu)
 	ipu_pci_wr(ipu, IPU_REG_IRQ_RAISE, IPU_IRQ_SW);
 	if (!wait_for_completion_timeout(&ipu->selftest_done,
 					 msecs_to_jiffies(IPU_PCI_IRQ_WAIT_MS)))
-		ret = ipu_pci_gone(ipu_pci_rd(ipu, IPU_REG_ID)) ? -ENODEV :
-								  -ETIMEDOUT;
+		ret = ipu_pci_present(ipu) ? -ETIMEDOUT : -ENODEV;
 	mutex_unlock(&ipu->selftest_lock);
 	return ret;
 }
@@ -181,14 +244,14 @@ static int ipu_pci_soft_reset(struct ipu_pci *ipu)
 	int ret;
 
 	before = ipu_pci_rd(ipu, IPU_REG_RESET_COUNT);
-	if (ipu_pci_gone(before))
+	if (ipu_pci_check_gone(ipu, before))
 		return -ENODEV;
 	ipu_pci_wr(ipu, IPU_REG_SOFT_RESET, IPU_SOFT_RESET_MAGIC);
 	ret = readl_poll_timeout(ipu->regs + IPU_REG_RESET_COUNT, now,
 				 now != before, 10, IPU_PCI_RESET_WAIT_US);
 	if (ret)
 		return -EIO;
-	return ipu_pci_gone(now) ? -ENODEV : 0;
+	return ipu_pci_check_gone(ipu, now) ? -ENODEV : 0;
 }
 
 /*
@@ -221,6 +284,8 @@ static int ipu_pci_reset(struct ipu_device *idev)
 	struct ipu_pci *ipu = to_ipu_pci(idev);
 	int ret, cmd_ret;
 
+	if (ipu_pci_is_gone(ipu))
+		return -ENODEV;
 	ret = ipu_pci_soft_reset(ipu);
 	if (ret == -EIO)
 		ret = ipu_pci_flr(ipu);
@@ -350,7 +415,7 @@ static int ipu_pci_request_irqs(struct ipu_pci *ipu)
 
 static void ipu_pci_free_irqs(struct ipu_pci *ipu)
 {
-	if (!ipu_pci_gone(ipu_pci_rd(ipu, IPU_REG_ID)))
+	if (ipu_pci_present(ipu))
 		ipu_pci_wr(ipu, IPU_REG_IRQ_MASK, IPU_IRQ_ALL);
 	free_irq(pci_irq_vector(ipu->pdev, IPU_VEC_MISC), ipu);
 }
@@ -364,6 +429,8 @@ static int ipu_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (!ipu)
 		return -ENOMEM;
 	ipu->pdev = pdev;
+	INIT_WORK(&ipu->gone_work, ipu_pci_gone_work);
+	ipu_pci_dma_prepare(ipu);
 	init_completion(&ipu->fw_booted);
 	init_completion(&ipu->selftest_done);
 	mutex_init(&ipu->selftest_lock);

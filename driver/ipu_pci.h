@@ -12,6 +12,7 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 
 #include <ipu/hw.h>
 
@@ -116,6 +117,11 @@ struct ipu_pci_cmdq {
  * @removing: remove() has begun: transfers waiting for the device stop
  *	waiting (they run inside the core's unplug guard, which removal
  *	waits for, and a dead device would hold it for their whole bound).
+ * @gone: the function fell off the bus (a register read all ones, spec
+ *	section 10): nothing touches it any more, transfers waiting for it
+ *	stop as for @removing, and @gone_work unbinds the driver.
+ * @gone_work: unbinds the driver from a function that fell off the bus,
+ *	so that its files get -ENODEV and its resources go as in remove().
  */
 struct ipu_pci {
 	struct ipu_device idev;
@@ -136,6 +142,8 @@ struct ipu_pci {
 	struct ipu_pci_queue dmaq[2];
 	struct ipu_pci_cmdq cmdq;
 	bool removing;
+	atomic_t gone;
+	struct work_struct gone_work;
 };
 
 static inline struct ipu_pci *to_ipu_pci(struct ipu_device *idev)
@@ -160,6 +168,12 @@ static inline __u64 ipu_pci_le64(u64 v)
 static inline u32 ipu_pci_from_le32(__u32 v)
 {
 	return le32_to_cpu((__force __le32)v);
+}
+
+/* Whether the function fell off the bus, as far as the driver has seen. */
+static inline bool ipu_pci_is_gone(struct ipu_pci *ipu)
+{
+	return atomic_read(&ipu->gone);
 }
 
 static inline u32 ipu_pci_rd(struct ipu_pci *ipu, u32 reg)
@@ -201,10 +215,14 @@ static inline void ipu_pci_unmask(struct ipu_pci *ipu, u32 causes)
 	ipu_pci_wr(ipu, IPU_REG_IRQ_MASK, IPU_IRQ_ALL & ~ipu->irq_unmasked);
 }
 
+bool ipu_pci_check_gone(struct ipu_pci *ipu, u32 val);
+bool ipu_pci_present(struct ipu_pci *ipu);
+
 int ipu_pci_fw_load(struct ipu_pci *ipu);
 
 int ipu_pci_dma(struct ipu_device *idev, u64 dev_off, struct iov_iter *iter,
 		bool to_device);
+void ipu_pci_dma_prepare(struct ipu_pci *ipu);
 int ipu_pci_dma_init(struct ipu_pci *ipu);
 int ipu_pci_dma_reset(struct ipu_pci *ipu);
 void ipu_pci_dma_abort(struct ipu_pci *ipu);

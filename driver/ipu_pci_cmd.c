@@ -74,16 +74,20 @@ static int ipu_pci_cmd_enable(struct ipu_pci_cmdq *cq)
  *
  * Return: 0 (the ring holds a reference to @req until it is reaped);
  * -EBUSY when the ring is full; -EIO when the queue is down (a reset
- * failed); -EINVAL when the image is larger than a descriptor can say.
+ * failed); -ENODEV when the function fell off the bus; -EINVAL when the
+ * image is larger than a descriptor can say.
  */
 int ipu_pci_cmd_launch(struct ipu_device *idev, struct ipu_launch_req *req)
 {
-	struct ipu_pci_cmdq *cq = &to_ipu_pci(idev)->cmdq;
+	struct ipu_pci *ipu = to_ipu_pci(idev);
+	struct ipu_pci_cmdq *cq = &ipu->cmdq;
 	struct ipu_cmd_desc *d;
 	int ret = 0;
 
 	if (req->exe_size > U32_MAX)
 		return -EINVAL;
+	if (ipu_pci_is_gone(ipu))
+		return -ENODEV;
 	spin_lock(&cq->lock);
 	if (!cq->enabled) {
 		ret = -EIO;
@@ -165,7 +169,7 @@ static irqreturn_t ipu_pci_cmd_irq(int irq, void *data)
 	struct ipu_pci *ipu = data;
 	u32 cause = ipu_pci_rd(ipu, IPU_REG_IRQ_CAUSE);
 
-	if (cause == ~0u || !(cause & IPU_IRQ_CMD))
+	if (ipu_pci_check_gone(ipu, cause) || !(cause & IPU_IRQ_CMD))
 		return IRQ_NONE;
 	/* Acknowledge first: a completion meanwhile raises a new message. */
 	ipu_pci_wr(ipu, IPU_REG_IRQ_CAUSE, IPU_IRQ_CMD);
@@ -288,7 +292,7 @@ void ipu_pci_cmd_fini(struct ipu_pci *ipu)
 	spin_lock(&cq->lock);
 	cq->enabled = false;
 	spin_unlock(&cq->lock);
-	if (ipu_pci_rd(ipu, IPU_REG_ID) != ~0u)
+	if (ipu_pci_present(ipu))
 		ipu_pci_cmd_wr(cq, IPU_Q_CTRL, 0);
 	free_irq(cq->irq, ipu);
 	ipu_pci_cmd_drop(cq);

@@ -22,6 +22,9 @@
  * Removal ends the wait at once (-ENODEV, the queue stopped the same
  * way): the wait runs inside the core's unplug guard, which removal
  * waits for, and a device that fell off the bus would never finish.
+ * Such a device raises no interrupt either: a transfer that waited
+ * IPU_PCI_DMA_ALIVE_MS for its batch reads a register, and all ones
+ * (ipu_pci_check_gone()) ends it with -ENODEV and unplugs the device.
  */
 #include <linux/bvec.h>
 #include <linux/dma-mapping.h>
@@ -37,6 +40,12 @@
 #define IPU_PCI_DMA_RING 256
 /* A batch moves at most 256 x 16 MiB; TCG guests are slow, hence 30 s. */
 #define IPU_PCI_DMA_WAIT_MS 30000
+/*
+ * How long a transfer waits for its batch before it looks whether the
+ * function is still there: one that fell off the bus raises no interrupt
+ * and never will, and only a register read (all ones) tells.
+ */
+#define IPU_PCI_DMA_ALIVE_MS 1000
 
 static const char *const ipu_pci_dma_names[] = { "h2d", "d2h" };
 
@@ -70,7 +79,7 @@ static irqreturn_t ipu_pci_dma_irq(int irq, void *data)
 	struct ipu_pci *ipu = q->ipu;
 	u32 cause = ipu_pci_rd(ipu, IPU_REG_IRQ_CAUSE);
 
-	if (cause == ~0u || !(cause & q->cause))
+	if (ipu_pci_check_gone(ipu, cause) || !(cause & q->cause))
 		return IRQ_NONE;
 	ipu_pci_wr(ipu, IPU_REG_IRQ_CAUSE, q->cause);
 	wake_up(&q->wait);
@@ -130,28 +139,49 @@ static int ipu_pci_sgt_from_iter(struct sg_table *sgt, struct iov_iter *iter)
 	return 0;
 }
 
+/* Removal has begun, or the function fell off the bus. */
+static bool ipu_pci_q_leaving(struct ipu_pci_queue *q)
+{
+	return READ_ONCE(q->ipu->removing) || ipu_pci_is_gone(q->ipu);
+}
+
 /*
  * Wait for the batch ending before @tail, for a soft reset (q->gen moved
- * past @gen) to end it, or for removal. Returns 0, -ETIMEDOUT or -ENODEV
- * (then the queue is stopped and nothing of the batch is still moving).
+ * past @gen) to end it, or for removal, looking every
+ * IPU_PCI_DMA_ALIVE_MS whether the function fell off the bus. Returns 0,
+ * -ETIMEDOUT or -ENODEV (then the queue is stopped, or the function gone,
+ * and nothing of the batch is still moving).
  */
 static int ipu_pci_q_wait(struct ipu_pci_queue *q, u32 tail, u32 gen)
 {
-	long left;
+	unsigned long end = jiffies + msecs_to_jiffies(IPU_PCI_DMA_WAIT_MS);
+	int ret = -ETIMEDOUT;
 
-	left = wait_event_timeout(q->wait,
-				  ipu_pci_q_head(q) == tail ||
-				  READ_ONCE(q->gen) != gen ||
-				  READ_ONCE(q->ipu->removing),
-				  msecs_to_jiffies(IPU_PCI_DMA_WAIT_MS));
-	if (left && (ipu_pci_q_head(q) == tail || READ_ONCE(q->gen) != gen))
-		return 0;
+	for (;;) {
+		wait_event_timeout(q->wait,
+				   ipu_pci_q_head(q) == tail ||
+				   READ_ONCE(q->gen) != gen ||
+				   ipu_pci_q_leaving(q),
+				   msecs_to_jiffies(IPU_PCI_DMA_ALIVE_MS));
+		if (ipu_pci_q_head(q) == tail || READ_ONCE(q->gen) != gen)
+			return 0;
+		if (ipu_pci_q_leaving(q)) {
+			ret = -ENODEV;
+			break;
+		}
+		if (ipu_pci_check_gone(q->ipu, readl(q->regs + IPU_Q_HEAD)))
+			return -ENODEV;
+		if (time_after_eq(jiffies, end))
+			break;
+	}
 	/*
-	 * Returns once the descriptor in progress has finished; a function
-	 * that fell off the bus drops the write and moves nothing any more.
+	 * Returns once the descriptor in progress has finished. A function
+	 * that fell off the bus moves nothing any more, and the write would
+	 * go nowhere.
 	 */
-	ipu_pci_q_wr(q, IPU_Q_CTRL, 0);
-	return left ? -ENODEV : -ETIMEDOUT;
+	if (!ipu_pci_is_gone(q->ipu))
+		ipu_pci_q_wr(q, IPU_Q_CTRL, 0);
+	return ret;
 }
 
 /* The status words of descriptors [@first, @tail): 0 or -EIO. */
@@ -233,7 +263,7 @@ static int ipu_pci_q_run(struct ipu_pci_queue *q, struct sg_table *sgt,
  * Return: 0; -EIO when a descriptor failed (the device's error code:
  * E_DATA, E_RESET...) or a soft reset ended the transfer; -ETIMEDOUT when
  * the device did not finish; -ENODEV when the function is being
- * removed; -ENOMEM.
+ * removed or fell off the bus; -ENOMEM.
  */
 int ipu_pci_dma(struct ipu_device *idev, u64 dev_off, struct iov_iter *iter,
 		bool to_device)
@@ -248,6 +278,8 @@ int ipu_pci_dma(struct ipu_device *idev, u64 dev_off, struct iov_iter *iter,
 
 	if (!iov_iter_count(iter))
 		return 0;
+	if (ipu_pci_is_gone(ipu))
+		return -ENODEV;
 	ret = ipu_pci_sgt_from_iter(&sgt, iter);
 	if (ret)
 		return ret;
@@ -256,7 +288,14 @@ int ipu_pci_dma(struct ipu_device *idev, u64 dev_off, struct iov_iter *iter,
 		goto out_free;
 
 	mutex_lock(&q->xfer_lock);
-	ret = q->enabled ? ipu_pci_q_run(q, &sgt, dev_off) : -EIO;
+	/*
+	 * Removal, or the function gone: also for a transfer that waited
+	 * for the queue while the one before it found out and stopped it.
+	 */
+	if (ipu_pci_q_leaving(q))
+		ret = -ENODEV;
+	else
+		ret = q->enabled ? ipu_pci_q_run(q, &sgt, dev_off) : -EIO;
 	if (ret == -ENODEV) {
 		q->enabled = false;
 	} else if (ret == -ETIMEDOUT) {
@@ -321,6 +360,23 @@ void ipu_pci_dma_abort(struct ipu_pci *ipu)
 }
 
 /**
+ * ipu_pci_dma_prepare - the queues' locks and wait queues, first thing in probe
+ * @ipu: the device, zeroed
+ *
+ * Before any interrupt handler exists: a handler that finds the function
+ * gone wakes the queues' waiters (ipu_pci_dma_abort()).
+ */
+void ipu_pci_dma_prepare(struct ipu_pci *ipu)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(ipu->dmaq); i++) {
+		mutex_init(&ipu->dmaq[i].xfer_lock);
+		init_waitqueue_head(&ipu->dmaq[i].wait);
+	}
+}
+
+/**
  * ipu_pci_dma_init - allocate, program and enable the two DMA queues
  * @ipu: the device, its firmware booted (not needed by DMA, but the order
  *	of the spec's section 12)
@@ -344,8 +400,6 @@ int ipu_pci_dma_init(struct ipu_pci *ipu)
 		q->index = i;
 		q->regs = ipu->regs + IPU_REG_QUEUE(i);
 		q->cause = i == IPU_QUEUE_H2D ? IPU_IRQ_H2D : IPU_IRQ_D2H;
-		mutex_init(&q->xfer_lock);
-		init_waitqueue_head(&q->wait);
 		q->ring = dmam_alloc_coherent(dev, IPU_PCI_DMA_RING *
 					      sizeof(*q->ring), &q->ring_dma,
 					      GFP_KERNEL);
@@ -391,7 +445,7 @@ void ipu_pci_dma_fini(struct ipu_pci *ipu)
 	for (i = 0; i < ARRAY_SIZE(ipu->dmaq); i++) {
 		struct ipu_pci_queue *q = &ipu->dmaq[i];
 
-		if (ipu_pci_rd(ipu, IPU_REG_ID) != ~0u)
+		if (ipu_pci_present(ipu))
 			ipu_pci_q_wr(q, IPU_Q_CTRL, 0);
 		free_irq(q->irq, q);
 	}

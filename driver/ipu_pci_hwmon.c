@@ -33,7 +33,7 @@ static int ipu_pci_hwmon_read(struct device *dev,
 		return -EOPNOTSUPP;
 	v = ipu_pci_rd(ipu, reg);
 	/* The function fell off the bus (section 10). */
-	if (v == ~0u)
+	if (ipu_pci_check_gone(ipu, v))
 		return -ENODEV;
 	if (type == hwmon_temp)
 		*val = (s32)v;
