@@ -44,14 +44,19 @@ static inline void kl_ioctl_loop(int fd, uint32_t bo, size_t len, int ready)
 	}
 }
 
-/* io_uring XFERs, @depth in flight, each one reaped replaced. */
+/*
+ * io_uring XFERs, @depth in flight, each one reaped replaced. Each in
+ * flight has host memory of its own: two transfers from the device into
+ * the same bytes at once are no application's and make the DMA API's
+ * checker (CONFIG_DMA_API_DEBUG) report overlapping mappings.
+ */
 static inline void kl_uring_loop(int fd, uint32_t bo, size_t len,
 				 unsigned int depth, int ready)
 {
 	struct io_uring ring;
 	struct io_uring_cqe *cqe;
 	struct io_uring_params p;
-	void *host = kl_host(len);
+	uint8_t *host = kl_host(len * depth);
 	unsigned long i;
 	int res;
 
@@ -67,7 +72,7 @@ static inline void kl_uring_loop(int fd, uint32_t bo, size_t len,
 		sqe->cmd_op = IPU_URING_CMD_XFER;
 		memset(sqe->cmd, 0, KU_CMD_BYTES);
 		x = ku_xfer_of(sqe);
-		x->user_ptr = (uint64_t)(uintptr_t)host;
+		x->user_ptr = (uint64_t)(uintptr_t)(host + (i % depth) * len);
 		x->length = len;
 		x->handle = bo;
 		x->flags = i % 2 ? IPU_XFER_FROM_DEVICE : IPU_XFER_TO_DEVICE;
