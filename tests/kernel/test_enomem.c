@@ -354,15 +354,51 @@ static int uring_one(void)
 	return ret;
 }
 
+/* The mix's /proc/self/make-it-fail while it is open, else -1. */
+static int mif_fd = -1;
+
 /*
- * A refused submission may leave the SQE queued: start a new ring (again
- * until it works: in the mix, its own allocations may fail too).
+ * Pause (@on false) or resume the injection of this thread: fail-nth's
+ * remaining count and the mix's make-it-fail. Reading and writing these
+ * files allocates nothing.
+ */
+static void injection(bool on)
+{
+	static char nth[16];
+	ssize_t k;
+
+	if (!on) {
+		k = pread(nth_fd, nth, sizeof(nth) - 1, 0);
+		nth[k > 0 ? k : 0] = '\0';
+		assert_int_equal(pwrite(nth_fd, "0", 1, 0), 1);
+		if (mif_fd >= 0)
+			assert_int_equal(write(mif_fd, "0", 1), 1);
+		return;
+	}
+	if (mif_fd >= 0)
+		assert_int_equal(write(mif_fd, "1", 1), 1);
+	if (strtoul(nth, NULL, 10))
+		assert_int_equal(pwrite(nth_fd, nth, strlen(nth), 0),
+				 (ssize_t)strlen(nth));
+}
+
+/*
+ * A refused submission may leave the SQE queued: start a new ring.
+ *
+ * Its setup runs with the injection paused. io_uring_setup() records the
+ * ring in this task's io_uring context (io_uring/tctx.c, an xa_store keyed
+ * by the ring's address); an injected failure part-way through that
+ * xa_store leaves empty xarray nodes that 6.1's io_uring never frees (its
+ * own comment in __io_uring_free() says so), and kmemleak reports them
+ * after the run: a leak of the kernel's, not of this driver, and setting
+ * up a ring is not what these tests are about.
  */
 static void ring_renew(void)
 {
 	io_uring_queue_exit(&d.ring);
-	while (io_uring_queue_init(8, &d.ring, IORING_SETUP_SQE128))
-		;
+	injection(false);
+	assert_int_equal(io_uring_queue_init(8, &d.ring, IORING_SETUP_SQE128), 0);
+	injection(true);
 }
 
 static int call_uring_xfer(void *ctx)
@@ -717,7 +753,7 @@ static void put(int fd, const char *val)
 
 static void test_a_mix_under_random_allocation_failures_leaves_nothing(void **state)
 {
-	int prob[2], mif, i, ret, failed = 0, worked = 0;
+	int prob[2], i, ret, failed = 0, worked = 0;
 	uint64_t used, big = 65536;
 
 	(void)state;
@@ -726,13 +762,13 @@ static void test_a_mix_under_random_allocation_failures_leaves_nothing(void **st
 	used = kt_sysfs_u64(d.idx, "memory_used");
 	prob[0] = fault_fd("failslab", "probability");
 	prob[1] = fault_fd("fail_page_alloc", "probability");
-	mif = open("/proc/self/make-it-fail", O_WRONLY | O_CLOEXEC);
-	assert_true(mif >= 0);
-	kt_track(KT_PIPE)->fd = mif;
+	mif_fd = open("/proc/self/make-it-fail", O_WRONLY | O_CLOEXEC);
+	assert_true(mif_fd >= 0);
+	kt_track(KT_PIPE)->fd = mif_fd;
 
 	put(prob[0], "10");
 	put(prob[1], "10");
-	put(mif, "1");
+	put(mif_fd, "1");
 	for (i = 0; i < 200; i++) {
 		uint32_t dir = i & 1 ? IPU_XFER_FROM_DEVICE : IPU_XFER_TO_DEVICE;
 		int r[4];
@@ -763,13 +799,13 @@ static void test_a_mix_under_random_allocation_failures_leaves_nothing(void **st
 			} else if (r[k] == -ENOMEM || r[k] == -EAGAIN) {
 				failed++;
 			} else {
-				put(mif, "0");
+				put(mif_fd, "0");
 				fail_msg("round %d, op %d: %d (%s)", i, k, r[k],
 					 strerror(-r[k]));
 			}
 		}
 	}
-	put(mif, "0");
+	put(mif_fd, "0");
 	put(prob[0], "0");
 	put(prob[1], "0");
 	print_message("%d calls worked, %d failed cleanly\n", worked, failed);
@@ -784,6 +820,7 @@ static int teardown_mix(void **state)
 {
 	int fd;
 
+	mif_fd = -1; /* kt_teardown() closes it */
 	/* Whatever happened, the probabilities go back to 0. */
 	fd = open(FAULT_DIR "/failslab/probability", O_WRONLY | O_CLOEXEC);
 	if (fd >= 0) {
