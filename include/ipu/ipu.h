@@ -136,7 +136,15 @@ struct ipu_device_entry {
  * while the list is made are left out. The software model's devices are not
  * listed (see ipu_device_list_create_opts()).
  *
- * Return: 0; -EINVAL if @listp is NULL; -ENOMEM; -errno if sysfs exists but
+ * The environment variable IPU_HW_PLATFORM picks the hardware devices of
+ * one platform: "sim" (ipu.ko's simulated IPUs) or "pci" (PCIe IPUs); the
+ * others are left out, so "auto" and libsession's "ipu_hw" never take
+ * them (a replicated program runs on linked IPUs of one kind). They keep
+ * their names ("hw:N" is /dev/ipuN), and opening one by name still works.
+ * Unset or "": every IPU.
+ *
+ * Return: 0; -EINVAL if @listp is NULL or IPU_HW_PLATFORM is another
+ * value (the message names it); -ENOMEM; -errno if sysfs exists but
  * cannot be read.
  */
 int ipu_device_list_create(struct ipu_device_list **listp);
@@ -219,7 +227,7 @@ struct ipu_open_opts {
  * "auto" (or NULL) follows the environment variable IPU_DEVICE:
  *  - unset, "" or "auto": the hardware devices (and devices of backends
  *    registered for tests) in the order ipu_device_list_create() lists
- *    them, the first that opens (and, with IPU_OPEN_ATTACH, attaches: busy
+ *    them (only IPU_HW_PLATFORM's, when set), the first that opens (and, with IPU_OPEN_ATTACH, attaches: busy
  *    devices are skipped); when none does, the software model: "model:0",
  *    or with IPU_OPEN_ATTACH the first model device not attached yet;
  *  - a backend's name alone, "hw" or "model": the first device of that

@@ -99,7 +99,9 @@ struct ipu_stream_desc {
  * @device: "auto" (default, also for NULL), "ipu_hw", "ipu_model" or "cpu"
  *	(S02, S24). "auto" is the backend IPU_DEVICE names ("hw..." or
  *	"model...", as libipu's "auto"), else hardware when enough of its
- *	IPUs are free and can launch programs, else the model. The
+ *	IPUs are free and can launch programs, else the model. "ipu_hw"
+ *	takes the IPUs libipu lists: with IPU_HW_PLATFORM ("sim" or "pci"),
+ *	that platform's only (see ipu_device_list_create()). The
  *	environment variable IPU_OFFLINE_DEVICE ("ipu_hw", "ipu_model" or
  *	"cpu") overrides it (S04): the session is built for that type
  *	without looking for its IPUs, which are acquired on attach.

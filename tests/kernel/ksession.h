@@ -21,6 +21,15 @@
  *  - cmocka_run_group_tests(): the tests, on KSH_DEVICES
  *    simulated IPUs all served by ipu-simd (see ksh_devices_up()), the
  *    PCIe IPUs unbound meanwhile; exit 77 without /dev/ipu0 or ipu-simd.
+ *
+ * The PCI variant of a file (ktest.h's KT_ON_PCI, e.g.
+ * test_pci_session_hw_run.c) runs the same tests on the PCIe IPUs alone,
+ * as a user would pick them: IPU_HW_PLATFORM=pci (libipu lists only
+ * those, so "ipu_hw" is them); their launches run on the device's command
+ * queue. Nothing is unbound or added. A program that needs more IPUs than
+ * the guest has PCI ones skips its test, saying libsession's reason; a
+ * file that defines KSH_PCI_UNSUPPORTED (its reason) before including
+ * this header skips all of its tests.
  */
 #ifndef IPU_TESTS_KSESSION_H
 #define IPU_TESTS_KSESSION_H
@@ -47,8 +56,7 @@ static uint64_t ksh_added;
  * the guests have two PCI ones, linked to each other only: a session on
  * "ipu_hw" that mixed both kinds could not run its replicas. For the run
  * of the file they are unbound from ipu.ko (their ipuN go), and bound
- * again after. (PCI launches are tested by test_pci_launch and
- * test_pci_leaks; running these files on PCI IPUs alone is left to do.)
+ * again after. (The PCI variants run the files on the PCI IPUs alone.)
  */
 #define KSH_PCI_DRIVER "/sys/bus/pci/drivers/ipu"
 #define KSH_MAX_PCI 8
@@ -138,6 +146,66 @@ static inline int ksh_group_setup(void **state)
 	return __ipu_model_reinit();
 }
 
+#ifdef KT_ON_PCI
+/*
+ * A session on the PCIe IPUs for @ir, or the test skipped when they are
+ * too few for its program (libsession's -ENODEV at create, whose message
+ * says how many it needs); any other failure fails the test.
+ */
+static inline struct ipu_session *ksh_pci_session(struct ipu_ir *ir,
+						  const char *data_dir)
+{
+	IPU_OPTS(ipu_session_opts, opts, .device = "ipu_hw",
+		 .attach_timeout_ms = 1, .data_dir = data_dir);
+	struct ipu_session *s = NULL;
+	int err = ipu_session_create(ir, &opts, &s);
+
+	if (err == -ENODEV) {
+		print_message("skipped on PCI IPUs: %s\n",
+			      ipu_session_errmsg(NULL));
+		kt_skip();
+	}
+	if (err)
+		fail_msg("ipu_session_create: %s", ipu_session_errmsg(NULL));
+	return s;
+}
+
+/*
+ * The PCI run: only the PCIe IPUs listed, and ipu-simd away meanwhile
+ * (ks_simd_away(): a session that took a simulated IPU fails); exit 77
+ * without a PCI IPU.
+ */
+static inline int ksh_run(const char *group, const struct CMUnitTest *tests,
+			  size_t n, CMFixtureFunction setup,
+			  CMFixtureFunction teardown)
+{
+	bool simd;
+	int ret;
+
+#ifdef KSH_PCI_UNSUPPORTED
+	(void)group;
+	(void)tests;
+	(void)setup;
+	(void)teardown;
+	printf("%zu tests skipped on PCI IPUs: %s\n", n, KSH_PCI_UNSUPPORTED);
+	return 77;
+#endif
+	if (!kt_have_dev(0)) {
+		printf("no PCI IPU bound to ipu.ko: skipped\n");
+		return 77;
+	}
+	simd = ks_simd_away();
+	setenv("IPU_HW_PLATFORM", "pci", 1);
+	ret = _cmocka_run_group_tests(group, tests, n, setup, teardown);
+	unsetenv("IPU_HW_PLATFORM");
+	if (simd)
+		ks_simd_start(NULL);
+	return kt_exit_code(ret, n);
+}
+
+#define sh_session(ir) ksh_pci_session((ir), NULL)
+#define sh_session_in(ir, dir) ksh_pci_session((ir), (dir))
+#else
 /* The run of the file's tests. */
 static inline int ksh_run(const char *group, const struct CMUnitTest *tests,
 			  size_t n, CMFixtureFunction setup,
@@ -159,6 +227,7 @@ static inline int ksh_run(const char *group, const struct CMUnitTest *tests,
 }
 
 #define sh_session(ir) sh_session_on((ir), "ipu_hw")
+#endif
 #define sh_group_setup ksh_group_setup
 #undef cmocka_run_group_tests
 #define cmocka_run_group_tests(t, s, td) \

@@ -280,6 +280,21 @@ static inline void ks_simd_cont(void)
 	assert_int_equal(kill(ks_simd_pid(), SIGCONT), 0);
 }
 
+/*
+ * For a run that must use the PCIe IPUs alone (a PCI variant): no
+ * firmware for the simulated IPUs, so that a launch there fails
+ * (-EUNATCH) instead of running, and a test that took one fails. Returns
+ * whether ipu-simd ran; ks_simd_start(NULL) (or KS_TEST's teardown)
+ * brings it back.
+ */
+static inline bool ks_simd_away(void)
+{
+	if (!ks_have_simd() || !ks_alive(ks_simd_pid()))
+		return false;
+	ks_simd_kill(SIGTERM);
+	return true;
+}
+
 /* Skip without ipu-simd (a build host); start it if nothing runs it. */
 #define ks_require_simd()                                                 \
 	do {                                                              \

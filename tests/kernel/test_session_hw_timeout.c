@@ -9,11 +9,82 @@
  * and fails with -ETIMEDOUT and a message naming the device; once the
  * daemon goes on, the next run computes from what the device holds.
  * Also: libipu reports the kernel's launch deadline, which the session's
- * default bound starts from.
+ * default bound starts from. The PCI variant (KT_ON_PCI) hangs the launch
+ * with ipu-emu's hang_launch fault instead (see hw_setup() there).
  */
 #include "ksimd.h"
 #include "kprog.h"
 #include "unit/session_helpers.h"
+
+#ifdef KT_ON_PCI
+#include "kemu.h"
+#include "kpci.h"
+
+/*
+ * The PCI variant (test_pci_session_hw_timeout.c): the session on the
+ * first PCI IPU (IPU_HW_PLATFORM=pci, ipu-simd away), and ipu-emu's
+ * hang_launch=1 for the stopped firmware: the next launch neither runs
+ * nor completes, its deadline ignored, until a reset aborts it.
+ */
+static void hw_setup(void)
+{
+	kt_require_dev(0);
+	require_ipus();
+	ke_require();
+	assert_int_equal(setenv("IPU_HW_PLATFORM", "pci", 1), 0);
+	ks_simd_away();
+}
+
+static void hw_hang(struct ipu_device *dev)
+{
+	char name[16];
+
+	/* ipu-emu's ipu0 is the first function, the session's IPU. */
+	snprintf(name, sizeof(name), "hw:%d", ipu_of(ipus[0]));
+	assert_string_equal(ipu_device_name(dev), name);
+	ke_fault(0, "hang_launch=1");
+}
+
+/* A reset ended the hang: nothing to undo, nothing to wait for. */
+static void hw_unhang(void)
+{
+}
+
+static void hw_served(void)
+{
+}
+
+static int hw_teardown(void **state)
+{
+	unsetenv("IPU_HW_PLATFORM");
+	return ks_teardown(state);
+}
+#else
+/* The simulated IPUs: their firmware, ipu-simd, stopped (SIGSTOP). */
+static void hw_setup(void)
+{
+	ks_require_simd();
+}
+
+static void hw_hang(struct ipu_device *dev)
+{
+	(void)dev;
+	ks_simd_stop();
+}
+
+static void hw_unhang(void)
+{
+	ks_simd_cont();
+}
+
+/* The daemon serves the device again after the reset. */
+static void hw_served(void)
+{
+	ks_wait_served();
+}
+
+#define hw_teardown ks_teardown
+#endif
 
 static void test_session_wait_gives_up_resets_and_reaps(void **state)
 {
@@ -30,7 +101,7 @@ static void test_session_wait_gives_up_resets_and_reaps(void **state)
 	int err;
 
 	(void)state;
-	ks_require_simd();
+	hw_setup();
 	ks_timeout_set(60000);
 	if (ipu_session_create(sh_acc_ir(1, 1, 2, NULL), &opts, &s))
 		fail_msg("create: %s", ipu_session_errmsg(NULL));
@@ -43,7 +114,7 @@ static void test_session_wait_gives_up_resets_and_reaps(void **state)
 		  sh_buf(y, IPU_DTYPE_FLOAT32, 1, 2ull));
 	sh_assert_floats(y, ran, 2);
 
-	ks_simd_stop();
+	hw_hang(dev);
 	y[0] = y[1] = -1;
 	{
 		struct ipu_stream_buffer in = sh_sb("x", sh_buf(x, IPU_DTYPE_FLOAT32, 1, 2ull));
@@ -58,7 +129,7 @@ static void test_session_wait_gives_up_resets_and_reaps(void **state)
 		err = ipu_session_run_with_outputs(s, &in, 1, &out, 1, 0);
 		__ipu_session_set_wait_timeout(s, 0);
 	}
-	ks_simd_cont();
+	hw_unhang();
 	assert_int_equal(err, -ETIMEDOUT);
 	sh_assert_msg(s, "the launch did not complete within 1500 ms on ");
 	sh_assert_msg(s, ipu_device_name(dev));
@@ -72,8 +143,8 @@ static void test_session_wait_gives_up_resets_and_reaps(void **state)
 	 * and on a slow kernel may end first, so the session resets again. */
 	assert_true(info.reset_count >= resets + 1);
 
-	/* The daemon serves the device again; the launch never ran. */
-	ks_wait_served();
+	/* The device runs again; the launch never ran. */
+	hw_served();
 	sh_get_f32(s, "w", w, 1, &two);
 	sh_assert_floats(w, ran, 2);
 	sh_run_xy(s, sh_buf(x, IPU_DTYPE_FLOAT32, 1, 2ull),
@@ -85,8 +156,13 @@ static void test_session_wait_gives_up_resets_and_reaps(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		KS_TEST(test_session_wait_gives_up_resets_and_reaps),
+		cmocka_unit_test_teardown(test_session_wait_gives_up_resets_and_reaps,
+					  hw_teardown),
 	};
+
+#ifdef KT_ON_PCI
+	kp_init();
+#endif
 
 	return kt_exit_code(cmocka_run_group_tests(tests, kp_group_setup, NULL),
 			    KT_ARRAY_SIZE(tests));

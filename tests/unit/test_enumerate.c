@@ -2,7 +2,7 @@
 /*
  * test_enumerate.c - ipu_device_list_*() over a fake sysfs tree: no tree,
  * an empty class, devices out of order among junk, attributes missing or
- * malformed.
+ * malformed; IPU_HW_PLATFORM's choice of one platform, and its bad values.
  */
 #include "fake_sysfs.h"
 
@@ -19,6 +19,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
+	unsetenv("IPU_HW_PLATFORM");
 	fake_root_remove(*state);
 	free(*state);
 	return 0;
@@ -194,6 +195,79 @@ static void test_many_devices_are_all_listed(void **state)
 	ipu_device_list_free(list);
 }
 
+/* Two IPUs of each platform, interleaved, and one that says none. */
+static void mixed_platforms(struct fake_root *r)
+{
+	fake_root_device(r, 0, "sim", 4 << 20, 0, 0, "0.0.1", "1", 0);
+	fake_root_device(r, 1, "sim", 4 << 20, 0, 0, "0.0.1", "2", 0);
+	fake_root_device(r, 2, "pci", 8 << 20, 0, 0, "1.0.0", "3", 0);
+	fake_root_device(r, 3, "pci", 8 << 20, 0, 0, "1.0.0", "4", 0);
+	fake_root_device(r, 4, "sim", 4 << 20, 0, 0, "0.0.1", "5", 0);
+	fake_root_mkdir(r, "class/ipu/ipu5");
+}
+
+/* The names IPU_HW_PLATFORM=@platform lists, space-separated. */
+static void listed_with(const char *platform, char *names, size_t len)
+{
+	struct ipu_device_list *list;
+	size_t i, at = 0;
+
+	assert_int_equal(setenv("IPU_HW_PLATFORM", platform, 1), 0);
+	assert_int_equal(ipu_device_list_create(&list), 0);
+	names[0] = '\0';
+	for (i = 0; i < ipu_device_list_count(list); i++)
+		at += (size_t)snprintf(names + at, len - at, "%s%s",
+				       i ? " " : "",
+				       ipu_device_list_get(list, i)->name);
+	ipu_device_list_free(list);
+}
+
+static void test_ipu_hw_platform_lists_that_platform_only(void **state)
+{
+	char names[256];
+
+	mixed_platforms(*state);
+	/* Their own indexes: hw:N stays /dev/ipuN. */
+	listed_with("pci", names, sizeof(names));
+	assert_string_equal(names, "hw:2 hw:3");
+	listed_with("sim", names, sizeof(names));
+	assert_string_equal(names, "hw:0 hw:1 hw:4");
+	/* Empty is unset: every IPU, the one without a platform too. */
+	listed_with("", names, sizeof(names));
+	assert_string_equal(names, "hw:0 hw:1 hw:2 hw:3 hw:4 hw:5");
+}
+
+static void test_ipu_hw_platform_of_no_ipu_lists_none(void **state)
+{
+	char names[256];
+
+	fake_root_device(*state, 0, "sim", 4 << 20, 0, 0, "0.0.1", "1", 0);
+	listed_with("pci", names, sizeof(names));
+	assert_string_equal(names, "");
+}
+
+/* A value that is not a platform fails the listing and says why. */
+static void test_bad_ipu_hw_platform_is_refused_by_name(void **state)
+{
+	static const char *const bad[] = {
+		"PCI", "pci ", " sim", "pci,sim", "model", "auto", "p",
+		"pcie", "sim\n", "\xff",
+	};
+	struct ipu_device_list *list;
+	size_t i;
+
+	mixed_platforms(*state);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(setenv("IPU_HW_PLATFORM", bad[i], 1), 0);
+		list = (struct ipu_device_list *)&list;
+		assert_int_equal(ipu_device_list_create(&list), -EINVAL);
+		assert_null(list);
+		if (!strstr(ipu_errmsg(), "IPU_HW_PLATFORM"))
+			fail_msg("IPU_HW_PLATFORM=\"%s\": message \"%s\"",
+				 bad[i], ipu_errmsg());
+	}
+}
+
 static void test_list_functions_take_null(void **state)
 {
 	(void)state;
@@ -227,6 +301,9 @@ int main(void)
 		T(test_malformed_attributes_read_as_zero),
 		T(test_firmware_version_fields_out_of_range_read_as_zero),
 		T(test_many_devices_are_all_listed),
+		T(test_ipu_hw_platform_lists_that_platform_only),
+		T(test_ipu_hw_platform_of_no_ipu_lists_none),
+		T(test_bad_ipu_hw_platform_is_refused_by_name),
 		T(test_list_functions_take_null),
 		T(test_overlong_sysfs_root_is_refused),
 #undef T

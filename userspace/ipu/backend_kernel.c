@@ -50,9 +50,52 @@ static int k_get_info(int fd, struct ipu_info *info)
 	return kioctl(fd, IPU_IOCTL_GET_INFO, info);
 }
 
+/*
+ * IPU_HW_PLATFORM: the platform whose IPUs are listed ("sim": the
+ * kernel's simulated IPUs, "pci": PCIe IPUs); unset or "": every IPU. It
+ * chooses what "auto" and libsession's "ipu_hw" may take, on a machine
+ * that has both kinds (a replicated run cannot span them). *@only is
+ * NULL for every IPU; -EINVAL for another value.
+ */
+static const char *const k_platforms[] = { "sim", "pci" };
+
+static int k_platform_filter(const char **only)
+{
+	const char *s = getenv("IPU_HW_PLATFORM");
+	size_t i;
+
+	*only = NULL;
+	if (!s || !s[0])
+		return 0;
+	for (i = 0; i < sizeof(k_platforms) / sizeof(k_platforms[0]); i++) {
+		if (!strcmp(s, k_platforms[i])) {
+			*only = k_platforms[i];
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
 static int k_enumerate(struct ipu_device_list *list)
 {
-	return ipu_sysfs_enumerate(list, "hw");
+	const char *only;
+	int err = k_platform_filter(&only);
+
+	return err ? err : ipu_sysfs_enumerate(list, "hw", only);
+}
+
+/* Listing fails with -EINVAL only for a bad IPU_HW_PLATFORM: say so. */
+static const char *k_open_error(int err)
+{
+	static __thread char why[160];
+	const char *only;
+
+	if (err != -EINVAL || !k_platform_filter(&only))
+		return NULL;
+	snprintf(why, sizeof(why),
+		 "IPU_HW_PLATFORM=\"%.64s\": expected \"sim\" or \"pci\" (unset: every IPU)",
+		 getenv("IPU_HW_PLATFORM"));
+	return why;
 }
 
 static int k_open(struct ipu_device *dev, unsigned int index)
@@ -309,6 +352,7 @@ static int k_xfer(struct ipu_device *dev, const struct ipu_xfer_desc *d)
 const struct ipu_backend_ops ipu_backend_kernel = {
 	.prefix = "hw",
 	.enumerate = k_enumerate,
+	.open_error = k_open_error,
 	.open = k_open,
 	.open_error = k_open_error,
 	.close = k_close,

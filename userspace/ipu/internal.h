@@ -181,8 +181,10 @@ int ipu_sysfs_read(const char *dir, const char *attr, char *buf, size_t len);
 int ipu_sysfs_read_u64(const char *dir, const char *attr, int base,
 		       uint64_t *val);
 
-/* Hardware devices, from <sysfs root>/class/ipu/ipuN. */
-int ipu_sysfs_enumerate(struct ipu_device_list *list, const char *prefix);
+/* Hardware devices, from <sysfs root>/class/ipu/ipuN; with @only, just
+ * those whose platform attribute is @only ("sim", "pci"). */
+int ipu_sysfs_enumerate(struct ipu_device_list *list, const char *prefix,
+			const char *only);
 
 /* Parse "major.minor.patch" into (major << 16) | (minor << 8) | patch. */
 int ipu_parse_fw_version(const char *s, uint32_t *ver);

@@ -65,8 +65,12 @@ unsigned int ipu_platform_from_name(const char *name)
 	return IPU_DEVICE_PLATFORM_UNKNOWN;
 }
 
+/*
+ * Add ipuN, unless @only names a platform and the device's is another
+ * (IPU_HW_PLATFORM, backend_kernel.c).
+ */
 static int add_device(struct ipu_device_list *list, const char *prefix,
-		      const char *classdir, unsigned int index)
+		      const char *classdir, unsigned int index, const char *only)
 {
 	struct ipu_device_entry e = { 0 };
 	char dir[PATH_MAX], name[64], node[PATH_MAX], platform[64], fw[64];
@@ -80,6 +84,8 @@ static int add_device(struct ipu_device_list *list, const char *prefix,
 		return 0;
 	if (ipu_sysfs_read(dir, "platform", platform, sizeof(platform)))
 		platform[0] = '\0';
+	if (only && strcmp(platform, only))
+		return 0;
 
 	if (snprintf(name, sizeof(name), "%s:%u", prefix, index) >=
 	    (int)sizeof(name) ||
@@ -113,7 +119,8 @@ static int cmp_uint(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int ipu_sysfs_enumerate(struct ipu_device_list *list, const char *prefix)
+int ipu_sysfs_enumerate(struct ipu_device_list *list, const char *prefix,
+			const char *only)
 {
 	char classdir[PATH_MAX];
 	unsigned int *idx = NULL, *tmp, index;
@@ -155,7 +162,7 @@ int ipu_sysfs_enumerate(struct ipu_device_list *list, const char *prefix)
 	if (!err && n) {
 		qsort(idx, n, sizeof(*idx), cmp_uint);
 		for (i = 0; i < n && !err; i++)
-			err = add_device(list, prefix, classdir, idx[i]);
+			err = add_device(list, prefix, classdir, idx[i], only);
 	}
 	free(idx);
 	return err;
