@@ -209,6 +209,14 @@ static int ipu_pci_flr(struct ipu_pci *ipu)
 		dev_err(dev, "Function Level Reset failed: %d\n", ret);
 		return ret;
 	}
+	/*
+	 * The error log starts again from ERR_COUNT 0 (spec section 7):
+	 * without this, the next error would replay a whole log of stale
+	 * entries, or be lost. The FLR masked every cause, so vector 0's
+	 * thread, once done with what came before, cannot run meanwhile.
+	 */
+	synchronize_irq(pci_irq_vector(ipu->pdev, IPU_VEC_MISC));
+	ipu->err_seen = 0;
 	return ipu_pci_fw_load(ipu);
 }
 

@@ -26,19 +26,6 @@
 /* A short deadline: the watchdog fires a second later. */
 #define HANG_TIMEOUT_MS 500
 
-/* An attached file of the first PCI IPU (ipu-emu's ipu0). */
-static int open_first(void)
-{
-	int n;
-
-	require_ipus();
-	ke_require();
-	n = ipu_of(ipus[0]);
-	if (n < 0)
-		fail_msg("%s has no ipuN (not bound?)", ipus[0]);
-	return kt_open_attached((unsigned int)n);
-}
-
 /*
  * A transfer from the device under the lie @mode: -EIO; then the buffer
  * is the test's again, and the next transfer (its TAIL write releases
@@ -48,7 +35,7 @@ static void d2h_lie(const char *mode)
 {
 	uint8_t *buf = kt_alloc(LEN), *back = kt_alloc(LEN);
 	char spec[64];
-	int fd = open_first();
+	int fd = ke_open_first();
 	uint32_t bo = kt_bo(fd, LEN, NULL);
 	size_t i;
 
@@ -106,7 +93,7 @@ static void launch_lie(const char *mode)
 	struct ipu_launch l;
 	char spec[64];
 	uint64_t before;
-	int fd = open_first();
+	int fd = ke_open_first();
 
 	ks_timeout_set(HANG_TIMEOUT_MS);
 	kp_launch_bufs(fd, p->image, p->len, p->exe->arena_size, &l);
