@@ -82,9 +82,10 @@ static void writeback_locked(struct emu_queue *q)
  * moved. The descriptor then waits for the host's next TAIL write (or a
  * disable or reset), so a driver that believed the lie has returned and
  * let go of the buffers when the device touches them: a later transfer
- * shows it, without any race.
+ * shows it, without any race. False when the queue halted instead (the
+ * writeback could not be written).
  */
-static void lie_locked(struct emu_queue *q, enum emu_bad_wb mode)
+static bool lie_locked(struct emu_queue *q, enum emu_bad_wb mode)
 {
 	struct emu_dev *dev = q->dev;
 	struct ipu_queue_wb wb = {
@@ -111,7 +112,7 @@ static void lie_locked(struct emu_queue *q, enum emu_bad_wb mode)
 	if (q->wb_addr &&
 	    dev->host.dma_write(dev->host.ctx, q->wb_addr, &wb, sizeof(wb))) {
 		halt_locked(q, IPU_ERR_WRITEBACK, q->head, q->wb_addr);
-		return;
+		return false;
 	}
 	emu_irq_set_locked(dev, cause_bit[q->q]);
 	q->held = true;
@@ -119,6 +120,7 @@ static void lie_locked(struct emu_queue *q, enum emu_bad_wb mode)
 	       !atomic_load(&dev->off_bus))
 		pthread_cond_wait(&q->cond, &dev->lock);
 	q->held = false;
+	return true;
 }
 
 /* Descriptor @idx at @addr finished with @code: status word, HEAD,
@@ -175,7 +177,13 @@ static void *queue_thread(void *arg)
 			enum emu_bad_wb mode = dev->faults.bad_writeback;
 
 			dev->faults.bad_writeback = EMU_BAD_WB_NONE;
-			lie_locked(q, mode);
+			if (!lie_locked(q, mode)) {
+				/* Halted: the descriptor is not started. */
+				q->busy = false;
+				q->status &= ~IPU_Q_STATUS_BUSY;
+				pthread_cond_broadcast(&dev->idle);
+				continue;
+			}
 		}
 		pthread_mutex_unlock(&dev->lock);
 

@@ -399,6 +399,31 @@ static void test_bad_writeback_is_released_by_disable(void **state)
 	th_free(t);
 }
 
+/* A lie the device cannot write back halts the queue: nothing starts. */
+static void test_bad_writeback_to_nowhere_halts(void **state)
+{
+	struct th *t = th_new();
+	unsigned int errs;
+
+	(void)state;
+	th_enable(t);
+	wr64(t, QREG(0, IPU_Q_BASE), GUEST_BASE + G_RING(0));
+	wr32(t, QREG(0, IPU_Q_SIZE), 16);
+	wr64(t, QREG(0, IPU_Q_WB_ADDR), 0x10);
+	wr32(t, QREG(0, IPU_Q_CTRL), IPU_Q_CTRL_ENABLE);
+	assert_int_equal(emu_dev_fault(t->dev, "bad_writeback=range"), 0);
+	th_dma_put(t, 0, 0, GUEST_BASE + G_DATA, 0, 64, IPU_DMA_F_IRQ);
+	errs = th_irqs(t, IPU_VEC_MISC);
+	wr32(t, QREG(0, IPU_Q_TAIL), 1);
+	assert_true(th_wait_irqs(t, IPU_VEC_MISC, errs + 1));
+	assert_int_equal(th_last_err(t), IPU_ERR_WRITEBACK);
+	assert_true(rd32(t, QREG(0, IPU_Q_STATUS)) & IPU_Q_STATUS_HALTED);
+	assert_int_equal(th_dma_desc(t, 0, 0)->status, 0);
+	assert_int_equal(rd32(t, QREG(0, IPU_Q_HEAD)), 0);
+	assert_int_equal(th_irqs(t, IPU_VEC_H2D), 0);
+	th_free(t);
+}
+
 static void test_the_two_directions_run_concurrently(void **state)
 {
 	struct th *t = ready();
@@ -440,6 +465,7 @@ int main(void)
 		cmocka_unit_test(test_bad_writeback_range_says_outside_the_ring),
 		cmocka_unit_test(test_bad_writeback_behind_goes_backwards),
 		cmocka_unit_test(test_bad_writeback_is_released_by_disable),
+		cmocka_unit_test(test_bad_writeback_to_nowhere_halts),
 		cmocka_unit_test(test_the_two_directions_run_concurrently),
 	};
 
