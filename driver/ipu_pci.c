@@ -194,9 +194,9 @@ static int ipu_pci_soft_reset(struct ipu_pci *ipu)
 /*
  * Function Level Reset (spec section 9.2), when soft reset did not work:
  * the PCI core saves and restores config space (MSI-X, bus mastering);
- * the firmware is unloaded, so boot it again. The _try_ variant: remove()
- * holds the device lock while it waits for a reset in progress, and a
- * reset that waited for remove() would deadlock.
+ * the firmware is unloaded, and booted again by the caller. The _try_
+ * variant: remove() holds the device lock while it waits for a reset in
+ * progress, and a reset that waited for remove() would deadlock.
  */
 static int ipu_pci_flr(struct ipu_pci *ipu)
 {
@@ -217,27 +217,34 @@ static int ipu_pci_flr(struct ipu_pci *ipu)
 	 */
 	synchronize_irq(pci_irq_vector(ipu->pdev, IPU_VEC_MISC));
 	ipu->err_seen = 0;
-	return ipu_pci_fw_load(ipu);
+	return 0;
 }
 
 /*
  * ipu_hw_ops.reset: soft reset, FLR when that fails; then the interrupt
  * mask (reset to all masked) and the queues, whose rings the reset ended.
+ * After an FLR whose firmware does not boot again, the queues are
+ * restarted all the same: DMA needs no firmware, and the command queue,
+ * which does, then refuses launches at once (-EIO) rather than leaving
+ * them to the watchdog; the firmware's error is returned.
  */
 static int ipu_pci_reset(struct ipu_device *idev)
 {
 	struct ipu_pci *ipu = to_ipu_pci(idev);
-	int ret, cmd_ret;
+	int ret, fw_ret = 0, cmd_ret;
 
 	ret = ipu_pci_soft_reset(ipu);
-	if (ret == -EIO)
+	if (ret == -EIO) {
 		ret = ipu_pci_flr(ipu);
+		if (!ret)
+			fw_ret = ipu_pci_fw_load(ipu);
+	}
 	if (ret)
 		return ret;
 	ipu_pci_unmask(ipu, 0);
 	ret = ipu_pci_dma_reset(ipu);
 	cmd_ret = ipu_pci_cmd_reset(ipu);
-	return ret ? ret : cmd_ret;
+	return fw_ret ?: ret ?: cmd_ret;
 }
 
 static void ipu_pci_fill_info(struct ipu_device *idev, struct ipu_info *info)

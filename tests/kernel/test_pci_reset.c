@@ -5,7 +5,10 @@
  *  - Function Level Reset (RESET when the soft reset does nothing, fault
  *    ignore_reset) clears the device's error log and ERR_COUNT; the next
  *    device error is one dmesg line, itself, not a replay of the log's
- *    stale (zeroed) entries.
+ *    stale (zeroed) entries;
+ *  - an FLR whose firmware reload fails (refuse_fw) still leaves the DMA
+ *    queues running (they need no firmware): the next transfer works at
+ *    once, not after the queue's 30 s bound.
  * Skipped without PCI IPUs or without ipu-emu's control port.
  */
 #include <poll.h>
@@ -72,10 +75,39 @@ static void test_the_first_error_after_an_flr_is_one_line(void **state)
 	close(klog);
 }
 
+/* The function rebound (its firmware booted again), even after a failure. */
+static int rebind_teardown(void **state)
+{
+	ke_fault(0, "clear");
+	kt_teardown(state);
+	if (ipu_of(ipus[0]) >= 0)
+		kt_write_file(PCI_DRIVER "/unbind", ipus[0]);
+	kt_write_file(PCI_DRIVER "/bind", ipus[0]);
+	return 0;
+}
+
+static void test_dma_works_after_an_flr_whose_firmware_failed(void **state)
+{
+	uint8_t *buf = kt_alloc(64 * 1024), *back = kt_alloc(64 * 1024);
+	struct ipu_reset r = { 0 };
+	int fd = ke_open_first();
+	uint32_t bo = kt_bo(fd, 64 * 1024, NULL);
+
+	(void)state;
+	kt_fill(buf, 64 * 1024, 21);
+	ke_fault(0, "ignore_reset=1,refuse_fw=1");
+	assert_int_not_equal(kt_ioctl(fd, IPU_IOCTL_RESET, &r), 0);
+	assert_int_equal(kt_write_bo(fd, bo, 0, buf, 64 * 1024), 0);
+	assert_int_equal(kt_read_bo(fd, bo, 0, back, 64 * 1024), 0);
+	assert_int_equal(kt_check(back, 64 * 1024, 21), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		KT_TEST(test_the_first_error_after_an_flr_is_one_line),
+		cmocka_unit_test_teardown(test_dma_works_after_an_flr_whose_firmware_failed,
+					  rebind_teardown),
 	};
 
 	kp_init();
