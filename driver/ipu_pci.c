@@ -257,9 +257,9 @@ static int ipu_pci_soft_reset(struct ipu_pci *ipu)
 /*
  * Function Level Reset (spec section 9.2), when soft reset did not work:
  * the PCI core saves and restores config space (MSI-X, bus mastering);
- * the firmware is unloaded, so boot it again. The _try_ variant: remove()
- * holds the device lock while it waits for a reset in progress, and a
- * reset that waited for remove() would deadlock.
+ * the firmware is unloaded, and booted again by the caller. The _try_
+ * variant: remove() holds the device lock while it waits for a reset in
+ * progress, and a reset that waited for remove() would deadlock.
  */
 static int ipu_pci_flr(struct ipu_pci *ipu)
 {
@@ -272,29 +272,44 @@ static int ipu_pci_flr(struct ipu_pci *ipu)
 		dev_err(dev, "Function Level Reset failed: %d\n", ret);
 		return ret;
 	}
-	return ipu_pci_fw_load(ipu);
+	/*
+	 * The error log starts again from ERR_COUNT 0 (spec section 7):
+	 * without this, the next error would replay a whole log of stale
+	 * entries, or be lost. The FLR masked every cause, so vector 0's
+	 * thread, once done with what came before, cannot run meanwhile.
+	 */
+	synchronize_irq(pci_irq_vector(ipu->pdev, IPU_VEC_MISC));
+	ipu->err_seen = 0;
+	return 0;
 }
 
 /*
  * ipu_hw_ops.reset: soft reset, FLR when that fails; then the interrupt
  * mask (reset to all masked) and the queues, whose rings the reset ended.
+ * After an FLR whose firmware does not boot again, the queues are
+ * restarted all the same: DMA needs no firmware, and the command queue,
+ * which does, then refuses launches at once (-EIO) rather than leaving
+ * them to the watchdog; the firmware's error is returned.
  */
 static int ipu_pci_reset(struct ipu_device *idev)
 {
 	struct ipu_pci *ipu = to_ipu_pci(idev);
-	int ret, cmd_ret;
+	int ret, fw_ret = 0, cmd_ret;
 
 	if (ipu_pci_is_gone(ipu))
 		return -ENODEV;
 	ret = ipu_pci_soft_reset(ipu);
-	if (ret == -EIO)
+	if (ret == -EIO) {
 		ret = ipu_pci_flr(ipu);
+		if (!ret)
+			fw_ret = ipu_pci_fw_load(ipu);
+	}
 	if (ret)
 		return ret;
 	ipu_pci_unmask(ipu, 0);
 	ret = ipu_pci_dma_reset(ipu);
 	cmd_ret = ipu_pci_cmd_reset(ipu);
-	return ret ? ret : cmd_ret;
+	return fw_ret ?: ret ?: cmd_ret;
 }
 
 static void ipu_pci_fill_info(struct ipu_device *idev, struct ipu_info *info)

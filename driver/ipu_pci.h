@@ -108,7 +108,8 @@ struct ipu_pci_cmdq {
  *	which the core serialises (ipu_device.lock) and the self-test, which
  *	only adds IPU_IRQ_SW, present from probe on.
  * @err_seen: ERR_COUNT up to which the error log was reported; only the
- *	threaded handler of vector 0 touches it once the device is up.
+ *	threaded handler of vector 0 touches it once the device is up, but
+ *	for the FLR, which restarts the log and waits for the handler.
  * @fw_booted: completed by vector 0 when FW_BOOT is raised.
  * @selftest_lock: serialises interrupt self-tests (probe, debugfs).
  * @selftest_done: completed by vector 0 when the SW cause is raised.

@@ -119,26 +119,43 @@ int ipu_pci_cmd_launch(struct ipu_device *idev, struct ipu_launch_req *req)
 }
 
 /*
+ * Whether the device finished the launch at HEAD: the writeback's head
+ * past it, no further than TAIL, and its status word DONE. A head out of
+ * the ring, beyond what was published or going backwards, or a status
+ * not DONE, is a device that lies (docs/hardware.md's bad_writeback
+ * fault): the launch stays on the ring, its buffers referenced, until
+ * the device really finishes it or the watchdog resets the device.
+ */
+static bool ipu_pci_cmd_head_done(struct ipu_pci_cmdq *cq, u32 *word)
+{
+	u32 wb = ipu_pci_from_le32(READ_ONCE(cq->wb->head));
+
+	if (cq->head == cq->tail || wb >= IPU_PCI_CMD_RING ||
+	    (wb - cq->head) % IPU_PCI_CMD_RING == 0 ||
+	    (wb - cq->head) % IPU_PCI_CMD_RING >
+	    (cq->tail - cq->head) % IPU_PCI_CMD_RING)
+		return false;
+	/* The status word is written before the writeback. */
+	dma_rmb();
+	*word = ipu_pci_from_le32(READ_ONCE(cq->ring[cq->head].status));
+	return *word & IPU_DESC_DONE;
+}
+
+/*
  * The oldest launch the device completed, taken off the ring with its
- * result, or NULL. The caller owns the ring's reference.
+ * result, or NULL. The caller owns the ring's reference. @finished: only
+ * a launch that ran to its end, not one a reset stopped (E_RESET), which
+ * the core fails itself.
  */
 static struct ipu_launch_req *ipu_pci_cmd_pop_done(struct ipu_pci_cmdq *cq,
-						   int *status)
+						   bool finished, int *status)
 {
 	struct ipu_launch_req *req = NULL;
 	u32 word;
 
 	spin_lock(&cq->lock);
-	/*
-	 * Only what the ring holds: a writeback head the device got wrong
-	 * (past TAIL, or out of the ring) must not walk HEAD over empty
-	 * slots, which would lose every later completion.
-	 */
-	if (cq->enabled && cq->head != cq->tail &&
-	    cq->head != ipu_pci_from_le32(READ_ONCE(cq->wb->head))) {
-		/* The status word is written before the writeback. */
-		dma_rmb();
-		word = ipu_pci_from_le32(READ_ONCE(cq->ring[cq->head].status));
+	if (cq->enabled && ipu_pci_cmd_head_done(cq, &word) &&
+	    !(finished && (word & IPU_DESC_ERR_MASK) == IPU_CQ_E_RESET)) {
 		*status = ipu_pci_cmd_errno(word);
 		req = cq->slot[cq->head];
 		cq->slot[cq->head] = NULL;
@@ -148,14 +165,17 @@ static struct ipu_launch_req *ipu_pci_cmd_pop_done(struct ipu_pci_cmdq *cq,
 	return req;
 }
 
-/* Report every launch the device completed; then fill the room it left. */
-static void ipu_pci_cmd_reap(struct ipu_pci *ipu)
+/*
+ * Report every launch the device completed (@finished: see
+ * ipu_pci_cmd_pop_done()); then fill the room it left.
+ */
+static void ipu_pci_cmd_reap(struct ipu_pci *ipu, bool finished)
 {
 	struct ipu_launch_req *req;
 	bool any = false;
 	int status;
 
-	while ((req = ipu_pci_cmd_pop_done(&ipu->cmdq, &status))) {
+	while ((req = ipu_pci_cmd_pop_done(&ipu->cmdq, finished, &status))) {
 		ipu_launch_complete(req, status);
 		ipu_launch_put(req);
 		any = true;
@@ -179,7 +199,7 @@ static irqreturn_t ipu_pci_cmd_irq(int irq, void *data)
 /* Completions call into the core (io_uring, waiters): process context. */
 static irqreturn_t ipu_pci_cmd_thread(int irq, void *data)
 {
-	ipu_pci_cmd_reap(data);
+	ipu_pci_cmd_reap(data, false);
 	return IRQ_HANDLED;
 }
 
@@ -219,7 +239,7 @@ int ipu_pci_cmd_reset(struct ipu_pci *ipu)
 	struct ipu_pci_cmdq *cq = &ipu->cmdq;
 	int ret;
 
-	ipu_pci_cmd_reap(ipu);
+	ipu_pci_cmd_reap(ipu, true);
 	spin_lock(&cq->lock);
 	cq->enabled = false;
 	spin_unlock(&cq->lock);

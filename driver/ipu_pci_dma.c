@@ -14,6 +14,12 @@
  * (ipu_xfer.c), so a long one never holds it for long, and each queue's
  * transfers complete in order anyway.
  *
+ * Completion is what both the writeback's HEAD and the batch's last
+ * status word say; a HEAD outside the batch, or at its end before the
+ * work is done, is a device that lies (docs/hardware.md's bad_writeback
+ * fault): the queue is stopped before the pages go, and the transfer
+ * fails with -EIO.
+ *
  * Waiting for a batch is bounded: a device that does not finish in
  * IPU_PCI_DMA_WAIT_MS is stopped (the queue disabled, which returns once
  * the descriptor in progress is done), so the pages are never unmapped
@@ -145,28 +151,69 @@ static bool ipu_pci_q_leaving(struct ipu_pci_queue *q)
 	return READ_ONCE(q->ipu->removing) || ipu_pci_is_gone(q->ipu);
 }
 
+/* Entries from @from up to @to, going round the ring. */
+static u32 ipu_pci_q_dist(u32 from, u32 to)
+{
+	return (to - from) % IPU_PCI_DMA_RING;
+}
+
 /*
- * Wait for the batch ending before @tail, for a soft reset (q->gen moved
- * past @gen) to end it, or for removal, looking every
- * IPU_PCI_DMA_ALIVE_MS whether the function fell off the bus. Returns 0,
- * -ETIMEDOUT or -ENODEV (then the queue is stopped, or the function gone,
- * and nothing of the batch is still moving).
+ * What the writeback says of the batch [@first, @tail): 0 while it is
+ * still moving, 1 when it is done, -EIO when the device lies. Done is
+ * HEAD at @tail and the batch's last status word DONE (the device writes
+ * it before the writeback, and completes in ring order); a HEAD outside
+ * [@first, @tail], or at @tail before the work is done, is a device that
+ * claims what it has not finished or was never given: the host must not
+ * let go of the pages on its word.
  */
-static int ipu_pci_q_wait(struct ipu_pci_queue *q, u32 tail, u32 gen)
+static int ipu_pci_q_done(struct ipu_pci_queue *q, u32 first, u32 tail)
+{
+	u32 head = ipu_pci_q_head(q);
+	u32 last = (tail + IPU_PCI_DMA_RING - 1) % IPU_PCI_DMA_RING;
+
+	if (head >= IPU_PCI_DMA_RING ||
+	    ipu_pci_q_dist(first, head) > ipu_pci_q_dist(first, tail))
+		return -EIO;
+	if (head != tail)
+		return 0;
+	/* The status word is written before the writeback. */
+	dma_rmb();
+	if (!(ipu_pci_from_le32(READ_ONCE(q->ring[last].status)) &
+	      IPU_DESC_DONE))
+		return -EIO;
+	return 1;
+}
+
+/*
+ * Wait for the batch [@first, @tail) to end, for a soft reset (q->gen
+ * moved past @gen) to end it, or for removal, looking every
+ * IPU_PCI_DMA_ALIVE_MS whether the function fell off the bus. Returns 0 (the batch
+ * ended, or a reset ended it), -EPROTO when the device lied about its
+ * progress, -ETIMEDOUT or -ENODEV; on an error the queue is stopped and
+ * nothing of the batch is still moving.
+ */
+static int ipu_pci_q_wait(struct ipu_pci_queue *q, u32 first, u32 tail,
+			  u32 gen)
 {
 	unsigned long end = jiffies + msecs_to_jiffies(IPU_PCI_DMA_WAIT_MS);
 	int ret = -ETIMEDOUT;
+	int done;
 
 	for (;;) {
 		wait_event_timeout(q->wait,
-				   ipu_pci_q_head(q) == tail ||
+				   ipu_pci_q_done(q, first, tail) ||
 				   READ_ONCE(q->gen) != gen ||
 				   ipu_pci_q_leaving(q),
 				   msecs_to_jiffies(IPU_PCI_DMA_ALIVE_MS));
-		if (ipu_pci_q_head(q) == tail || READ_ONCE(q->gen) != gen)
+		done = ipu_pci_q_done(q, first, tail);
+		if (READ_ONCE(q->gen) != gen || done > 0)
 			return 0;
 		if (ipu_pci_q_leaving(q)) {
 			ret = -ENODEV;
+			break;
+		}
+		if (done < 0) {
+			ret = -EPROTO;
 			break;
 		}
 		if (ipu_pci_check_gone(q->ipu, readl(q->regs + IPU_Q_HEAD)))
@@ -181,6 +228,11 @@ static int ipu_pci_q_wait(struct ipu_pci_queue *q, u32 tail, u32 gen)
 	 */
 	if (!ipu_pci_is_gone(q->ipu))
 		ipu_pci_q_wr(q, IPU_Q_CTRL, 0);
+	if (ret == -EPROTO)
+		dev_err_ratelimited(&q->ipu->pdev->dev,
+				    "%s queue: writeback HEAD %u for descriptors %u..%u, stopped\n",
+				    ipu_pci_dma_names[q->index], ipu_pci_q_head(q),
+				    first, tail);
 	return ret;
 }
 
@@ -237,7 +289,7 @@ static int ipu_pci_q_run(struct ipu_pci_queue *q, struct sg_table *sgt,
 
 			/* Descriptors before the doorbell (writel orders). */
 			ipu_pci_q_wr(q, IPU_Q_TAIL, q->tail);
-			err = ipu_pci_q_wait(q, q->tail, gen);
+			err = ipu_pci_q_wait(q, first, q->tail, gen);
 			if (err)
 				return err;
 			if (READ_ONCE(q->gen) != gen)
@@ -298,11 +350,15 @@ int ipu_pci_dma(struct ipu_device *idev, u64 dev_off, struct iov_iter *iter,
 		ret = q->enabled ? ipu_pci_q_run(q, &sgt, dev_off) : -EIO;
 	if (ret == -ENODEV) {
 		q->enabled = false;
-	} else if (ret == -ETIMEDOUT) {
-		dev_err_ratelimited(&ipu->pdev->dev,
-				    "%s queue: no completion in %d ms, stopped\n",
-				    ipu_pci_dma_names[q->index],
-				    IPU_PCI_DMA_WAIT_MS);
+	} else if (ret == -ETIMEDOUT || ret == -EPROTO) {
+		if (ret == -ETIMEDOUT)
+			dev_err_ratelimited(&ipu->pdev->dev,
+					    "%s queue: no completion in %d ms, stopped\n",
+					    ipu_pci_dma_names[q->index],
+					    IPU_PCI_DMA_WAIT_MS);
+		else
+			ret = -EIO;
+		/* Afresh: HEAD = TAIL = 0, whatever the device claimed. */
 		q->enabled = !ipu_pci_q_enable(q);
 	}
 	mutex_unlock(&q->xfer_lock);

@@ -19,6 +19,7 @@ struct spec {
 	     refuse_set, speed_set, width_set;
 	uint64_t fail_dma, corrupt_dma, hang_launch, hang_dma, ignore_reset;
 	bool refuse_fw;
+	enum emu_bad_wb bad_writeback;
 	unsigned int speed, width;
 	uint64_t mem_ce, mem_ue;
 	bool off_bus, link_down, clear;
@@ -38,6 +39,30 @@ static int number(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 		return -EINVAL;
 	*out = v;
 	return 0;
+}
+
+/* bad_writeback's modes, by enum emu_bad_wb. */
+static const char *const bad_wb_names[] = {
+	[EMU_BAD_WB_EARLY] = "early",
+	[EMU_BAD_WB_BEYOND] = "beyond",
+	[EMU_BAD_WB_RANGE] = "range",
+	[EMU_BAD_WB_BEHIND] = "behind",
+};
+
+#define BAD_WB_MODES (sizeof(bad_wb_names) / sizeof(bad_wb_names[0]))
+
+/* @s as a bad_writeback mode. */
+static int bad_wb_mode(const char *s, enum emu_bad_wb *out)
+{
+	unsigned int i;
+
+	for (i = EMU_BAD_WB_EARLY; s && i < BAD_WB_MODES; i++) {
+		if (!strcmp(s, bad_wb_names[i])) {
+			*out = (enum emu_bad_wb)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
 }
 
 static int parse_one(char *item, struct spec *sp)
@@ -67,6 +92,8 @@ static int parse_one(char *item, struct spec *sp)
 		sp->ignore_set = true;
 		return number(val, 1, UINT32_MAX, &sp->ignore_reset);
 	}
+	if (!strcmp(item, "bad_writeback"))
+		return bad_wb_mode(val, &sp->bad_writeback);
 	if (!strcmp(item, "refuse_fw")) {
 		sp->refuse_set = true;
 		n = 1;
@@ -157,6 +184,8 @@ static void apply_locked(struct emu_dev *dev, const struct spec *sp)
 		f->ignore_reset = sp->ignore_reset;
 	if (sp->refuse_set)
 		f->refuse_fw = sp->refuse_fw;
+	if (sp->bad_writeback)
+		f->bad_writeback = sp->bad_writeback;
 	if (sp->mem_ce)
 		dev->mem_ce = add_sat(dev->mem_ce, sp->mem_ce);
 	if (sp->mem_ue) {

@@ -76,6 +76,53 @@ static void writeback_locked(struct emu_queue *q)
 		halt_locked(q, IPU_ERR_WRITEBACK, q->head, q->wb_addr);
 }
 
+/*
+ * The bad_writeback fault, as the descriptor at HEAD starts: a writeback
+ * whose head lies (@mode), and the queue's interrupt, before anything
+ * moved. The descriptor then waits for the host's next TAIL write (or a
+ * disable or reset), so a driver that believed the lie has returned and
+ * let go of the buffers when the device touches them: a later transfer
+ * shows it, without any race. False when the queue halted instead (the
+ * writeback could not be written).
+ */
+static bool lie_locked(struct emu_queue *q, enum emu_bad_wb mode)
+{
+	struct emu_dev *dev = q->dev;
+	struct ipu_queue_wb wb = {
+		.errors = q->errors,
+		.completed = q->completed64,
+	};
+
+	switch (mode) {
+	case EMU_BAD_WB_EARLY:
+		wb.head = q->tail;
+		break;
+	case EMU_BAD_WB_BEYOND:
+		wb.head = (q->tail + 1) % q->size;
+		break;
+	case EMU_BAD_WB_RANGE:
+		wb.head = q->size + q->head;
+		break;
+	default:
+		wb.head = (q->head + q->size - 1) % q->size;
+		break;
+	}
+	emu_log(dev, "injected fault: queue %u writes back head %u (HEAD %u, TAIL %u)",
+		q->q, wb.head, q->head, q->tail);
+	if (q->wb_addr &&
+	    dev->host.dma_write(dev->host.ctx, q->wb_addr, &wb, sizeof(wb))) {
+		halt_locked(q, IPU_ERR_WRITEBACK, q->head, q->wb_addr);
+		return false;
+	}
+	emu_irq_set_locked(dev, cause_bit[q->q]);
+	q->held = true;
+	while (q->held && !atomic_load(&q->abort) && !dev->stopping &&
+	       !atomic_load(&dev->off_bus))
+		pthread_cond_wait(&q->cond, &dev->lock);
+	q->held = false;
+	return true;
+}
+
 /* Descriptor @idx at @addr finished with @code: status word, HEAD,
  * counters, then the writeback and interrupt at the end of a batch. */
 static void complete_locked(struct emu_queue *q, uint32_t idx, uint64_t addr,
@@ -126,6 +173,18 @@ static void *queue_thread(void *arg)
 		addr = q->base + (uint64_t)idx * q->dsize;
 		q->busy = true;
 		q->status |= IPU_Q_STATUS_BUSY;
+		if (dev->faults.bad_writeback) {
+			enum emu_bad_wb mode = dev->faults.bad_writeback;
+
+			dev->faults.bad_writeback = EMU_BAD_WB_NONE;
+			if (!lie_locked(q, mode)) {
+				/* Halted: the descriptor is not started. */
+				q->busy = false;
+				q->status &= ~IPU_Q_STATUS_BUSY;
+				pthread_cond_broadcast(&dev->idle);
+				continue;
+			}
+		}
 		pthread_mutex_unlock(&dev->lock);
 
 		err = dev->host.dma_read(dev->host.ctx, addr, &d, q->dsize);
@@ -301,6 +360,7 @@ void emu_queue_reg_write_locked(struct emu_dev *dev, unsigned int qi,
 			break;
 		}
 		q->tail = val;
+		q->held = false;
 		pthread_cond_broadcast(&q->cond);
 		break;
 	case IPU_Q_DEADLINE_MS:

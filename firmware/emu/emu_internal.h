@@ -71,11 +71,24 @@ struct emu_queue {
 	uint32_t deadline_ms;
 	uint64_t completed64;
 	bool busy;
+	bool held;	/* bad_writeback: the descriptor waits for TAIL */
 	atomic_bool abort;
 	bool discard;
 	pthread_cond_t cond;
 	pthread_t thread;
 	bool started;
+};
+
+/*
+ * The bad_writeback fault: the head a hostile writeback reports before the
+ * descriptor in progress has even started (docs/hardware.md section 11).
+ */
+enum emu_bad_wb {
+	EMU_BAD_WB_NONE,
+	EMU_BAD_WB_EARLY,	/* TAIL: everything published, claimed done */
+	EMU_BAD_WB_BEYOND,	/* TAIL + 1: a slot the host never published */
+	EMU_BAD_WB_RANGE,	/* SIZE + HEAD: outside the ring */
+	EMU_BAD_WB_BEHIND,	/* HEAD - 1: backwards */
 };
 
 /* Pending injected faults; protected by dev->lock. 0 = none. */
@@ -85,6 +98,7 @@ struct emu_faults {
 	uint64_t hang_launch;
 	uint64_t hang_dma;	/* descriptors left until the stalled one */
 	uint64_t ignore_reset;	/* soft resets left until the ignored one */
+	enum emu_bad_wb bad_writeback;	/* the next descriptor's lie */
 	bool refuse_fw;
 };
 

@@ -87,6 +87,22 @@ static inline void ke_fault(unsigned int ipu, const char *spec)
 	ke_command("fault", ipu, spec);
 }
 
+/*
+ * A file attached to the rig's first function (ipu-emu's ipu0), for a test
+ * that injects faults: skipped without PCI IPUs or the control port.
+ */
+static inline int ke_open_first(void)
+{
+	int n;
+
+	require_ipus();
+	ke_require();
+	n = ipu_of(ipus[0]);
+	if (n < 0)
+		fail_msg("%s has no ipuN (not bound?)", ipus[0]);
+	return kt_open_attached((unsigned int)n);
+}
+
 /* The function left refusing its firmware, "" when none. */
 static char ke_refused_bdf[16];
 

@@ -5,7 +5,7 @@
  * one interrupt and one writeback per batch, wrap-around, each
  * per-descriptor error (host fault, device range, length, flags, Bus
  * Master off), ring checks at ENABLE, halting on an unreadable ring, and
- * the fail_dma / corrupt_dma / hang_dma faults.
+ * the fail_dma / corrupt_dma / hang_dma / bad_writeback faults.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -351,6 +351,116 @@ static void test_hang_dma_stalls_until_the_queue_is_disabled(void **state)
 	th_free(t);
 }
 
+/*
+ * bad_writeback=@mode on a batch of 3 descriptors at 4..6 (after a batch
+ * of 4): the writeback says @head with the interrupt, nothing moved and
+ * no status written; the host's next TAIL write lets the batch run, and
+ * the true writeback follows.
+ */
+static void bad_writeback(const char *mode, uint32_t head)
+{
+	struct th *t = ready();
+	struct ipu_queue_wb *wb = th_wb(t, IPU_QUEUE_H2D);
+	uint8_t back[64], zero[64] = { 0 };
+	uint32_t i;
+
+	fill(t->h.mem + G_DATA, 64, 5);
+	for (i = 0; i < 4; i++)
+		th_dma_put(t, 0, i, GUEST_BASE + G_DATA, 0, 8,
+			   i == 3 ? IPU_DMA_F_IRQ : 0);
+	assert_true(th_kick_wait(t, IPU_QUEUE_H2D, 4));
+	assert_int_equal(emu_dev_fault(t->dev, "bad_writeback=early,bad_writeback=x"),
+			 -EINVAL);
+	assert_int_equal(emu_dev_fault(t->dev, "bad_writeback"), -EINVAL);
+	assert_int_equal(emu_dev_fault(t->dev, mode), 0);
+	for (i = 4; i < 7; i++)
+		th_dma_put(t, 0, i, GUEST_BASE + G_DATA, 4096, 64,
+			   i == 6 ? IPU_DMA_F_IRQ : 0);
+	assert_true(th_kick_wait(t, IPU_QUEUE_H2D, 7));
+	assert_int_equal(wb->head, head);
+	assert_int_equal(wb->completed, 4);
+	assert_int_equal(th_dma_desc(t, 0, 4)->status, 0);
+	assert_int_equal(rd32(t, QREG(0, IPU_Q_HEAD)), 4);
+	th_mem_read(t, 4096, back, 64);
+	assert_memory_equal(back, zero, 64);
+	/* The next TAIL write (the same TAIL) lets it run: the truth. */
+	assert_true(th_kick_wait(t, IPU_QUEUE_H2D, 7));
+	assert_int_equal(wb->head, 7);
+	assert_int_equal(wb->completed, 7);
+	for (i = 4; i < 7; i++)
+		assert_int_equal(th_dma_desc(t, 0, i)->status, IPU_DESC_DONE);
+	th_mem_read(t, 4096, back, 64);
+	assert_memory_equal(back, t->h.mem + G_DATA, 64);
+	th_free(t);
+}
+
+static void test_bad_writeback_early_says_tail(void **state)
+{
+	(void)state;
+	bad_writeback("bad_writeback=early", 7);
+}
+
+static void test_bad_writeback_beyond_says_an_unpublished_slot(void **state)
+{
+	(void)state;
+	bad_writeback("bad_writeback=beyond", 8);
+}
+
+static void test_bad_writeback_range_says_outside_the_ring(void **state)
+{
+	(void)state;
+	bad_writeback("bad_writeback=range", 16 + 4);
+}
+
+static void test_bad_writeback_behind_goes_backwards(void **state)
+{
+	(void)state;
+	bad_writeback("bad_writeback=behind", 3);
+}
+
+/* A disable releases the descriptor the lie holds: it finishes as usual. */
+static void test_bad_writeback_is_released_by_disable(void **state)
+{
+	struct th *t = ready();
+
+	(void)state;
+	assert_int_equal(emu_dev_fault(t->dev, "bad_writeback=early"), 0);
+	th_dma_put(t, 0, 0, GUEST_BASE + G_DATA, 0, 64, 0);
+	th_dma_put(t, 0, 1, GUEST_BASE + G_DATA, 64, 64, IPU_DMA_F_IRQ);
+	assert_true(th_kick_wait(t, IPU_QUEUE_H2D, 2));
+	assert_int_equal(th_wb(t, IPU_QUEUE_H2D)->head, 2);
+	wr32(t, QREG(0, IPU_Q_CTRL), 0);
+	assert_int_equal(th_dma_desc(t, 0, 0)->status, IPU_DESC_DONE);
+	assert_int_equal(th_dma_desc(t, 0, 1)->status, 0);
+	assert_int_equal(rd32(t, QREG(0, IPU_Q_HEAD)), 1);
+	th_free(t);
+}
+
+/* A lie the device cannot write back halts the queue: nothing starts. */
+static void test_bad_writeback_to_nowhere_halts(void **state)
+{
+	struct th *t = th_new();
+	unsigned int errs;
+
+	(void)state;
+	th_enable(t);
+	wr64(t, QREG(0, IPU_Q_BASE), GUEST_BASE + G_RING(0));
+	wr32(t, QREG(0, IPU_Q_SIZE), 16);
+	wr64(t, QREG(0, IPU_Q_WB_ADDR), 0x10);
+	wr32(t, QREG(0, IPU_Q_CTRL), IPU_Q_CTRL_ENABLE);
+	assert_int_equal(emu_dev_fault(t->dev, "bad_writeback=range"), 0);
+	th_dma_put(t, 0, 0, GUEST_BASE + G_DATA, 0, 64, IPU_DMA_F_IRQ);
+	errs = th_irqs(t, IPU_VEC_MISC);
+	wr32(t, QREG(0, IPU_Q_TAIL), 1);
+	assert_true(th_wait_irqs(t, IPU_VEC_MISC, errs + 1));
+	assert_int_equal(th_last_err(t), IPU_ERR_WRITEBACK);
+	assert_true(rd32(t, QREG(0, IPU_Q_STATUS)) & IPU_Q_STATUS_HALTED);
+	assert_int_equal(th_dma_desc(t, 0, 0)->status, 0);
+	assert_int_equal(rd32(t, QREG(0, IPU_Q_HEAD)), 0);
+	assert_int_equal(th_irqs(t, IPU_VEC_H2D), 0);
+	th_free(t);
+}
+
 static void test_the_two_directions_run_concurrently(void **state)
 {
 	struct th *t = ready();
@@ -388,6 +498,12 @@ int main(void)
 		cmocka_unit_test(test_fail_dma_fails_the_kth_descriptor),
 		cmocka_unit_test(test_corrupt_dma_changes_bytes_silently),
 		cmocka_unit_test(test_hang_dma_stalls_until_the_queue_is_disabled),
+		cmocka_unit_test(test_bad_writeback_early_says_tail),
+		cmocka_unit_test(test_bad_writeback_beyond_says_an_unpublished_slot),
+		cmocka_unit_test(test_bad_writeback_range_says_outside_the_ring),
+		cmocka_unit_test(test_bad_writeback_behind_goes_backwards),
+		cmocka_unit_test(test_bad_writeback_is_released_by_disable),
+		cmocka_unit_test(test_bad_writeback_to_nowhere_halts),
 		cmocka_unit_test(test_the_two_directions_run_concurrently),
 	};
 
