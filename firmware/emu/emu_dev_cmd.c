@@ -4,7 +4,9 @@
  * NOP, or LAUNCH checked field by field (the descriptor comes from the
  * host: every size, range and replica field is checked before use) and
  * handed to emu_dev_run.c with its deadline. A launch the hang_launch
- * fault picked waits here, deadline ignored, until the queue is aborted.
+ * fault picked waits here, deadline ignored, until the queue is aborted;
+ * while the hold_launches fault is set, every launch waits here before it
+ * starts, until the fault is lifted or the queue is aborted.
  */
 #include "emu_internal.h"
 
@@ -38,6 +40,26 @@ static int hang(struct emu_queue *q)
 	return IPU_CQ_E_RESET;
 }
 
+/*
+ * The hold_launches fault: wait until it is lifted, as a device whose
+ * firmware is stopped would; false when the queue was aborted (reset, FLR)
+ * meanwhile.
+ */
+static bool wait_unheld(struct emu_queue *q)
+{
+	struct emu_dev *dev = q->dev;
+	bool go;
+
+	pthread_mutex_lock(&dev->lock);
+	if (dev->faults.hold_launches)
+		emu_log(dev, "injected fault: launch held");
+	while (dev->faults.hold_launches && !atomic_load(&q->abort))
+		pthread_cond_wait(&q->cond, &dev->lock);
+	go = !atomic_load(&q->abort);
+	pthread_mutex_unlock(&dev->lock);
+	return go;
+}
+
 int emu_cmd_process(struct emu_queue *q, const struct ipu_cmd_desc *d)
 {
 	struct emu_dev *dev = q->dev;
@@ -53,6 +75,8 @@ int emu_cmd_process(struct emu_queue *q, const struct ipu_cmd_desc *d)
 	rc = check_launch(dev, d);
 	if (rc != IPU_CQ_OK)
 		return rc;
+	if (!wait_unheld(q))
+		return IPU_CQ_E_RESET;
 
 	pthread_mutex_lock(&dev->lock);
 	hung = dev->faults.hang_launch && --dev->faults.hang_launch == 0;

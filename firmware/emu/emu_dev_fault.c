@@ -16,9 +16,9 @@
 /* What a spec asks for; "set" flags say which fields apply. */
 struct spec {
 	bool fail_set, corrupt_set, hang_set, ignore_set, refuse_set, speed_set,
-	     width_set;
+	     width_set, hold_set;
 	uint64_t fail_dma, corrupt_dma, hang_launch, ignore_reset;
-	bool refuse_fw;
+	bool refuse_fw, hold_launches;
 	unsigned int speed, width;
 	uint64_t mem_ce, mem_ue;
 	bool off_bus, clear;
@@ -37,6 +37,18 @@ static int number(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	if (errno || *end || v < min || v > max)
 		return -EINVAL;
 	*out = v;
+	return 0;
+}
+
+/* A switch: no value or 1 is on, 0 off. */
+static int flag(const char *val, bool *on, bool *set)
+{
+	uint64_t n = 1;
+
+	*set = true;
+	if (val && number(val, 0, 1, &n))
+		return -EINVAL;
+	*on = n;
 	return 0;
 }
 
@@ -63,14 +75,10 @@ static int parse_one(char *item, struct spec *sp)
 		sp->ignore_set = true;
 		return number(val, 1, UINT32_MAX, &sp->ignore_reset);
 	}
-	if (!strcmp(item, "refuse_fw")) {
-		sp->refuse_set = true;
-		n = 1;
-		if (val && number(val, 0, 1, &n))
-			return -EINVAL;
-		sp->refuse_fw = n;
-		return 0;
-	}
+	if (!strcmp(item, "refuse_fw"))
+		return flag(val, &sp->refuse_fw, &sp->refuse_set);
+	if (!strcmp(item, "hold_launches"))
+		return flag(val, &sp->hold_launches, &sp->hold_set);
 	if (!strcmp(item, "link_speed")) {
 		sp->speed_set = true;
 		if (number(val, 1, IPU_LINK_MAX_SPEED, &n))
@@ -147,6 +155,11 @@ static void apply_locked(struct emu_dev *dev, const struct spec *sp)
 		f->ignore_reset = sp->ignore_reset;
 	if (sp->refuse_set)
 		f->refuse_fw = sp->refuse_fw;
+	if (sp->hold_set)
+		f->hold_launches = sp->hold_launches;
+	/* Lifted (or cleared): the held launches go on. */
+	if ((sp->clear || sp->hold_set) && !f->hold_launches)
+		emu_queues_kick_locked(dev);
 	if (sp->mem_ce)
 		dev->mem_ce = add_sat(dev->mem_ce, sp->mem_ce);
 	if (sp->mem_ue) {

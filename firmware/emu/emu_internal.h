@@ -85,6 +85,7 @@ struct emu_faults {
 	uint64_t hang_launch;
 	uint64_t ignore_reset;	/* soft resets left until the ignored one */
 	bool refuse_fw;
+	bool hold_launches;	/* launches wait to start until it is lifted */
 };
 
 struct emu_dev {

@@ -79,7 +79,7 @@ static const char usage_text[] =
 "\n"
 "Fault SPEC: a comma-separated list of name[=value] (docs/hardware.md,\n"
 "section 11): fail_dma=K, corrupt_dma=K, hang_launch=K, ignore_reset=K,\n"
-"refuse_fw[=0|1], link_speed=S, link_width=W, degrade_link, mem_ce=N,\n"
+"hold_launches[=0|1], refuse_fw[=0|1], link_speed=S, link_width=W, degrade_link, mem_ce=N,\n"
 "mem_ue=N, off_bus, clear. Counters count from when the fault is set; 1 is the next one.\n"
 "An IPU that falls off the bus (off_bus) reads all ones and its client's\n"
 "socket is closed.\n"
