@@ -758,17 +758,6 @@ static inline int kt_read_file(const char *path, char *buf, size_t len)
 	return 0;
 }
 
-static inline void kt_sysfs_ipu(unsigned int n, const char *attr, char *buf,
-				size_t len);
-
-/* /sys/class/ipu/ipuN/@attr of device @idx (kt_dev()) as a string; fails the
- * test if unreadable. */
-static inline void kt_sysfs(unsigned int idx, const char *attr, char *buf,
-			    size_t len)
-{
-	kt_sysfs_ipu(kt_dev(idx), attr, buf, len);
-}
-
 /* /sys/class/ipu/ipu@n/@attr, of the device numbered @n whatever its kind. */
 static inline void kt_sysfs_ipu(unsigned int n, const char *attr, char *buf,
 				size_t len)
@@ -780,6 +769,14 @@ static inline void kt_sysfs_ipu(unsigned int n, const char *attr, char *buf,
 	err = kt_read_file(path, buf, len);
 	if (err)
 		fail_msg("read %s: %s", path, strerror(-err));
+}
+
+/* /sys/class/ipu/ipuN/@attr of device @idx (kt_dev()) as a string; fails the
+ * test if unreadable. */
+static inline void kt_sysfs(unsigned int idx, const char *attr, char *buf,
+			    size_t len)
+{
+	kt_sysfs_ipu(kt_dev(idx), attr, buf, len);
 }
 
 /* A decimal sysfs attribute of /sys/class/ipu/ipu@n. */
@@ -803,27 +800,44 @@ static inline uint64_t kt_sysfs_u64(unsigned int idx, const char *attr)
 }
 
 /*
+ * The PCI function (its address, "0000:01:00.0") of ipu@n into @buf;
+ * -ENODEV when ipu@n is not a PCI IPU.
+ */
+static inline int kt_pci_fn_of(unsigned int n, char *buf, size_t len)
+{
+	char path[64], link[256];
+	const char *base;
+	ssize_t k;
+
+	snprintf(path, sizeof(path), KT_SYSFS_CLASS "/ipu%u/device", n);
+	k = readlink(path, link, sizeof(link) - 1);
+	if (k < 0)
+		return -ENODEV;
+	link[k] = '\0';
+	base = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
+	if (!strchr(base, ':'))
+		return -ENODEV;
+	if (strlen(base) >= len)
+		return -ENAMETOOLONG;
+	memcpy(buf, base, strlen(base) + 1);
+	return 0;
+}
+
+/*
  * The PCI domain and bus/device/function (GET_INFO's pci_domain and
- * pci_bdf) of device @idx (kt_dev()), from the function its sysfs
- * "device" link names; 0 and 0 for a device not on a PCI bus.
+ * pci_bdf) of device @idx (kt_dev()), from its function's address; 0
+ * and 0 for a device not on a PCI bus.
  */
 static inline void kt_pci_addr(unsigned int idx, uint32_t *domain,
 			       uint32_t *bdf)
 {
 	unsigned int dom, bus, dev, fn;
-	char path[64], link[256];
-	const char *base;
-	ssize_t n;
+	char addr[32];
 
 	*domain = 0;
 	*bdf = 0;
-	snprintf(path, sizeof(path), KT_SYSFS_CLASS "/ipu%u/device", kt_dev(idx));
-	n = readlink(path, link, sizeof(link) - 1);
-	if (n < 0)
-		return;
-	link[n] = '\0';
-	base = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
-	if (sscanf(base, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4)
+	if (kt_pci_fn_of(kt_dev(idx), addr, sizeof(addr)) ||
+	    sscanf(addr, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4)
 		return;
 	*domain = dom;
 	*bdf = bus << 8 | dev << 3 | fn;
@@ -898,30 +912,6 @@ static inline unsigned int kt_sim_add(unsigned int mem_mb)
 			 before, after);
 	kt_track(KT_SIMDEV)->idx = (unsigned int)__builtin_ctzll(added);
 	return (unsigned int)__builtin_ctzll(added);
-}
-
-/*
- * The PCI function (its address, "0000:01:00.0") of ipu@n into @buf;
- * -ENODEV when ipu@n is not a PCI IPU.
- */
-static inline int kt_pci_fn_of(unsigned int n, char *buf, size_t len)
-{
-	char path[64], link[256];
-	const char *base;
-	ssize_t k;
-
-	snprintf(path, sizeof(path), KT_SYSFS_CLASS "/ipu%u/device", n);
-	k = readlink(path, link, sizeof(link) - 1);
-	if (k < 0)
-		return -ENODEV;
-	link[k] = '\0';
-	base = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
-	if (!strchr(base, ':'))
-		return -ENODEV;
-	if (strlen(base) >= len)
-		return -ENAMETOOLONG;
-	memcpy(buf, base, strlen(base) + 1);
-	return 0;
 }
 
 /*
