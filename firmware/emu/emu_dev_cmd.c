@@ -43,21 +43,24 @@ static int hang(struct emu_queue *q)
 /*
  * The hold_launches fault: wait until it is lifted, as a device whose
  * firmware is stopped would; false when the queue was aborted (reset, FLR)
- * meanwhile.
+ * while the launch was held. A launch that was not held goes on as it
+ * would without the fault: whatever abort comes is the run's (or hang's)
+ * to see.
  */
 static bool wait_unheld(struct emu_queue *q)
 {
 	struct emu_dev *dev = q->dev;
-	bool go;
+	bool held;
 
 	pthread_mutex_lock(&dev->lock);
-	if (dev->faults.hold_launches)
+	held = dev->faults.hold_launches;
+	if (held)
 		emu_log(dev, "injected fault: launch held");
 	while (dev->faults.hold_launches && !atomic_load(&q->abort))
 		pthread_cond_wait(&q->cond, &dev->lock);
-	go = !atomic_load(&q->abort);
+	held = held && atomic_load(&q->abort);
 	pthread_mutex_unlock(&dev->lock);
-	return go;
+	return !held;
 }
 
 int emu_cmd_process(struct emu_queue *q, const struct ipu_cmd_desc *d)
@@ -75,13 +78,14 @@ int emu_cmd_process(struct emu_queue *q, const struct ipu_cmd_desc *d)
 	rc = check_launch(dev, d);
 	if (rc != IPU_CQ_OK)
 		return rc;
-	if (!wait_unheld(q))
-		return IPU_CQ_E_RESET;
 
+	/* Counted as it arrives, held or not (hang_launch=K: the K-th). */
 	pthread_mutex_lock(&dev->lock);
 	hung = dev->faults.hang_launch && --dev->faults.hang_launch == 0;
 	deadline = d->deadline_ms ? d->deadline_ms : q->deadline_ms;
 	pthread_mutex_unlock(&dev->lock);
+	if (!wait_unheld(q))
+		return IPU_CQ_E_RESET;
 	if (hung)
 		return hang(q);
 	l.deadline_ms = deadline ? emu_now_ms() + deadline : 0;
