@@ -4,7 +4,9 @@
  * NOP, or LAUNCH checked field by field (the descriptor comes from the
  * host: every size, range and replica field is checked before use) and
  * handed to emu_dev_run.c with its deadline. A launch the hang_launch
- * fault picked waits here, deadline ignored, until the queue is aborted.
+ * fault picked waits here, deadline ignored, until the queue is aborted;
+ * while the hold_launches fault is set, every launch waits here before it
+ * starts, until the fault is lifted or the queue is aborted.
  */
 #include "emu_internal.h"
 
@@ -33,6 +35,29 @@ static int hang(struct emu_queue *q)
 	return IPU_CQ_E_RESET;
 }
 
+/*
+ * The hold_launches fault: wait until it is lifted, as a device whose
+ * firmware is stopped would; false when the queue was aborted (reset, FLR)
+ * while the launch was held. A launch that was not held goes on as it
+ * would without the fault: whatever abort comes is the run's (or hang's)
+ * to see.
+ */
+static bool wait_unheld(struct emu_queue *q)
+{
+	struct emu_dev *dev = q->dev;
+	bool held;
+
+	pthread_mutex_lock(&dev->lock);
+	held = dev->faults.hold_launches;
+	if (held)
+		emu_log(dev, "injected fault: launch held");
+	while (dev->faults.hold_launches && !atomic_load(&q->abort))
+		pthread_cond_wait(&q->cond, &dev->lock);
+	held = held && atomic_load(&q->abort);
+	pthread_mutex_unlock(&dev->lock);
+	return !held;
+}
+
 int emu_cmd_process(struct emu_queue *q, const struct ipu_cmd_desc *d)
 {
 	struct emu_dev *dev = q->dev;
@@ -49,10 +74,13 @@ int emu_cmd_process(struct emu_queue *q, const struct ipu_cmd_desc *d)
 	if (rc != IPU_CQ_OK)
 		return rc;
 
+	/* Counted as it arrives, held or not (hang_launch=K: the K-th). */
 	pthread_mutex_lock(&dev->lock);
 	hung = dev->faults.hang_launch && --dev->faults.hang_launch == 0;
 	deadline = d->deadline_ms ? d->deadline_ms : q->deadline_ms;
 	pthread_mutex_unlock(&dev->lock);
+	if (!wait_unheld(q))
+		return IPU_CQ_E_RESET;
 	if (hung)
 		return hang(q);
 	l.deadline_ms = deadline ? emu_now_ms() + deadline : 0;

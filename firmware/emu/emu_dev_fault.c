@@ -16,9 +16,9 @@
 /* What a spec asks for; "set" flags say which fields apply. */
 struct spec {
 	bool fail_set, corrupt_set, hang_set, hang_dma_set, ignore_set,
-	     refuse_set, speed_set, width_set;
+	     refuse_set, speed_set, width_set, hold_set;
 	uint64_t fail_dma, corrupt_dma, hang_launch, hang_dma, ignore_reset;
-	bool refuse_fw;
+	bool refuse_fw, hold_launches;
 	enum emu_bad_wb bad_writeback;
 	unsigned int speed, width;
 	uint64_t mem_ce, mem_ue;
@@ -65,6 +65,18 @@ static int bad_wb_mode(const char *s, enum emu_bad_wb *out)
 	return -EINVAL;
 }
 
+/* A switch: no value or 1 is on, 0 off. */
+static int flag(const char *val, bool *on, bool *set)
+{
+	uint64_t n = 1;
+
+	*set = true;
+	if (val && number(val, 0, 1, &n))
+		return -EINVAL;
+	*on = n;
+	return 0;
+}
+
 static int parse_one(char *item, struct spec *sp)
 {
 	char *val = strchr(item, '=');
@@ -94,14 +106,10 @@ static int parse_one(char *item, struct spec *sp)
 	}
 	if (!strcmp(item, "bad_writeback"))
 		return bad_wb_mode(val, &sp->bad_writeback);
-	if (!strcmp(item, "refuse_fw")) {
-		sp->refuse_set = true;
-		n = 1;
-		if (val && number(val, 0, 1, &n))
-			return -EINVAL;
-		sp->refuse_fw = n;
-		return 0;
-	}
+	if (!strcmp(item, "refuse_fw"))
+		return flag(val, &sp->refuse_fw, &sp->refuse_set);
+	if (!strcmp(item, "hold_launches"))
+		return flag(val, &sp->hold_launches, &sp->hold_set);
 	if (!strcmp(item, "link_speed")) {
 		sp->speed_set = true;
 		if (number(val, 1, IPU_LINK_MAX_SPEED, &n))
@@ -186,6 +194,11 @@ static void apply_locked(struct emu_dev *dev, const struct spec *sp)
 		f->refuse_fw = sp->refuse_fw;
 	if (sp->bad_writeback)
 		f->bad_writeback = sp->bad_writeback;
+	if (sp->hold_set)
+		f->hold_launches = sp->hold_launches;
+	/* Lifted (or cleared): the held launches go on. */
+	if ((sp->clear || sp->hold_set) && !f->hold_launches)
+		emu_queues_kick_locked(dev);
 	if (sp->mem_ce)
 		dev->mem_ce = add_sat(dev->mem_ce, sp->mem_ce);
 	if (sp->mem_ue) {

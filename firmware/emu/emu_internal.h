@@ -100,6 +100,7 @@ struct emu_faults {
 	uint64_t ignore_reset;	/* soft resets left until the ignored one */
 	enum emu_bad_wb bad_writeback;	/* the next descriptor's lie */
 	bool refuse_fw;
+	bool hold_launches;	/* launches wait to start until it is lifted */
 };
 
 struct emu_dev {

@@ -25,6 +25,7 @@ static inline struct kfw kfw_setup(bool attach_fw)
 	struct ipu_fw_attach fa = { 0 };
 	struct kfw f;
 
+	kt_sim_only("the firmware role (FW_ATTACH, FW_NEXT, FW_DONE)");
 	kt_require_sim_ctl();
 	f.idx = kt_sim_add(4);
 	f.owner = kt_open_attached(f.idx);

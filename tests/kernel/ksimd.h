@@ -11,6 +11,12 @@
  * back whatever happened: the daemon running (not stopped) and the
  * module's timeout as it was.
  *
+ * On PCI IPUs (KT_ON_PCI) launches run on the device's command queue:
+ * ks_require_simd() needs only the device, and ks_simd_stop() and
+ * ks_simd_cont() hold and release the launches of every PCI IPU through
+ * ipu-emu's hold_launches fault (docs/hardware.md section 11), as a
+ * stopped firmware would; KS_TEST's teardown releases them.
+ *
  * Waiting: the daemon says what it did in its log; ks_log_wait() polls
  * the log for a line, a bounded number of times with a short pause in
  * between (a poll on the condition, never a sleep standing in for one).
@@ -21,6 +27,9 @@
 #include <time.h>
 
 #include "ktest.h"
+#ifdef KT_ON_PCI
+#include "kemu.h"
+#endif
 
 #define KS_SIMD		"/usr/bin/ipu-simd"
 #define KS_LOG		"/tmp/ipu-simd.log"
@@ -29,6 +38,25 @@
 /* Polls of the log before giving up, and the pause between two. */
 #define KS_POLLS	3000
 #define KS_POLL_NS	10000000L /* 10 ms: 30 s in all, for TCG */
+
+/* Launches are held on the PCI IPUs (ks_simd_stop() on PCI). */
+static bool ks_held __attribute__((unused));
+
+#ifdef KT_ON_PCI
+/* Hold (@on) or release the launches of every PCI IPU of the rig. */
+static inline void ks_hold(bool on)
+{
+	unsigned int i;
+
+	ke_require();
+	find_ipus();
+	if (!nr_ipus)
+		fail_msg("no PCI IPU to hold the launches of");
+	for (i = 0; i < nr_ipus; i++)
+		ke_fault(i, on ? "hold_launches=1" : "hold_launches=0");
+	ks_held = on;
+}
+#endif
 
 /* launch_timeout_ms before a test changed it; 0 when it did not. */
 static unsigned int ks_saved_timeout __attribute__((unused));
@@ -261,10 +289,13 @@ static inline bool ks_all_stopped(pid_t pid)
 /*
  * Stop ipu-simd (SIGSTOP) and wait until all its threads are stopped, so
  * that a launch submitted now stays in flight; ks_simd_cont() or
- * KS_TEST's teardown lets it go on.
+ * KS_TEST's teardown lets it go on. On PCI IPUs: hold their launches.
  */
 static inline void ks_simd_stop(void)
 {
+#ifdef KT_ON_PCI
+	ks_hold(true);
+#else
 	pid_t pid = ks_simd_pid();
 	int i;
 
@@ -273,11 +304,16 @@ static inline void ks_simd_stop(void)
 		ks_pause();
 	if (!ks_all_stopped(pid))
 		fail_msg("ipu-simd (pid %d) did not stop", (int)pid);
+#endif
 }
 
 static inline void ks_simd_cont(void)
 {
+#ifdef KT_ON_PCI
+	ks_hold(false);
+#else
 	assert_int_equal(kill(ks_simd_pid(), SIGCONT), 0);
+#endif
 }
 
 /*
@@ -295,7 +331,14 @@ static inline bool ks_simd_away(void)
 	return true;
 }
 
-/* Skip without ipu-simd (a build host); start it if nothing runs it. */
+/*
+ * Skip without ipu-simd (a build host); start it if nothing runs it. PCI
+ * IPUs (KT_ON_PCI) run launches from their command queue: only the
+ * device is needed.
+ */
+#ifdef KT_ON_PCI
+#define ks_require_simd() kt_require_dev(0)
+#else
 #define ks_require_simd()                                                 \
 	do {                                                              \
 		kt_require_dev(0);                                        \
@@ -307,6 +350,7 @@ static inline bool ks_simd_away(void)
 			ks_simd_start(NULL);                              \
 		ks_wait_served();                                         \
 	} while (0)
+#endif
 
 static inline unsigned int ks_timeout_get(void)
 {
@@ -334,6 +378,10 @@ static inline int ks_teardown(void **state)
 	pid_t pid;
 
 	kt_teardown(state);
+#ifdef KT_ON_PCI
+	if (ks_held)
+		ks_hold(false);
+#endif
 	if (ks_saved_timeout) {
 		snprintf(buf, sizeof(buf), "%u", ks_saved_timeout);
 		kt_write_file(KS_TIMEOUT, buf);

@@ -55,6 +55,8 @@
 #define KT_SYSFS_CLASS "/sys/class/ipu"
 #define KT_SIM_CTL "/sys/devices/ipu_sim"
 #define KT_DEBUGFS "/sys/kernel/debug/ipu"
+#define KT_PCI_DEVICES "/sys/bus/pci/devices"
+#define KT_PCI_DRIVER "/sys/bus/pci/drivers/ipu"
 
 /* ------------------------------------------------------------------------ */
 /* Skipping and the exit status                                             */
@@ -123,8 +125,50 @@ static inline bool kt_have_dev(unsigned int idx)
 
 #ifdef KT_ON_PCI
 #define KT_KIND "PCI IPU "
+/* GET_INFO's platform and the sysfs "platform" of the devices tested. */
+#define KT_PLATFORM IPU_PLATFORM_PCI
+#define KT_PLATFORM_NAME "pci"
+/* Launches run on the device's command queue, not a userspace firmware. */
+#define KT_FEATURE_FW_SIM 0
 #else
 #define KT_KIND "/dev/ipu"
+#define KT_PLATFORM IPU_PLATFORM_SIM
+#define KT_PLATFORM_NAME "sim"
+#define KT_FEATURE_FW_SIM IPU_FEATURE_FW_SIM
+#endif
+
+/* "/dev/ipuN" of device @idx (kt_dev()) in @buf; returns @buf. */
+static inline const char *kt_node(unsigned int idx, char *buf, size_t len)
+{
+	snprintf(buf, len, "/dev/ipu%u", kt_dev(idx));
+	return buf;
+}
+
+/* libipu's name of device @idx (kt_dev()), "hw:N", in @buf; returns @buf. */
+static inline const char *kt_hw(unsigned int idx, char *buf, size_t len)
+{
+	snprintf(buf, len, "hw:%u", kt_dev(idx));
+	return buf;
+}
+
+/* The same, in a buffer that lives as long as the enclosing block. */
+#define KT_NODE(idx) kt_node((idx), (char[32]){ 0 }, 32)
+#define KT_HW(idx) kt_hw((idx), (char[32]){ 0 }, 32)
+
+/*
+ * Skip the running test on the PCI variant (KT_ON_PCI), saying in one
+ * line what only simulated IPUs have that it needs (@why); nothing on
+ * simulated IPUs.
+ */
+#ifdef KT_ON_PCI
+#define kt_sim_only(why)                                                  \
+	do {                                                              \
+		print_message("needs %s, which only simulated IPUs have: skipped\n", \
+			      (why));                                     \
+		kt_skip();                                                \
+	} while (0)
+#else
+#define kt_sim_only(why) ((void)(why))
 #endif
 
 #define kt_require_dev(idx)                                               \
@@ -150,6 +194,7 @@ enum kt_kind {
 	KT_SIMDEV,	/* simulated device to delete */
 	KT_FAULT,	/* fault switch (idx, name) to set back to 0 */
 	KT_QUEUE,	/* libipu queue to destroy (before its devices) */
+	KT_PCIFN,	/* PCI function (name) to bind to ipu.ko again if unbound */
 };
 
 struct kt_res {
@@ -276,6 +321,11 @@ static inline void kt_release(struct kt_res *r)
 		kt_fault_path(path, sizeof(path), r->idx, r->name);
 		kt_write_file(path, "0");
 		break;
+	case KT_PCIFN:
+		snprintf(path, sizeof(path), KT_PCI_DEVICES "/%s/driver", r->name);
+		if (access(path, F_OK))
+			kt_write_file(KT_PCI_DRIVER "/bind", r->name);
+		break;
 	case KT_FREE:
 		break;
 	}
@@ -296,7 +346,8 @@ static inline void kt_cleanup(void)
 		if (kt_res[i].kind == KT_QUEUE)
 			kt_release(&kt_res[i]);
 	for (i = KT_MAX_RES - 1; i >= 0; i--)
-		if (kt_res[i].kind != KT_SIMDEV && kt_res[i].kind != KT_FAULT)
+		if (kt_res[i].kind != KT_SIMDEV && kt_res[i].kind != KT_FAULT &&
+		    kt_res[i].kind != KT_PCIFN)
 			kt_release(&kt_res[i]);
 	/* Then what needs the files closed. */
 	for (i = KT_MAX_RES - 1; i >= 0; i--)
@@ -324,7 +375,7 @@ static inline int kt_open(unsigned int idx)
 	int fd;
 
 	kt_require_dev(idx);
-	snprintf(path, sizeof(path), "/dev/ipu%u", kt_dev(idx));
+	kt_node(idx, path, sizeof(path));
 	fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		fail_msg("open %s: %s", path, strerror(errno));
@@ -394,7 +445,7 @@ static inline void *kt_alloc(size_t len)
 	return p;
 }
 
-/* Open "hw:@idx" with libipu (skips if absent); tracked. */
+/* Open device @idx (kt_hw()) with libipu (skips if absent); tracked. */
 static inline struct ipu_device *kt_dev_open(unsigned int idx, uint32_t flags)
 {
 	IPU_OPTS(ipu_open_opts, opts, .flags = flags);
@@ -403,7 +454,7 @@ static inline struct ipu_device *kt_dev_open(unsigned int idx, uint32_t flags)
 	int err;
 
 	kt_require_dev(idx);
-	snprintf(name, sizeof(name), "hw:%u", idx);
+	kt_hw(idx, name, sizeof(name));
 	err = ipu_device_open(name, &opts, &dev);
 	if (err)
 		fail_msg("ipu_device_open(%s): %d (%s)", name, err, ipu_errmsg());
@@ -707,32 +758,89 @@ static inline int kt_read_file(const char *path, char *buf, size_t len)
 	return 0;
 }
 
-/* /sys/class/ipu/ipuN/@attr of device @idx (kt_dev()) as a string; fails the
- * test if unreadable. */
-static inline void kt_sysfs(unsigned int idx, const char *attr, char *buf,
-			    size_t len)
+/* /sys/class/ipu/ipu@n/@attr, of the device numbered @n whatever its kind. */
+static inline void kt_sysfs_ipu(unsigned int n, const char *attr, char *buf,
+				size_t len)
 {
 	char path[128];
 	int err;
 
-	snprintf(path, sizeof(path), KT_SYSFS_CLASS "/ipu%u/%s", kt_dev(idx), attr);
+	snprintf(path, sizeof(path), KT_SYSFS_CLASS "/ipu%u/%s", n, attr);
 	err = kt_read_file(path, buf, len);
 	if (err)
 		fail_msg("read %s: %s", path, strerror(-err));
 }
 
-/* A decimal sysfs attribute of /sys/class/ipu/ipu@idx. */
-static inline uint64_t kt_sysfs_u64(unsigned int idx, const char *attr)
+/* /sys/class/ipu/ipuN/@attr of device @idx (kt_dev()) as a string; fails the
+ * test if unreadable. */
+static inline void kt_sysfs(unsigned int idx, const char *attr, char *buf,
+			    size_t len)
+{
+	kt_sysfs_ipu(kt_dev(idx), attr, buf, len);
+}
+
+/* A decimal sysfs attribute of /sys/class/ipu/ipu@n. */
+static inline uint64_t kt_sysfs_ipu_u64(unsigned int n, const char *attr)
 {
 	char buf[64], *end;
 	unsigned long long v;
 
-	kt_sysfs(idx, attr, buf, sizeof(buf));
+	kt_sysfs_ipu(n, attr, buf, sizeof(buf));
 	errno = 0;
 	v = strtoull(buf, &end, 10);
 	if (errno || end == buf || *end || buf[0] == '-')
-		fail_msg("%s of ipu%u is \"%s\", not a decimal", attr, idx, buf);
+		fail_msg("%s of ipu%u is \"%s\", not a decimal", attr, n, buf);
 	return v;
+}
+
+/* A decimal sysfs attribute of device @idx (kt_dev()). */
+static inline uint64_t kt_sysfs_u64(unsigned int idx, const char *attr)
+{
+	return kt_sysfs_ipu_u64(kt_dev(idx), attr);
+}
+
+/*
+ * The PCI function (its address, "0000:01:00.0") of ipu@n into @buf;
+ * -ENODEV when ipu@n is not a PCI IPU.
+ */
+static inline int kt_pci_fn_of(unsigned int n, char *buf, size_t len)
+{
+	char path[64], link[256];
+	const char *base;
+	ssize_t k;
+
+	snprintf(path, sizeof(path), KT_SYSFS_CLASS "/ipu%u/device", n);
+	k = readlink(path, link, sizeof(link) - 1);
+	if (k < 0)
+		return -ENODEV;
+	link[k] = '\0';
+	base = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
+	if (!strchr(base, ':'))
+		return -ENODEV;
+	if (strlen(base) >= len)
+		return -ENAMETOOLONG;
+	memcpy(buf, base, strlen(base) + 1);
+	return 0;
+}
+
+/*
+ * The PCI domain and bus/device/function (GET_INFO's pci_domain and
+ * pci_bdf) of device @idx (kt_dev()), from its function's address; 0
+ * and 0 for a device not on a PCI bus.
+ */
+static inline void kt_pci_addr(unsigned int idx, uint32_t *domain,
+			       uint32_t *bdf)
+{
+	unsigned int dom, bus, dev, fn;
+	char addr[32];
+
+	*domain = 0;
+	*bdf = 0;
+	if (kt_pci_fn_of(kt_dev(idx), addr, sizeof(addr)) ||
+	    sscanf(addr, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4)
+		return;
+	*domain = dom;
+	*bdf = bus << 8 | dev << 3 | fn;
 }
 
 /*
@@ -769,9 +877,13 @@ static inline uint64_t kt_present(void)
 	return set;
 }
 
-/* Skip unless the module is loaded, fail if it lacks the sim controls. */
+/*
+ * Skip unless the module is loaded, fail if it lacks the sim controls;
+ * skip on the PCI variant, whose devices come and go with the PCI bus.
+ */
 #define kt_require_sim_ctl()                                              \
 	do {                                                              \
+		kt_sim_only("the sim control file (new_device, del_device)"); \
 		kt_require_dev(0);                                        \
 		assert_int_equal(access(KT_SIM_CTL "/new_device", W_OK), 0); \
 		assert_int_equal(access(KT_SIM_CTL "/del_device", W_OK), 0); \
@@ -802,6 +914,93 @@ static inline unsigned int kt_sim_add(unsigned int mem_mb)
 	return (unsigned int)__builtin_ctzll(added);
 }
 
+/*
+ * A device for the test alone, idle, whose memory is handed out first fit
+ * from its start and which the test may remove (kt_remove()): a new
+ * simulated IPU of @mem_mb MiB (kt_sim_add(), deleted at teardown), or on
+ * the PCI variant the first PCI IPU, which nothing holds between tests
+ * (its function is bound to ipu.ko again at teardown if the test unbound
+ * it). Returns its index for kt_open() and the other helpers.
+ */
+static inline unsigned int kt_own_dev(unsigned int mem_mb)
+{
+#ifdef KT_ON_PCI
+	struct kt_res *r;
+
+	(void)mem_mb;
+	kt_require_dev(0);
+	r = kt_track(KT_PCIFN);
+	if (kt_pci_fn_of(kt_dev(0), r->name, sizeof(r->name)))
+		fail_msg("ipu%u has no PCI function", kt_dev(0));
+	return 0;
+#else
+	kt_require_sim_ctl();
+	return kt_sim_add(mem_mb);
+#endif
+}
+
+/*
+ * Remove device @idx (kt_dev()) the way its kind is removed: del_device
+ * of a simulated IPU; the unbind of a PCI IPU's function from ipu.ko (the
+ * PCI core's removal path, as on hot unplug). 0 or -errno of the write;
+ * tracks nothing, so a child or a thread may call it. The device's
+ * tracking by kt_own_dev() stays: kt_untrack_removed() after a removal
+ * that worked.
+ */
+static inline int kt_remove(unsigned int idx)
+{
+	char val[32];
+
+#ifdef KT_ON_PCI
+	if (kt_pci_fn_of(kt_dev(idx), val, sizeof(val)))
+		return -ENODEV;
+	return kt_write_file(KT_PCI_DRIVER "/unbind", val);
+#else
+	snprintf(val, sizeof(val), "%u", idx);
+	return kt_write_file(KT_SIM_CTL "/del_device", val);
+#endif
+}
+
+/* Device @idx of kt_own_dev() was removed: teardown must not remove it. */
+static inline void kt_untrack_removed(unsigned int idx)
+{
+#ifdef KT_ON_PCI
+	(void)idx;
+#else
+	kt_untrack(kt_find(KT_SIMDEV, 0, NULL, NULL, 0, idx));
+#endif
+}
+
+/*
+ * Bring back a device like the one kt_own_dev() gave and the test removed:
+ * a new simulated IPU of @mem_mb MiB, or the PCI function bound again.
+ * Returns its ipuN (the number the device node has, not an index of
+ * kt_dev()).
+ */
+static inline unsigned int kt_readd(unsigned int mem_mb)
+{
+#ifdef KT_ON_PCI
+	uint64_t before, added;
+	int i, err;
+
+	(void)mem_mb;
+	for (i = KT_MAX_RES - 1; i >= 0 && kt_res[i].kind != KT_PCIFN; i--)
+		;
+	if (i < 0)
+		fail_msg("kt_readd() without kt_own_dev()");
+	before = kt_present();
+	err = kt_write_file(KT_PCI_DRIVER "/bind", kt_res[i].name);
+	if (err)
+		fail_msg("bind %s: %s", kt_res[i].name, strerror(-err));
+	added = kt_present() & ~before;
+	if (!added || (added & (added - 1)))
+		fail_msg("bind %s: expected one new ipuN", kt_res[i].name);
+	return (unsigned int)__builtin_ctzll(added);
+#else
+	return kt_sim_add(mem_mb);
+#endif
+}
+
 /* Delete simulated IPU @idx now; 0 or -errno from the write. */
 static inline int kt_sim_del(unsigned int idx)
 {
@@ -823,6 +1022,8 @@ static inline void kt_fault_set(unsigned int idx, const char *name,
 	struct kt_res *r;
 	int err;
 
+	/* ipu-emu's faults, on PCI IPUs: test_pci_faults.c, kemu.h. */
+	kt_sim_only("the debugfs fault switches");
 	kt_fault_path(path, sizeof(path), idx, name);
 	snprintf(val, sizeof(val), "%u", k);
 	err = kt_write_file(path, val);

@@ -247,8 +247,11 @@ static void test_second_process_gets_ebusy_and_sees_owner_pid(void **state)
 {
 	pid_t parent = getpid(), pid;
 	int fd = kt_open_attached(0);
+	char sysfs_owner[64];
 
 	(void)state;
+	snprintf(sysfs_owner, sizeof(sysfs_owner), KT_SYSFS_CLASS "/ipu%u/owner_pid",
+		 kt_dev(0));
 	pid = kt_fork();
 	if (pid == 0) {
 		struct ipu_info info;
@@ -256,13 +259,13 @@ static void test_second_process_gets_ebusy_and_sees_owner_pid(void **state)
 		int cfd;
 
 		/* Its own file: the parent's copy was closed by kt_fork(). */
-		cfd = open("/dev/ipu0", O_RDWR | O_CLOEXEC);
+		cfd = open(KT_NODE(0), O_RDWR | O_CLOEXEC);
 		kt_child_check(cfd >= 0, 10);
 		kt_child_check(kt_attach(cfd) == -EBUSY, 11);
 		kt_child_check(kt_get_info(cfd, &info) == 0, 12);
 		kt_child_check(info.owner_pid == (uint32_t)parent, 13);
-		kt_child_check(kt_read_file(KT_SYSFS_CLASS "/ipu0/owner_pid",
-					    buf, sizeof(buf)) == 0, 14);
+		kt_child_check(kt_read_file(sysfs_owner, buf, sizeof(buf)) == 0,
+			       14);
 		kt_child_check(strtoul(buf, NULL, 10) == (unsigned long)parent, 15);
 		kt_child_check(kt_detach(cfd) == -EACCES, 16);
 		_exit(0);
@@ -288,7 +291,7 @@ static void test_second_process_can_attach_after_the_owner_exits(void **state)
 	kt_pipe(go);
 	pid = kt_fork();
 	if (pid == 0) {
-		int cfd = open("/dev/ipu0", O_RDWR | O_CLOEXEC);
+		int cfd = open(KT_NODE(0), O_RDWR | O_CLOEXEC);
 
 		kt_child_check(cfd >= 0, 10);
 		kt_child_check(kt_attach(cfd) == 0, 11);

@@ -103,7 +103,7 @@ static void test_exit_of_a_process_frees_its_files(void **state)
 	pid = kt_fork();
 	if (pid == 0) {
 		struct ipu_bo_create bo;
-		int fd = open("/dev/ipu0", O_RDWR | O_CLOEXEC);
+		int fd = open(KT_NODE(0), O_RDWR | O_CLOEXEC);
 
 		kt_child_check(fd >= 0, 10);
 		kt_child_check(kt_attach(fd) == 0, 11);
@@ -134,7 +134,7 @@ static void test_killed_process_frees_its_files(void **state)
 	pid = kt_fork();
 	if (pid == 0) {
 		struct ipu_bo_create bo;
-		int fd = open("/dev/ipu0", O_RDWR | O_CLOEXEC);
+		int fd = open(KT_NODE(0), O_RDWR | O_CLOEXEC);
 		void *p;
 
 		kt_child_check(fd >= 0, 10);

@@ -1,21 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_info.c - IPU_IOCTL_GET_INFO: what a simulated IPU reports, and that
+ * test_info.c - IPU_IOCTL_GET_INFO: what an IPU reports (a simulated one;
+ * a PCI one in test_pci_info.c, KT_ON_PCI), and that
  * any file may ask, attached or not.
  */
 #include "ktest.h"
 
-static void test_get_info_reports_a_v1_simulated_ipu(void **state)
+static void test_get_info_reports_a_v1_ipu_of_its_platform(void **state)
 {
 	int fd = kt_open(0);
 	struct ipu_info info = kt_info(fd);
+	uint32_t domain, bdf;
 
 	(void)state;
+	kt_pci_addr(0, &domain, &bdf);
 	assert_int_equal(info.api_version, IPU_API_VERSION);
-	assert_int_equal(info.platform, IPU_PLATFORM_SIM);
+	assert_int_equal(info.platform, KT_PLATFORM);
 	assert_true(info.memory_total > 0);
-	assert_int_equal(info.pci_domain, 0);
-	assert_int_equal(info.pci_bdf, 0);
+	/* The function's address on PCI, zero on a simulated IPU. */
+	assert_int_equal(info.pci_domain, domain);
+	assert_int_equal(info.pci_bdf, bdf);
 	assert_int_equal(info.pad, 0);
 }
 
@@ -31,15 +35,17 @@ static void test_get_info_features_cover_the_v1_commands(void **state)
 	assert_int_equal(info.features & v1, v1);
 }
 
-static void test_get_info_reports_uring_launch_and_sim_firmware(void **state)
+/* FW_SIM only where launches run on a userspace firmware (simulated). */
+static void test_get_info_reports_uring_launch_and_its_firmware(void **state)
 {
 	const uint64_t bits = IPU_FEATURE_URING_CMD | IPU_FEATURE_LAUNCH |
-			      IPU_FEATURE_URING_FIXED | IPU_FEATURE_FW_SIM;
+			      IPU_FEATURE_URING_FIXED;
 	int fd = kt_open(0);
 	struct ipu_info info = kt_info(fd);
 
 	(void)state;
 	assert_int_equal(info.features & bits, bits);
+	assert_int_equal(info.features & IPU_FEATURE_FW_SIM, KT_FEATURE_FW_SIM);
 }
 
 static void test_get_info_mem_page_size_is_a_power_of_two(void **state)
@@ -113,9 +119,9 @@ static void test_get_info_with_null_argument_is_efault(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		KT_TEST(test_get_info_reports_a_v1_simulated_ipu),
+		KT_TEST(test_get_info_reports_a_v1_ipu_of_its_platform),
 		KT_TEST(test_get_info_features_cover_the_v1_commands),
-		KT_TEST(test_get_info_reports_uring_launch_and_sim_firmware),
+		KT_TEST(test_get_info_reports_uring_launch_and_its_firmware),
 		KT_TEST(test_get_info_mem_page_size_is_a_power_of_two),
 		KT_TEST(test_get_info_of_idle_device_shows_no_owner_and_no_memory_used),
 		KT_TEST(test_get_info_works_while_another_file_is_attached),

@@ -16,9 +16,11 @@
  *      first fit), XFER a secret into it;
  *   A: read(pipe) gets B's secret.
  *
- * Each test runs on a simulated IPU of its own, so that B's buffer lands
- * where A's was (checked: otherwise the test could not see a leak). B is
- * a child process, holding its buffer until A has looked.
+ * Each test runs on a device of its own (kt_own_dev(): a simulated IPU it
+ * adds, or on PCI IPUs, test_pci_isolation.c, the first one, idle), so
+ * that B's buffer lands where A's was (checked: otherwise the test could
+ * not see a leak). B is a child process, holding its buffer until A has
+ * looked.
  */
 #include <liburing.h>
 #include <sys/uio.h>
@@ -61,8 +63,7 @@ static struct owner_b owner_b_start(unsigned int idx, uint64_t len,
 
 		buf = malloc(len);
 		kt_child_check(buf != NULL, 2);
-		snprintf(path, sizeof(path), "/dev/ipu%u", idx);
-		fd = open(path, O_RDWR | O_CLOEXEC);
+		fd = open(kt_node(idx, path, sizeof(path)), O_RDWR | O_CLOEXEC);
 		kt_child_check(fd >= 0, 2);
 		kt_child_check(kt_attach(fd) == 0, 2);
 		kt_child_check(kt_bo_create(fd, len, &bo) == 0, 2);
@@ -164,8 +165,7 @@ static void test_vmsplice_of_a_bo_page_leaks_nothing_to_its_next_owner(void **st
 	int a, p[2];
 
 	(void)state;
-	kt_require_sim_ctl();
-	idx = kt_sim_add(ISO_MB);
+	idx = kt_own_dev(ISO_MB);
 	a = kt_open_attached(idx);
 	g = kt_granule(a);
 	got = kt_alloc(g);
@@ -260,8 +260,7 @@ static void test_xfer_from_or_to_a_device_mapping_is_efault(void **state)
 	int a, fw;
 
 	(void)state;
-	kt_require_sim_ctl();
-	idx = kt_sim_add(ISO_MB);
+	idx = kt_own_dev(ISO_MB);
 	a = kt_open_attached(idx);
 	g = kt_granule(a);
 	kt_bo(a, g, &bo);
@@ -273,6 +272,7 @@ static void test_xfer_from_or_to_a_device_mapping_is_efault(void **state)
 	assert_int_equal(kt_write_bo(a, h2, 0, map, g), -EFAULT);
 	assert_int_equal(kt_read_bo(a, h2, 0, map, g), -EFAULT);
 
+	kt_sim_only("the firmware role's mapping (FW_ATTACH)");
 	fw = kt_open(idx);
 	assert_int_equal(kt_ioctl(fw, IPU_IOCTL_FW_ATTACH, &fa), 0);
 	fmap = kt_mmap(g, PROT_READ | PROT_WRITE, MAP_SHARED, fw,
@@ -335,8 +335,7 @@ static void test_io_uring_cannot_register_a_bo_mapping(void **state)
 	int a, ret, tmp, wr, rd;
 
 	(void)state;
-	kt_require_sim_ctl();
-	idx = kt_sim_add(ISO_MB);
+	idx = kt_own_dev(ISO_MB);
 	a = kt_open_attached(idx);
 	g = kt_granule(a);
 	got = kt_alloc(g);
@@ -441,8 +440,7 @@ static void test_o_direct_read_into_a_bo_mapping_is_efault(void **state)
 	int a, bfd, dfd, err;
 
 	(void)state;
-	kt_require_sim_ctl();
-	idx = kt_sim_add(ISO_MB);
+	idx = kt_own_dev(ISO_MB);
 	a = kt_open_attached(idx);
 	g = kt_granule(a);
 	data = kt_alloc(4 * g);
@@ -493,8 +491,7 @@ static void test_a_fresh_bo_reads_zeros_where_the_last_owner_wrote(void **state)
 	int a, b;
 
 	(void)state;
-	kt_require_sim_ctl();
-	idx = kt_sim_add(ISO_MB);
+	idx = kt_own_dev(ISO_MB);
 	a = kt_open_attached(idx);
 	len = 4 * kt_granule(a);
 	buf = kt_alloc(len);

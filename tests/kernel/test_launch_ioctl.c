@@ -219,6 +219,7 @@ static void test_a_launch_without_firmware_is_eunatch(void **state)
 	int fd;
 
 	(void)state;
+	kt_sim_only("a device no userspace firmware serves (-EUNATCH)");
 	kt_require_sim_ctl();
 	/* The guest's ipu-simd serves ipu0 and ipu1 only. */
 	idx = kt_sim_add(1);

@@ -399,8 +399,7 @@ static void test_a_huge_io_uring_transfer_is_punted_and_completes(void **state)
 	int fd, res[2] = { 1, 1 };
 
 	(void)state;
-	kt_require_sim_ctl();
-	idx = kt_sim_add(HUGE_MB);
+	idx = kt_own_dev(HUGE_MB);
 	fd = kt_open_attached(idx);
 	h = kt_bo(fd, len, NULL);
 	src = kt_alloc(len);

@@ -33,12 +33,8 @@ static void test_a_thousand_runs_leave_memory_and_pins_as_they_were(void **state
 	int i;
 
 	(void)state;
-#ifdef KT_ON_PCI
-	kt_require_dev(0);
-#else
 	ks_require_simd();
-#endif
-	snprintf(name, sizeof(name), "hw:%u", kt_dev(0));
+	kt_hw(0, name, sizeof(name));
 	used = kt_sysfs_u64(0, "memory_used");
 	pins = kt_pinned_now();
 	dma = kt_dma_api_now();

@@ -136,6 +136,7 @@ static void fw_uring_done(int32_t status, int done_ret, int want_cqe)
 	unsigned int idx;
 	int owner, fw;
 
+	kt_sim_only("the firmware role (FW_ATTACH, FW_NEXT, FW_DONE)");
 	kt_require_sim_ctl();
 	idx = kt_sim_add(1);
 	owner = kt_open_attached(idx);
@@ -193,7 +194,7 @@ static void test_a_read_only_file_maps_a_bo_read_only(void **state)
 
 	(void)state;
 	kt_require_dev(0);
-	fd = open("/dev/ipu0", O_RDONLY | O_CLOEXEC);
+	fd = open(KT_NODE(0), O_RDONLY | O_CLOEXEC);
 	assert_true(fd >= 0);
 	kt_track(KT_FD)->fd = fd;
 	assert_int_equal(kt_attach(fd), 0);
@@ -318,6 +319,7 @@ static void test_new_device_of_4096_mb_on_a_small_guest_fails_cleanly(void **sta
 	int err, klog;
 
 	(void)state;
+	kt_sim_only("the sim control file's new_device");
 	kt_require_sim_ctl();
 	if (mem_total_kib() >= (4096ull << 10)) {
 		print_message("guest has 4 GiB or more: skipped\n");

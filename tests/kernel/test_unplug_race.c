@@ -3,11 +3,14 @@
  * test_unplug_race.c - hot removal does not deadlock against XFER and mmap
  * (issue 8, item 2).
  *
- * Three threads of one process, on a simulated IPU of the test's own:
+ * Three threads of one process, on a device of the test's own
+ * (kt_own_dev(): a simulated IPU it adds, or the first PCI IPU in
+ * test_pci_unplug_race.c):
  *   A  XFERs from a buffer registered with userfaultfd, whose page fault
  *      the test leaves unresolved: A sleeps in pinning, for as long as the
  *      test likes;
- *   C  writes the device's number to del_device (hot removal);
+ *   C  removes the device (kt_remove(): its number to del_device, or its
+ *      PCI function to ipu.ko's unbind: hot removal);
  *   B  mmap()s a buffer object of the same file (mmap_lock held for
  *      writing while the driver looks the buffer up).
  * If XFER pinned inside the unplug guard (a rwsem held for reading), C
@@ -17,7 +20,7 @@
  *
  * This is a deadlock test, so it has to wait for something that may never
  * happen: the scenario runs in a child process and the test gives
- * del_device DEADLOCK_S seconds (an ample bound, also for a slow debug
+ * the removal DEADLOCK_S seconds (an ample bound, also for a slow debug
  * kernel) before it declares a deadlock. A child stuck so cannot be
  * killed; the test then leaves it (and its device) behind rather than
  * hang itself.
@@ -116,13 +119,11 @@ static int touch_after_removal(void)
 static void *thread_c(void *arg)
 {
 	char msg[1 + sizeof(int)];
-	char val[16];
 	int err;
 
 	(void)arg;
 	atomic_store(&rc.c_tid, (int)syscall(SYS_gettid));
-	snprintf(val, sizeof(val), "%u", rc.idx);
-	err = kt_write_file(KT_SIM_CTL "/del_device", val);
+	err = kt_remove(rc.idx);
 	atomic_store(&rc.c_done, true);
 	msg[0] = 'C';
 	memcpy(msg + 1, &err, sizeof(err));
@@ -179,8 +180,7 @@ static void race_child(unsigned int idx, int report)
 	rc.idx = idx;
 	rc.report = report;
 	signal(SIGBUS, on_sigbus);
-	snprintf(path, sizeof(path), "/dev/ipu%u", idx);
-	rc.fd = open(path, O_RDWR | O_CLOEXEC);
+	rc.fd = open(kt_node(idx, path, sizeof(path)), O_RDWR | O_CLOEXEC);
 	child_step(rc.fd >= 0);
 	child_step(kt_attach(rc.fd) == 0);
 	rc.g = (uint64_t)kt_page_size();
@@ -263,18 +263,18 @@ static bool read_within(int fd, void *buf, size_t len)
 	return true;
 }
 
-static void test_del_device_returns_while_xfer_waits_in_a_fault_and_mmap_runs(void **state)
+static void test_removal_returns_while_xfer_waits_in_a_fault_and_mmap_runs(void **state)
 {
 	struct race_result res;
 	char msg[1 + sizeof(int)];
-	unsigned int idx;
+	unsigned int idx, n;
 	int64_t pins;
 	int p[2], del, st;
 	pid_t pid;
 
 	(void)state;
-	kt_require_sim_ctl();
-	idx = kt_sim_add(RACE_MB);
+	idx = kt_own_dev(RACE_MB);
+	n = kt_dev(idx); /* its ipuN, while it is there */
 	pins = kt_pinned_now();
 	kt_pipe(p);
 	pid = kt_fork();
@@ -289,21 +289,21 @@ static void test_del_device_returns_while_xfer_waits_in_a_fault_and_mmap_runs(vo
 		 * deleted; leave both rather than hang here.
 		 */
 		kt_untrack(kt_find(KT_CHILD, 0, NULL, NULL, pid, 0));
-		kt_untrack(kt_find(KT_SIMDEV, 0, NULL, NULL, 0, idx));
-		fail_msg("del_device of ipu%u did not return within %d s while "
+		kt_untrack_removed(idx);
+		fail_msg("the removal of ipu%u did not return within %d s while "
 			 "an XFER waited in a userfaultfd fault and an mmap of "
-			 "the same process ran: deadlock", idx, DEADLOCK_S);
+			 "the same process ran: deadlock", n, DEADLOCK_S);
 	}
 	assert_int_equal(msg[0], 'C');
 	memcpy(&del, msg + 1, sizeof(del));
 	assert_int_equal(del, 0);
 	/* removed: teardown must not delete it again */
-	kt_untrack(kt_find(KT_SIMDEV, 0, NULL, NULL, 0, idx));
-	assert_false(kt_present() & (1ull << idx));
+	kt_untrack_removed(idx);
+	assert_false(kt_present() & (1ull << n));
 
 	if (!read_within(p[0], &res, sizeof(res))) {
 		kt_untrack(kt_find(KT_CHILD, 0, NULL, NULL, pid, 0));
-		fail_msg("after del_device returned and the fault was resolved, "
+		fail_msg("after the removal returned and the fault was resolved, "
 			 "the XFER or the mmap did not finish within %d s",
 			 DEADLOCK_S);
 	}
@@ -326,13 +326,13 @@ static void test_del_device_returns_while_xfer_waits_in_a_fault_and_mmap_runs(vo
 	 * test must add no pin, it need not wait for others to drop theirs.
 	 */
 	assert_true(kt_pinned_now() <= pins);
-	assert_int_equal(kt_sim_add(RACE_MB), idx);
+	assert_int_equal(kt_readd(RACE_MB), n);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		KT_TEST(test_del_device_returns_while_xfer_waits_in_a_fault_and_mmap_runs),
+		KT_TEST(test_removal_returns_while_xfer_waits_in_a_fault_and_mmap_runs),
 	};
 
 	return KT_RUN(tests);

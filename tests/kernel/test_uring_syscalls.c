@@ -42,7 +42,7 @@ static uint64_t libipu_run_enters(uint32_t n, uint64_t *submits)
 		pin[i] = in[i];
 		pout[i] = out[i];
 	}
-	kp_open(&s, p, (const char *[]){ "hw:0" });
+	kp_open(&s, p, (const char *[]){ KT_HW(0) });
 	/* The first run pays for what is set up once (parsing, threads). */
 	if (kp_run(&s, pin, pout, msg, sizeof(msg)))
 		fail_msg("%s", msg);

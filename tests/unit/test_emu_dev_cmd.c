@@ -6,7 +6,7 @@
  * field; replicated runs across two IPUs of the process; the deadline
  * the device enforces, for a running and for a waiting launch; the
  * hang_launch fault released by soft reset with E_RESET on every
- * published descriptor; FLR aborting a launch; telemetry under load.
+ * published descriptor; hold_launches, lifted or ended by soft reset; FLR aborting a launch; telemetry under load.
  *
  * A launch that must be under way before the test acts is awaited by
  * polling the queue's STATUS.BUSY (the condition itself, no sleep).
@@ -409,6 +409,82 @@ static void test_a_hung_launch_is_released_by_soft_reset(void **state)
 	th_free(t);
 }
 
+/* Wait until descriptor @idx is complete (DONE), bounded. */
+static void wait_done(struct th *t, uint32_t idx)
+{
+	time_t end = time(NULL) + WAIT_LIMIT_S;
+
+	while (!(status(t, idx) & IPU_DESC_DONE)) {
+		assert_true(time(NULL) < end);
+		sched_yield();
+	}
+}
+
+/*
+ * @n launches of @b published while hold_launches is set: the queue took
+ * the first (BUSY) and none ran. Returns the executable's size.
+ */
+static uint32_t held_launches(struct th *t, struct eb *b, uint32_t n)
+{
+	uint32_t size = put_exe(t, b), i;
+
+	th_mem_write(t, ARENA_AT, b->arenas[0], b->exe.arena_size);
+	for (i = 0; i < n; i++)
+		launch(t, i, size, b->exe.arena_size);
+	wr32(t, QREG(CQ, IPU_Q_TAIL), n);
+	wait_busy(t);
+	for (i = 0; i < n; i++)
+		assert_int_equal(status(t, i), 0);
+	return size;
+}
+
+/*
+ * hold_launches: the queue takes the launches and runs none until the
+ * fault is lifted; then both run, with the executor's result.
+ */
+static void test_held_launches_run_once_the_hold_is_lifted(void **state)
+{
+	struct th *t = ready();
+	uint32_t y;
+	struct eb *b = mlp(&y);
+
+	(void)state;
+	assert_int_equal(emu_dev_fault(t->dev, "hold_launches=2"), -EINVAL);
+	assert_int_equal(emu_dev_fault(t->dev, "hold_launches"), 0);
+	held_launches(t, b, 2);
+	assert_int_equal(rd32(t, IPU_REG_LAUNCHES), 0);
+	assert_int_equal(emu_dev_fault(t->dev, "hold_launches=0"), 0);
+	wait_done(t, 1);
+	assert_int_equal(status(t, 0), IPU_DESC_DONE | IPU_CQ_OK);
+	assert_int_equal(status(t, 1), IPU_DESC_DONE | IPU_CQ_OK);
+	assert_int_equal(rd32(t, IPU_REG_LAUNCHES), 2);
+	eb_free(b);
+	th_free(t);
+}
+
+/* A soft reset ends a held launch (E_RESET); `clear` lifts the hold. */
+static void test_a_held_launch_is_ended_by_soft_reset(void **state)
+{
+	struct th *t = ready();
+	uint32_t y;
+	struct eb *b = mlp(&y);
+
+	(void)state;
+	assert_int_equal(emu_dev_fault(t->dev, "hold_launches=1"), 0);
+	held_launches(t, b, 1);
+	wr32(t, IPU_REG_SOFT_RESET, IPU_SOFT_RESET_MAGIC);
+	assert_int_equal(status(t, 0), IPU_DESC_DONE | IPU_CQ_E_RESET);
+	/* Still held after the reset, until cleared. */
+	wr32(t, IPU_REG_IRQ_MASK, 0);
+	th_ring(t, CQ, 16);
+	held_launches(t, b, 1);
+	assert_int_equal(emu_dev_fault(t->dev, "clear"), 0);
+	wait_done(t, 0);
+	assert_int_equal(status(t, 0), IPU_DESC_DONE | IPU_CQ_OK);
+	eb_free(b);
+	th_free(t);
+}
+
 /*
  * ignore_reset=1: the next soft reset does nothing (RESET_COUNT stays, the
  * hung launch hangs on), the one after works; FLR releases the launch
@@ -508,6 +584,8 @@ int main(void)
 		cmocka_unit_test(test_a_replica_filed_twice_is_refused),
 		cmocka_unit_test(test_the_device_enforces_the_deadline),
 		cmocka_unit_test(test_a_hung_launch_is_released_by_soft_reset),
+		cmocka_unit_test(test_held_launches_run_once_the_hold_is_lifted),
+		cmocka_unit_test(test_a_held_launch_is_ended_by_soft_reset),
 		cmocka_unit_test(test_ignore_reset_leaves_a_hung_launch_to_flr),
 		cmocka_unit_test(test_flr_aborts_a_running_launch),
 		cmocka_unit_test(test_disabling_the_queue_cancels_the_launch),

@@ -1,0 +1,10 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_pci_file.c - every test of test_file.c (the life of a device file (close, fork, kill, O_RDONLY)) on the PCIe IPUs
+ * (ipu-emu's in the guests): device 0 of those tests is the first PCI IPU,
+ * device 1 the second (ktest.h, KT_ON_PCI). What needs something only
+ * simulated IPUs have skips with the reason. Skipped where no PCI IPU is
+ * bound.
+ */
+#define KT_ON_PCI 1
+#include "test_file.c"
