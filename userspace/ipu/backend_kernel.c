@@ -84,18 +84,32 @@ static int k_enumerate(struct ipu_device_list *list)
 	return err ? err : ipu_sysfs_enumerate(list, "hw", only);
 }
 
-/* Listing fails with -EINVAL only for a bad IPU_HW_PLATFORM: say so. */
+/*
+ * What a user can do about the failures that are about the machine's
+ * set-up rather than a device: a bad IPU_HW_PLATFORM (listing fails with
+ * -EINVAL only for that), a node that is not theirs to open, or none at
+ * all (no driver).
+ */
 static const char *k_open_error(int err)
 {
-	static __thread char why[160];
+	static __thread char hint[PATH_MAX + 160];
 	const char *only;
 
-	if (err != -EINVAL || !k_platform_filter(&only))
+	if (err == -EINVAL && k_platform_filter(&only))
+		snprintf(hint, sizeof(hint),
+			 "IPU_HW_PLATFORM=\"%.64s\": expected \"sim\" or \"pci\" (unset: every IPU)",
+			 getenv("IPU_HW_PLATFORM"));
+	else if (err == -EACCES || err == -EPERM)
+		snprintf(hint, sizeof(hint),
+			 "%s/ipu* belong to the group \"ipu\" (udev rule 70-ipu.rules): add the user to it (adduser USER ipu) and log in again",
+			 ipu_dev_root());
+	else if (err == -ENOENT)
+		snprintf(hint, sizeof(hint),
+			 "no such node in %s: is the driver loaded (modprobe ipu)?",
+			 ipu_dev_root());
+	else
 		return NULL;
-	snprintf(why, sizeof(why),
-		 "IPU_HW_PLATFORM=\"%.64s\": expected \"sim\" or \"pci\" (unset: every IPU)",
-		 getenv("IPU_HW_PLATFORM"));
-	return why;
+	return hint;
 }
 
 static int k_open(struct ipu_device *dev, unsigned int index)
@@ -136,28 +150,6 @@ err_close:
 err_free:
 	free(k);
 	return err;
-}
-
-/*
- * What a user can do about the two failures of k_open() that are about the
- * machine's set-up rather than the device: the node is not theirs to open,
- * or there is none (no driver).
- */
-static const char *k_open_error(int err)
-{
-	static __thread char hint[PATH_MAX + 160];
-
-	if (err == -EACCES || err == -EPERM)
-		snprintf(hint, sizeof(hint),
-			 "%s/ipu* belong to the group \"ipu\" (udev rule 70-ipu.rules): add the user to it (adduser USER ipu) and log in again",
-			 ipu_dev_root());
-	else if (err == -ENOENT)
-		snprintf(hint, sizeof(hint),
-			 "no such node in %s: is the driver loaded (modprobe ipu)?",
-			 ipu_dev_root());
-	else
-		return NULL;
-	return hint;
 }
 
 static void k_close(struct ipu_device *dev)
@@ -354,7 +346,6 @@ const struct ipu_backend_ops ipu_backend_kernel = {
 	.enumerate = k_enumerate,
 	.open_error = k_open_error,
 	.open = k_open,
-	.open_error = k_open_error,
 	.close = k_close,
 	.query = k_query,
 	.attach = k_attach,
