@@ -43,7 +43,10 @@ struct pci_dev;
  * @tail: the next entry the host fills (TAIL as last written).
  * @enabled: the ring is programmed and enabled.
  * @gen: bumped by each soft reset, which ends the batches in flight.
- * @wait: transfers waiting for their batch; woken by the vector.
+ * @resetting: ipu_pci_dma_reset() is restarting the ring: transfers that
+ *	were waiting for @xfer_lock wait for it instead of failing.
+ * @wait: transfers waiting for their batch, or for @resetting to clear;
+ *	woken by the vector and by the reset.
  */
 struct ipu_pci_queue {
 	struct ipu_pci *ipu;
@@ -59,6 +62,7 @@ struct ipu_pci_queue {
 	u32 tail;
 	bool enabled;
 	u32 gen;
+	bool resetting;
 	wait_queue_head_t wait;
 };
 

@@ -335,11 +335,35 @@ int ipu_pci_dma(struct ipu_device *idev, u64 dev_off, struct iov_iter *iter,
 	ret = ipu_pci_sgt_from_iter(&sgt, iter);
 	if (ret)
 		return ret;
-	ret = dma_map_sgtable(&ipu->pdev->dev, &sgt, dir, 0);
+	/*
+	 * Two transfers from the device may land in one cache line of the
+	 * user's memory (libsession splits a host array between replicas
+	 * at any byte): the DMA API's debug code refuses overlapping
+	 * mappings the device writes unless the driver does the CPU syncs
+	 * itself, which it does here, around the transfer. On a coherent
+	 * platform they cost nothing; on others, the CPU must not write the
+	 * shared line while a transfer into it runs, as for O_DIRECT.
+	 */
+	ret = dma_map_sgtable(&ipu->pdev->dev, &sgt, dir, DMA_ATTR_SKIP_CPU_SYNC);
 	if (ret)
 		goto out_free;
+	dma_sync_sgtable_for_device(&ipu->pdev->dev, &sgt, dir);
 
 	mutex_lock(&q->xfer_lock);
+	/*
+	 * A soft reset ended the transfer before this one and is restarting
+	 * the ring: this one never reached the device, so it waits for the
+	 * ring rather than failing with the reset's -EIO.
+	 */
+	while (READ_ONCE(q->resetting) && !ipu_pci_q_leaving(q)) {
+		mutex_unlock(&q->xfer_lock);
+		if (wait_event_killable(q->wait, !READ_ONCE(q->resetting) ||
+					ipu_pci_q_leaving(q))) {
+			ret = -EINTR;
+			goto out_unmap;
+		}
+		mutex_lock(&q->xfer_lock);
+	}
 	/*
 	 * Removal, or the function gone: also for a transfer that waited
 	 * for the queue while the one before it found out and stopped it.
@@ -363,7 +387,9 @@ int ipu_pci_dma(struct ipu_device *idev, u64 dev_off, struct iov_iter *iter,
 	}
 	mutex_unlock(&q->xfer_lock);
 
-	dma_unmap_sgtable(&ipu->pdev->dev, &sgt, dir, 0);
+out_unmap:
+	dma_sync_sgtable_for_cpu(&ipu->pdev->dev, &sgt, dir);
+	dma_unmap_sgtable(&ipu->pdev->dev, &sgt, dir, DMA_ATTR_SKIP_CPU_SYNC);
 out_free:
 	sg_free_table(&sgt);
 	return ret;
@@ -386,7 +412,11 @@ int ipu_pci_dma_reset(struct ipu_pci *ipu)
 	for (i = 0; i < ARRAY_SIZE(ipu->dmaq); i++) {
 		struct ipu_pci_queue *q = &ipu->dmaq[i];
 
-		/* No transfer starts on the disabled ring meanwhile. */
+		/*
+		 * No transfer starts on the disabled ring meanwhile; one that
+		 * gets the lock before us waits for the ring (ipu_pci_dma()).
+		 */
+		WRITE_ONCE(q->resetting, true);
 		WRITE_ONCE(q->enabled, false);
 		WRITE_ONCE(q->gen, q->gen + 1);
 		wake_up(&q->wait);
@@ -395,7 +425,9 @@ int ipu_pci_dma_reset(struct ipu_pci *ipu)
 		q->enabled = !ipu_pci_q_enable(q);
 		if (!q->enabled)
 			ret = -EIO;
+		WRITE_ONCE(q->resetting, false);
 		mutex_unlock(&q->xfer_lock);
+		wake_up(&q->wait);
 	}
 	return ret;
 }
