@@ -326,7 +326,12 @@ static void test_removal_returns_while_xfer_waits_in_a_fault_and_mmap_runs(void 
 	 * test must add no pin, it need not wait for others to drop theirs.
 	 */
 	assert_true(kt_pinned_now() <= pins);
-	assert_int_equal(kt_readd(RACE_MB), n);
+	/*
+	 * And it comes back (kt_readd() fails unless one new ipuN appears).
+	 * Which number it gets is test_hotplug's subject: a PCI function
+	 * bound again may find a lower one that earlier tests freed.
+	 */
+	kt_readd(RACE_MB);
 }
 
 int main(void)
