@@ -353,15 +353,14 @@ int ipu_pci_dma(struct ipu_device *idev, u64 dev_off, struct iov_iter *iter,
 	/*
 	 * A soft reset ended the transfer before this one and is restarting
 	 * the ring: this one never reached the device, so it waits for the
-	 * ring rather than failing with the reset's -EIO.
+	 * ring rather than failing with the reset's -EIO. Not killable, as
+	 * the mutex is not: the reset only waits for this lock, which every
+	 * holder leaves as soon as the generation moved.
 	 */
 	while (READ_ONCE(q->resetting) && !ipu_pci_q_leaving(q)) {
 		mutex_unlock(&q->xfer_lock);
-		if (wait_event_killable(q->wait, !READ_ONCE(q->resetting) ||
-					ipu_pci_q_leaving(q))) {
-			ret = -EINTR;
-			goto out_unmap;
-		}
+		wait_event(q->wait, !READ_ONCE(q->resetting) ||
+			   ipu_pci_q_leaving(q));
 		mutex_lock(&q->xfer_lock);
 	}
 	/*
@@ -387,7 +386,6 @@ int ipu_pci_dma(struct ipu_device *idev, u64 dev_off, struct iov_iter *iter,
 	}
 	mutex_unlock(&q->xfer_lock);
 
-out_unmap:
 	dma_sync_sgtable_for_cpu(&ipu->pdev->dev, &sgt, dir);
 	dma_unmap_sgtable(&ipu->pdev->dev, &sgt, dir, DMA_ATTR_SKIP_CPU_SYNC);
 out_free:
