@@ -127,6 +127,28 @@ static inline void ks_pause(void)
 	nanosleep(&ts, NULL);
 }
 
+/*
+ * Wait until process @pid sleeps in a kernel function whose name has @what
+ * (its /proc/PID/wchan; a mutex or wait-queue sleep names its caller, as
+ * they are scheduler functions). Polled, bounded by KS_POLLS.
+ */
+static inline void ks_wait_wchan(pid_t pid, const char *what)
+{
+	char path[64], fn[128] = "";
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/wchan", (int)pid);
+	for (i = 0; i < KS_POLLS; i++) {
+		if (kt_read_file(path, fn, sizeof(fn)))
+			fn[0] = '\0';
+		if (strstr(fn, what))
+			return;
+		ks_pause();
+	}
+	fail_msg("process %d never slept in %s (wchan \"%s\")", (int)pid,
+		 what, fn);
+}
+
 /* Wait until the log has @what after @from; false when it never came. */
 static inline bool ks_log_wait(off_t from, const char *what)
 {

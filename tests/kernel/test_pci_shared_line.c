@@ -21,23 +21,6 @@
 
 #define HALF 40u	/* two of them share a 64-byte line */
 
-/* Poll the kernel function child @pid sleeps in until it has @prefix. */
-static void wait_wchan(pid_t pid, const char *what)
-{
-	char path[64], fn[128] = "";
-	int i;
-
-	snprintf(path, sizeof(path), "/proc/%d/wchan", (int)pid);
-	for (i = 0; i < KS_POLLS; i++) {
-		if (kt_read_file(path, fn, sizeof(fn)))
-			fn[0] = '\0';
-		if (strstr(fn, what))
-			return;
-		ks_pause();
-	}
-	fail_msg("child %d never slept in %s (wchan \"%s\")", (int)pid, what, fn);
-}
-
 static void test_two_transfers_from_the_device_into_one_cache_line(void **state)
 {
 	uint8_t *shared, *src = kt_alloc(4096), want[HALF];
@@ -63,13 +46,13 @@ static void test_two_transfers_from_the_device_into_one_cache_line(void **state)
 	first = kt_fork_opt(true);
 	if (first == 0)
 		_exit(-kt_read_bo(fd, bo, 0, shared, HALF));
-	wait_wchan(first, "ipu_pci_");
+	ks_wait_wchan(first, "ipu_pci_");
 	second = kt_fork_opt(true);
 	if (second == 0)
 		_exit(-kt_read_bo(fd, bo, 0, shared + HALF, HALF));
 	/* Mapped, and waiting for the queue the first one holds (the mutex
 	 * wait is a scheduler function: wchan names its caller). */
-	wait_wchan(second, "ipu_pci_");
+	ks_wait_wchan(second, "ipu_pci_");
 
 	assert_int_equal(kt_reset(fd), 0);
 	/* The stalled one ends with the reset; the other one then runs. */

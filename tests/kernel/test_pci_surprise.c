@@ -55,32 +55,6 @@ static int open_with_bo(unsigned int n, uint32_t *bo)
 	return fd;
 }
 
-/* The kernel function child @pid sleeps in ("0" when running). */
-static void wchan_of(pid_t pid, char *buf, size_t len)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%d/wchan", (int)pid);
-	if (kt_read_file(path, buf, len))
-		buf[0] = '\0';
-}
-
-/* Wait until child @pid sleeps in the PCI backend (its DMA wait). */
-static void wait_in_driver(pid_t pid)
-{
-	char fn[128] = "";
-	int i;
-
-	for (i = 0; i < KS_POLLS; i++) {
-		wchan_of(pid, fn, sizeof(fn));
-		if (!strncmp(fn, "ipu_pci_", 8))
-			return;
-		ks_pause();
-	}
-	fail_msg("child %d never slept in the driver's DMA wait (wchan \"%s\")",
-		 (int)pid, fn);
-}
-
 /* Poll until the driver is unbound from @bdf. */
 static void wait_unbound(const char *bdf)
 {
@@ -129,7 +103,8 @@ static void test_remove_ends_a_stalled_transfer(void **state)
 	}
 	kt_close(ready[1]);
 	assert_int_equal(kt_pipe_recv(ready[0]), 'r');
-	wait_in_driver(pid);
+	/* Asleep in the PCI backend's DMA wait. */
+	ks_wait_wchan(pid, "ipu_pci_");
 	/* The unbind returns, and ends the transfer with -ENODEV. */
 	kp_unbind(bdf);
 	st = kt_wait(pid);
