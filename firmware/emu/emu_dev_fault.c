@@ -22,7 +22,7 @@ struct spec {
 	enum emu_bad_wb bad_writeback;
 	unsigned int speed, width;
 	uint64_t mem_ce, mem_ue;
-	bool off_bus, link_down, clear;
+	bool off_bus, link_down, link_up, clear;
 };
 
 /* @s as a decimal number in [@min, @max]. */
@@ -141,6 +141,10 @@ static int parse_one(char *item, struct spec *sp)
 		sp->link_down = true;
 		return 0;
 	}
+	if (!strcmp(item, "link_up") && !val) {
+		sp->link_up = true;
+		return 0;
+	}
 	if (!strcmp(item, "clear") && !val) {
 		sp->clear = true;
 		return 0;
@@ -213,6 +217,17 @@ static void apply_locked(struct emu_dev *dev, const struct spec *sp)
 		emu_cfg_link_update(dev, true);
 		emu_err_locked(dev, IPU_ERR_LINK,
 			       dev->link_speed << 8 | dev->link_width, 0);
+	}
+	/*
+	 * Back on the bus, as a card re-seated in its slot: in its power-on
+	 * state (FLR's, which keeps device memory and the link), so the
+	 * host enumerates and probes it afresh.
+	 */
+	if (sp->link_up && atomic_load(&dev->off_bus)) {
+		emu_log(dev, "injected fault: link up, the function is back in its power-on state");
+		atomic_store(&dev->off_bus, false);
+		atomic_store(&dev->keep_client, false);
+		emu_flr_locked(dev);
 	}
 	if (sp->link_down && !atomic_load(&dev->off_bus)) {
 		emu_log(dev, "injected fault: link down, the client stays connected");

@@ -3,8 +3,8 @@
  * test_emu_dev_cfg.c - the PCIe IPU model's config space against
  * docs/hardware.md section 1: IDs, class, the capability chain (PM, MSI-X
  * with its table in BAR0, PCIe Gen4 x16 Endpoint with FLR, DSN), BAR
- * sizing, read-only and RW1C bits, Initiate FLR, link degradation, and
- * the regions the transport exports.
+ * sizing, read-only and RW1C bits, Initiate FLR, link degradation, off
+ * the bus and back (link_up), and the regions the transport exports.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -237,6 +237,36 @@ static void test_off_bus_reads_all_ones(void **state)
 	th_free(t);
 }
 
+/*
+ * link_up after link_down: back on the bus as a re-seated card, in its
+ * power-on state (firmware off, config space reset), device memory kept;
+ * without link_down first, link_up changes nothing.
+ */
+static void test_link_up_brings_it_back_in_power_on_state(void **state)
+{
+	struct th *t = th_new();
+	uint32_t m = 0x5a5a5a5a, back = 0;
+
+	(void)state;
+	th_enable(t);
+	assert_int_equal(th_boot(t), IPU_FW_STATE_READY);
+	assert_int_equal(emu_dev_bar_write(t->dev, IPU_BAR_MEM, (1u << 20) - 4, &m, 4), 0);
+	assert_int_equal(emu_dev_fault(t->dev, "link_up"), 0);
+	assert_int_equal(rd32(t, IPU_REG_FW_STATUS), IPU_FW_STATE_READY);
+	assert_int_equal(emu_dev_fault(t->dev, "link_down"), 0);
+	assert_int_equal(rd32(t, IPU_REG_ID), 0xffffffff);
+	assert_int_equal(emu_dev_fault(t->dev, "link_up"), 0);
+	assert_false(emu_dev_off_bus(t->dev));
+	assert_false(emu_dev_drops_client(t->dev));
+	assert_int_equal(cfg16(t, 0x00), IPU_PCI_VENDOR_ID);
+	assert_int_equal(cfg16(t, 0x04), 0);
+	assert_int_equal(rd32(t, IPU_REG_ID), IPU_ID_VALUE);
+	assert_int_equal(rd32(t, IPU_REG_FW_STATUS), IPU_FW_STATE_OFF);
+	assert_int_equal(emu_dev_bar_read(t->dev, IPU_BAR_MEM, (1u << 20) - 4, &back, 4), 0);
+	assert_int_equal(back, m);
+	th_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -252,6 +282,7 @@ int main(void)
 		cmocka_unit_test(test_power_state_takes_d0_and_d3hot_only),
 		cmocka_unit_test(test_degraded_link_shows_in_link_status),
 		cmocka_unit_test(test_off_bus_reads_all_ones),
+		cmocka_unit_test(test_link_up_brings_it_back_in_power_on_state),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
