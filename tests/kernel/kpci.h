@@ -311,4 +311,39 @@ static inline void kp_bind(const char *bdf)
 	assert_true(ipu_of(bdf) >= 0);
 }
 
+/*
+ * The PCI core's hot removal of @bdf, as pciehp's does when its slot is
+ * unplugged (pci_stop_and_remove_bus_device()): remove() if bound, then
+ * the function is gone from the bus. Returns once it is gone.
+ */
+static inline void kp_remove(const char *bdf)
+{
+	char path[PATH_MAX];
+	int err;
+
+	fn_path(path, sizeof(path), bdf, "remove");
+	err = kt_write_file(path, "1");
+	if (err)
+		fail_msg("remove %s: %s", bdf, strerror(-err));
+	fn_path(path, sizeof(path), bdf, "vendor");
+	if (!access(path, F_OK))
+		fail_msg("%s still on the bus after its removal", bdf);
+}
+
+/*
+ * Rescan the PCI buses, as pciehp does when a card is plugged, and fail
+ * unless ipu.ko probed @bdf (the probe runs within the rescan): its ipuN.
+ */
+static inline unsigned int kp_rescan(const char *bdf)
+{
+	int err = kt_write_file("/sys/bus/pci/rescan", "1"), n;
+
+	if (err)
+		fail_msg("rescan: %s", strerror(-err));
+	n = ipu_of(bdf);
+	if (n < 0)
+		fail_msg("ipu.ko not bound to %s after the rescan", bdf);
+	return (unsigned int)n;
+}
+
 #endif /* IPU_TESTS_KPCI_H */

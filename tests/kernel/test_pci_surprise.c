@@ -15,17 +15,17 @@
  *    the driver notices the all-ones read, every in-flight and later
  *    transfer (ioctl and io_uring) fails with -ENODEV, every open file
  *    gets -ENODEV, the driver unbinds itself, nothing stays pinned or
- *    mapped. The function stays dead for the rest of the boot (nothing
- *    brings a vfio-user device back), so this test runs last in this file
- *    and the suite's later binaries use the first PCI IPU only.
+ *    mapped. Then the function comes back (ipu-emu's link_up: a card
+ *    re-seated, in its power-on state) and is found again as pciehp would
+ *    find it (the PCI core's removal of the dead function, a rescan): it
+ *    probes and moves bytes, so the suite's later binaries have every PCI
+ *    IPU of the rig again.
  * Children tell the parent where they are through pipes; the parent waits
  * for the kernel's own states (the child asleep in the driver's DMA wait,
  * the driver unbound), polled, never for a time.
  * Skipped without PCI IPUs or without the control port.
  */
-#include "kemu.h"
-#include "kloop.h"
-#include "ksimd.h"
+#include "kunplug.h"
 
 #define LEN (4u << 20)
 #define DEPTH 4
@@ -70,9 +70,6 @@ static void wait_unbound(const char *bdf)
 	fail_msg("ipu.ko still bound to %s", bdf);
 }
 
-/* Exit status of a child: -@err's errno when it failed as expected. */
-#define child_exit_errno(st) (WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st))
-
 /* --- remove() while a DMA is stalled ----------------------------------- */
 
 static void test_remove_ends_a_stalled_transfer(void **state)
@@ -81,7 +78,7 @@ static void test_remove_ends_a_stalled_transfer(void **state)
 	const char *bdf = last_bdf(&emu, &n);
 	uint8_t *buf = kt_alloc(LEN), *back = kt_alloc(LEN);
 	struct kt_dma_api dma;
-	int ready[2], st, fd, i;
+	int st, fd, i;
 	int64_t pins;
 	uint32_t bo;
 	pid_t pid;
@@ -91,20 +88,8 @@ static void test_remove_ends_a_stalled_transfer(void **state)
 	pins = kt_pinned_now();
 	dma = kt_dma_api_now();
 	fd = open_with_bo(n, &bo);
-	ke_fault(emu, "hang_dma=1");
-	kt_pipe(ready);
-	pid = kt_fork_opt(true);
-	if (pid == 0) {
-		void *host = kl_host(LEN);
-
-		kt_pipe_send(ready[1], 'r');
-		/* Stalls on the device until remove() ends it. */
-		_exit(-kt_write_bo(fd, bo, 0, host, LEN));
-	}
-	kt_close(ready[1]);
-	assert_int_equal(kt_pipe_recv(ready[0]), 'r');
-	/* Asleep in the PCI backend's DMA wait. */
-	ks_wait_wchan(pid, "ipu_pci_");
+	/* Stalls on the device until remove() ends it. */
+	pid = ku_stalled_transfer(fd, bo, LEN, emu);
 	/* The unbind returns, and ends the transfer with -ENODEV. */
 	kp_unbind(bdf);
 	st = kt_wait(pid);
@@ -118,14 +103,7 @@ static void test_remove_ends_a_stalled_transfer(void **state)
 		ks_pause();
 	assert_int_equal(kt_pinned_now(), pins);
 	assert_dma_api_as_before(&dma);
-	fd = kt_open(n);
-	assert_int_equal(kt_attach(fd), 0);
-	assert_int_equal(kt_info(fd).memory_used, 0);
-	bo = kt_bo(fd, LEN, NULL);
-	kt_fill(buf, LEN, 11);
-	assert_int_equal(kt_write_bo(fd, bo, 0, buf, LEN), 0);
-	assert_int_equal(kt_read_bo(fd, bo, 0, back, LEN), 0);
-	assert_pattern(back, LEN, 11);
+	ku_works_again(n, buf, back, LEN, 11);
 }
 
 /* --- mappings of device memory do not outlive the binding -------------- */
@@ -209,10 +187,27 @@ static pid_t start(void (*loop)(int fd, uint32_t bo, int ready), int fd,
 	return pid;
 }
 
+/* The function off the bus (its ipu-emu index), for relink_teardown(). */
+static int link_down_emu = -1;
+static char link_down_remove[PATH_MAX];
+
+/*
+ * ipu-emu's function @emu back on the bus (link_up), and found again at
+ * @bdf as pciehp finds a re-seated card: the PCI core removes the dead
+ * function, a rescan enumerates it afresh and ipu.ko probes it.
+ */
+static void relink(unsigned int emu, const char *bdf)
+{
+	ke_fault(emu, "link_up");
+	kp_remove(bdf);
+	kp_rescan(bdf);
+}
+
 static void test_off_the_bus_mid_transfer_unplugs_the_device(void **state)
 {
 	unsigned int emu, n;
 	const char *bdf = last_bdf(&emu, &n);
+	uint8_t *buf = kt_alloc(LEN), *back = kt_alloc(LEN);
 	struct kt_dma_api dma;
 	struct ipu_bo_create c;
 	struct ipu_info info;
@@ -237,6 +232,8 @@ static void test_off_the_bus_mid_transfer_unplugs_the_device(void **state)
 	fd = open_with_bo(n, &bo);
 	p1 = start(child_ioctl, fd, bo, r1);
 	p2 = start(child_uring, fd, bo, r2);
+	fn_path(link_down_remove, sizeof(link_down_remove), bdf, "remove");
+	link_down_emu = (int)emu;
 	ke_fault(emu, "link_down");
 
 	/* Every transfer, in flight or later, fails -ENODEV. */
@@ -258,6 +255,24 @@ static void test_off_the_bus_mid_transfer_unplugs_the_device(void **state)
 	/* A function that is gone does not bind again. */
 	assert_true(kt_write_file(PCI_DRIVER "/bind", bdf) < 0);
 	assert_int_equal(ipu_of(bdf), -1);
+
+	/* Back on the bus, found again, and it works. */
+	relink(emu, bdf);
+	link_down_emu = -1;
+	ku_works_again((unsigned int)ipu_of(bdf), buf, back, LEN, 41);
+}
+
+/* A failed test leaves no function off the bus for the later tests. */
+static int relink_teardown(void **state)
+{
+	kt_cleanup();
+	if (link_down_emu >= 0) {
+		ke_fault((unsigned int)link_down_emu, "link_up");
+		kt_write_file(link_down_remove, "1");
+		kt_write_file("/sys/bus/pci/rescan", "1");
+		link_down_emu = -1;
+	}
+	return kt_teardown(state);
 }
 
 int main(void)
@@ -265,8 +280,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		KT_TEST(test_remove_ends_a_stalled_transfer),
 		KT_TEST(test_unbind_revokes_mappings_of_device_memory),
-		/* Last: the function stays off the bus. */
-		KT_TEST(test_off_the_bus_mid_transfer_unplugs_the_device),
+		cmocka_unit_test_teardown(test_off_the_bus_mid_transfer_unplugs_the_device,
+					  relink_teardown),
 	};
 
 	kp_init();

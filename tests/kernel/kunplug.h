@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kunplug.h - what the tests of a PCIe IPU going away under its users
+ * share (test_pci_surprise, test_pci_hotplug): a child stalled in a
+ * transfer on the device, and the check that a function bound again works.
+ */
+#ifndef IPU_TESTS_KUNPLUG_H
+#define IPU_TESTS_KUNPLUG_H
+
+#include "kemu.h"
+#include "kloop.h"
+#include "ksimd.h"
+
+/* Exit status of a child: its errno when it failed as expected. */
+#define child_exit_errno(st) (WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st))
+
+/*
+ * A child stalled in a @len-byte transfer to @bo of the attached file @fd
+ * (ipu-emu's hang_dma on its @emu-th IPU), asleep in the PCI backend's DMA
+ * wait when this returns; it exits with the transfer's errno once
+ * something (remove()) ends it.
+ */
+static inline pid_t ku_stalled_transfer(int fd, uint32_t bo, size_t len,
+					unsigned int emu)
+{
+	int ready[2];
+	pid_t pid;
+
+	ke_fault(emu, "hang_dma=1");
+	kt_pipe(ready);
+	pid = kt_fork_opt(true);
+	if (pid == 0) {
+		void *host = kl_host(len);
+
+		kt_pipe_send(ready[1], 'r');
+		_exit(-kt_write_bo(fd, bo, 0, host, len));
+	}
+	kt_close(ready[1]);
+	assert_int_equal(kt_pipe_recv(ready[0]), 'r');
+	ks_wait_wchan(pid, "ipu_pci_");
+	return pid;
+}
+
+/*
+ * /dev/ipu@n, bound again, works: a new attached file starts with no
+ * device memory used, and a @len-byte buffer of pattern @seed goes there
+ * and back through @buf and @back. Returns the file.
+ */
+static inline int ku_works_again(unsigned int n, uint8_t *buf, uint8_t *back,
+				 size_t len, int seed)
+{
+	int fd = kt_open(n);
+	uint32_t bo;
+
+	assert_int_equal(kt_attach(fd), 0);
+	assert_int_equal(kt_info(fd).memory_used, 0);
+	bo = kt_bo(fd, len, NULL);
+	kt_fill(buf, len, seed);
+	assert_int_equal(kt_write_bo(fd, bo, 0, buf, len), 0);
+	assert_int_equal(kt_read_bo(fd, bo, 0, back, len), 0);
+	assert_pattern(back, len, seed);
+	return fd;
+}
+
+#endif /* IPU_TESTS_KUNPLUG_H */
