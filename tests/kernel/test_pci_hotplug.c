@@ -5,13 +5,13 @@
  * its slot is unplugged, pci_stop_and_remove_bus_device()), then a rescan
  * (what pciehp runs when a card is plugged):
  *  - before: an onlooker's file, an attached file with a buffer mapped
- *    (its BAR2 frame faulted in and written), a transfer stalled on the
- *    device (fault hang_dma) and a launch held on its command queue
- *    (fault hold_launches);
+ *    (its BAR2 frame faulted in) and a child writing there without end, a
+ *    transfer stalled on the device (fault hang_dma) and a launch held on
+ *    its command queue (fault hold_launches);
  *  - removal: the stalled transfer fails with -ENODEV, the held launch
- *    completes with -ENODEV, every open file gets -ENODEV, the mapping
- *    no longer reaches anything (SIGBUS), the function is gone from the
- *    bus, and nothing stays pinned;
+ *    completes with -ENODEV, every open file gets -ENODEV, the writing
+ *    child and any later access of the mapping get SIGBUS, the function
+ *    is gone from the bus, and nothing stays pinned;
  *  - rescan: the function comes back at the same address, ipu.ko probes
  *    it, the DMA API holds what it held before, a transfer and a launch
  *    work, and the old mapping still reaches nothing.
@@ -87,6 +87,35 @@ static pid_t held_launch(int fd, const struct ipu_launch *l, unsigned int emu)
 	return pid;
 }
 
+/*
+ * A child writing to the mapping @p without end, once it has written
+ * there: the removal must take the page from under it (SIGBUS), not leave
+ * it writing to where device memory was.
+ */
+static pid_t writer(volatile uint8_t *p, size_t len)
+{
+	int ready[2];
+	pid_t pid;
+
+	kt_pipe(ready);
+	pid = kt_fork_opt(true);
+	if (pid == 0) {
+		uint8_t v = 0;
+		size_t i;
+
+		for (i = 0; i < len; i++)
+			p[i] = 0x5a;
+		kt_pipe_send(ready[1], 'r');
+		/* The last byte of each 64: the first 32 stay 0x5a. */
+		for (;;)
+			for (i = 63; i < len; i += 64)
+				p[i] = v++;
+	}
+	kt_close(ready[1]);
+	assert_int_equal(kt_pipe_recv(ready[0]), 'r');
+	return pid;
+}
+
 static void test_removal_with_files_open_and_mappings_live(void **state)
 {
 	static const uint8_t junk[256];
@@ -99,7 +128,7 @@ static void test_removal_with_files_open_and_mappings_live(void **state)
 	struct kt_dma_api dma;
 	unsigned int emu, n;
 	int onlooker, fd, st, i, status;
-	pid_t xfer, launch;
+	pid_t xfer, launch, wr;
 	int64_t pins;
 	uint32_t bo;
 	char bdf[16];
@@ -123,9 +152,10 @@ static void test_removal_with_files_open_and_mappings_live(void **state)
 	/* A buffer mapped, its frame of BAR2 written through the mapping. */
 	kt_bo(fd, g, &mc);
 	map = kt_mmap(g, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)mc.mmap_offset);
-	memset((void *)map, 0x5a, g);
-	assert_int_equal(kt_read_bo(fd, mc.handle, 0, back, g), 0);
-	for (i = 0; i < (int)g; i++)
+	wr = writer(map, g);
+	/* Its writes reached the buffer. */
+	assert_int_equal(kt_read_bo(fd, mc.handle, 0, back, 32), 0);
+	for (i = 0; i < 32; i++)
 		assert_int_equal(back[i], 0x5a);
 	kp_launch_bufs(fd, junk, sizeof(junk), 4096, &l);
 	launch = held_launch(fd, &l, emu);
@@ -141,6 +171,10 @@ static void test_removal_with_files_open_and_mappings_live(void **state)
 	/* WAIT works and says the launch ended with -ENODEV. */
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 100 + ENODEV);
+	/* Whoever was writing through a mapping of its memory gets SIGBUS. */
+	st = kt_wait(wr);
+	assert_true(WIFSIGNALED(st));
+	assert_int_equal(WTERMSIG(st), SIGBUS);
 	/* The function is gone from the bus, and so is what it backed. */
 	assert_int_equal(ipu_of(bdf), -1);
 	assert_true(fn_hex(bdf, "vendor") < 0);
