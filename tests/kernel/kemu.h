@@ -55,7 +55,7 @@ static inline int ke_refuse_teardown(void **state)
 {
 	if (ke_refused_bdf[0]) {
 		ke_fault(nr_ipus - 1, "refuse_fw=0");
-		kt_write_file(PCI_DRIVER "/bind", ke_refused_bdf);
+		kt_write_file(KT_PCI_DRIVER "/bind", ke_refused_bdf);
 		ke_refused_bdf[0] = '\0';
 	}
 	return kt_teardown(state);

@@ -20,8 +20,6 @@
 
 #include <limits.h>
 
-#include <ipu/hw.h>
-
 #define KE_PORTS "/sys/class/virtio-ports"
 #define KE_NAME "ipu-emu.control"
 
@@ -124,8 +122,8 @@ static inline void ke_fault(unsigned int ipu, const char *spec)
  */
 static inline int ke_model_ipu(unsigned int n)
 {
-	char bdf[32], path[PATH_MAX], id[16];
 	struct dirent *de;
+	char bdf[32];
 	int rank = 0;
 	DIR *d;
 
@@ -134,19 +132,10 @@ static inline int ke_model_ipu(unsigned int n)
 	d = opendir(KT_PCI_DEVICES);
 	if (!d)
 		return -1;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.' || strcmp(de->d_name, bdf) >= 0)
-			continue;
-		snprintf(path, sizeof(path), KT_PCI_DEVICES "/%s/vendor", de->d_name);
-		if (kt_read_file(path, id, sizeof(id)) ||
-		    strtol(id, NULL, 16) != IPU_PCI_VENDOR_ID)
-			continue;
-		snprintf(path, sizeof(path), KT_PCI_DEVICES "/%s/device", de->d_name);
-		if (kt_read_file(path, id, sizeof(id)) ||
-		    strtol(id, NULL, 16) != IPU_PCI_DEVICE_ID)
-			continue;
-		rank++;
-	}
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.' && strcmp(de->d_name, bdf) < 0 &&
+		    kt_is_ipu_fn(de->d_name))
+			rank++;
 	closedir(d);
 	return rank;
 }

@@ -58,7 +58,6 @@ static uint64_t ksh_added;
  * of the file they are unbound from ipu.ko (their ipuN go), and bound
  * again after. (The PCI variants run the files on the PCI IPUs alone.)
  */
-#define KSH_PCI_DRIVER "/sys/bus/pci/drivers/ipu"
 #define KSH_MAX_PCI 8
 
 static char ksh_pci[KSH_MAX_PCI][16];
@@ -67,7 +66,7 @@ static unsigned int ksh_nr_pci;
 static inline void ksh_pci_unbind(void)
 {
 	struct dirent *de;
-	DIR *d = opendir(KSH_PCI_DRIVER);
+	DIR *d = opendir(KT_PCI_DRIVER);
 
 	if (!d)
 		return;
@@ -75,7 +74,7 @@ static inline void ksh_pci_unbind(void)
 		/* The bound functions are the links named by their address. */
 		if (!strchr(de->d_name, ':') || strlen(de->d_name) >= sizeof(ksh_pci[0]))
 			continue;
-		if (!kt_write_file(KSH_PCI_DRIVER "/unbind", de->d_name))
+		if (!kt_write_file(KT_PCI_DRIVER "/unbind", de->d_name))
 			strcpy(ksh_pci[ksh_nr_pci++], de->d_name);
 	}
 	closedir(d);
@@ -84,7 +83,7 @@ static inline void ksh_pci_unbind(void)
 static inline void ksh_pci_rebind(void)
 {
 	while (ksh_nr_pci)
-		kt_write_file(KSH_PCI_DRIVER "/bind", ksh_pci[--ksh_nr_pci]);
+		kt_write_file(KT_PCI_DRIVER "/bind", ksh_pci[--ksh_nr_pci]);
 }
 
 static inline unsigned int ksh_count(uint64_t set)

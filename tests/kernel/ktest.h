@@ -48,6 +48,7 @@
 #include <unistd.h>
 
 #include <linux/ipu.h>
+#include <ipu/hw.h>
 #include <ipu/ipu.h>
 
 #define KT_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -832,6 +833,29 @@ static inline int kt_pci_fn_of(unsigned int n, char *buf, size_t len)
 		return -ENAMETOOLONG;
 	memcpy(buf, base, strlen(base) + 1);
 	return 0;
+}
+
+/* A hexadecimal attribute of PCI function @bdf ("0x1ffe"), or -1. */
+static inline long kt_fn_hex(const char *bdf, const char *attr)
+{
+	char path[320], buf[32], *end;
+	long v;
+
+	snprintf(path, sizeof(path), KT_PCI_DEVICES "/%s/%s", bdf, attr);
+	if (kt_read_file(path, buf, sizeof(buf)))
+		return -1;
+	errno = 0;
+	v = strtol(buf, &end, 16);
+	if (errno || end == buf || *end)
+		return -1;
+	return v;
+}
+
+/* Whether PCI function @bdf has the spec's vendor and device ID. */
+static inline bool kt_is_ipu_fn(const char *bdf)
+{
+	return kt_fn_hex(bdf, "vendor") == IPU_PCI_VENDOR_ID &&
+	       kt_fn_hex(bdf, "device") == IPU_PCI_DEVICE_ID;
 }
 
 /*
