@@ -1,91 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kemu.h - the guest's line to ipu-emu's control socket: a virtio serial
- * port named "ipu-emu.control" (scripts/lib/emu-rig.sh) whose lines are
- * the socket's commands ("fault ipuN SPEC", docs/hardware.md section 11)
- * and answers ("ok", "error: ...").
- *
- * ipu-emu's ipuN is the rig's N-th function: behind the N-th root port,
- * so the N-th PCI address in order (tests pass the function's index).
+ * kemu.h - what the tests of ipu-emu's faults share beyond its control
+ * port (kemuctl.h, which ktest.h includes): a file of the rig's first
+ * function, and a function left refusing its firmware. Tests pass the
+ * model's ipuN, the function's index in the rig's order (kpci.h's ipus[]).
  */
 #ifndef IPU_TESTS_KEMU_H
 #define IPU_TESTS_KEMU_H
 
 #include "kpci.h"
-
-#define KE_PORTS "/sys/class/virtio-ports"
-#define KE_NAME "ipu-emu.control"
-
-static int ke_fd = -1;
-
-/* Open the port; false (and a message) when the guest has none. */
-static inline bool ke_open(void)
-{
-	char path[PATH_MAX], name[64];
-	struct dirent *de;
-	DIR *d;
-
-	if (ke_fd >= 0)
-		return true;
-	d = opendir(KE_PORTS);
-	if (!d)
-		return false;
-	while ((de = readdir(d))) {
-		snprintf(path, sizeof(path), KE_PORTS "/%s/name", de->d_name);
-		if (kt_read_file(path, name, sizeof(name)) || strcmp(name, KE_NAME))
-			continue;
-		snprintf(path, sizeof(path), "/dev/%s", de->d_name);
-		ke_fd = open(path, O_RDWR | O_CLOEXEC);
-		break;
-	}
-	closedir(d);
-	return ke_fd >= 0;
-}
-
-#define ke_require()                                                      \
-	do {                                                              \
-		if (!ke_open()) {                                         \
-			print_message("no virtio port " KE_NAME " (ipu-emu's control socket): skipped\n"); \
-			kt_skip();                                        \
-		}                                                         \
-	} while (0)
-
-/*
- * Send "@cmd ipu@ipu @spec" and fail the test unless the answer is "ok".
- * The port is a byte stream: the answer is read up to its newline.
- */
-static inline void ke_command(const char *cmd, unsigned int ipu,
-			      const char *spec)
-{
-	char line[256], ans[512];
-	size_t len = 0;
-	ssize_t n;
-	int w;
-
-	w = snprintf(line, sizeof(line), "%s ipu%u%s%s\n", cmd, ipu,
-		     spec ? " " : "", spec ? spec : "");
-	if (write(ke_fd, line, (size_t)w) != w)
-		fail_msg("write to " KE_NAME ": %s", strerror(errno));
-	while (len < sizeof(ans) - 1) {
-		n = read(ke_fd, ans + len, 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			fail_msg("read from " KE_NAME ": %s", n ? strerror(errno) : "EOF");
-		if (ans[len] == '\n')
-			break;
-		len++;
-	}
-	ans[len] = '\0';
-	if (strncmp(ans, "ok", 2))
-		fail_msg("ipu-emu: \"%.*s\" answered \"%s\"", w - 1, line, ans);
-}
-
-/* Inject @spec into the model's ipu@ipu. */
-static inline void ke_fault(unsigned int ipu, const char *spec)
-{
-	ke_command("fault", ipu, spec);
-}
+#include "kemuctl.h"
 
 /*
  * A file attached to the rig's first function (ipu-emu's ipu0), for a test
@@ -131,7 +55,7 @@ static inline int ke_refuse_teardown(void **state)
 {
 	if (ke_refused_bdf[0]) {
 		ke_fault(nr_ipus - 1, "refuse_fw=0");
-		kt_write_file(PCI_DRIVER "/bind", ke_refused_bdf);
+		kt_write_file(KT_PCI_DRIVER "/bind", ke_refused_bdf);
 		ke_refused_bdf[0] = '\0';
 	}
 	return kt_teardown(state);

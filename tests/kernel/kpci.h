@@ -14,8 +14,6 @@
 
 #include <ipu/hw.h>
 
-#define PCI_DEVICES "/sys/bus/pci/devices"
-#define PCI_DRIVER "/sys/bus/pci/drivers/ipu"
 #define MAX_IPUS 8
 
 static char ipus[MAX_IPUS][16];	/* PCI addresses, sorted */
@@ -25,23 +23,7 @@ static const char *why_none;
 
 static inline int fn_path(char *buf, size_t len, const char *bdf, const char *attr)
 {
-	return snprintf(buf, len, PCI_DEVICES "/%s/%s", bdf, attr);
-}
-
-/* A hexadecimal sysfs attribute of function @bdf ("0x1ffe"), or -1. */
-static inline long fn_hex(const char *bdf, const char *attr)
-{
-	char path[PATH_MAX], buf[32], *end;
-	long v;
-
-	fn_path(path, sizeof(path), bdf, attr);
-	if (kt_read_file(path, buf, sizeof(buf)))
-		return -1;
-	errno = 0;
-	v = strtol(buf, &end, 16);
-	if (errno || end == buf || *end)
-		return -1;
-	return v;
+	return snprintf(buf, len, KT_PCI_DEVICES "/%s/%s", bdf, attr);
 }
 
 static inline void fn_text(const char *bdf, const char *attr, char *buf, size_t len)
@@ -67,14 +49,13 @@ static inline void find_ipus(void)
 	DIR *d;
 
 	nr_ipus = 0;
-	d = opendir(PCI_DEVICES);
+	d = opendir(KT_PCI_DEVICES);
 	if (!d)
 		return;
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof(ipus[0]))
 			continue;
-		if (fn_hex(de->d_name, "vendor") != IPU_PCI_VENDOR_ID ||
-		    fn_hex(de->d_name, "device") != IPU_PCI_DEVICE_ID)
+		if (!kt_is_ipu_fn(de->d_name))
 			continue;
 		if (nr_ipus < MAX_IPUS)
 			strcpy(ipus[nr_ipus], de->d_name);
@@ -261,7 +242,7 @@ static inline void bind_fails_with(const char *bdf, const char *why)
 	int fd, err;
 
 	fd = kt_klog_from_now();
-	err = kt_write_file(PCI_DRIVER "/bind", bdf);
+	err = kt_write_file(KT_PCI_DRIVER "/bind", bdf);
 	if (!err)
 		fail_msg("bind %s worked", bdf);
 	/* No half-made device: no ipuN, no driver. */
@@ -294,7 +275,7 @@ static inline void kp_init(void)
 /* Unbind @bdf from ipu.ko; fails the test if that fails. */
 static inline void kp_unbind(const char *bdf)
 {
-	int err = kt_write_file(PCI_DRIVER "/unbind", bdf);
+	int err = kt_write_file(KT_PCI_DRIVER "/unbind", bdf);
 
 	if (err)
 		fail_msg("unbind %s: %s", bdf, strerror(-err));
@@ -304,7 +285,7 @@ static inline void kp_unbind(const char *bdf)
 /* Bind @bdf to ipu.ko; fails the test unless it probes. */
 static inline void kp_bind(const char *bdf)
 {
-	int err = kt_write_file(PCI_DRIVER "/bind", bdf);
+	int err = kt_write_file(KT_PCI_DRIVER "/bind", bdf);
 
 	if (err)
 		fail_msg("bind %s: %s", bdf, strerror(-err));

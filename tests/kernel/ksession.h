@@ -19,8 +19,9 @@
  *  - sh_group_setup: small model IPUs as before (some tests compare with
  *    the model), but the machine's devices left visible;
  *  - cmocka_run_group_tests(): the tests, on KSH_DEVICES
- *    simulated IPUs all served by ipu-simd (see ksh_devices_up()), the
- *    PCIe IPUs unbound meanwhile; exit 77 without /dev/ipu0 or ipu-simd.
+ *    simulated IPUs all served by ipu-simd (see ksh_devices_up()), picked
+ *    as a user would: IPU_HW_PLATFORM=sim (libipu lists only those, so
+ *    "ipu_hw" is them); exit 77 without /dev/ipu0 or ipu-simd.
  *
  * The PCI variant of a file (ktest.h's KT_ON_PCI, e.g.
  * test_pci_session_hw_run.c) runs the same tests on the PCIe IPUs alone,
@@ -55,36 +56,24 @@ static uint64_t ksh_added;
  * queue, but the files' programs take up to KSH_DEVICES linked IPUs and
  * the guests have two PCI ones, linked to each other only: a session on
  * "ipu_hw" that mixed both kinds could not run its replicas. For the run
- * of the file they are unbound from ipu.ko (their ipuN go), and bound
- * again after. (The PCI variants run the files on the PCI IPUs alone.)
+ * of the file, libipu lists only the simulated IPUs (IPU_HW_PLATFORM=sim,
+ * README.md); the PCI ones stay bound, unused. (The PCI variants run
+ * the files on the PCI IPUs alone.)
  */
-#define KSH_PCI_DRIVER "/sys/bus/pci/drivers/ipu"
-#define KSH_MAX_PCI 8
-
-static char ksh_pci[KSH_MAX_PCI][16];
-static unsigned int ksh_nr_pci;
-
-static inline void ksh_pci_unbind(void)
+static inline uint64_t ksh_sim_present(void)
 {
-	struct dirent *de;
-	DIR *d = opendir(KSH_PCI_DRIVER);
+	uint64_t set = kt_present(), sim = 0;
+	char path[64], platform[16];
+	unsigned int n;
 
-	if (!d)
-		return;
-	while ((de = readdir(d)) && ksh_nr_pci < KSH_MAX_PCI) {
-		/* The bound functions are the links named by their address. */
-		if (!strchr(de->d_name, ':') || strlen(de->d_name) >= sizeof(ksh_pci[0]))
-			continue;
-		if (!kt_write_file(KSH_PCI_DRIVER "/unbind", de->d_name))
-			strcpy(ksh_pci[ksh_nr_pci++], de->d_name);
+	for (n = 0; n < 64; n++) {
+		snprintf(path, sizeof(path), KT_SYSFS_CLASS "/ipu%u/platform", n);
+		if ((set & (1ull << n)) &&
+		    !kt_read_file(path, platform, sizeof(platform)) &&
+		    !strcmp(platform, "sim"))
+			sim |= 1ull << n;
 	}
-	closedir(d);
-}
-
-static inline void ksh_pci_rebind(void)
-{
-	while (ksh_nr_pci)
-		kt_write_file(KSH_PCI_DRIVER "/bind", ksh_pci[--ksh_nr_pci]);
+	return sim;
 }
 
 static inline unsigned int ksh_count(uint64_t set)
@@ -100,8 +89,7 @@ static inline void ksh_devices_up(void)
 	char what[32];
 	off_t from;
 
-	ksh_pci_unbind();
-	while (ksh_count(kt_present()) < KSH_DEVICES) {
+	while (ksh_count(ksh_sim_present()) < KSH_DEVICES) {
 		before = kt_present();
 		if (kt_write_file(KT_SIM_CTL "/new_device", KSH_ADD_MB))
 			break;
@@ -111,7 +99,7 @@ static inline void ksh_devices_up(void)
 	from = ks_log_size();
 	ks_simd_start(all);
 	for (n = 0; n < 64; n++) {
-		if (!(kt_present() & (1ull << n)))
+		if (!(ksh_sim_present() & (1ull << n)))
 			continue;
 		snprintf(what, sizeof(what), "ipu%u: serving", n);
 		if (!ks_log_wait(from, what))
@@ -132,7 +120,6 @@ static inline void ksh_devices_down(void)
 		}
 	}
 	ksh_added = 0;
-	ksh_pci_rebind();
 	ks_simd_start(NULL);
 }
 
@@ -221,7 +208,9 @@ static inline int ksh_run(const char *group, const struct CMUnitTest *tests,
 		ks_simd_start(NULL);
 	ks_wait_served();
 	ksh_devices_up();
+	setenv("IPU_HW_PLATFORM", "sim", 1);
 	ret = _cmocka_run_group_tests(group, tests, n, setup, teardown);
+	unsetenv("IPU_HW_PLATFORM");
 	ksh_devices_down();
 	return ret;
 }

@@ -48,6 +48,7 @@
 #include <unistd.h>
 
 #include <linux/ipu.h>
+#include <ipu/hw.h>
 #include <ipu/ipu.h>
 
 #define KT_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -193,6 +194,7 @@ enum kt_kind {
 	KT_CHILD,	/* pid to kill and reap */
 	KT_SIMDEV,	/* simulated device to delete */
 	KT_FAULT,	/* fault switch (idx, name) to set back to 0 */
+	KT_EMUFAULT,	/* ipu-emu's ipu<idx>, whose faults to clear */
 	KT_QUEUE,	/* libipu queue to destroy (before its devices) */
 	KT_PCIFN,	/* PCI function (name) to bind to ipu.ko again if unbound */
 };
@@ -277,6 +279,11 @@ static inline int kt_fault_path(char *buf, size_t len, unsigned int idx,
 	return snprintf(buf, len, KT_DEBUGFS "/ipu%u/%s", idx, name);
 }
 
+/* ipu-emu's control port (kemuctl.h, included below). */
+static inline bool ke_open(void);
+static inline int ke_send(const char *cmd, unsigned int ipu, const char *spec,
+			  char *ans, size_t len);
+
 static inline void kt_release(struct kt_res *r)
 {
 	struct ipu_detach detach;
@@ -321,6 +328,11 @@ static inline void kt_release(struct kt_res *r)
 		kt_fault_path(path, sizeof(path), r->idx, r->name);
 		kt_write_file(path, "0");
 		break;
+	case KT_EMUFAULT:
+		/* Not fired (a test that failed first): not for the next. */
+		if (ke_open())
+			(void)ke_send("fault", r->idx, "clear", path, sizeof(path));
+		break;
 	case KT_PCIFN:
 		snprintf(path, sizeof(path), KT_PCI_DEVICES "/%s/driver", r->name);
 		if (access(path, F_OK))
@@ -347,7 +359,7 @@ static inline void kt_cleanup(void)
 			kt_release(&kt_res[i]);
 	for (i = KT_MAX_RES - 1; i >= 0; i--)
 		if (kt_res[i].kind != KT_SIMDEV && kt_res[i].kind != KT_FAULT &&
-		    kt_res[i].kind != KT_PCIFN)
+		    kt_res[i].kind != KT_EMUFAULT && kt_res[i].kind != KT_PCIFN)
 			kt_release(&kt_res[i]);
 	/* Then what needs the files closed. */
 	for (i = KT_MAX_RES - 1; i >= 0; i--)
@@ -823,6 +835,29 @@ static inline int kt_pci_fn_of(unsigned int n, char *buf, size_t len)
 	return 0;
 }
 
+/* A hexadecimal attribute of PCI function @bdf ("0x1ffe"), or -1. */
+static inline long kt_fn_hex(const char *bdf, const char *attr)
+{
+	char path[320], buf[32], *end;
+	long v;
+
+	snprintf(path, sizeof(path), KT_PCI_DEVICES "/%s/%s", bdf, attr);
+	if (kt_read_file(path, buf, sizeof(buf)))
+		return -1;
+	errno = 0;
+	v = strtol(buf, &end, 16);
+	if (errno || end == buf || *end)
+		return -1;
+	return v;
+}
+
+/* Whether PCI function @bdf has the spec's vendor and device ID. */
+static inline bool kt_is_ipu_fn(const char *bdf)
+{
+	return kt_fn_hex(bdf, "vendor") == IPU_PCI_VENDOR_ID &&
+	       kt_fn_hex(bdf, "device") == IPU_PCI_DEVICE_ID;
+}
+
 /*
  * The PCI domain and bus/device/function (GET_INFO's pci_domain and
  * pci_bdf) of device @idx (kt_dev()), from its function's address; 0
@@ -1014,23 +1049,77 @@ static inline int kt_sim_del(unsigned int idx)
 	return err;
 }
 
-/* Set fault switch @name of ipu@idx to @k; teardown sets it back to 0. */
+#include "kemuctl.h"
+
+/*
+ * ipu-emu's fault (docs/hardware.md section 11) for a debugfs fault switch
+ * of a simulated IPU set to @k, into @spec; false when the model has
+ * none. fail_dma=K of a simulated IPU fails the next K transfers, the
+ * model's the K-th descriptor: the same only for K = 1. fail_reset has no
+ * twin: the model's ignore_reset makes ipu.ko fall back to FLR, and the
+ * reset works.
+ */
+static inline bool kt_emu_fault_of(const char *name, unsigned int k,
+				   char *spec, size_t len)
+{
+	if (!strcmp(name, "fail_dma") && k == 1) {
+		snprintf(spec, len, "fail_dma=1");
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Inject ipu-emu's fault @spec (docs/hardware.md section 11) into the
+ * model's function of PCI IPU @idx (kt_dev()); "clear" at teardown.
+ * Skips the test when the guest has no control port.
+ */
+static inline void kt_fault_emu(unsigned int idx, const char *spec)
+{
+	unsigned int n = kt_dev(idx);
+	int ipu;
+
+	ke_require();
+	ipu = ke_model_ipu(n);
+	if (ipu < 0)
+		fail_msg("ipu%u has no PCI function", n);
+	kt_track(KT_EMUFAULT)->idx = (unsigned int)ipu;
+	ke_fault((unsigned int)ipu, spec);
+}
+
+/*
+ * Set fault switch @name of device @idx (kt_dev()) to @k, whatever its
+ * kind; teardown takes it back. A simulated IPU's is its debugfs switch
+ * (/sys/kernel/debug/ipu/ipuN/@name, set back to 0); a PCI IPU's is the
+ * same fault injected into ipu-emu through its control port (kemuctl.h;
+ * "clear" at teardown). Skips the test on a PCI IPU when the model has no
+ * such fault (kt_emu_fault_of()) or the guest no control port.
+ */
 static inline void kt_fault_set(unsigned int idx, const char *name,
 				unsigned int k)
 {
 	char path[128], val[32];
+	unsigned int n = kt_dev(idx);
 	struct kt_res *r;
 	int err;
 
-	/* ipu-emu's faults, on PCI IPUs: test_pci_faults.c, kemu.h. */
-	kt_sim_only("the debugfs fault switches");
-	kt_fault_path(path, sizeof(path), idx, name);
+	kt_sysfs_ipu(n, "platform", val, sizeof(val));
+	if (!strcmp(val, "pci")) {
+		if (!kt_emu_fault_of(name, k, val, sizeof(val))) {
+			print_message("ipu-emu has no fault like %s=%u of simulated IPUs: skipped\n",
+				      name, k);
+			kt_skip();
+		}
+		kt_fault_emu(idx, val);
+		return;
+	}
+	kt_fault_path(path, sizeof(path), n, name);
 	snprintf(val, sizeof(val), "%u", k);
 	err = kt_write_file(path, val);
 	if (err)
 		fail_msg("write %s to %s: %s", val, path, strerror(-err));
 	r = kt_track(KT_FAULT);
-	r->idx = idx;
+	r->idx = n;
 	snprintf(r->name, sizeof(r->name), "%s", name);
 }
 

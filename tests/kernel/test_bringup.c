@@ -187,7 +187,7 @@ static void test_refused_firmware_makes_firmware_fail(void **state)
 	require_ipus();
 	ke_require();
 	ke_refuse_last_fw();
-	assert_int_not_equal(kt_write_file(PCI_DRIVER "/bind", bdf), 0);
+	assert_int_not_equal(kt_write_file(KT_PCI_DRIVER "/bind", bdf), 0);
 	/* Named by its address: it has no /dev/ipuN. */
 	assert_int_equal(bringup((const char *[]){ "--test", "enumerate,firmware",
 						    "--device", bdf, NULL }), 1);

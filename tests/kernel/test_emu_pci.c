@@ -74,12 +74,12 @@ static void test_ids_class_and_revision_are_the_spec_s(void **state)
 	(void)state;
 	require_ipus();
 	for (i = 0; i < nr_ipus; i++) {
-		assert_int_equal(fn_hex(ipus[i], "subsystem_vendor"),
+		assert_int_equal(kt_fn_hex(ipus[i], "subsystem_vendor"),
 				 IPU_PCI_SUBSYS_VENDOR_ID);
-		assert_int_equal(fn_hex(ipus[i], "subsystem_device"),
+		assert_int_equal(kt_fn_hex(ipus[i], "subsystem_device"),
 				 IPU_PCI_SUBSYS_ID);
-		assert_int_equal(fn_hex(ipus[i], "class"), IPU_PCI_CLASS);
-		assert_int_equal(fn_hex(ipus[i], "revision"), IPU_PCI_REVISION);
+		assert_int_equal(kt_fn_hex(ipus[i], "class"), IPU_PCI_CLASS);
+		assert_int_equal(kt_fn_hex(ipus[i], "revision"), IPU_PCI_REVISION);
 	}
 }
 

@@ -28,6 +28,16 @@
  * fail_page_alloc at a probability, scoped to this thread
  * (/proc/self/make-it-fail, task-filter=Y), and checks the same.
  *
+ * test_pci_enomem.c runs the same on a PCI IPU (ktest.h, KT_ON_PCI): its
+ * XFER pins the pages, builds an sg table, maps it (dma_map_sgtable) and
+ * writes descriptors; its BOs are ranges of BAR2; a LAUNCH goes through
+ * the device's command queue, and the device (ipu-emu) runs a real
+ * program (kprog.h) instead of this test playing the firmware, so
+ * FW_NEXT, FW_DONE and new_device are the simulated IPUs' alone. There,
+ * and on simulated IPUs too, every injected failure must also leave the
+ * pinned pages (kt_pinned_now()) and the DMA API's live mappings
+ * (kt_dma_api_now(), the debug kernel) where they were.
+ *
  * Between arming fail-nth and the call, the test touches no new memory of
  * its own (a failed page fault of its own would count).
  */
@@ -36,10 +46,31 @@
 #include <time.h>
 
 #include "ktest.h"
+#include "kprog.h"
+#include "ksimd.h"
 
 #define FAULT_DIR "/sys/kernel/debug"
 /* More allocations than any one call makes: a loop that gets here is stuck. */
 #define MAX_SITES 2000
+/* XFER's length: pages enough for an sg table and descriptors of several. */
+#define XFER_PAGES 16
+
+/*
+ * Whether the device runs launches by itself (a PCI IPU's command queue)
+ * or waits for this test's firmware file (FW_NEXT, FW_DONE).
+ */
+#ifdef KT_ON_PCI
+#define DEVICE_RUNS_LAUNCHES true
+#else
+#define DEVICE_RUNS_LAUNCHES false
+#endif
+
+/*
+ * Whether XFER maps the host pages with the DMA API (a PCI IPU; a
+ * simulated IPU copies them), which with CONFIG_DMA_API_DEBUG allocates
+ * too: see hold_dma_tracking().
+ */
+#define XFER_MAPS_FOR_DMA DEVICE_RUNS_LAUNCHES
 
 static int nth_fd = -1;
 
@@ -132,12 +163,16 @@ struct op {
 static unsigned int enomem_loop(const struct op *o)
 {
 	unsigned int n, failed = 0, absorbed = 0;
+	struct kt_dma_api dma;
+	int64_t pins;
 	uint64_t used;
 	bool fired;
 	int ret;
 
 	for (n = 1; n < MAX_SITES; n++) {
 		used = kt_sysfs_u64(o->idx, "memory_used");
+		pins = kt_pinned_now();
+		dma = kt_dma_api_now();
 		nth_arm(n);
 		ret = o->call(o->ctx);
 		fired = nth_disarm();
@@ -165,6 +200,15 @@ static unsigned int enomem_loop(const struct op *o)
 				 o->name, n, ret,
 				 (unsigned long long)kt_sysfs_u64(o->idx, "memory_used"),
 				 (unsigned long long)used);
+		if (kt_pinned_now() != pins)
+			fail_msg("%s: allocation %u failed (%d): %lld pages pinned, were %lld",
+				 o->name, n, ret, (long long)kt_pinned_now(),
+				 (long long)pins);
+		if (!kt_dma_api_same(&dma))
+			fail_msg("%s: allocation %u failed (%d): DMA API live mappings %lld, were %lld; errors %llu",
+				 o->name, n, ret, (long long)kt_dma_api_now().live,
+				 (long long)dma.live,
+				 (unsigned long long)kt_dma_api_now().errors);
 	}
 	if (n == MAX_SITES)
 		fail_msg("%s: still failing after %u allocations", o->name, n);
@@ -182,7 +226,9 @@ struct dev {
 	int owner;	/* attached */
 	int fw;		/* FW_ATTACHed */
 	uint32_t exe, arena;
-	void *host;	/* one page, touched */
+	uint64_t exe_size, arena_size;
+	void *host;	/* XFER_PAGES pages, touched */
+	size_t xfer_len;
 	uint32_t handle;
 	uint64_t fence;
 	struct ipu_fw_work work;
@@ -190,26 +236,119 @@ struct dev {
 	size_t page;
 	struct io_uring ring;
 	bool ring_up;
+	pid_t holder;	/* hold_dma_tracking()'s child, 0 when none */
+	int holder_fd;
 };
 
 static struct dev d;
 
+/*
+ * The launch's executable: for this test's firmware file, any bytes; for a
+ * device that runs it, a real program (an MLP layer over a zeroed arena).
+ */
+static void exe_setup(void)
+{
+	struct ipu_launch l;
+	struct kp_prog *p;
+
+	if (!DEVICE_RUNS_LAUNCHES) {
+		d.exe = kt_bo(d.owner, 4096, NULL);
+		d.exe_size = 64;
+		d.arena = kt_bo(d.owner, d.xfer_len, NULL);
+		d.arena_size = d.xfer_len;
+		return;
+	}
+	p = kp_mlp(1);
+	kp_launch_bufs(d.owner, p->image, p->len,
+		       p->exe->arena_size > d.xfer_len ? p->exe->arena_size :
+							 d.xfer_len, &l);
+	d.exe = l.exe_handle;
+	d.exe_size = l.exe_size;
+	d.arena = l.arena_handle;
+	d.arena_size = l.arena_size;
+	kp_free(p);
+}
+
+/*
+ * The DMA API's debug code (CONFIG_DMA_API_DEBUG, the debug kernel: the
+ * one kernel of the matrix with fault injection) tracks each mapping the
+ * device may write (FROM_DEVICE) in a radix tree of cache lines, whose
+ * nodes it allocates atomically in the mapping task: fail-nth reaches
+ * them as it reaches the driver's allocations, and a failed one makes
+ * dma-debug log "cacheline tracking ENOMEM" and turn itself off for the
+ * rest of the boot (no more DMA API checks, stale live counts). That is
+ * the checker's own bookkeeping, not a path of the driver. So, where it
+ * runs, a transfer from the second PCI IPU into the same host pages is
+ * left stalled on the device (ipu-emu's hang_dma) for the whole test:
+ * its mapping keeps the tree's entries for those cache lines, and the
+ * test's own mappings of them find their entries there (an overlap,
+ * allowed with DMA_ATTR_SKIP_CPU_SYNC, which ipu.ko uses) and allocate
+ * nothing. The test's transfers then fail only the driver's allocations.
+ * Released by a reset of that IPU at teardown (release_dma_tracking()).
+ */
+static void hold_dma_tracking(void)
+{
+	uint32_t bo;
+
+	if (!XFER_MAPS_FOR_DMA || !kt_dma_api_now().present)
+		return;
+	ke_require();
+	d.holder_fd = kt_open_attached(1);
+	bo = kt_bo(d.holder_fd, d.xfer_len, NULL);
+	kt_fault_emu(1, "hang_dma=1");
+	/* The child pins the same physical pages (d.host is shared). */
+	d.holder = kt_fork_opt(true);
+	if (d.holder == 0) {
+		/* Not the test's files: closing them must release them. */
+		close(d.owner);
+		close(d.fw);
+		_exit(-kt_read_bo(d.holder_fd, bo, 0, d.host, d.xfer_len));
+	}
+	/* Mapped, and waiting for the stalled descriptor. */
+	ks_wait_wchan(d.holder, "ipu_pci_");
+}
+
+/* The stalled transfer ends with its IPU's reset (-EIO). */
+static void release_dma_tracking(void)
+{
+	int st;
+
+	if (!d.holder)
+		return;
+	assert_int_equal(kt_reset(d.holder_fd), 0);
+	st = kt_wait(d.holder);
+	d.holder = 0;
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != EIO)
+		fail_msg("the stalled transfer ended with %s %d, not -EIO",
+			 WIFEXITED(st) ? "exit" : "signal",
+			 WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+}
+
+/*
+ * A device of the test's own (kt_own_dev(): a new simulated IPU of 4 MiB,
+ * or the first PCI IPU), attached, an executable and an arena in it, the
+ * host buffer of the transfers, and a second file: with @fw (simulated
+ * IPUs only), this test's firmware file.
+ */
 static void dev_setup(bool fw)
 {
 	struct ipu_fw_attach fa = { 0 };
 
 	require_fault_injection();
-	kt_require_sim_ctl();
 	memset(&d, 0, sizeof(d));
 	d.page = kt_page_size();
-	d.idx = kt_sim_add(4);
+	d.xfer_len = XFER_PAGES * d.page;
+	d.idx = kt_own_dev(4);
 	d.owner = kt_open_attached(d.idx);
-	d.exe = kt_bo(d.owner, 4096, NULL);
-	d.arena = kt_bo(d.owner, 4096, NULL);
-	d.host = kt_alloc(d.page);
-	kt_fill(d.host, d.page, 7);
+	exe_setup();
+	/* Shared: hold_dma_tracking()'s child pins the same pages. */
+	d.host = kt_mmap(d.xfer_len, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	assert_true(d.host != MAP_FAILED);
+	kt_fill(d.host, d.xfer_len, 7);
 	d.fw = kt_open(d.idx);
-	if (fw)
+	hold_dma_tracking();
+	if (fw && !DEVICE_RUNS_LAUNCHES)
 		assert_int_equal(kt_ioctl(d.fw, IPU_IOCTL_FW_ATTACH, &fa), 0);
 }
 
@@ -220,6 +359,7 @@ static int teardown(void **state)
 	d.ring_up = false;
 	if (nth_fd >= 0)
 		nth_disarm();
+	release_dma_tracking();
 	return kt_teardown(state);
 }
 
@@ -231,7 +371,7 @@ static int call_open(void *ctx)
 	int fd;
 
 	(void)ctx;
-	snprintf(path, sizeof(path), "/dev/ipu%u", d.idx);
+	kt_node(d.idx, path, sizeof(path));
 	fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -314,8 +454,7 @@ static int call_xfer(void *ctx)
 {
 	uint32_t dir = *(uint32_t *)ctx;
 
-	return kt_xfer(d.owner, d.arena, 0, d.host, d.page < 4096 ? d.page : 4096,
-		       dir);
+	return kt_xfer(d.owner, d.arena, 0, d.host, d.xfer_len, dir);
 }
 
 static struct io_uring_sqe *uring_sqe(uint32_t op)
@@ -408,7 +547,7 @@ static int call_uring_xfer(void *ctx)
 	int ret;
 
 	x->user_ptr = (uint64_t)(uintptr_t)d.host;
-	x->length = d.page < 4096 ? d.page : 4096;
+	x->length = d.xfer_len;
 	x->handle = d.arena;
 	x->flags = *(uint32_t *)ctx;
 	ret = uring_one();
@@ -445,10 +584,9 @@ static void test_xfer_fails_cleanly(void **state)
 	o.ctx = &from;
 	enomem_loop(&o);
 	/* The data went there and back. */
-	memset(d.host, 0, d.page);
-	assert_int_equal(kt_read_bo(d.owner, d.arena, 0, d.host,
-				    d.page < 4096 ? d.page : 4096), 0);
-	assert_pattern(d.host, d.page < 4096 ? d.page : 4096, 7);
+	memset(d.host, 0, d.xfer_len);
+	assert_int_equal(kt_read_bo(d.owner, d.arena, 0, d.host, d.xfer_len), 0);
+	assert_pattern(d.host, d.xfer_len, 7);
 }
 
 /* ---- LAUNCH, FW_NEXT, FW_DONE, WAIT ---- */
@@ -457,7 +595,8 @@ static struct ipu_launch launch_args(void)
 {
 	struct ipu_launch l = {
 		.exe_handle = d.exe, .arena_handle = d.arena,
-		.exe_size = 64, .arena_size = 4096, .num_replicas = 1,
+		.exe_size = d.exe_size, .arena_size = d.arena_size,
+		.num_replicas = 1,
 	};
 
 	return l;
@@ -510,12 +649,23 @@ static int wait_fence(void)
 	return ret;
 }
 
-/* A launch that worked: run it through the firmware to its end. */
+/*
+ * A launch that was accepted reaches the device: this test's firmware
+ * file takes it and reports it done; a PCI IPU runs it by itself.
+ */
+static void firmware_runs_the_launch(void)
+{
+	if (DEVICE_RUNS_LAUNCHES)
+		return;
+	assert_int_equal(fw_next(), 0);
+	assert_int_equal(fw_done(), 0);
+}
+
+/* A launch that worked: run it to its end. */
 static void undo_launch(void *ctx)
 {
 	(void)ctx;
-	assert_int_equal(fw_next(), 0);
-	assert_int_equal(fw_done(), 0);
+	firmware_runs_the_launch();
 	assert_int_equal(wait_fence(), 0);
 }
 
@@ -550,6 +700,16 @@ static int call_wait(void *ctx)
 	return wait_fence();
 }
 
+/*
+ * No launch is left pending for this test's firmware file (on a device
+ * that runs launches, every one was waited for already).
+ */
+static void assert_nothing_pending(void)
+{
+	if (!DEVICE_RUNS_LAUNCHES)
+		assert_int_equal(fw_next_opt(true), -ETIME);
+}
+
 static int call_uring_launch(void *ctx)
 {
 	struct io_uring_sqe *sqe = uring_sqe(IPU_URING_CMD_LAUNCH);
@@ -564,7 +724,14 @@ static int call_uring_launch(void *ctx)
 		ring_renew();
 		return ret < 0 ? ret : -EIO;
 	}
-	/* Accepted: completes when the firmware is done, or failed already. */
+	/* Accepted: the device runs it (and its CQE tells how it went), */
+	if (DEVICE_RUNS_LAUNCHES) {
+		assert_int_equal(io_uring_wait_cqe(&d.ring, &cqe), 0);
+		ret = cqe->res;
+		io_uring_cqe_seen(&d.ring, cqe);
+		return ret;
+	}
+	/* or it completes when the firmware is done, or failed already. */
 	if (io_uring_peek_cqe(&d.ring, &cqe) == 0) {
 		ret = cqe->res;
 		io_uring_cqe_seen(&d.ring, cqe);
@@ -580,8 +747,9 @@ static void undo_uring_launch(void *ctx)
 	struct io_uring_cqe *cqe;
 
 	(void)ctx;
-	assert_int_equal(fw_next(), 0);
-	assert_int_equal(fw_done(), 0);
+	if (DEVICE_RUNS_LAUNCHES)
+		return; /* completed in call_uring_launch() */
+	firmware_runs_the_launch();
 	assert_int_equal(io_uring_wait_cqe(&d.ring, &cqe), 0);
 	assert_int_equal(cqe->res, 0);
 	io_uring_cqe_seen(&d.ring, cqe);
@@ -598,20 +766,23 @@ static void test_launch_and_its_completion_fail_cleanly(void **state)
 	assert_true(enomem_loop(&o) > 0);
 
 	/* The firmware's side, with a launch pending. */
-	assert_int_equal(call_launch(NULL), 0);
-	o = (struct op){ "FW_NEXT", d.idx, call_fw_next, undo_fw_next, NULL, 0, 0 };
-	/* An FW_NEXT that failed left the launch pending: the loop's next
-	 * attempt takes it. */
-	enomem_loop(&o);
+	if (!DEVICE_RUNS_LAUNCHES) {
+		assert_int_equal(call_launch(NULL), 0);
+		o = (struct op){ "FW_NEXT", d.idx, call_fw_next, undo_fw_next,
+				 NULL, 0, 0 };
+		/* An FW_NEXT that failed left the launch pending: the
+		 * loop's next attempt takes it. */
+		enomem_loop(&o);
+
+		assert_int_equal(call_launch(NULL), 0);
+		assert_int_equal(fw_next(), 0);
+		o = (struct op){ "FW_DONE", d.idx, call_fw_done, undo_fw_done,
+				 NULL, 0, 0 };
+		enomem_loop(&o);
+	}
 
 	assert_int_equal(call_launch(NULL), 0);
-	assert_int_equal(fw_next(), 0);
-	o = (struct op){ "FW_DONE", d.idx, call_fw_done, undo_fw_done, NULL, 0, 0 };
-	enomem_loop(&o);
-
-	assert_int_equal(call_launch(NULL), 0);
-	assert_int_equal(fw_next(), 0);
-	assert_int_equal(fw_done(), 0);
+	firmware_runs_the_launch();
 	o = (struct op){ "WAIT", d.idx, call_wait, NULL, NULL, 0, 0 };
 	enomem_loop(&o);
 	/* Consumed once, by the WAIT that worked. */
@@ -629,8 +800,7 @@ static void test_launch_and_its_completion_fail_cleanly(void **state)
 	 * cleanly: both are right; neither may leak.
 	 */
 	enomem_loop(&o);
-	/* Nothing is left pending. */
-	assert_int_equal(fw_next_opt(true), -ETIME);
+	assert_nothing_pending();
 }
 
 /* ---- mmap and its first fault ---- */
@@ -783,10 +953,12 @@ static void test_a_mix_under_random_allocation_failures_leaves_nothing(void **st
 		if (!r[3]) {
 			/* Its completion, with failures too: retried until
 			 * each step went through. */
-			while ((ret = fw_next()) == -ENOMEM)
+			ret = 0;
+			while (!DEVICE_RUNS_LAUNCHES && (ret = fw_next()) == -ENOMEM)
 				;
 			r[3] = ret;
-			while (!ret && (ret = fw_done()) == -ENOMEM)
+			while (!DEVICE_RUNS_LAUNCHES && !ret &&
+			       (ret = fw_done()) == -ENOMEM)
 				;
 			while (!ret && (ret = wait_fence()) == -ENOMEM)
 				;
@@ -812,8 +984,8 @@ static void test_a_mix_under_random_allocation_failures_leaves_nothing(void **st
 	assert_true(failed > 0);
 	assert_true(worked > 0);
 	assert_int_equal(kt_sysfs_u64(d.idx, "memory_used"), used);
-	/* Nothing half-launched: the firmware has nothing pending. */
-	assert_int_equal(fw_next_opt(true), -ETIME);
+	/* Nothing half-launched. */
+	assert_nothing_pending();
 }
 
 static int teardown_mix(void **state)

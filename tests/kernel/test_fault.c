@@ -3,6 +3,8 @@
  * test_fault.c - fault injection on simulated IPUs through debugfs
  * (/sys/kernel/debug/ipu/ipuN/fail_dma, fail_reset): the error paths of
  * XFER and RESET, and that the device works again afterwards.
+ * test_pci_fault.c runs them on PCI IPUs with ipu-emu's twin faults
+ * (kt_fault_set()).
  */
 #include "ktest.h"
 

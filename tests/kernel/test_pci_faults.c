@@ -23,14 +23,8 @@
 /* An attached file of the first PCI IPU (ipu-emu's ipu0) and a buffer. */
 static int open_first(uint32_t *bo)
 {
-	int n, fd;
+	int fd = ke_open_first();
 
-	require_ipus();
-	ke_require();
-	n = ipu_of(ipus[0]);
-	if (n < 0)
-		fail_msg("%s has no ipuN (not bound?)", ipus[0]);
-	fd = kt_open_attached((unsigned int)n);
 	*bo = kt_bo(fd, LEN, NULL);
 	return fd;
 }

@@ -81,8 +81,8 @@ static int rebind_teardown(void **state)
 	ke_fault(0, "clear");
 	kt_teardown(state);
 	if (ipu_of(ipus[0]) >= 0)
-		kt_write_file(PCI_DRIVER "/unbind", ipus[0]);
-	kt_write_file(PCI_DRIVER "/bind", ipus[0]);
+		kt_write_file(KT_PCI_DRIVER "/unbind", ipus[0]);
+	kt_write_file(KT_PCI_DRIVER "/bind", ipus[0]);
 	return 0;
 }
 

@@ -290,7 +290,7 @@ static int fw_teardown(void **state)
 		fx.saved = false;
 	}
 	if (fx.unbound) {
-		kt_write_file(PCI_DRIVER "/bind", fx.bdf);
+		kt_write_file(KT_PCI_DRIVER "/bind", fx.bdf);
 		fx.unbound = false;
 	}
 	return kt_teardown(state);

@@ -253,7 +253,7 @@ static void test_off_the_bus_mid_transfer_unplugs_the_device(void **state)
 	assert_int_equal(kt_pinned_now(), pins);
 	assert_dma_api_as_before(&dma);
 	/* A function that is gone does not bind again. */
-	assert_true(kt_write_file(PCI_DRIVER "/bind", bdf) < 0);
+	assert_true(kt_write_file(KT_PCI_DRIVER "/bind", bdf) < 0);
 	assert_int_equal(ipu_of(bdf), -1);
 
 	/* Back on the bus, found again, and it works. */

@@ -37,22 +37,19 @@ static void hw_setup(void)
 
 static void hw_hang(struct ipu_device *dev)
 {
-	char name[16];
-	unsigned int i;
+	unsigned int n;
+	int ipu = -1;
 
 	/*
 	 * The session's IPU is the lowest hw:N of the PCI ones, which after
 	 * earlier tests unbound and bound functions again need not be
 	 * ipu-emu's ipu0: hang the model behind it.
 	 */
-	for (i = 0; i < nr_ipus; i++) {
-		snprintf(name, sizeof(name), "hw:%d", ipu_of(ipus[i]));
-		if (!strcmp(ipu_device_name(dev), name)) {
-			ke_fault(i, "hang_launch=1");
-			return;
-		}
-	}
-	fail_msg("%s is none of the rig's PCI IPUs", ipu_device_name(dev));
+	if (sscanf(ipu_device_name(dev), "hw:%u", &n) == 1)
+		ipu = ke_model_ipu(n);
+	if (ipu < 0)
+		fail_msg("%s is none of the rig's PCI IPUs", ipu_device_name(dev));
+	ke_fault((unsigned int)ipu, "hang_launch=1");
 }
 
 /* A reset ended the hang: nothing to undo, nothing to wait for. */
