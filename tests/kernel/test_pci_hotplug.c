@@ -177,7 +177,7 @@ static void test_removal_with_files_open_and_mappings_live(void **state)
 	assert_int_equal(WTERMSIG(st), SIGBUS);
 	/* The function is gone from the bus, and so is what it backed. */
 	assert_int_equal(ipu_of(bdf), -1);
-	assert_true(fn_hex(bdf, "vendor") < 0);
+	assert_true(kt_fn_hex(bdf, "vendor") < 0);
 	assert_sigbus(map, g, "after the removal");
 	/* Every open file gets -ENODEV. */
 	assert_int_equal(kt_get_info(onlooker, &info), -ENODEV);
