@@ -88,6 +88,24 @@ static inline void ke_fault(unsigned int ipu, const char *spec)
 }
 
 /*
+ * ipu-emu's number of device @idx (kt_dev()): the rank of its PCI address
+ * among the rig's functions, which need not be that of its ipuN (a
+ * function unbound and bound again gets a new one).
+ */
+static inline unsigned int ke_index_of(unsigned int idx)
+{
+	unsigned int i;
+
+	find_ipus();
+	for (i = 0; i < nr_ipus; i++)
+		if (ipu_of(ipus[i]) == (int)kt_dev(idx))
+			return i;
+	fail_msg("ipu%u is none of the rig's %u PCI functions", kt_dev(idx),
+		 nr_ipus);
+	return 0;
+}
+
+/*
  * A file attached to the rig's first function (ipu-emu's ipu0), for a test
  * that injects faults: skipped without PCI IPUs or the control port.
  */

@@ -50,23 +50,6 @@ static inline void kh_unhold(void)
 	kh_held_emu = 0;
 }
 
-/*
- * ipu-emu's number of device @idx (kt_dev()): the rank of its PCI
- * address among the rig's functions (kemu.h).
- */
-static inline unsigned int kh_emu_of(unsigned int idx)
-{
-	unsigned int i;
-
-	find_ipus();
-	for (i = 0; i < nr_ipus; i++)
-		if (ipu_of(ipus[i]) == (int)kt_dev(idx))
-			return i;
-	fail_msg("ipu%u is none of the rig's %u PCI functions", kt_dev(idx),
-		 nr_ipus);
-	return 0;
-}
-
 /* The launch's executable buffer holds @exe (@len bytes; NULL: zeros). */
 static inline void kh_put_exe(const struct kfw *f, const void *exe, size_t len)
 {
@@ -93,8 +76,8 @@ static inline struct kfw kh_setup(void)
 	kp_launch_bufs(f.owner, p->image, p->len, p->exe->arena_size, &f.l);
 	kp_free(p);
 	f.fw = kt_open(f.idx);
-	ke_fault(kh_emu_of(f.idx), "hold_launches=1");
-	kh_held_emu = kh_emu_of(f.idx) + 1;
+	ke_fault(ke_index_of(f.idx), "hold_launches=1");
+	kh_held_emu = ke_index_of(f.idx) + 1;
 	return f;
 #else
 	return kfw_setup(true);
