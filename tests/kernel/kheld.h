@@ -67,17 +67,18 @@ static inline void kh_put_exe(const struct kfw *f, const void *exe, size_t len)
 static inline struct kfw kh_setup(void)
 {
 #ifdef KT_ON_PCI
-	struct kp_prog *p = kp_spin(1);
+	struct kp_prog *p;
 	struct kfw f;
 
 	ke_require();
 	f.idx = kt_own_dev(0);
 	f.owner = kt_open_attached(f.idx);
+	p = kp_spin(1);
 	kp_launch_bufs(f.owner, p->image, p->len, p->exe->arena_size, &f.l);
 	kp_free(p);
 	f.fw = kt_open(f.idx);
-	ke_fault(ke_index_of(f.idx), "hold_launches=1");
 	kh_held_emu = ke_index_of(f.idx) + 1;
+	ke_fault(kh_held_emu - 1, "hold_launches=1");
 	return f;
 #else
 	return kfw_setup(true);
