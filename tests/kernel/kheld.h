@@ -114,6 +114,20 @@ static inline uint64_t kh_uring_launch(const struct kfw *f)
 	return kh_take(f);
 }
 
+/* The launch of @fence is in flight still: WAIT polls -ETIME. */
+static inline void kh_assert_in_flight(const struct kfw *f, uint64_t fence)
+{
+	assert_int_equal(kt_wait_fence(f->owner, fence, 0, NULL), -ETIME);
+}
+
+/* No io_uring launch has completed yet: ku_r has no CQE. */
+static inline void kh_assert_no_cqe(void)
+{
+	struct io_uring_cqe *cqe;
+
+	assert_int_equal(io_uring_peek_cqe(&ku_r, &cqe), -EAGAIN);
+}
+
 /*
  * End the launch @id of kh_take() with @status: FW_DONE; on PCI, the
  * hold lifted over an image that completes with @status (0 or -ENOEXEC:

@@ -84,6 +84,7 @@ static void test_launch_with_its_struct_read_only_is_efault_and_starts_nothing(v
 	}
 	/* The next launch works, and its fence brings its result. */
 	assert_int_equal(kfw_launch(&f, &fence), 0);
+	kh_assert_in_flight(&f, fence);
 	kh_release(&f, kh_take(&f), -ENOEXEC);
 	assert_int_equal(kt_wait_fence(f.owner, fence, INT64_MAX, &status), 0);
 	assert_int_equal(status, -ENOEXEC);
@@ -111,6 +112,7 @@ static void test_wait_for_a_fence_this_file_does_not_hold_is_enoent(void **state
 	other = kt_open(f.idx);
 	assert_int_equal(kt_wait_fence(other, fence, INT64_MAX, NULL), -ENOENT);
 	/* The launch is the owner's still, and then consumed. */
+	kh_assert_in_flight(&f, fence);
 	kh_release(&f, kh_take(&f), 0);
 	assert_int_equal(kt_wait_fence(f.owner, fence, INT64_MAX, &status), 0);
 	assert_int_equal(status, 0);
@@ -207,6 +209,7 @@ static void test_fw_done_of_a_firmware_revoked_by_a_reset_is_enolink(void **stat
 	(void)state;
 	assert_int_equal(kfw_launch(&f, &fence), 0);
 	id = kh_take(&f);
+	kh_assert_in_flight(&f, fence);
 	assert_int_equal(kt_reset(f.owner), 0);
 	kh_release_revoked(&f, id);
 	assert_int_equal(kt_wait_fence(f.owner, fence, INT64_MAX, &status), 0);

@@ -126,6 +126,7 @@ static void fw_uring_done(int32_t status, int done_ret, int want_cqe)
 	struct kfw f = kh_setup();
 	uint64_t id = kh_uring_launch(&f);
 
+	kh_assert_no_cqe();
 #ifdef KT_ON_PCI
 	/* A positive status is refused first, as on a firmware file. */
 	assert_int_equal(kfw_done(f.fw, id, status), done_ret ? done_ret : -ENOLINK);
