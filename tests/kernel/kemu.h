@@ -12,6 +12,20 @@
 #include "kemuctl.h"
 
 /*
+ * ipu-emu's number of device @idx (kt_dev()): ke_model_ipu() of its ipuN,
+ * which need not be the function's index (a function unbound and bound
+ * again gets a new ipuN); fails the test when it is no PCI IPU.
+ */
+static inline unsigned int ke_index_of(unsigned int idx)
+{
+	int n = ke_model_ipu(kt_dev(idx));
+
+	if (n < 0)
+		fail_msg("ipu%u is none of the rig's PCI functions", kt_dev(idx));
+	return (unsigned int)n;
+}
+
+/*
  * A file attached to the rig's first function (ipu-emu's ipu0), for a test
  * that injects faults: skipped without PCI IPUs or the control port.
  */

@@ -65,4 +65,22 @@ static inline int kfw_done(int fd, uint64_t id, int32_t status)
 	return kt_ioctl(fd, IPU_IOCTL_FW_DONE, &d);
 }
 
+/*
+ * A device whose firmware is not in userspace (a PCI IPU's runs in the
+ * device) refuses the role on file @fd: FW_ATTACH is -EOPNOTSUPP, FW_NEXT
+ * and FW_DONE -ENOLINK (@fd is not the firmware), and mmap() of
+ * IPU_FW_MMAP_OFFSET (@len bytes) -EINVAL, no buffer being there.
+ */
+static inline void kfw_assert_refused(int fd, size_t len)
+{
+	struct ipu_fw_attach fa = { 0 };
+	struct ipu_fw_work w;
+
+	assert_int_equal(kt_ioctl(fd, IPU_IOCTL_FW_ATTACH, &fa), -EOPNOTSUPP);
+	assert_int_equal(kfw_next(fd, &w), -ENOLINK);
+	assert_int_equal(kfw_done(fd, 1, 0), -ENOLINK);
+	assert_int_equal(kt_mmap_err(len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+				     IPU_FW_MMAP_OFFSET), -EINVAL);
+}
+
 #endif /* IPU_TESTS_KFW_H */

@@ -3,8 +3,7 @@
  * test_attach.c - IPU_IOCTL_ATTACH and IPU_IOCTL_DETACH: one owner file per
  * device, its pid reported in GET_INFO and sysfs, across files and processes.
  */
-#include "kfw.h"
-#include "kuring.h"
+#include "kheld.h"
 
 static void test_attach_makes_the_file_owner_and_detach_ends_it(void **state)
 {
@@ -146,38 +145,27 @@ static void test_closing_the_owner_file_releases_the_device(void **state)
  * holds one until the ring frees it (on ring exit, from a kernel worker):
  * closing the owner while its launch is in flight leaves the device
  * attached. DETACH ends the attachment at once, ring or not: libsession
- * and the test rig's teardown detach before they close.
+ * and the test rig's teardown detach before they close. The launch is
+ * held in flight (kheld.h) by the firmware or, on PCI, the device.
  */
-static struct ipu_fw_work launch_in_flight(const struct kfw *f)
-{
-	struct io_uring_sqe *sqe = ku_sqe(&ku_r, f->owner,
-					  IPU_URING_CMD_LAUNCH, 0);
-	struct ipu_fw_work w;
-
-	memcpy(sqe->cmd, &f->l, sizeof(f->l));
-	assert_int_equal(io_uring_submit(&ku_r), 1);
-	/* Queued inside the submit: the firmware has it now. */
-	assert_int_equal(kfw_next(f->fw, &w), 0);
-	return w;
-}
-
 static void test_closing_the_owner_with_a_uring_launch_in_flight_keeps_it(void **state)
 {
-	struct kfw f = kfw_setup(true);
-	struct ipu_fw_work w = launch_in_flight(&f);
+	struct kfw f = kh_setup();
+	uint64_t id = kh_uring_launch(&f);
 	int other = kt_open(f.idx);
 
 	(void)state;
 	assert_int_equal(kt_close(f.owner), 0);
 	assert_int_equal(kt_attach(other), -EBUSY);
-	assert_int_equal(kfw_done(f.fw, w.id, 0), 0);
+	kh_assert_no_cqe();
+	kh_release(&f, id, 0);
 	assert_int_equal(ku_one(&ku_r), 0);
 }
 
 static void test_detach_frees_the_device_while_a_ring_holds_the_file(void **state)
 {
-	struct kfw f = kfw_setup(true);
-	struct ipu_fw_work w = launch_in_flight(&f);
+	struct kfw f = kh_setup();
+	uint64_t id = kh_uring_launch(&f);
 	int other = kt_open(f.idx);
 
 	(void)state;
@@ -185,7 +173,8 @@ static void test_detach_frees_the_device_while_a_ring_holds_the_file(void **stat
 	assert_int_equal(kt_close(f.owner), 0);
 	assert_int_equal(kt_attach(other), 0);
 	/* The launch it started still completes, to the ring. */
-	assert_int_equal(kfw_done(f.fw, w.id, 0), 0);
+	kh_assert_no_cqe();
+	kh_release(&f, id, 0);
 	assert_int_equal(ku_one(&ku_r), 0);
 }
 
@@ -330,8 +319,8 @@ int main(void)
 		KT_TEST(test_detach_with_nonzero_pad_is_einval),
 		KT_TEST(test_second_file_can_attach_after_detach),
 		KT_TEST(test_closing_the_owner_file_releases_the_device),
-		KU_TEST(test_closing_the_owner_with_a_uring_launch_in_flight_keeps_it),
-		KU_TEST(test_detach_frees_the_device_while_a_ring_holds_the_file),
+		KH_TEST(test_closing_the_owner_with_a_uring_launch_in_flight_keeps_it),
+		KH_TEST(test_detach_frees_the_device_while_a_ring_holds_the_file),
 		KT_TEST(test_attachment_is_per_device),
 		KT_TEST(test_sysfs_owner_pid_follows_attach_and_detach),
 		KT_TEST(test_attachment_belongs_to_the_file_not_the_process),

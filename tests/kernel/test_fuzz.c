@@ -10,8 +10,8 @@
  * a seed of its own, printed with every violation: passing that one starts
  * the replay at that sequence. IPU_FUZZ_SKIP=<class>,... leaves classes of
  * operations out (enum fz_class), to find the one a failure needs.
- * IPU_FUZZ_SECONDS (default 20) bounds how long it runs; it is not a timing
- * assertion (make kernel-soak runs it for minutes).
+ * IPU_FUZZ_SECONDS (default 20, on PCI 10) bounds how long it runs; it is
+ * not a timing assertion (make kernel-soak runs it for minutes).
  *
  * The fuzzer aims writes only at memory it keeps for that purpose: its
  * host buffer (guarded above), read-only and PROT_NONE pages, kernel and
@@ -52,6 +52,17 @@
  *  - no new kernel log line with WARNING, BUG, a Call Trace, lockdep,
  *    KASAN, ... (read from /dev/kmsg; scripts/kernel-check scans the whole
  *    log as well).
+ *
+ * On PCI IPUs (test_pci_fuzz.c, KT_ON_PCI) the fuzz device is the first
+ * PCI IPU (its 256 MiB of device memory and its command queue): the
+ * removal is the unbind of its function from ipu.ko (bound again for the
+ * next sequence), the chaos thread's faults are ipu-emu's (fail_dma=K,
+ * ignore_reset=K: the driver falls back to FLR, and hold_launches on and
+ * off) through its control port (kemu.h), and the firmware child's part
+ * is the device's: launches run on its command queue, held for a while
+ * through hold_launches where the child would stop answering (the
+ * watchdog then resets the device). The fuzzer's own FW_* calls meet a
+ * device without the firmware role (-EOPNOTSUPP, -ENOLINK).
  */
 #include <pthread.h>
 #include <sched.h>
@@ -64,7 +75,15 @@
 #include "kuring.h"
 #include "ksimd.h"
 
+/*
+ * The PCI variant's sequences are fewer a second (its zero check reads
+ * 256 MiB of device memory over DMA): half the time, for make check's sake.
+ */
+#ifdef KT_ON_PCI
+#define FZ_DEFAULT_SECONDS 10
+#else
 #define FZ_DEFAULT_SECONDS 20
+#endif
 #define FZ_MEM_MB	8		/* the fuzz device's memory */
 #define FZ_TIMEOUT_MS	250		/* launch_timeout_ms while fuzzing */
 #define FZ_NFD		4		/* files per sequence; the last read-only */
@@ -310,6 +329,9 @@ struct fz {
 	uint64_t mem;
 	atomic_bool deleting;	/* del_device was written (or is being) */
 	atomic_bool gone;	/* del_device returned: the device is gone */
+	char fn[32];		/* PCI: the device's function */
+	unsigned int emu;	/* PCI: its ipuN at ipu-emu */
+	pthread_mutex_t emu_lock;	/* PCI: one command at a time on the port */
 
 	/* Per sequence. */
 	uint64_t rng;
@@ -508,6 +530,118 @@ static int fz_sysfs_u64(unsigned int idx, const char *attr, uint64_t *v)
 	return end == buf ? -EINVAL : 0;
 }
 
+static int fz_open(struct fz *f, int flags)
+{
+	char path[32];
+	int fd;
+
+	snprintf(path, sizeof(path), "/dev/ipu%u", f->dev);
+	fd = open(path, flags | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+#ifdef KT_ON_PCI
+/*
+ * @spec into the device at ipu-emu, from either thread: the control port
+ * is one byte stream, a command and its answer must not interleave.
+ */
+static void fz_emu(struct fz *f, const char *spec)
+{
+	pthread_mutex_lock(&f->emu_lock);
+	ke_fault(f->emu, spec);
+	pthread_mutex_unlock(&f->emu_lock);
+}
+
+/*
+ * Hold (@on) the device's launches or let them run: the PCI twin of the
+ * firmware child stopped, dead or back (ks_held: teardown lifts it).
+ */
+static void fz_hold(struct fz *f, bool on)
+{
+	pthread_mutex_lock(&f->emu_lock);
+	ke_fault(f->emu, on ? "hold_launches=1" : "hold_launches=0");
+	ks_held = on;
+	pthread_mutex_unlock(&f->emu_lock);
+}
+
+/*
+ * The first PCI IPU, its function bound to ipu.ko again if the last
+ * sequence unbound it (kt_own_dev() at the test's start binds it again at
+ * teardown), its faults cleared: a device as fresh as new_device's.
+ */
+static bool fz_dev_add(struct fz *f)
+{
+	struct ipu_info info;
+	int n, fd, err;
+
+	n = ipu_of(f->fn);
+	if (n < 0) {
+		err = kt_write_file(KT_PCI_DRIVER "/bind", f->fn);
+		n = ipu_of(f->fn);
+		if (err || n < 0) {
+			fz_bad(f, "bind %s: %d (%s)", f->fn, err, fz_errname(err));
+			return false;
+		}
+	}
+	f->dev = (unsigned int)n;
+	fz_emu(f, "clear");
+	fd = fz_open(f, O_RDONLY);
+	err = fd < 0 ? fd : kt_get_info(fd, &info);
+	if (fd >= 0)
+		close(fd);
+	if (err) {
+		fz_bad(f, "GET_INFO of ipu%u: %d (%s)", f->dev, err, fz_errname(err));
+		return false;
+	}
+	f->mem = info.memory_total;
+	f->have_dev = true;
+	atomic_store(&f->deleting, false);
+	atomic_store(&f->gone, false);
+	return true;
+}
+
+/* The device was removed: forget it (the next sequence binds it again). */
+static void fz_dev_forget(struct fz *f)
+{
+	f->have_dev = false;
+}
+
+/* Remove the device as PCI removes it: unbind. 0 or -errno. */
+static int fz_dev_remove(struct fz *f)
+{
+	return kt_write_file(KT_PCI_DRIVER "/unbind", f->fn);
+}
+
+/*
+ * Fault @k (0: none) of kind @dma: the @k-th DMA descriptor fails. Else
+ * the reset's kind, where @k picks: 1, the next soft reset does nothing
+ * (the driver falls back to FLR); 2 and 3, the launches held or let go
+ * (the device's twin of the sim's firmware child stopping and going on).
+ */
+static void fz_dev_fault(struct fz *f, bool dma, unsigned int k)
+{
+	char spec[32];
+
+	if (!k)
+		return;
+	if (dma || k == 1) {
+		snprintf(spec, sizeof(spec), "%s=%u",
+			 dma ? "fail_dma" : "ignore_reset", k);
+		fz_emu(f, spec);
+	} else {
+		fz_hold(f, k == 2);
+	}
+}
+
+/* No fault left pending, no launch held. */
+static void fz_dev_faults_clear(struct fz *f)
+{
+	pthread_mutex_lock(&f->emu_lock);
+	ke_fault(f->emu, "clear");
+	ks_held = false;
+	pthread_mutex_unlock(&f->emu_lock);
+}
+#else
 /* Add the fuzz device (tracked: teardown deletes it). */
 static bool fz_dev_add(struct fz *f)
 {
@@ -540,15 +674,32 @@ static void fz_dev_forget(struct fz *f)
 	f->have_dev = false;
 }
 
-static int fz_open(struct fz *f, int flags)
+/* Delete the device (del_device). 0 or -errno. */
+static int fz_dev_remove(struct fz *f)
 {
-	char path[32];
-	int fd;
+	char val[16];
 
-	snprintf(path, sizeof(path), "/dev/ipu%u", f->dev);
-	fd = open(path, flags | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
+	snprintf(val, sizeof(val), "%u", f->dev);
+	return kt_write_file(KT_SIM_CTL "/del_device", val);
 }
+
+/* Fault switch fail_dma (@dma) or fail_reset set to @k (0: off). */
+static void fz_dev_fault(struct fz *f, bool dma, unsigned int k)
+{
+	char path[128], val[16];
+
+	snprintf(path, sizeof(path), KT_DEBUGFS "/ipu%u/%s", f->dev,
+		 dma ? "fail_dma" : "fail_reset");
+	snprintf(val, sizeof(val), "%u", k);
+	kt_write_file(path, val);
+}
+
+static void fz_dev_faults_clear(struct fz *f)
+{
+	fz_dev_fault(f, true, 0);
+	fz_dev_fault(f, false, 0);
+}
+#endif
 
 /* The kernel log lines since the last call that the rig calls bad. */
 static const char *const fz_kmsg_bad[] = {
@@ -640,6 +791,7 @@ static void fz_fw_check(int rep, enum fz_op op, int ret)
 			  fz_docs[op].name, ret, fz_errname(ret));
 }
 
+#ifndef KT_ON_PCI
 /*
  * Serve the device as its firmware until it is removed: take launches,
  * write into their arenas, report random statuses or none (the launch
@@ -730,6 +882,36 @@ fz_fw_main(struct fz *f, uint64_t seed)
 		map = MAP_FAILED;
 	}
 }
+#endif
+
+#ifdef KT_ON_PCI
+/*
+ * The device runs the launches itself; what the firmware child's absence
+ * or death is on a simulated IPU is a hold of the launches here
+ * (fz_hold()) until a later one lifts it; the watchdog resets the device
+ * under launches held too long.
+ */
+static bool fz_fw_up(const struct fz *f)
+{
+	(void)f;
+	return !ks_held;
+}
+
+static void fz_fw_start(struct fz *f)
+{
+	fz_hold(f, false);
+}
+
+static void fz_fw_reap(struct fz *f, bool kill_it)
+{
+	if (kill_it && !ks_held)
+		fz_hold(f, true);
+}
+#else
+static bool fz_fw_up(const struct fz *f)
+{
+	return f->fw_pid != 0;
+}
 
 static void fz_fw_start(struct fz *f)
 {
@@ -761,6 +943,8 @@ static void fz_fw_reap(struct fz *f, bool kill_it)
 		f->fw_pid = 0;
 	}
 }
+
+#endif
 
 /* ------------------------------------------------------------------------ */
 /* Choosing arguments                                                       */
@@ -1352,6 +1536,13 @@ static void op_fw(struct fz *f)
 	char what[128];
 	int ret;
 
+#ifdef KT_ON_PCI
+	/* The device's firmware stops or goes on (no role to call). */
+	if (fz_pct(&f->rng, 25)) {
+		fz_hold(f, fz_pct(&f->rng, 50));
+		return;
+	}
+#endif
 	switch (fz_below(&f->rng, 3)) {
 	case 0: {
 		struct ipu_fw_attach a;
@@ -1984,16 +2175,14 @@ static bool fz_sleeping(pid_t pid)
  */
 static void fz_stuck_removal(struct fz *f, pid_t pid)
 {
-	char val[16];
 	int i, ret;
 
 	if (!fz_pct(&f->rng, 50))
 		return;
 	for (i = 0; i < 200 && !fz_sleeping(pid); i++)
 		fz_pause(5000000);
-	snprintf(val, sizeof(val), "%u", f->dev);
 	atomic_store(&f->deleting, true);
-	ret = kt_write_file(KT_SIM_CTL "/del_device", val);
+	ret = fz_dev_remove(f);
 	fz_check(f, OP_SIM_CTL, ret, false, false, "del_device under a stuck transfer");
 	if (!ret)
 		atomic_store(&f->gone, true);
@@ -2055,7 +2244,7 @@ static void *fz_chaos_main(void *arg)
 	struct fz *f = arg;
 	uint64_t s = f->chaos_seed;
 	unsigned int n = 1 + (unsigned int)fz_below(&s, 60), i;
-	char path[128], val[16];
+	char path[128];
 	uint64_t v;
 	int ret;
 
@@ -2082,16 +2271,12 @@ static void *fz_chaos_main(void *arg)
 			snprintf(path, sizeof(path), KT_SYSFS_CLASS "/ipu%u/owner_pid", f->dev);
 			kt_read_file(path, buf, sizeof(buf));
 		} else if (r < 66) {
-			snprintf(path, sizeof(path), KT_DEBUGFS "/ipu%u/%s", f->dev,
-				 fz_pct(&s, 70) ? "fail_dma" : "fail_reset");
-			snprintf(val, sizeof(val), "%u", (unsigned int)fz_below(&s, 4));
-			kt_write_file(path, val);
+			fz_dev_fault(f, fz_pct(&s, 70), (unsigned int)fz_below(&s, 4));
 		} else if (r < 70 && fz_pct(&s, 50)) {
-			snprintf(val, sizeof(val), "%u", f->dev);
 			atomic_store(&f->deleting, true);
-			ret = kt_write_file(KT_SIM_CTL "/del_device", val);
+			ret = fz_dev_remove(f);
 			if (ret)
-				fz_bad(f, "del_device %s: %d (%s)", val, ret,
+				fz_bad(f, "removing ipu%u: %d (%s)", f->dev, ret,
 				       fz_errname(ret));
 			else
 				atomic_store(&f->gone, true);
@@ -2189,7 +2374,7 @@ static void fz_sequence(struct fz *f, uint64_t seed, int64_t end_ns)
 
 	/* The firmware: sometimes killed, sometimes absent for a while. */
 	fz_fw_reap(f, fz_pct(&f->rng, 8));
-	if (!f->fw_pid && fz_pct(&f->rng, 90) && !(f->skip & (1u << FC_FIRMWARE)))
+	if (!fz_fw_up(f) && fz_pct(&f->rng, 90) && !(f->skip & (1u << FC_FIRMWARE)))
 		fz_fw_start(f);
 
 	base = fz_mem_used(f);
@@ -2321,12 +2506,7 @@ static void fz_sequence(struct fz *f, uint64_t seed, int64_t end_ns)
 		fz_fw_reap(f, true);
 	} else {
 		/* No leftover fault injection spoils the checks. */
-		char path[128];
-
-		snprintf(path, sizeof(path), KT_DEBUGFS "/ipu%u/fail_dma", f->dev);
-		kt_write_file(path, "0");
-		snprintf(path, sizeof(path), KT_DEBUGFS "/ipu%u/fail_reset", f->dev);
-		kt_write_file(path, "0");
+		fz_dev_faults_clear(f);
 		if (!fz_settle(f, base, &used))
 			fz_bad(f, "memory_used is %llu" ", not %llu"
 			       ", with every file, mapping and ring closed",
@@ -2397,9 +2577,19 @@ static void test_random_sequences_keep_the_invariants(void **state)
 	unsigned long i;
 
 	(void)state;
+#ifdef KT_ON_PCI
+	kt_own_dev(0);
+	ke_require();
+	memset(f, 0, sizeof(*f));
+	if (kt_pci_fn_of(kt_dev(0), f->fn, sizeof(f->fn)))
+		fail_msg("ipu%u has no PCI function", kt_dev(0));
+	f->emu = ke_index_of(0);
+#else
 	kt_require_sim_ctl();
 	memset(f, 0, sizeof(*f));
+#endif
 	pthread_mutex_init(&f->lock, NULL);
+	pthread_mutex_init(&f->emu_lock, NULL);
 	f->uring_fd = -1;
 	f->page = kt_page_size();
 	seconds = fz_env_u64("IPU_FUZZ_SECONDS", FZ_DEFAULT_SECONDS);
@@ -2452,13 +2642,14 @@ static void test_random_sequences_keep_the_invariants(void **state)
 	}
 
 	fz_fw_reap(f, true);
-	if (f->have_dev) {
-		char val[16];
-
-		snprintf(val, sizeof(val), "%u", f->dev);
-		if (!kt_write_file(KT_SIM_CTL "/del_device", val))
-			fz_dev_forget(f);
-	}
+#ifdef KT_ON_PCI
+	/* The device stays (teardown binds it again if it was removed). */
+	if (f->have_dev)
+		fz_dev_faults_clear(f);
+#else
+	if (f->have_dev && !fz_dev_remove(f))
+		fz_dev_forget(f);
+#endif
 	fz_drain_reports(f);
 	fz_kmsg_check(f);
 	/*

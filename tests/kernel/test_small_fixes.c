@@ -8,7 +8,8 @@
  * - FW_DONE with a kernel-internal code (-ERESTARTSYS, -EIOCBQUEUED)
  *   completes an io_uring launch with -EIO, never with the internal code
  *   (test_fw_role.c checks the ioctl's fence; a positive status is FW_DONE's
- *   -EINVAL and leaves the launch in flight).
+ *   -EINVAL and leaves the launch in flight). On PCI IPUs (no firmware
+ *   role) FW_DONE is -ENOLINK and the device's completion reaches the ring.
  * - A file opened read-only can map a BO PROT_READ (VM_MAYSHARE), and not
  *   PROT_WRITE.
  * - Output-only fields of BO_CREATE and BO_INFO must be zero on input.
@@ -17,7 +18,7 @@
  */
 #include <time.h>
 
-#include "kuring.h"
+#include "kheld.h"
 
 /* Page flags ---------------------------------------------------------------- */
 
@@ -112,56 +113,36 @@ static void test_a_failed_io_uring_from_device_xfer_still_dirties_the_pages(void
 
 /* FW_DONE's status, through io_uring ------------------------------------- */
 
-static int64_t in_30s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((int64_t)ts.tv_sec + 30) * 1000000000 + ts.tv_nsec;
-}
-
 /*
- * A simulated IPU of its own (the guest's ipu-simd serves ipu0 and ipu1
- * only), whose firmware is this test: the firmware file takes the
- * launch and reports @status, which FW_DONE answers with @done_ret;
- * the launch's CQE must be @want_cqe.
+ * An io_uring launch held in flight (kheld.h); its firmware reports
+ * @status, which FW_DONE answers with @done_ret; the launch's CQE must be
+ * @want_cqe. A PCI IPU has no firmware role: there FW_DONE is -ENOLINK
+ * (after the same check of @status), and the device's completion reaches
+ * the ring: E_RESET (a reset under the held launch) as -EIO where the
+ * firmware's status was to give -EIO, else the program's 0.
  */
 static void fw_uring_done(int32_t status, int done_ret, int want_cqe)
 {
-	struct ipu_fw_attach fa = { 0 };
-	struct ipu_fw_work w;
-	struct ipu_fw_done d;
-	struct ipu_launch *l;
-	struct io_uring_sqe *sqe;
-	unsigned int idx;
-	int owner, fw;
+	struct kfw f = kh_setup();
+	uint64_t id = kh_uring_launch(&f);
 
-	kt_sim_only("the firmware role (FW_ATTACH, FW_NEXT, FW_DONE)");
-	kt_require_sim_ctl();
-	idx = kt_sim_add(1);
-	owner = kt_open_attached(idx);
-	fw = kt_open(idx);
-	assert_int_equal(kt_ioctl(fw, IPU_IOCTL_FW_ATTACH, &fa), 0);
-	sqe = ku_sqe(&ku_r, owner, IPU_URING_CMD_LAUNCH, 0);
-	l = (struct ipu_launch *)sqe->cmd;
-	l->exe_handle = kt_bo(owner, 4096, NULL);
-	l->arena_handle = kt_bo(owner, 4096, NULL);
-	l->exe_size = 64;
-	l->arena_size = 4096;
-	l->num_replicas = 1;
-	assert_int_equal(io_uring_submit(&ku_r), 1);
-	memset(&w, 0, sizeof(w));
-	w.timeout_ns = in_30s();
-	assert_int_equal(kt_ioctl(fw, IPU_IOCTL_FW_NEXT, &w), 0);
-	memset(&d, 0, sizeof(d));
-	d.id = w.id;
-	d.status = status;
-	assert_int_equal(kt_ioctl(fw, IPU_IOCTL_FW_DONE, &d), done_ret);
-	if (done_ret) {
-		/* Refused: the launch is still the firmware's to finish. */
-		d.status = 0;
-		assert_int_equal(kt_ioctl(fw, IPU_IOCTL_FW_DONE, &d), 0);
+	kh_assert_no_cqe();
+#ifdef KT_ON_PCI
+	/* A positive status is refused first, as on a firmware file. */
+	assert_int_equal(kfw_done(f.fw, id, status), done_ret ? done_ret : -ENOLINK);
+	assert_int_equal(kfw_done(f.owner, id, status), done_ret ? done_ret : -ENOLINK);
+	if (want_cqe == -EIO) {
+		assert_int_equal(kt_reset(f.owner), 0);
+		kh_release_revoked(&f, id);
+	} else {
+		kh_release(&f, id, 0);
 	}
+#else
+	assert_int_equal(kfw_done(f.fw, id, status), done_ret);
+	/* Refused: the launch is still the firmware's to finish. */
+	if (done_ret)
+		kh_release(&f, id, 0);
+#endif
 	assert_int_equal(ku_one(&ku_r), want_cqe);
 }
 
@@ -344,9 +325,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		KU_TEST(test_a_failed_from_device_xfer_still_dirties_the_pages),
 		KU_TEST(test_a_failed_io_uring_from_device_xfer_still_dirties_the_pages),
-		KU_TEST(test_fw_done_with_erestartsys_completes_the_uring_launch_with_eio),
-		KU_TEST(test_fw_done_with_eiocbqueued_completes_the_uring_launch_with_eio),
-		KU_TEST(test_fw_done_with_a_positive_status_is_einval_and_keeps_the_uring_launch),
+		KH_TEST(test_fw_done_with_erestartsys_completes_the_uring_launch_with_eio),
+		KH_TEST(test_fw_done_with_eiocbqueued_completes_the_uring_launch_with_eio),
+		KH_TEST(test_fw_done_with_a_positive_status_is_einval_and_keeps_the_uring_launch),
 		KU_TEST(test_a_read_only_file_maps_a_bo_read_only),
 		KU_TEST(test_bo_create_with_an_output_field_set_is_einval),
 		KU_TEST(test_bo_info_with_an_output_field_set_is_einval),
