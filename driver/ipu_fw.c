@@ -16,7 +16,8 @@
  * generation it was made in, and the fault handler inserts page frames
  * under fw_lock only while the generations match. The zap happens under
  * fw_lock after the bump, so no fault can install a PTE behind it, and a
- * second FW_ATTACH on the same file does not revive old mappings. The
+ * second FW_ATTACH on the same file does not revive old mappings. The file
+ * stops being the firmware (FW_NEXT's -ENOLINK) only after the zap. The
  * mapping is VM_PFNMAP | VM_IO, so GUP cannot hold device memory either.
  */
 #include <linux/capability.h>
@@ -74,8 +75,6 @@ static void ipu_fw_revoke_locked(struct ipu_device *idev)
 
 	spin_lock(&lq->lock);
 	mapping = lq->fw_file ? lq->fw_mapping : NULL;
-	lq->fw_file = NULL;
-	lq->fw_mapping = NULL;
 	spin_unlock(&lq->lock);
 	/* Before the zap: a fault that takes fw_lock after us sees it. */
 	lq->fw_gen++;
@@ -83,6 +82,14 @@ static void ipu_fw_revoke_locked(struct ipu_device *idev)
 	if (mapping)
 		unmap_mapping_range(mapping, IPU_FW_MMAP_OFFSET,
 				    PAGE_ALIGN(idev->mem_size), 1);
+	/*
+	 * Only now may the firmware learn of it (-ENOLINK): one that writes a
+	 * last result on hearing of the revoke must find its mapping dead.
+	 */
+	spin_lock(&lq->lock);
+	lq->fw_file = NULL;
+	lq->fw_mapping = NULL;
+	spin_unlock(&lq->lock);
 	wake_up_all(&lq->fw_wq);
 }
 

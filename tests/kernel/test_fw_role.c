@@ -234,6 +234,68 @@ static void test_reset_revokes_the_firmware_which_may_attach_again(void **state)
 	assert_int_equal(kfw_next(f.fw, &w), -ETIME);
 }
 
+/*
+ * -ENOLINK from FW_NEXT tells the firmware it was revoked: by then its
+ * mapping of device memory must be dead, or a firmware that writes one more
+ * result after learning of the reset writes into memory the reset handed
+ * back. A child firmware with every page of a 32 MiB device mapped polls
+ * FW_NEXT while the owner resets; on -ENOLINK it writes the last page (the
+ * one a zap in address order reaches last) and must get SIGBUS.
+ */
+static void test_fw_enolink_comes_after_the_mapping_is_dead(void **state)
+{
+	const size_t len = 32u << 20;
+	unsigned int idx, round;
+
+	(void)state;
+	kt_sim_only("the firmware role (FW_ATTACH, FW_NEXT, FW_DONE)");
+	kt_require_sim_ctl();
+	idx = kt_sim_add(32);
+	for (round = 0; round < 8; round++) {
+		struct ipu_fw_attach fa = { 0 };
+		int owner = kt_open_attached(idx);
+		int fw = kt_open(idx);
+		volatile uint8_t *mem;
+		int ready[2], st;
+		char c;
+		pid_t pid;
+
+		assert_int_equal(kt_ioctl(fw, IPU_IOCTL_FW_ATTACH, &fa), 0);
+		mem = kt_mmap(len, PROT_READ | PROT_WRITE, MAP_SHARED, fw,
+			      IPU_FW_MMAP_OFFSET);
+		assert_int_equal(pipe(ready), 0);
+		pid = kt_fork_opt(true);
+		if (pid == 0) {
+			struct ipu_fw_work w;
+			size_t off;
+			int ret;
+
+			for (off = 0; off < len; off += 4096)
+				mem[off] = 1;
+			if (write(ready[1], "r", 1) != 1)
+				_exit(2);
+			do
+				ret = kfw_next(fw, &w);
+			while (ret == -ETIME);
+			if (ret != -ENOLINK)
+				_exit(3);
+			mem[len - 4096] = 2;
+			_exit(1); /* wrote through a revoked mapping */
+		}
+		close(ready[1]);
+		assert_int_equal(read(ready[0], &c, 1), 1);
+		close(ready[0]);
+		assert_int_equal(kt_reset(owner), 0);
+		st = kt_wait(pid);
+		if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGBUS)
+			fail_msg("round %u: the firmware %s after FW_NEXT said -ENOLINK",
+				 round, WIFEXITED(st) && WEXITSTATUS(st) == 1 ?
+				 "wrote through its mapping" : "ended otherwise");
+		assert_int_equal(kt_close(fw), 0);
+		assert_int_equal(kt_close(owner), 0);
+	}
+}
+
 static void test_closing_the_firmware_file_detaches_it(void **state)
 {
 	struct kfw f = kfw_setup(true);
@@ -262,6 +324,7 @@ int main(void)
 		KT_TEST(test_fw_mmap_by_a_file_that_is_not_the_firmware_is_einval),
 		KT_TEST(test_fw_mmap_past_device_memory_is_einval),
 		KT_TEST(test_reset_revokes_the_firmware_which_may_attach_again),
+		KT_TEST(test_fw_enolink_comes_after_the_mapping_is_dead),
 		KT_TEST(test_closing_the_firmware_file_detaches_it),
 	};
 
