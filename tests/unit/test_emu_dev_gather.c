@@ -3,7 +3,9 @@
  * test_emu_dev_gather.c - the PCIe IPU model's gather requests
  * (docs/hardware.md section 4.4): a program split across instances runs
  * each instance on its own IPU, the test playing the host that carries
- * the parts between them, and gets the bits of the unsplit program; the
+ * the parts between them, and gets the bits of the unsplit program (one
+ * replica per instance, and two on two IPUs asking through replica 0's);
+ * replicas naming different instances refused; the
  * host's hostile answers (unknown, duplicate, not an errno, a failure),
  * a HEAD past TAIL, an overwritten own part; a host that never answers
  * (the deadline), a reset or a disabled ring under a waiting run; a
@@ -44,35 +46,35 @@ static struct th *ready(unsigned int index)
 }
 
 /*
- * x (float32, 3 x 40) summed over 2 replicas into s, then s averaged into
- * m: two collectives. Built for 2 replicas (the reference runs it so);
- * put_split_exe() saves it as 2 instances of 1 replica.
+ * x (float32, 3 x 40) summed over @rf replicas into s, then s averaged
+ * into m: two collectives. Built for @rf replicas (the reference runs it
+ * so); put_split_exe() saves it split.
  */
-static struct eb *two_allreduces(uint32_t *m)
+static struct eb *allreduces(uint32_t rf, uint32_t *m)
 {
-	struct eb *b = eb_new(2, 1);
+	struct eb *b = eb_new(rf, 1);
 	uint32_t x = eb_tensor(b, IPU_DTYPE_FLOAT32, EB_SHAPE(3, 40));
 	uint32_t s = eb_tensor(b, IPU_DTYPE_FLOAT32, EB_SHAPE(3, 40));
 	uint32_t r;
 
 	*m = eb_tensor(b, IPU_DTYPE_FLOAT32, EB_SHAPE(3, 40));
-	eb_op(b, IPU_OP_ALL_REDUCE, EB_U32(s, x), EB_I64(IPU_EXE_REDUCE_SUM, 2, 1));
+	eb_op(b, IPU_OP_ALL_REDUCE, EB_U32(s, x), EB_I64(IPU_EXE_REDUCE_SUM, rf, 1));
 	eb_op(b, IPU_OP_ALL_REDUCE, EB_U32(*m, s),
-	      EB_I64(IPU_EXE_REDUCE_MEAN, 2, 1));
+	      EB_I64(IPU_EXE_REDUCE_MEAN, rf, 1));
 	eb_alloc(b);
-	for (r = 0; r < 2; r++)
+	for (r = 0; r < rf; r++)
 		eb_fill(b, r, x, 40 + r, -5, 5);
 	return b;
 }
 
-/* Save @b as instances of 1 replica each into @t at EXE_AT. */
-static uint32_t put_split_exe(struct th *t, struct eb *b)
+/* Save @b as instances of @irf replicas each into @t at EXE_AT. */
+static uint32_t put_split_exe(struct th *t, struct eb *b, uint32_t irf)
 {
 	uint32_t len;
 
-	b->exe.instance_replication_factor = 1;
+	b->exe.instance_replication_factor = irf;
 	len = th_put_exe(t, EXE_AT, b);
-	b->exe.instance_replication_factor = 2;
+	b->exe.instance_replication_factor = b->exe.replication_factor;
 	return len;
 }
 
@@ -143,7 +145,7 @@ static void answer(struct th *t, uint32_t seq, uint32_t st)
 /* Start instance @index of 2 on @t: INSTANCE, LAUNCH (deadline @ms). */
 static void start(struct th *t, struct eb *b, uint32_t index, uint32_t ms)
 {
-	uint32_t size = put_split_exe(t, b);
+	uint32_t size = put_split_exe(t, b, 1);
 
 	th_mem_write(t, ARENA_AT, b->arenas[index], b->exe.arena_size);
 	put_instance(t, 0, index, 2, STAGING_SIZE);
@@ -156,7 +158,7 @@ static void test_two_instances_give_the_unsplit_bits(void **state)
 	struct th *t[2] = { ready(0), ready(1) };
 	struct ipu_gather_req req[2];
 	uint32_t m, i, j, c;
-	struct eb *b = two_allreduces(&m);
+	struct eb *b = allreduces(2, &m);
 	uint64_t asz = b->exe.arena_size;
 	uint8_t *part, *back = malloc(asz);
 
@@ -223,7 +225,7 @@ struct solo {
 static void solo_start(struct solo *s, uint32_t ms)
 {
 	s->t = ready(0);
-	s->b = two_allreduces(&s->m);
+	s->b = allreduces(2, &s->m);
 	start(s->t, s->b, 1, ms);
 	s->req = wait_request(s->t);
 }
@@ -355,15 +357,91 @@ static void test_reset_or_disable_ends_a_waiting_gather(void **state)
 	solo_free(&s);
 }
 
+/*
+ * Instance 1 of 2, of 2 replicas on two IPUs (rf 4): only replica 0's IPU
+ * asks, for both local operands; the test plays instance 0 with the
+ * reference's replicas 0 and 1. With @mismatch, replica 1 names another
+ * instance and the run is refused.
+ */
+static void two_replicas_per_instance(bool mismatch)
+{
+	struct th *t[2] = { ready(0), ready(1) };
+	struct ipu_gather_req req;
+	uint32_t m, r, c, size;
+	struct eb *b = allreduces(4, &m);
+	uint64_t asz = b->exe.arena_size;
+	uint8_t *back = malloc(asz);
+
+	for (r = 0; r < 2; r++) {
+		struct ipu_cmd_desc *d;
+
+		size = put_split_exe(t[r], b, 2);
+		th_mem_write(t[r], ARENA_AT, b->arenas[2 + r], asz);
+		put_instance(t[r], 0, mismatch && r ? 0 : 1, 2, STAGING_SIZE);
+		d = put_launch(t[r], 1, size, asz);
+		d->replica = r;
+		d->num_replicas = 2;
+		d->group = 99;
+		wr32(t[r], QREG(CQ, IPU_Q_TAIL), 2);
+	}
+	if (mismatch) {
+		for (r = 0; r < 2; r++)
+			assert_int_equal(wait_done(t[r], 1),
+					 IPU_DESC_DONE | IPU_CQ_E_INVAL);
+		goto out;
+	}
+	assert_int_equal(eb_run(b), 0);
+	for (c = 0; c < 2; c++) {
+		uint32_t tensor = c;	/* x, then s */
+		uint64_t op = 3 * 40 * 4;
+
+		req = wait_request(t[0]);
+		assert_int_equal(req.index, 1);
+		assert_int_equal(req.group, 99);
+		assert_int_equal(req.replica, 0);
+		assert_int_equal(req.bytes, 2 * op);
+		for (r = 0; r < 2; r++)
+			th_mem_write(t[0], STAGING_AT + r * op,
+				     (uint8_t *)b->arenas[r] +
+					     b->tensors[tensor].offset,
+				     (uint32_t)op);
+		consume(t[0]);
+		answer(t[0], req.seq, 0);
+	}
+	for (r = 0; r < 2; r++) {
+		assert_int_equal(wait_done(t[r], 1), IPU_DESC_DONE | IPU_CQ_OK);
+		th_mem_read(t[r], ARENA_AT, back, (uint32_t)asz);
+		assert_memory_equal(back, b->arenas[2 + r], asz);
+	}
+	assert_int_equal(rd32(t[1], GREG(IPU_GQ_POSTED)), 0);
+out:
+	free(back);
+	eb_free(b);
+	th_free(t[0]);
+	th_free(t[1]);
+}
+
+static void test_two_replicas_per_instance_ask_through_replica_0(void **state)
+{
+	(void)state;
+	two_replicas_per_instance(false);
+}
+
+static void test_replicas_naming_other_instances_are_refused(void **state)
+{
+	(void)state;
+	two_replicas_per_instance(true);
+}
+
 static void test_launches_the_device_refuses(void **state)
 {
 	struct th *t = ready(0);
 	uint32_t m, size;
-	struct eb *b = two_allreduces(&m);
+	struct eb *b = allreduces(2, &m);
 	uint64_t asz = b->exe.arena_size;
 
 	(void)state;
-	size = put_split_exe(t, b);
+	size = put_split_exe(t, b, 1);
 	put_launch(t, 0, size, asz)->flags = 0;		/* no INSTANCE */
 	put_instance(t, 1, 2, 2, STAGING_SIZE);		/* index >= count */
 	put_instance(t, 2, 0, 0, STAGING_SIZE);		/* no instances */
@@ -398,11 +476,11 @@ static void test_no_ring_or_an_unwritable_ring_fails_the_gather(void **state)
 {
 	struct th *t = ready(0);
 	uint32_t m, size;
-	struct eb *b = two_allreduces(&m);
+	struct eb *b = allreduces(2, &m);
 
 	(void)state;
 	wr32(t, GREG(IPU_GQ_CTRL), 0);
-	size = put_split_exe(t, b);
+	size = put_split_exe(t, b, 1);
 	put_instance(t, 0, 0, 2, STAGING_SIZE);
 	put_launch(t, 1, size, b->exe.arena_size);
 	assert_true(th_kick_wait(t, CQ, 2));
@@ -457,6 +535,8 @@ int main(void)
 		cmocka_unit_test(test_head_may_not_pass_tail),
 		cmocka_unit_test(test_a_host_that_never_answers_meets_the_deadline),
 		cmocka_unit_test(test_reset_or_disable_ends_a_waiting_gather),
+		cmocka_unit_test(test_two_replicas_per_instance_ask_through_replica_0),
+		cmocka_unit_test(test_replicas_naming_other_instances_are_refused),
 		cmocka_unit_test(test_launches_the_device_refuses),
 		cmocka_unit_test(test_no_ring_or_an_unwritable_ring_fails_the_gather),
 		cmocka_unit_test(test_ring_configuration_is_checked),
