@@ -433,6 +433,81 @@ static void test_replicas_naming_other_instances_are_refused(void **state)
 	two_replicas_per_instance(true);
 }
 
+/*
+ * A host that answers but does not take its requests: with a ring of 2
+ * (one usable entry) the second collective waits for HEAD, then goes on.
+ */
+static void test_a_full_ring_holds_the_run_until_head_moves(void **state)
+{
+	struct solo s;
+	time_t end;
+
+	(void)state;
+	s.t = th_ready(MEM, 0);
+	wr64(s.t, GREG(IPU_GQ_BASE), GUEST_BASE + G_RING(GQ));
+	wr32(s.t, GREG(IPU_GQ_SIZE), 2);
+	wr32(s.t, GREG(IPU_GQ_CTRL), IPU_Q_CTRL_ENABLE);
+	s.b = allreduces(2, &s.m);
+	start(s.t, s.b, 1, 0);
+	s.req = wait_request(s.t);
+	answer(s.t, s.req.seq, 0);		/* HEAD left where it is */
+	end = time(NULL) + WAIT_LIMIT_S;
+	while (rd32(s.t, GREG(IPU_GQ_PENDING)) != 0) {
+		assert_true(time(NULL) < end);
+		sched_yield();
+	}
+	/* Wherever the run is, it cannot post: the ring is full. */
+	assert_int_equal(rd32(s.t, GREG(IPU_GQ_TAIL)), 1);
+	assert_false(status(s.t, 1) & IPU_DESC_DONE);
+	consume(s.t);
+	s.req = wait_request(s.t);
+	assert_int_equal(s.req.collective, 1);
+	assert_int_equal(rd32(s.t, GREG(IPU_GQ_TAIL)), 0);
+	consume(s.t);
+	answer(s.t, s.req.seq, 0);
+	assert_int_equal(wait_done(s.t, 1), IPU_DESC_DONE | IPU_CQ_OK);
+	solo_free(&s);
+}
+
+/*
+ * Answers racing the deadline: each launch ends OK or E_TIMEOUT, never
+ * anything else, and leaves nothing pending; a late answer is stale.
+ */
+static void test_answers_racing_the_deadline(void **state)
+{
+	struct th *t = ready(0);
+	uint32_t m, i, st, size;
+	struct eb *b = allreduces(2, &m);
+	struct ipu_gather_req req;
+	uint32_t tail = 0;
+
+	(void)state;
+	size = put_split_exe(t, b, 1);
+	for (i = 0; i < 8; i++) {
+		th_mem_write(t, ARENA_AT, b->arenas[1], b->exe.arena_size);
+		put_instance(t, tail % 16, 1, 2, STAGING_SIZE);
+		put_launch(t, (tail + 1) % 16, size, b->exe.arena_size)->deadline_ms =
+			1 + i % 4;
+		tail = (tail + 2) % 16;
+		wr32(t, QREG(CQ, IPU_Q_TAIL), tail);
+		/* Answer every request the run posts until it ends. */
+		while (!(status(t, (tail + 15) % 16) & IPU_DESC_DONE)) {
+			if (rd32(t, GREG(IPU_GQ_TAIL)) != rd32(t, GREG(IPU_GQ_HEAD))) {
+				req = wait_request(t);
+				consume(t);
+				answer(t, req.seq, 0);
+			}
+			sched_yield();
+		}
+		st = status(t, (tail + 15) % 16);
+		assert_true(st == (IPU_DESC_DONE | IPU_CQ_OK) ||
+			    st == (IPU_DESC_DONE | IPU_CQ_E_TIMEOUT));
+		assert_int_equal(rd32(t, GREG(IPU_GQ_PENDING)), 0);
+	}
+	eb_free(b);
+	th_free(t);
+}
+
 static void test_launches_the_device_refuses(void **state)
 {
 	struct th *t = ready(0);
@@ -537,6 +612,8 @@ int main(void)
 		cmocka_unit_test(test_reset_or_disable_ends_a_waiting_gather),
 		cmocka_unit_test(test_two_replicas_per_instance_ask_through_replica_0),
 		cmocka_unit_test(test_replicas_naming_other_instances_are_refused),
+		cmocka_unit_test(test_a_full_ring_holds_the_run_until_head_moves),
+		cmocka_unit_test(test_answers_racing_the_deadline),
 		cmocka_unit_test(test_launches_the_device_refuses),
 		cmocka_unit_test(test_no_ring_or_an_unwritable_ring_fails_the_gather),
 		cmocka_unit_test(test_ring_configuration_is_checked),
