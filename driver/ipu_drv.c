@@ -238,6 +238,8 @@ void ipu_device_fill_info(struct ipu_device *idev, struct ipu_info *info)
 		info->features |= IPU_FEATURE_FW_SIM | IPU_FEATURE_LAUNCH;
 	if (idev->ops->launch)
 		info->features |= IPU_FEATURE_LAUNCH;
+	if (idev->ops->gather_answer)
+		info->features |= IPU_FEATURE_GATHER;
 	info->memory_total = idev->mem_size;
 	info->memory_used = idev->mem_size - gen_pool_avail(idev->pool);
 	info->reset_count = atomic64_read(&idev->reset_count);

@@ -57,6 +57,9 @@ struct ipu_info;
  * @reset_count: resets since the device appeared.
  * @debugfs: /sys/kernel/debug/ipu/ipuN.
  * @launches: launches in flight and the firmware that runs them.
+ * @gather_gen: bumped by the kind (under its gather ring's lock) when the
+ *	device forgot its gather requests (a reset): ipu_gather.c drops the
+ *	requests of older generations.
  */
 struct ipu_device {
 	struct device dev;
@@ -73,6 +76,7 @@ struct ipu_device {
 	atomic64_t reset_count;
 	struct dentry *debugfs;
 	struct ipu_launch_queue launches;
+	u32 gather_gen;
 };
 
 static inline struct ipu_device *to_ipu_device(struct device *dev)

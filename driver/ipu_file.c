@@ -12,6 +12,7 @@
 #include "ipu_drv.h"
 #include "ipu_file.h"
 #include "ipu_fw.h"
+#include "ipu_gather.h"
 #include "ipu_ioctl.h"
 #include "ipu_launch.h"
 #include "ipu_uring.h"
@@ -31,6 +32,11 @@ static int ipu_open(struct inode *inode, struct file *filp)
 	xa_init_flags(&ifile->bos, XA_FLAGS_ALLOC1);
 	xa_init_flags(&ifile->fences, XA_FLAGS_ALLOC1);
 	ifile->mapping = filp->f_mapping;
+	ifile->gather = ipu_gather_inbox_new(idev);
+	if (!ifile->gather) {
+		ret = -ENOMEM;
+		goto err_free_file;
+	}
 
 	ret = ipu_dev_enter(idev, &idx);
 	if (ret)
@@ -46,6 +52,8 @@ static int ipu_open(struct inode *inode, struct file *filp)
 	return nonseekable_open(inode, filp);
 
 err_free_file:
+	if (ifile->gather)
+		ipu_gather_inbox_put(ifile->gather);
 	kfree(ifile);
 	return ret;
 }
@@ -62,6 +70,7 @@ static int ipu_release(struct inode *inode, struct file *filp)
 	mutex_unlock(&idev->lock);
 
 	ipu_fw_detach_file(ifile);
+	ipu_gather_file_release(ifile);
 	ipu_launch_release_fences(ifile);
 	xa_destroy(&ifile->fences);
 	ipu_bo_release_all(ifile);
@@ -75,6 +84,12 @@ static long ipu_unlocked_ioctl(struct file *filp, unsigned int cmd,
 			       unsigned long arg)
 {
 	return ipu_ioctl(filp->private_data, cmd, arg);
+}
+
+/* Readable while a gather request of the file's split launches waits. */
+static __poll_t ipu_poll(struct file *filp, poll_table *wait)
+{
+	return ipu_gather_poll(filp->private_data, filp, wait);
 }
 
 static int ipu_mmap(struct file *filp, struct vm_area_struct *vma)
@@ -93,5 +108,6 @@ const struct file_operations ipu_fops = {
 	.unlocked_ioctl = ipu_unlocked_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.mmap = ipu_mmap,
+	.poll = ipu_poll,
 	.uring_cmd = ipu_uring_cmd,
 };

@@ -9,6 +9,7 @@
 #include <linux/xarray.h>
 
 struct ipu_device;
+struct ipu_gather_inbox;
 
 /**
  * struct ipu_file - per-open-file state
@@ -22,6 +23,7 @@ struct ipu_device;
  * @nr_launches: launches of this file in flight, ioctl fences not yet
  *	consumed and io_uring launches not yet completed alike; at most
  *	IPU_MAX_LAUNCHES (ipu_launch.c).
+ * @gather: the gather requests of this file's split launches (ipu_gather.c).
  */
 struct ipu_file {
 	struct ipu_device *idev;
@@ -30,6 +32,7 @@ struct ipu_file {
 	struct address_space *mapping;
 	struct list_head node;
 	atomic_t nr_launches;
+	struct ipu_gather_inbox *gather;
 };
 
 extern const struct file_operations ipu_fops;

@@ -44,6 +44,11 @@ struct iov_iter;
  * @reset: reset the execution state; 0 or a negative errno. Launches the
  *	device had taken and did not finish stay in flight: the caller fails
  *	them once the device can no longer touch their buffers.
+ * @gather_answer: answer the device's gather request @seq with @status (0
+ *	or a negative errno) (ipu_gather.c); NULL where the kind has no
+ *	gather requests (split launches are then -EOPNOTSUPP). Called with
+ *	the device entered, may sleep. Returns 0, or -ENOENT when a reset
+ *	since &ipu_device.gather_gen was @gen made the device forget it.
  * @fill_info: fill the kind-specific fields of @info (serial, firmware
  *	version, PCI address).
  * @release: free the kind's private state; called once, when the last
@@ -59,6 +64,8 @@ struct ipu_hw_ops {
 	int (*mem_pfn)(struct ipu_device *idev, u64 dev_off, unsigned long *pfn);
 	int (*launch)(struct ipu_device *idev, struct ipu_launch_req *req);
 	int (*reset)(struct ipu_device *idev);
+	int (*gather_answer)(struct ipu_device *idev, u32 seq, u32 gen,
+			     int status);
 	void (*fill_info)(struct ipu_device *idev, struct ipu_info *info);
 	void (*release)(struct ipu_device *idev);
 };

@@ -26,6 +26,7 @@
 #include "ipu_drv.h"
 #include "ipu_file.h"
 #include "ipu_fw.h"
+#include "ipu_gather.h"
 #include "ipu_ioctl.h"
 #include "ipu_launch.h"
 #include "ipu_xfer.h"
@@ -129,6 +130,8 @@ union ipu_ioctl_args {
 	struct ipu_reset reset;
 	struct ipu_launch_call launch;
 	struct ipu_wait_call wait;
+	struct ipu_gather_next gather_next;
+	struct ipu_gather_answer gather_answer;
 	struct ipu_fw_attach fw_attach;
 	struct ipu_fw_next_call fw_work;
 	struct ipu_fw_done fw_done;
@@ -159,6 +162,16 @@ struct ipu_ioctl_desc {
 		.func = _func,						\
 	}
 
+/* A command whose struct grew: @_v1_size is the smallest accepted. */
+#define IPU_IOCTL_DEF_2PHASE_SIZE(_cmd, _func, _commit, _undo, _v1_size) \
+	{								\
+		.cmd = _cmd,						\
+		.min_size = _v1_size,					\
+		.func = _func,						\
+		.commit = _commit,					\
+		.undo = _undo,						\
+	}
+
 #define IPU_IOCTL_DEF_2PHASE(_cmd, _func, _commit, _undo, _v1_struct)	\
 	{								\
 		.cmd = _cmd,						\
@@ -179,12 +192,16 @@ static const struct ipu_ioctl_desc ipu_ioctls[] = {
 	IPU_IOCTL_DEF(IPU_IOCTL_BO_INFO, ipu_ioctl_bo_info, ipu_bo_info),
 	IPU_IOCTL_DEF(IPU_IOCTL_XFER, ipu_ioctl_xfer, ipu_xfer),
 	IPU_IOCTL_DEF(IPU_IOCTL_RESET, ipu_ioctl_reset, ipu_reset),
-	IPU_IOCTL_DEF_2PHASE(IPU_IOCTL_LAUNCH, ipu_ioctl_launch,
-			     ipu_ioctl_launch_commit, ipu_ioctl_launch_undo,
-			     ipu_launch),
+	IPU_IOCTL_DEF_2PHASE_SIZE(IPU_IOCTL_LAUNCH, ipu_ioctl_launch,
+				  ipu_ioctl_launch_commit, ipu_ioctl_launch_undo,
+				  IPU_LAUNCH_SIZE_V1),
 	IPU_IOCTL_DEF_2PHASE(IPU_IOCTL_WAIT, ipu_ioctl_wait,
 			     ipu_ioctl_wait_commit, ipu_ioctl_wait_undo,
 			     ipu_wait),
+	IPU_IOCTL_DEF_2PHASE(IPU_IOCTL_GATHER_NEXT, ipu_ioctl_gather_next,
+			     NULL, ipu_ioctl_gather_next_undo, ipu_gather_next),
+	IPU_IOCTL_DEF(IPU_IOCTL_GATHER_ANSWER, ipu_ioctl_gather_answer,
+		      ipu_gather_answer),
 	IPU_IOCTL_DEF(IPU_IOCTL_FW_ATTACH, ipu_ioctl_fw_attach, ipu_fw_attach),
 	IPU_IOCTL_DEF_2PHASE(IPU_IOCTL_FW_NEXT, ipu_ioctl_fw_next,
 			     ipu_ioctl_fw_next_commit, ipu_ioctl_fw_next_undo,

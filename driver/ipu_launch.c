@@ -31,6 +31,7 @@
 #include "ipu_drv.h"
 #include "ipu_file.h"
 #include "ipu_fw.h"
+#include "ipu_gather.h"
 #include "ipu_launch.h"
 
 static unsigned int launch_timeout_ms = 30000;
@@ -104,6 +105,10 @@ static void ipu_launch_release(struct kref *ref)
 		ipu_bo_put(req->exe_bo);
 	if (req->arena_bo)
 		ipu_bo_put(req->arena_bo);
+	if (req->staging_bo)
+		ipu_bo_put(req->staging_bo);
+	if (req->gather)
+		ipu_gather_inbox_put(req->gather);
 	kfree(req);
 }
 
@@ -194,6 +199,16 @@ static int ipu_launch_check_args(const struct ipu_launch *args)
 		return -EINVAL;
 	if (check_add_overflow(args->arena_offset, args->arena_size, &end))
 		return -EINVAL;
+	/* A program of one instance: the v1 launch, the split fields 0. */
+	if (!args->instance_count)
+		return args->instance_index || args->staging_handle ||
+		       args->staging_size || args->staging_offset ? -EINVAL : 0;
+	if (args->instance_count > IPU_LAUNCH_MAX_INSTANCES ||
+	    args->instance_index >= args->instance_count ||
+	    !args->staging_size || !IS_ALIGNED(args->staging_offset, 64) ||
+	    check_add_overflow((u64)args->staging_offset,
+			       (u64)args->staging_size, &end))
+		return -EINVAL;
 	return 0;
 }
 
@@ -211,6 +226,18 @@ static int ipu_launch_lookup(struct ipu_file *ifile,
 	if (args->exe_size > req->exe_bo->size ||
 	    args->arena_offset + args->arena_size > req->arena_bo->size)
 		return -EINVAL;
+	if (!args->instance_count)
+		return 0;
+	/* Gather requests are the device's own (PCI IPUs) only. */
+	if (!ifile->idev->ops->gather_answer)
+		return -EOPNOTSUPP;
+	req->staging_bo = ipu_bo_lookup(ifile, args->staging_handle);
+	if (!req->staging_bo)
+		return -ENOENT;
+	if ((u64)args->staging_offset + args->staging_size >
+	    req->staging_bo->size)
+		return -EINVAL;
+	req->gather = ipu_gather_inbox_get(ifile->gather);
 	return 0;
 }
 
@@ -250,6 +277,11 @@ int ipu_launch_prepare(struct ipu_file *ifile, const struct ipu_launch *args,
 	req->num_replicas = args->num_replicas;
 	req->group = args->group;
 	req->pid = task_tgid_nr(current);
+	req->instance_index = args->instance_index;
+	req->instance_count = args->instance_count;
+	req->staging_handle = args->staging_handle;
+	req->staging_offset = args->staging_offset;
+	req->staging_size = args->staging_size;
 	return 0;
 }
 

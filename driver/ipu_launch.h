@@ -21,6 +21,7 @@ struct ipu_bo;
 struct ipu_device;
 struct ipu_file;
 struct ipu_fw_work;
+struct ipu_gather_inbox;
 
 /**
  * struct ipu_launch_req - one launch in flight
@@ -38,6 +39,17 @@ struct ipu_fw_work;
  * @num_replicas: replicas of the run.
  * @group: the submitter's group id.
  * @pid: thread group of the submitter (initial namespace).
+ * @instance_index: split launches: the submitter's instance.
+ * @instance_count: split launches: the instance count; 0 for a launch of
+ *	a program of one instance.
+ * @staging_bo: split launches: the staging area's buffer; referenced.
+ * @staging_handle: its handle in the submitting file.
+ * @staging_offset: the staging area's start in @staging_bo.
+ * @staging_size: its bytes.
+ * @gather: split launches: the submitting file's inbox, where the
+ *	launch's gather requests go; referenced.
+ * @gather_status: the non-zero status a gather of it was answered with,
+ *	its result when the device fails it with E_GATHER.
  * @deadline: jiffies by which the firmware must have finished.
  * @status: the result once @done.
  * @done: completed; @status is final.
@@ -59,6 +71,14 @@ struct ipu_launch_req {
 	u32 num_replicas;
 	u64 group;
 	u32 pid;
+	u32 instance_index;
+	u32 instance_count;
+	struct ipu_bo *staging_bo;
+	u32 staging_handle;
+	u64 staging_offset;
+	u64 staging_size;
+	struct ipu_gather_inbox *gather;
+	int gather_status;
 	unsigned long deadline;
 	int status;
 	bool done;

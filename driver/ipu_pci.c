@@ -294,7 +294,7 @@ static int ipu_pci_flr(struct ipu_pci *ipu)
 static int ipu_pci_reset(struct ipu_device *idev)
 {
 	struct ipu_pci *ipu = to_ipu_pci(idev);
-	int ret, fw_ret = 0, cmd_ret;
+	int ret, fw_ret = 0, cmd_ret, gather_ret;
 
 	if (ipu_pci_is_gone(ipu))
 		return -ENODEV;
@@ -309,7 +309,8 @@ static int ipu_pci_reset(struct ipu_device *idev)
 	ipu_pci_unmask(ipu, 0);
 	ret = ipu_pci_dma_reset(ipu);
 	cmd_ret = ipu_pci_cmd_reset(ipu);
-	return fw_ret ?: ret ?: cmd_ret;
+	gather_ret = ipu_pci_gather_reset(ipu);
+	return fw_ret ?: ret ?: cmd_ret ?: gather_ret;
 }
 
 static void ipu_pci_fill_info(struct ipu_device *idev, struct ipu_info *info)
@@ -336,6 +337,7 @@ static const struct ipu_hw_ops ipu_pci_ops = {
 	.mem_pfn = ipu_pci_mem_pfn,
 	.launch = ipu_pci_cmd_launch,
 	.reset = ipu_pci_reset,
+	.gather_answer = ipu_pci_gather_answer,
 	.fill_info = ipu_pci_fill_info,
 	.release = ipu_pci_release,
 };
@@ -479,16 +481,19 @@ static int ipu_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = ipu_pci_cmd_init(ipu);
 	if (ret)
 		goto err_dma_fini;
-	ret = ipu_pci_hwmon_init(ipu);
+	ret = ipu_pci_gather_init(ipu);
 	if (ret)
 		goto err_cmd_fini;
+	ret = ipu_pci_hwmon_init(ipu);
+	if (ret)
+		goto err_gather_fini;
 	/* Errors the boot logged are its own, reported already. */
 	ipu->err_seen = ipu_pci_rd(ipu, IPU_REG_ERR_COUNT);
 	ipu_pci_unmask(ipu, IPU_IRQ_ERROR);
 
 	ret = ipu_device_register(&ipu->idev);
 	if (ret)
-		goto err_cmd_fini;
+		goto err_gather_fini;
 	debugfs_create_file("irq_selftest", 0200, ipu->idev.debugfs, ipu,
 			    &ipu_pci_selftest_fops);
 	pci_set_drvdata(pdev, ipu);
@@ -498,6 +503,8 @@ static int ipu_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		 ipu->fw_version & 0xff, ipu->serial);
 	return 0;
 
+err_gather_fini:
+	ipu_pci_gather_fini(ipu);
 err_cmd_fini:
 	ipu_pci_cmd_fini(ipu);
 err_dma_fini:
@@ -526,6 +533,7 @@ static void ipu_pci_remove(struct pci_dev *pdev)
 	WRITE_ONCE(ipu->removing, true);
 	ipu_pci_dma_abort(ipu);
 	ipu_device_unregister(&ipu->idev);
+	ipu_pci_gather_fini(ipu);
 	ipu_pci_cmd_fini(ipu);
 	ipu_pci_dma_fini(ipu);
 	ipu_pci_free_irqs(ipu);

@@ -94,6 +94,33 @@ struct ipu_pci_cmdq {
 	bool enabled;
 };
 
+/* Entries of the gather ring: an IPU has one request pending at most. */
+#define IPU_PCI_GATHER_RING 16
+
+/**
+ * struct ipu_pci_gatherq - the gather ring (ipu_pci_gather.c)
+ * @regs: its register block in BAR0.
+ * @ring: IPU_PCI_GATHER_RING requests, coherent DMA memory (device-written).
+ * @ring_dma: bus address of @ring.
+ * @wb: the writeback, coherent DMA memory.
+ * @wb_dma: bus address of @wb.
+ * @lock: protects @head and @enabled, the ANSWER registers (a status and
+ *	its doorbell are two writes) and the bumps of ipu_device.gather_gen.
+ * @head: the next request the host takes (HEAD as last written).
+ * @enabled: the ring is programmed and enabled (the device has the
+ *	capability and it did not refuse the ring).
+ */
+struct ipu_pci_gatherq {
+	void __iomem *regs;
+	struct ipu_gather_req *ring;
+	dma_addr_t ring_dma;
+	struct ipu_gather_wb *wb;
+	dma_addr_t wb_dma;
+	struct mutex lock; /* head, enabled, ANSWER, gather_gen */
+	u32 head;
+	bool enabled;
+};
+
 /**
  * struct ipu_pci - one PCIe IPU
  * @idev: the core's device; its release frees this structure, which may
@@ -119,6 +146,7 @@ struct ipu_pci_cmdq {
  * @selftest_done: completed by vector 0 when the SW cause is raised.
  * @dmaq: the H2D and D2H queues.
  * @cmdq: the command queue.
+ * @gatherq: the gather ring, when the device has one (IPU_CAPS_GATHER).
  * @removing: remove() has begun: transfers waiting for the device stop
  *	waiting (they run inside the core's unplug guard, which removal
  *	waits for, and a dead device would hold it for their whole bound).
@@ -146,6 +174,7 @@ struct ipu_pci {
 	struct completion selftest_done;
 	struct ipu_pci_queue dmaq[2];
 	struct ipu_pci_cmdq cmdq;
+	struct ipu_pci_gatherq gatherq;
 	bool removing;
 	atomic_t gone;
 	struct work_struct gone_work;
@@ -193,14 +222,16 @@ static inline void ipu_pci_wr(struct ipu_pci *ipu, u32 reg, u32 val)
 
 /*
  * Program a disabled queue's ring (@size entries at bus address @ring,
- * writeback at @wb, zeroed) and enable it (spec section 4.1, "Enabling"):
- * HEAD = TAIL = 0 afterwards. -EIO when the device refused the ring.
+ * writeback of @wb_len bytes at @wb, zeroed) and enable it (spec section
+ * 4.1, "Enabling"; the gather ring's registers, section 4.4, are at the
+ * same offsets): HEAD = TAIL = 0 afterwards. -EIO when the device refused
+ * the ring.
  */
 static inline int ipu_pci_ring_enable(void __iomem *qregs, dma_addr_t ring,
-				      u32 size, struct ipu_queue_wb *wb,
+				      u32 size, void *wb, size_t wb_len,
 				      dma_addr_t wb_dma)
 {
-	memset(wb, 0, sizeof(*wb));
+	memset(wb, 0, wb_len);
 	writeq(ring, qregs + IPU_Q_BASE);
 	writel(size, qregs + IPU_Q_SIZE);
 	writeq(wb_dma, qregs + IPU_Q_WB_ADDR);
@@ -237,6 +268,17 @@ int ipu_pci_cmd_launch(struct ipu_device *idev, struct ipu_launch_req *req);
 int ipu_pci_cmd_init(struct ipu_pci *ipu);
 int ipu_pci_cmd_reset(struct ipu_pci *ipu);
 void ipu_pci_cmd_fini(struct ipu_pci *ipu);
+
+struct ipu_launch_req *ipu_pci_cmd_find_split(struct ipu_pci *ipu,
+					      const struct ipu_gather_req *gr);
+
+bool ipu_pci_has_gather(struct ipu_pci *ipu);
+int ipu_pci_gather_init(struct ipu_pci *ipu);
+int ipu_pci_gather_reset(struct ipu_pci *ipu);
+void ipu_pci_gather_fini(struct ipu_pci *ipu);
+void ipu_pci_gather_service(struct ipu_pci *ipu);
+int ipu_pci_gather_answer(struct ipu_device *idev, u32 seq, u32 gen,
+			  int status);
 
 int ipu_pci_hwmon_init(struct ipu_pci *ipu);
 

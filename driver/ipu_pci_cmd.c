@@ -7,7 +7,13 @@
  * and raises vector 3, whose threaded handler reads the status words
  * behind HEAD, maps their codes to errnos (one table, the spec's) and
  * reports them to the core (ipu_launch_complete()), then hands over the
- * launches that waited for room.
+ * launches that waited for room. The same vector carries the gather
+ * ring's requests (ipu_pci_gather.c), which its thread serves next.
+ *
+ * A split launch (docs/hardware.md section 4.4) is two descriptors: an
+ * INSTANCE naming the instance and the staging area, then the LAUNCH.
+ * The INSTANCE's slot holds no launch (NULL): it completes at once and
+ * without an interrupt, and is reaped with the LAUNCH behind it.
  *
  * Deadlines: every descriptor carries launch_timeout_ms, which the device
  * enforces itself (E_TIMEOUT, -ETIMEDOUT). The core's watchdog, somewhat
@@ -41,6 +47,8 @@ static const int ipu_pci_cmd_errnos[] = {
 	[IPU_CQ_E_OPCODE] = -EINVAL,
 	[IPU_CQ_E_DESC] = -EINVAL,
 	[IPU_CQ_E_INTERNAL] = -EIO,
+	/* The host's answer is not kept per launch: the device says no more. */
+	[IPU_CQ_E_GATHER] = -EIO,
 };
 
 /* A status word as an errno: not DONE, or a code the spec lacks, is -EIO. */
@@ -64,7 +72,24 @@ static int ipu_pci_cmd_enable(struct ipu_pci_cmdq *cq)
 	cq->head = 0;
 	cq->tail = 0;
 	return ipu_pci_ring_enable(cq->regs, cq->ring_dma, IPU_PCI_CMD_RING,
-				   cq->wb, cq->wb_dma);
+				   cq->wb, sizeof(*cq->wb), cq->wb_dma);
+}
+
+/* The INSTANCE before a split launch, at TAIL; the caller holds cq->lock. */
+static void ipu_pci_cmd_put_instance(struct ipu_pci_cmdq *cq,
+				     const struct ipu_launch_req *req)
+{
+	struct ipu_cmd_desc *d = &cq->ring[cq->tail];
+
+	memset(d, 0, sizeof(*d));
+	d->opcode = ipu_pci_le32(IPU_CQ_INSTANCE);
+	d->arena_addr = ipu_pci_le64(ipu_bo_dev_off(req->staging_bo) +
+				     req->staging_offset);
+	d->arena_size = ipu_pci_le64(req->staging_size);
+	d->replica = ipu_pci_le32(req->instance_index);
+	d->num_replicas = ipu_pci_le32(req->instance_count);
+	cq->slot[cq->tail] = NULL;
+	cq->tail = (cq->tail + 1) % IPU_PCI_CMD_RING;
 }
 
 /**
@@ -81,6 +106,7 @@ int ipu_pci_cmd_launch(struct ipu_device *idev, struct ipu_launch_req *req)
 {
 	struct ipu_pci *ipu = to_ipu_pci(idev);
 	struct ipu_pci_cmdq *cq = &ipu->cmdq;
+	u32 need = req->instance_count ? 2 : 1;
 	struct ipu_cmd_desc *d;
 	int ret = 0;
 
@@ -91,9 +117,12 @@ int ipu_pci_cmd_launch(struct ipu_device *idev, struct ipu_launch_req *req)
 	spin_lock(&cq->lock);
 	if (!cq->enabled) {
 		ret = -EIO;
-	} else if ((cq->tail + 1) % IPU_PCI_CMD_RING == cq->head) {
+	} else if (IPU_PCI_CMD_RING - 1 -
+		   (cq->tail - cq->head) % IPU_PCI_CMD_RING < need) {
 		ret = -EBUSY;
 	} else {
+		if (req->instance_count)
+			ipu_pci_cmd_put_instance(cq, req);
 		d = &cq->ring[cq->tail];
 		d->opcode = ipu_pci_le32(IPU_CQ_LAUNCH);
 		d->flags = ipu_pci_le32(IPU_CQ_F_IRQ);
@@ -142,27 +171,33 @@ static bool ipu_pci_cmd_head_done(struct ipu_pci_cmdq *cq, u32 *word)
 }
 
 /*
- * The oldest launch the device completed, taken off the ring with its
- * result, or NULL. The caller owns the ring's reference. @finished: only
- * a launch that ran to its end, not one a reset stopped (E_RESET), which
- * the core fails itself.
+ * Take the oldest descriptor the device completed off the ring, with its
+ * launch (*@req: NULL for an INSTANCE) and result: false when there is
+ * none. The caller owns the ring's reference. @finished: only a launch
+ * that ran to its end, not one a reset stopped (E_RESET), which the core
+ * fails itself.
  */
-static struct ipu_launch_req *ipu_pci_cmd_pop_done(struct ipu_pci_cmdq *cq,
-						   bool finished, int *status)
+static bool ipu_pci_cmd_pop_done(struct ipu_pci_cmdq *cq, bool finished,
+				 struct ipu_launch_req **req, int *status)
 {
-	struct ipu_launch_req *req = NULL;
+	bool popped = false;
 	u32 word;
 
 	spin_lock(&cq->lock);
 	if (cq->enabled && ipu_pci_cmd_head_done(cq, &word) &&
 	    !(finished && (word & IPU_DESC_ERR_MASK) == IPU_CQ_E_RESET)) {
 		*status = ipu_pci_cmd_errno(word);
-		req = cq->slot[cq->head];
+		*req = cq->slot[cq->head];
+		/* E_GATHER: the errno the host failed the gather with. */
+		if (*req && (word & IPU_DESC_ERR_MASK) == IPU_CQ_E_GATHER &&
+		    READ_ONCE((*req)->gather_status))
+			*status = READ_ONCE((*req)->gather_status);
 		cq->slot[cq->head] = NULL;
 		cq->head = (cq->head + 1) % IPU_PCI_CMD_RING;
+		popped = true;
 	}
 	spin_unlock(&cq->lock);
-	return req;
+	return popped;
 }
 
 /*
@@ -175,7 +210,9 @@ static void ipu_pci_cmd_reap(struct ipu_pci *ipu, bool finished)
 	bool any = false;
 	int status;
 
-	while ((req = ipu_pci_cmd_pop_done(&ipu->cmdq, finished, &status))) {
+	while (ipu_pci_cmd_pop_done(&ipu->cmdq, finished, &req, &status)) {
+		if (!req)
+			continue;
 		ipu_launch_complete(req, status);
 		ipu_launch_put(req);
 		any = true;
@@ -189,18 +226,84 @@ static irqreturn_t ipu_pci_cmd_irq(int irq, void *data)
 	struct ipu_pci *ipu = data;
 	u32 cause = ipu_pci_rd(ipu, IPU_REG_IRQ_CAUSE);
 
-	if (ipu_pci_check_gone(ipu, cause) || !(cause & IPU_IRQ_CMD))
+	if (ipu_pci_check_gone(ipu, cause))
+		return IRQ_NONE;
+	cause &= IPU_IRQ_CMD | IPU_IRQ_GATHER;
+	if (!cause)
 		return IRQ_NONE;
 	/* Acknowledge first: a completion meanwhile raises a new message. */
-	ipu_pci_wr(ipu, IPU_REG_IRQ_CAUSE, IPU_IRQ_CMD);
+	ipu_pci_wr(ipu, IPU_REG_IRQ_CAUSE, cause);
 	return IRQ_WAKE_THREAD;
 }
 
-/* Completions call into the core (io_uring, waiters): process context. */
+/*
+ * Completions call into the core (io_uring, waiters), gather requests into
+ * the launching files: process context. Both, whichever cause came: the
+ * thread is woken once for several messages.
+ */
 static irqreturn_t ipu_pci_cmd_thread(int irq, void *data)
 {
 	ipu_pci_cmd_reap(data, false);
+	ipu_pci_gather_service(data);
 	return IRQ_HANDLED;
+}
+
+/*
+ * Whether the split launch @req is the one @gr (a gather request the
+ * device posted) belongs to: the run, the replica, the instance and the
+ * staging area the launch gave the device.
+ */
+static bool ipu_pci_cmd_is_split_of(const struct ipu_launch_req *req,
+				    const struct ipu_gather_req *gr)
+{
+	u64 bytes = le64_to_cpu((__force __le64)gr->bytes);
+	u64 staging = le64_to_cpu((__force __le64)gr->staging);
+	u32 count = ipu_pci_from_le32(gr->count);
+
+	return req->instance_count &&
+	       req->pid == ipu_pci_from_le32(gr->owner) &&
+	       req->group == le64_to_cpu((__force __le64)gr->group) &&
+	       req->replica == ipu_pci_from_le32(gr->replica) &&
+	       req->instance_index == ipu_pci_from_le32(gr->index) &&
+	       req->instance_count == count &&
+	       staging == ipu_bo_dev_off(req->staging_bo) + req->staging_offset &&
+	       bytes && bytes <= req->staging_size / count;
+}
+
+/**
+ * ipu_pci_cmd_find_split - the launch in flight a gather request names
+ * @ipu: the device
+ * @gr: the request, as the device wrote it
+ *
+ * The device posts a request only for the LAUNCH at the head of its
+ * queue, but the host may not have reaped the launches before it yet:
+ * the first launch on the ring that is not done is the one.
+ *
+ * Return: that launch, referenced, when the request matches it; else
+ * NULL (a device that lies).
+ */
+struct ipu_launch_req *ipu_pci_cmd_find_split(struct ipu_pci *ipu,
+					      const struct ipu_gather_req *gr)
+{
+	struct ipu_pci_cmdq *cq = &ipu->cmdq;
+	struct ipu_launch_req *req = NULL;
+	u32 i;
+
+	spin_lock(&cq->lock);
+	for (i = cq->head; cq->enabled && i != cq->tail;
+	     i = (i + 1) % IPU_PCI_CMD_RING) {
+		if (!cq->slot[i] ||
+		    ipu_pci_from_le32(READ_ONCE(cq->ring[i].status)) &
+		    IPU_DESC_DONE)
+			continue;
+		if (ipu_pci_cmd_is_split_of(cq->slot[i], gr)) {
+			req = cq->slot[i];
+			kref_get(&req->ref);
+		}
+		break;
+	}
+	spin_unlock(&cq->lock);
+	return req;
 }
 
 /* Drop the ring's references to the launches it still holds. */

@@ -75,7 +75,7 @@ static int ipu_pci_q_enable(struct ipu_pci_queue *q)
 {
 	q->tail = 0;
 	return ipu_pci_ring_enable(q->regs, q->ring_dma, IPU_PCI_DMA_RING,
-				   q->wb, q->wb_dma);
+				   q->wb, sizeof(*q->wb), q->wb_dma);
 }
 
 /* The queue's vector: acknowledge, then wake the transfer waiting. */

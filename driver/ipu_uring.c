@@ -83,15 +83,16 @@ static struct ipu_uring_pdu *ipu_uring_pdu(struct io_uring_cmd *cmd)
  * The payload as the ioctl dispatcher would take it: at least the v1 size,
  * bytes past what this kernel knows zero.
  */
-static int ipu_uring_copy_args(void *dst, size_t ksize, const void *payload,
-			       size_t usize)
+static int ipu_uring_copy_args(void *dst, size_t ksize, size_t v1_size,
+			       const void *payload, size_t usize)
 {
-	if (usize < ksize || usize > IPU_URING_PAYLOAD)
+	if (usize < v1_size || usize > IPU_URING_PAYLOAD)
 		return -EINVAL;
 	if (usize > ksize && memchr_inv((const u8 *)payload + ksize, 0,
 					usize - ksize))
 		return -E2BIG;
-	memcpy(dst, payload, ksize);
+	memset(dst, 0, ksize);
+	memcpy(dst, payload, min(usize, ksize));
 	return 0;
 }
 
@@ -150,7 +151,8 @@ static int ipu_uring_xfer(struct io_uring_cmd *cmd, struct ipu_file *ifile,
 	struct ipu_xfer args;
 	int idx, ret;
 
-	ret = ipu_uring_copy_args(&args, sizeof(args), payload, usize);
+	ret = ipu_uring_copy_args(&args, sizeof(args), sizeof(args), payload,
+				  usize);
 	if (ret)
 		return ret;
 	ret = ipu_xfer_check_args(&args);
@@ -245,7 +247,9 @@ static int ipu_uring_launch(struct io_uring_cmd *cmd, struct ipu_file *ifile,
 	struct ipu_launch args;
 	int ret;
 
-	ret = ipu_uring_copy_args(&args, sizeof(args), payload, usize);
+	BUILD_BUG_ON(sizeof(args) > IPU_URING_PAYLOAD);
+	ret = ipu_uring_copy_args(&args, sizeof(args), IPU_LAUNCH_SIZE_V1,
+				  payload, usize);
 	if (ret)
 		return ret;
 	if (args.fence || cmd->flags & IORING_URING_CMD_FIXED)

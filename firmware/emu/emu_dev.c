@@ -141,6 +141,7 @@ int emu_dev_create(const struct emu_dev_opts *opts,
 	snprintf(dev->name, sizeof(dev->name), "ipu%u", opts->index);
 	pthread_mutex_init(&dev->lock, NULL);
 	pthread_cond_init(&dev->idle, NULL);
+	emu_gather_init(dev);
 	err = mem_create(dev);
 	if (err)
 		goto err_mem;
@@ -170,6 +171,7 @@ err_run:
 	emu_run_put();
 err_mem:
 	mem_destroy(dev);
+	emu_gather_destroy(dev);
 	pthread_cond_destroy(&dev->idle);
 	pthread_mutex_destroy(&dev->lock);
 	free(dev);
@@ -183,6 +185,7 @@ void emu_dev_destroy(struct emu_dev *dev)
 	emu_queues_stop(dev);
 	emu_run_put();
 	mem_destroy(dev);
+	emu_gather_destroy(dev);
 	pthread_cond_destroy(&dev->idle);
 	pthread_mutex_destroy(&dev->lock);
 	free(dev);

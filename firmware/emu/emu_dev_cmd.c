@@ -6,7 +6,9 @@
  * handed to emu_dev_run.c with its deadline. A launch the hang_launch
  * fault picked waits here, deadline ignored, until the queue is aborted;
  * while the hold_launches fault is set, every launch waits here before it
- * starts, until the fault is lifted or the queue is aborted.
+ * starts, until the fault is lifted or the queue is aborted. INSTANCE
+ * (section 4.4) is a context descriptor: checked, kept for the queue's
+ * next LAUNCH, which takes it.
  */
 #include "emu_internal.h"
 
@@ -24,6 +26,29 @@ static int check_launch(const struct emu_dev *dev, const struct ipu_cmd_desc *d)
 	    !emu_mem_range_ok(dev, d->arena_addr, d->arena_size) ||
 	    d->arena_addr % 64)
 		return IPU_CQ_E_INVAL;
+	return IPU_CQ_OK;
+}
+
+/* INSTANCE: the context of the next LAUNCH; IPU_CQ_OK when well formed. */
+static int instance(struct emu_queue *q, const struct ipu_cmd_desc *d)
+{
+	struct emu_dev *dev = q->dev;
+
+	if (d->flags & ~IPU_CQ_F_ALL || d->exe_addr || d->exe_size ||
+	    d->deadline_ms || d->group || d->owner || !d->num_replicas ||
+	    d->num_replicas > IPU_CQ_MAX_INSTANCES ||
+	    d->replica >= d->num_replicas || !d->arena_size)
+		return IPU_CQ_E_DESC;
+	if (!emu_mem_range_ok(dev, d->arena_addr, d->arena_size) ||
+	    d->arena_addr % 64)
+		return IPU_CQ_E_INVAL;
+	pthread_mutex_lock(&dev->lock);
+	dev->queue_ctx.index = d->replica;
+	dev->queue_ctx.count = d->num_replicas;
+	dev->queue_ctx.staging = d->arena_addr;
+	dev->queue_ctx.staging_size = d->arena_size;
+	dev->has_queue_ctx = true;
+	pthread_mutex_unlock(&dev->lock);
 	return IPU_CQ_OK;
 }
 
@@ -68,8 +93,16 @@ int emu_cmd_process(struct emu_queue *q, const struct ipu_cmd_desc *d)
 
 	if (d->opcode == IPU_CQ_NOP)
 		return d->flags & ~IPU_CQ_F_ALL ? IPU_CQ_E_DESC : IPU_CQ_OK;
+	if (d->opcode == IPU_CQ_INSTANCE)
+		return instance(q, d);
 	if (d->opcode != IPU_CQ_LAUNCH)
 		return IPU_CQ_E_OPCODE;
+	/* The context is this launch's, whatever becomes of it. */
+	pthread_mutex_lock(&dev->lock);
+	l.has_inst = dev->has_queue_ctx;
+	l.inst = dev->queue_ctx;
+	dev->has_queue_ctx = false;
+	pthread_mutex_unlock(&dev->lock);
 	rc = check_launch(dev, d);
 	if (rc != IPU_CQ_OK)
 		return rc;

@@ -17,6 +17,7 @@ static unsigned int vector_of(unsigned int bit)
 	case IPU_IRQ_D2H:
 		return IPU_VEC_D2H;
 	case IPU_IRQ_CMD:
+	case IPU_IRQ_GATHER:	/* requests of the command queue's runs */
 		return IPU_VEC_CMD;
 	default:
 		return IPU_VEC_MISC;

@@ -212,16 +212,23 @@ static void *queue_thread(void *arg)
 	return NULL;
 }
 
+bool emu_ring_config_ok(uint64_t base, uint32_t size, uint32_t dsize,
+			uint64_t wb_addr)
+{
+	uint64_t bytes = (uint64_t)size * dsize;
+
+	return size >= IPU_RING_MIN && size <= IPU_RING_MAX &&
+	       !(size & (size - 1)) && base % IPU_RING_ALIGN == 0 &&
+	       base <= UINT64_MAX - bytes && wb_addr % 16 == 0 &&
+	       wb_addr <= UINT64_MAX - 16;
+}
+
 /* Check the ring at ENABLE; 0 or the error to log. */
 static uint32_t ring_check_locked(const struct emu_queue *q)
 {
 	struct emu_dev *dev = q->dev;
-	uint64_t bytes = (uint64_t)q->size * q->dsize;
 
-	if (q->size < IPU_RING_MIN || q->size > IPU_RING_MAX ||
-	    (q->size & (q->size - 1)) || q->base % IPU_RING_ALIGN ||
-	    q->base > UINT64_MAX - bytes || q->wb_addr % 16 ||
-	    q->wb_addr > UINT64_MAX - sizeof(struct ipu_queue_wb))
+	if (!emu_ring_config_ok(q->base, q->size, q->dsize, q->wb_addr))
 		return IPU_ERR_RING_CONFIG;
 	if (q->q == IPU_QUEUE_CMD &&
 	    (dev->fw_status & IPU_FW_STATE_MASK) != IPU_FW_STATE_READY)
@@ -281,6 +288,8 @@ static void enable_locked(struct emu_queue *q, uint32_t val)
 			atomic_store(&q->abort, false);
 		}
 		q->status &= ~IPU_Q_STATUS_ENABLED;
+		if (q->q == IPU_QUEUE_CMD)
+			dev->has_queue_ctx = false;
 	}
 }
 
@@ -327,28 +336,42 @@ static void set_half(uint64_t *reg, uint32_t off, uint32_t val)
 		*reg = (*reg & ~0xffffffffull) | val;
 }
 
-void emu_queue_reg_write_locked(struct emu_dev *dev, unsigned int qi,
-				uint32_t off, uint32_t val)
+bool emu_ring_config_write_locked(struct emu_dev *dev, unsigned int qi,
+				  bool is_enabled, struct emu_ring_config *rc,
+				  uint32_t off, uint32_t val)
 {
-	struct emu_queue *q = &dev->queues[qi];
-
 	switch (off) {
 	case IPU_Q_BASE:
 	case IPU_Q_BASE + 4:
 	case IPU_Q_SIZE:
 	case IPU_Q_WB_ADDR:
 	case IPU_Q_WB_ADDR + 4:
-		if (enabled(q)) {
-			emu_err_locked(dev, IPU_ERR_QUEUE_BUSY, qi, off);
-			return;
-		}
-		if (off == IPU_Q_SIZE)
-			q->size = val;
-		else if (off < IPU_Q_SIZE)
-			set_half(&q->base, off, val);
-		else
-			set_half(&q->wb_addr, off, val);
 		break;
+	default:
+		return false;
+	}
+	if (is_enabled)
+		emu_err_locked(dev, IPU_ERR_QUEUE_BUSY, qi, off);
+	else if (off == IPU_Q_SIZE)
+		*rc->size = val;
+	else if (off < IPU_Q_SIZE)
+		set_half(rc->base, off, val);
+	else
+		set_half(rc->wb_addr, off, val);
+	return true;
+}
+
+void emu_queue_reg_write_locked(struct emu_dev *dev, unsigned int qi,
+				uint32_t off, uint32_t val)
+{
+	struct emu_queue *q = &dev->queues[qi];
+	struct emu_ring_config rc = {
+		.base = &q->base, .size = &q->size, .wb_addr = &q->wb_addr,
+	};
+
+	if (emu_ring_config_write_locked(dev, qi, enabled(q), &rc, off, val))
+		return;
+	switch (off) {
 	case IPU_Q_CTRL:
 		enable_locked(q, val);
 		break;

@@ -15,7 +15,7 @@
 static uint32_t caps(void)
 {
 	return IPU_CAPS_DMA | IPU_CAPS_CMDQ | IPU_CAPS_TELEMETRY |
-	       IPU_CAPS_SOFT_RESET | IPU_CAPS_REPLICAS |
+	       IPU_CAPS_SOFT_RESET | IPU_CAPS_REPLICAS | IPU_CAPS_GATHER |
 	       IPU_NUM_QUEUES << IPU_CAPS_NQUEUES_SHIFT |
 	       IPU_MSIX_VECTORS << IPU_CAPS_NVEC_SHIFT;
 }
@@ -38,6 +38,8 @@ static uint32_t status_locked(const struct emu_dev *dev)
 	for (q = 0; q < IPU_NUM_QUEUES; q++)
 		if (dev->queues[q].status & IPU_Q_STATUS_HALTED)
 			st |= IPU_STATUS_QUEUE_ERROR;
+	if (dev->gring.status & IPU_Q_STATUS_HALTED)
+		st |= IPU_STATUS_QUEUE_ERROR;
 	if (dev->link_speed != IPU_LINK_MAX_SPEED ||
 	    dev->link_width != IPU_LINK_MAX_WIDTH)
 		st |= IPU_STATUS_LINK_DEGRADED;
@@ -49,6 +51,8 @@ static uint32_t read32_locked(struct emu_dev *dev, uint32_t off)
 	if (off >= IPU_REG_QUEUE(0) && off < IPU_REG_QUEUE(IPU_NUM_QUEUES))
 		return emu_queue_reg_read_locked(dev, (off - IPU_REG_QUEUE(0)) / 0x40,
 						 (off - IPU_REG_QUEUE(0)) % 0x40);
+	if (off >= IPU_REG_GATHER && off < IPU_REG_GATHER + 0x40)
+		return emu_gather_reg_read_locked(dev, off - IPU_REG_GATHER);
 	if (off >= IPU_REG_TEMP_MC && off < IPU_REG_UPTIME_MS + 8)
 		return emu_telemetry_read_locked(dev, off);
 	if (off >= IPU_REG_ERR_LOG &&
@@ -101,6 +105,10 @@ static void write32_locked(struct emu_dev *dev, uint32_t off, uint32_t val)
 	if (off >= IPU_REG_QUEUE(0) && off < IPU_REG_QUEUE(IPU_NUM_QUEUES)) {
 		emu_queue_reg_write_locked(dev, (off - IPU_REG_QUEUE(0)) / 0x40,
 					   (off - IPU_REG_QUEUE(0)) % 0x40, val);
+		return;
+	}
+	if (off >= IPU_REG_GATHER && off < IPU_REG_GATHER + 0x40) {
+		emu_gather_reg_write_locked(dev, off - IPU_REG_GATHER, val);
 		return;
 	}
 	if (off >= IPU_MSIX_TABLE && off < IPU_MSIX_TABLE + sizeof(dev->msix)) {

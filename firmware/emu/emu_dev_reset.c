@@ -13,6 +13,7 @@
 static void common_reset_locked(struct emu_dev *dev)
 {
 	emu_queues_reset_locked(dev);
+	emu_gather_reset_locked(dev);
 	dev->irq_cause = 0;
 	dev->irq_mask = IPU_IRQ_ALL;
 	dev->scratch = 0;

@@ -18,6 +18,11 @@
  * (emu_run_kick), and cancels the runs that must stop. A cancel that
  * arrives just before ipufw_run() starts would be forgotten (firmware.h),
  * so the watchdog repeats it every CANCEL_RETRY_MS until the run ends.
+ *
+ * A program split across instances runs its local replicas here; its
+ * all-reduces ask the host for the other instances' operands through the
+ * gather ring of replica 0's IPU (emu_dev_gather.c), with the INSTANCE
+ * context each launch brought.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -192,13 +197,68 @@ struct outcome {
 	int bad;
 };
 
+/* Whether a gather of @arg (a running run) must stop waiting. */
+static bool run_stopped(void *arg)
+{
+	struct emu_run *run = arg;
+	uint64_t now = emu_now_ms();
+	bool stop;
+	uint32_t r;
+
+	pthread_mutex_lock(&runs_lock);
+	stop = run->cancelled;
+	for (r = 0; r < run->nrep && !stop; r++)
+		stop = must_stop(run->l[r], now);
+	pthread_mutex_unlock(&runs_lock);
+	return stop;
+}
+
+/*
+ * A split program's instances, from its launches' INSTANCE contexts:
+ * every launch must bring one, all naming the same instance. 0, or
+ * -EINVAL with @msg.
+ */
+static int split_setup(struct emu_run *run, struct emu_gather_call *c,
+		       char *msg, size_t msglen)
+{
+	const struct emu_launch *l0 = run->l[0];
+	uint32_t r;
+
+	for (r = 0; r < run->nrep; r++) {
+		const struct emu_launch *l = run->l[r];
+
+		if (!l->has_inst) {
+			snprintf(msg, msglen,
+				 "replica %u of a program split across instances came without an INSTANCE",
+				 r);
+			return -EINVAL;
+		}
+		if (l->inst.index != l0->inst.index ||
+		    l->inst.count != l0->inst.count) {
+			snprintf(msg, msglen,
+				 "replica %u says instance %u of %u, replica 0 %u of %u",
+				 r, l->inst.index, l->inst.count, l0->inst.index,
+				 l0->inst.count);
+			return -EINVAL;
+		}
+	}
+	c->dev = l0->dev;
+	c->d = &l0->d;
+	c->stop = run_stopped;
+	c->stop_arg = run;
+	emu_gather_call_init(c, &l0->inst);
+	return 0;
+}
+
 /* Run the program of @run (all arrived); fills @o. No lock held. */
 static void execute(struct emu_run *run, struct outcome *o)
 {
 	const struct ipu_cmd_desc *d0 = &run->l[0]->d;
 	void *arenas[IPU_CQ_MAX_REPLICAS];
 	struct ipufw_executor *ex = NULL;
-	uint64_t size = UINT64_MAX;
+	struct emu_gather_call gc = { .failed = false };
+	uint64_t size = UINT64_MAX, now;
+	bool split = false;
 	struct ipu_exe *exe = NULL;
 	uint8_t *image;
 	bool cancelled;
@@ -235,10 +295,14 @@ static void execute(struct emu_run *run, struct outcome *o)
 		goto out;
 	}
 	err = ipu_exe_load(image, d0->exe_size, &exe, msg, sizeof(msg));
-	if (!err && exe->replication_factor != run->nrep) {
+	if (!err && exe->instance_replication_factor != run->nrep) {
 		snprintf(msg, sizeof(msg), "the executable is for %u replicas, launched as %u",
-			 exe->replication_factor, run->nrep);
+			 exe->instance_replication_factor, run->nrep);
 		err = -EINVAL;
+	}
+	if (!err && exe->instance_replication_factor != exe->replication_factor) {
+		split = true;
+		err = split_setup(run, &gc, msg, sizeof(msg));
 	}
 	if (err) {
 		o->rc = emu_run_errno_to_cmd(err);
@@ -256,6 +320,8 @@ static void execute(struct emu_run *run, struct outcome *o)
 		o->rc = emu_run_errno_to_cmd(err);
 		goto out;
 	}
+	if (split)
+		ipufw_executor_set_instances(ex, &gc.inst);
 	pthread_mutex_lock(&runs_lock);
 	run->ex = ex;
 	cancelled = run->cancelled;
@@ -266,8 +332,18 @@ static void execute(struct emu_run *run, struct outcome *o)
 			  ipufw_run(ex, exe, arenas, size, msg, sizeof(msg));
 	pthread_mutex_lock(&runs_lock);
 	run->ex = NULL;
+	if (err == -ECANCELED) {
+		/* A gather that stopped waiting: say why, as the watchdog
+		 * would have. */
+		now = emu_now_ms();
+		for (r = 0; r < run->nrep; r++)
+			if (must_stop(run->l[r], now))
+				run->cancelled = true;
+	}
 	pthread_mutex_unlock(&runs_lock);
 	o->rc = emu_run_errno_to_cmd(err);
+	if (err && err != -ECANCELED && gc.failed)
+		o->rc = IPU_CQ_E_GATHER;
 	if (err && err != -ECANCELED)
 		emu_log_limited(run->l[0]->dev, "launch (group %llu): %s",
 				(unsigned long long)d0->group, msg);

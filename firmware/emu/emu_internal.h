@@ -10,6 +10,8 @@
  *   emu_dev_dma.c    DMA descriptors (queues 0 and 1)
  *   emu_dev_cmd.c    command descriptors (queue 2): NOP, LAUNCH
  *   emu_dev_run.c    runs of launches across linked IPUs, deadlines
+ *   emu_dev_gather.c the gather ring: a split program's run asks the host
+ *                    for the other instances' operands
  *   emu_dev_fw.c     firmware boot
  *   emu_dev_fwimage.c  the firmware image format: validation
  *   emu_dev_reset.c  soft reset and FLR
@@ -35,11 +37,47 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <ipu/firmware.h>
 #include <ipu/hw.h>
 
 #include "emu_dev.h"
 
 struct emu_launch;
+struct emu_gather_wait;
+
+/**
+ * struct emu_instance - an INSTANCE context (docs/hardware.md 4.4).
+ * @index, @count: the instance, of how many.
+ * @staging, @staging_size: the gather staging area in device memory.
+ */
+struct emu_instance {
+	uint32_t index, count;
+	uint64_t staging, staging_size;
+};
+
+/**
+ * struct emu_gring - the gather request ring (docs/hardware.md 4.4);
+ * protected by dev->lock.
+ * @base, @size, @ctrl, @head, @tail, @wb_addr, @status, @posted,
+ *	@answer_status: the registers.
+ * @seq: the last request's number.
+ * @waiters: requests posted and not answered (their runs wait).
+ * @cond: an answer, a HEAD write, a disable or reset (CLOCK_MONOTONIC).
+ */
+struct emu_gring {
+	uint64_t base;
+	uint32_t size;
+	uint32_t ctrl;
+	uint32_t head, tail;
+	uint64_t wb_addr;
+	uint32_t status;
+	uint32_t posted;
+	uint64_t posted64;
+	uint32_t answer_status;
+	uint32_t seq;
+	struct emu_gather_wait *waiters;
+	pthread_cond_t cond;
+};
 
 /**
  * struct emu_queue - one ring and its thread.
@@ -151,6 +189,10 @@ struct emu_dev {
 	atomic_bool keep_client;	/* off the bus by link_down */
 
 	struct emu_queue queues[IPU_NUM_QUEUES];
+	/* The command queue's INSTANCE context, for its next LAUNCH. */
+	struct emu_instance queue_ctx;
+	bool has_queue_ctx;
+	struct emu_gring gring;
 };
 
 /* emu_dev.c */
@@ -208,6 +250,22 @@ void emu_queues_reset_locked(struct emu_dev *dev);
  */
 void emu_queue_wait_abort(struct emu_queue *q);
 
+/* A ring's BASE, SIZE and WB_ADDR (the queues' and the gather ring's). */
+struct emu_ring_config {
+	uint64_t *base;
+	uint32_t *size;
+	uint64_t *wb_addr;
+};
+/* Whether a ring of @size entries of @dsize bytes at @base, writeback at
+ * @wb_addr, may be enabled (docs/hardware.md 4.1). */
+bool emu_ring_config_ok(uint64_t base, uint32_t size, uint32_t dsize,
+			uint64_t wb_addr);
+/* A write at @off of ring @qi's block, when it is BASE, SIZE or WB_ADDR
+ * (ignored and logged while @is_enabled); false for any other @off. */
+bool emu_ring_config_write_locked(struct emu_dev *dev, unsigned int qi,
+				  bool is_enabled, struct emu_ring_config *rc,
+				  uint32_t off, uint32_t val);
+
 /* Wake every queue thread (a doorbell, off_bus). */
 void emu_queues_kick_locked(struct emu_dev *dev);
 
@@ -235,6 +293,8 @@ struct emu_launch {
 	int result;
 	bool done;
 	bool timed_out;
+	bool has_inst;
+	struct emu_instance inst;
 };
 /* Process-wide: start/stop the deadline watchdog (first/last device). */
 int emu_run_get(void);
@@ -246,6 +306,42 @@ int emu_run_launch(struct emu_launch *l);
 void emu_run_kick(void);
 /* Map an errno of the loader or executor to IPU_CQ_*. */
 int emu_run_errno_to_cmd(int err);
+
+/* emu_dev_gather.c */
+
+/**
+ * struct emu_gather_call - a split run's instances, as its executor sees
+ * them (the firmware's allgather, struct ipufw_instances, carried to the
+ * host through replica 0's IPU).
+ * @inst: what the executor gets; @inst.ctx is this call.
+ * @dev: the IPU of the run's replica 0, whose ring posts the requests.
+ * @d: that launch's descriptor (group, owner, replica for the request).
+ * @staging, @staging_size: its INSTANCE's staging area.
+ * @collective: gathers made so far.
+ * @stop: whether the run must stop waiting (abort, deadline, cancel).
+ * @failed: a gather failed for a reason of its own (not a stop).
+ */
+struct emu_gather_call {
+	struct ipufw_instances inst;
+	struct emu_dev *dev;
+	const struct ipu_cmd_desc *d;
+	uint64_t staging, staging_size;
+	uint32_t collective;
+	bool (*stop)(void *arg);
+	void *stop_arg;
+	bool failed;
+};
+/* Fill @c's @inst for @li's context; @c's other fields are the caller's. */
+void emu_gather_call_init(struct emu_gather_call *c,
+			  const struct emu_instance *li);
+void emu_gather_init(struct emu_dev *dev);
+void emu_gather_destroy(struct emu_dev *dev);
+uint32_t emu_gather_reg_read_locked(struct emu_dev *dev, uint32_t off);
+void emu_gather_reg_write_locked(struct emu_dev *dev, uint32_t off,
+				 uint32_t val);
+/* Soft reset, FLR, destroy: the ring's registers to reset values; every
+ * waiting request fails. */
+void emu_gather_reset_locked(struct emu_dev *dev);
 
 /* emu_dev_fw.c: FW_CTRL = BOOT (dev->lock held). */
 void emu_fw_boot_locked(struct emu_dev *dev);

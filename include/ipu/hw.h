@@ -54,6 +54,7 @@
 #define  IPU_CAPS_TELEMETRY	0x4u
 #define  IPU_CAPS_SOFT_RESET	0x8u
 #define  IPU_CAPS_REPLICAS	0x10u
+#define  IPU_CAPS_GATHER	0x20u	/* gather requests (section 4.4) */
 #define  IPU_CAPS_NQUEUES_SHIFT	8	/* [15:8] queues */
 #define  IPU_CAPS_NVEC_SHIFT	16	/* [23:16] MSI-X vectors */
 #define IPU_REG_LINK_ID		0x00c	/* RO  same on linked IPUs */
@@ -76,7 +77,8 @@
 #define  IPU_IRQ_FW_BOOT	0x8u	/* vector 0 */
 #define  IPU_IRQ_ERROR		0x10u	/* vector 0 */
 #define  IPU_IRQ_SW		0x20u	/* vector 0 */
-#define  IPU_IRQ_ALL		0x3fu
+#define  IPU_IRQ_GATHER		0x40u	/* vector 3: a gather request posted */
+#define  IPU_IRQ_ALL		0x7fu
 #define IPU_MSIX_VECTORS	4
 #define IPU_VEC_MISC		0
 #define IPU_VEC_H2D		1
@@ -164,6 +166,7 @@
 #define IPU_ERR_MEM_UE		10	/* uncorrected memory error */
 #define IPU_ERR_LINK		11	/* link retrained below capability */
 #define IPU_ERR_BAD_RESET	12	/* SOFT_RESET without the magic */
+#define IPU_ERR_GATHER		13	/* an answer to no pending request */
 
 /* MSI-X table and PBA, in BAR0. */
 #define IPU_MSIX_TABLE		0x8000
@@ -223,6 +226,14 @@ struct ipu_cmd_desc {
 
 #define IPU_CQ_NOP		0
 #define IPU_CQ_LAUNCH		1
+/*
+ * INSTANCE: a context descriptor for the next LAUNCH of its queue (a
+ * program split across instances, section 4.4): @replica = the instance's
+ * index, @num_replicas = the instance count, @arena_addr/@arena_size = the
+ * gather staging area in device memory; the other fields 0.
+ */
+#define IPU_CQ_INSTANCE		2
+#define IPU_CQ_MAX_INSTANCES	4096
 #define IPU_CQ_F_IRQ		0x1u
 #define IPU_CQ_F_ALL		IPU_CQ_F_IRQ
 #define IPU_CQ_STATUS_OFF	0x3c
@@ -252,6 +263,7 @@ struct ipu_cmd_desc {
 #define IPU_CQ_E_OPCODE	8	/* unknown opcode */
 #define IPU_CQ_E_DESC		9	/* bad flags, ranges or replica fields */
 #define IPU_CQ_E_INTERNAL	10	/* anything else */
+#define IPU_CQ_E_GATHER		11	/* a gather request failed (section 4.4) */
 
 /**
  * struct ipu_queue_wb - completion writeback (16 bytes, at IPU_Q_WB_ADDR).
@@ -263,6 +275,64 @@ struct ipu_queue_wb {
 	__u32 head;
 	__u32 errors;
 	__u64 completed;
+};
+
+/* ---- Gather requests (docs/hardware.md section 4.4) ------------------- */
+/*
+ * A device-to-host ring: the device produces requests at TAIL, the host
+ * consumes them and writes HEAD; the host answers each request with
+ * GQ_ANSWER_STATUS then GQ_ANSWER = the request's seq (the doorbell that
+ * lets the held launch go on).
+ */
+#define IPU_REG_GATHER		0x2c0
+#define IPU_GQ_BASE		0x00	/* RW64 ring bus address, 64-aligned */
+#define IPU_GQ_SIZE		0x08	/* RW  entries, power of 2 */
+#define IPU_GQ_CTRL		0x0c	/* RW  IPU_Q_CTRL_ENABLE */
+#define IPU_GQ_HEAD		0x10	/* RW  consumer index (host) */
+#define IPU_GQ_TAIL		0x14	/* RO  producer index (device) */
+#define IPU_GQ_WB_ADDR		0x18	/* RW64 writeback bus address, 0 = off */
+#define IPU_GQ_STATUS		0x20	/* RO  IPU_Q_STATUS_ENABLED, _HALTED */
+#define IPU_GQ_POSTED		0x24	/* RO  requests posted since ENABLE */
+#define IPU_GQ_ANSWER_STATUS	0x28	/* RW  0 or a positive errno */
+#define IPU_GQ_ANSWER		0x2c	/* WO  a request's seq: the doorbell */
+#define IPU_GQ_PENDING		0x30	/* RO  requests posted, not answered */
+#define IPU_GQ_MAX_ERRNO	4095
+
+/**
+ * struct ipu_gather_req - one gather request (64 bytes), device-written.
+ * @seq: the request's number on this IPU, never 0; the answer names it.
+ * @flags: 0.
+ * @group, @owner: the run (the LAUNCH's fields).
+ * @replica: the LAUNCH's replica whose run asks (on this IPU's queue).
+ * @collective: which gather of the run, from 0.
+ * @staging: device address of the staging area (the INSTANCE's).
+ * @bytes: each instance's part; the parts are at @staging + i * @bytes.
+ * @index, @count: the instance the run is, of how many.
+ */
+struct ipu_gather_req {
+	__u32 seq;
+	__u32 flags;
+	__u64 group;
+	__u32 owner;
+	__u32 replica;
+	__u64 staging;
+	__u64 bytes;
+	__u32 index;
+	__u32 count;
+	__u32 collective;
+	__u32 reserved[3];
+};
+
+/**
+ * struct ipu_gather_wb - gather ring writeback (16 bytes, at IPU_GQ_WB_ADDR).
+ * @tail: TAIL after the request.
+ * @pending: IPU_GQ_PENDING.
+ * @posted: requests posted since the ring was enabled.
+ */
+struct ipu_gather_wb {
+	__u32 tail;
+	__u32 pending;
+	__u64 posted;
 };
 
 /* ---- Firmware image ---------------------------------------------------- */

@@ -234,6 +234,21 @@ static inline void kp_launch_bufs(int fd, const void *image, size_t len,
 	l->num_replicas = 1;
 }
 
+/* A file of one IPU and a raw launch on it (ioctls, not libipu's queue). */
+struct kp_raw {
+	int fd;
+	struct ipu_launch l;
+};
+
+/* kp_weights()'s writer into a raw launch's arena; @ctx: struct kp_raw. */
+static inline void kp_raw_put_arena(void *ctx, uint64_t off, const void *data,
+				    uint64_t len)
+{
+	struct kp_raw *x = ctx;
+
+	assert_int_equal(kt_write_bo(x->fd, x->l.arena_handle, off, data, len), 0);
+}
+
 static inline struct ipu_device *kp_dev_open(const char *name)
 {
 	IPU_OPTS(ipu_open_opts, opts, .flags = IPU_OPEN_ATTACH);

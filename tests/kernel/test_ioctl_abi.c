@@ -390,7 +390,7 @@ static void test_unknown_command_number_is_enotty(void **state)
 
 	(void)state;
 	/* The first free number, the reserved range, the uring range. */
-	assert_int_equal(kt_ioctl(fd, _IOWR(IPU_IOCTL_TYPE, 0x0a, struct ipu_attach), buf), -ENOTTY);
+	assert_int_equal(kt_ioctl(fd, _IOWR(IPU_IOCTL_TYPE, 0x0c, struct ipu_attach), buf), -ENOTTY);
 	assert_int_equal(kt_ioctl(fd, _IOWR(IPU_IOCTL_TYPE, 0x1f, struct ipu_attach), buf), -ENOTTY);
 	assert_int_equal(kt_ioctl(fd, _IOWR(IPU_IOCTL_TYPE, 0x20, struct ipu_xfer), buf), -ENOTTY);
 	assert_int_equal(kt_ioctl(fd, _IOWR(IPU_IOCTL_TYPE, 0xff, struct ipu_attach), buf), -ENOTTY);

@@ -22,23 +22,12 @@
 /* A short deadline for the hang tests: the watchdog fires a second later. */
 #define HANG_TIMEOUT_MS 500
 
-/* A file attached to the first PCI IPU (ipu-emu's ipu0) and a launch. */
-struct pl {
-	int fd;
-	struct ipu_launch l;
-};
-
-static void put_arena(void *ctx, uint64_t off, const void *data, uint64_t len)
-{
-	struct pl *x = ctx;
-
-	assert_int_equal(kt_write_bo(x->fd, x->l.arena_handle, off, data, len), 0);
-}
 
 /* The first PCI IPU, @image in a buffer and an arena of @arena bytes. */
-static struct pl pl_setup(const void *image, size_t len, uint64_t arena)
+/* A file attached to the first PCI IPU (ipu-emu's ipu0) and a launch. */
+static struct kp_raw pl_setup(const void *image, size_t len, uint64_t arena)
 {
-	struct pl x;
+	struct kp_raw x;
 	int n;
 
 	require_ipus();
@@ -51,7 +40,7 @@ static struct pl pl_setup(const void *image, size_t len, uint64_t arena)
 }
 
 /* Launch and wait: the launch's status (WAIT itself must work). */
-static int run(struct pl *x)
+static int run(struct kp_raw *x)
 {
 	struct ipu_launch arg = x->l;
 	int status;
@@ -75,13 +64,13 @@ static void run_mlp(void)
 	float x[16], y[8], model[8];
 	struct kp_setup m;
 	char msg[256];
-	struct pl pl;
+	struct kp_raw pl;
 	int i;
 
 	pl = pl_setup(p->image, p->len, p->exe->arena_size);
 	for (i = 0; i < 16; i++)
 		x[i] = (float)i / 8.0f - 1.0f;
-	kp_weights(p, 0, put_arena, &pl);
+	kp_weights(p, 0, kp_raw_put_arena, &pl);
 	assert_int_equal(kt_write_bo(pl.fd, pl.l.arena_handle, in->slots_offset,
 				     x, sizeof(x)), 0);
 	assert_int_equal(run(&pl), 0);
@@ -105,7 +94,7 @@ static void test_the_device_runs_the_program(void **state)
 static void test_junk_is_enoexec(void **state)
 {
 	static const uint8_t junk[256];
-	struct pl pl;
+	struct kp_raw pl;
 
 	(void)state;
 	pl = pl_setup(junk, sizeof(junk), 4096);
@@ -126,13 +115,13 @@ static void hang_then_run(const char *faults, bool flr)
 	char line[512];
 	uint64_t before;
 	unsigned int lines;
-	struct pl pl;
+	struct kp_raw pl;
 	int klog;
 
 	ke_require();
 	ks_timeout_set(HANG_TIMEOUT_MS);
 	pl = pl_setup(p->image, p->len, p->exe->arena_size);
-	kp_weights(p, 0, put_arena, &pl);
+	kp_weights(p, 0, kp_raw_put_arena, &pl);
 	before = kt_info(pl.fd).reset_count;
 	klog = kt_klog_from_now();
 	ke_fault(0, faults);

@@ -18,8 +18,7 @@
 
 #include <cmocka.h>
 
-#include "emu_dev_helpers.h"
-#include "exe_builder.h"
+#include "emu_dev_launch.h"
 
 #define MEM		(16u << 20)
 #define EXE_AT		0x0
@@ -28,13 +27,7 @@
 
 static struct th *ready_index(unsigned int index)
 {
-	struct th *t = th_new_opts(MEM, index, 100 + index, NULL, NULL);
-
-	assert_non_null(t);
-	th_enable(t);
-	assert_int_equal(th_boot(t), IPU_FW_STATE_READY);
-	th_ring(t, CQ, 16);
-	return t;
+	return th_ready(MEM, index);
 }
 
 static struct th *ready(void)
@@ -42,34 +35,15 @@ static struct th *ready(void)
 	return ready_index(0);
 }
 
-/* Serialise @b's executable into device memory at EXE_AT; its size. */
 static uint32_t put_exe(struct th *t, struct eb *b)
 {
-	void *buf = NULL;
-	size_t len = 0;
-	char msg[256];
-
-	if (ipu_exe_save(&b->exe, &buf, &len, msg, sizeof(msg)))
-		fail_msg("ipu_exe_save: %s", msg);
-	th_mem_write(t, EXE_AT, buf, len);
-	free(buf);
-	return (uint32_t)len;
+	return th_put_exe(t, EXE_AT, b);
 }
 
 static struct ipu_cmd_desc *launch(struct th *t, uint32_t idx, uint32_t exe_size,
 				   uint64_t arena_size)
 {
-	struct ipu_cmd_desc *d = th_cmd_desc(t, idx);
-
-	memset(d, 0, sizeof(*d));
-	d->opcode = IPU_CQ_LAUNCH;
-	d->flags = IPU_CQ_F_IRQ;
-	d->exe_addr = EXE_AT;
-	d->exe_size = exe_size;
-	d->arena_addr = ARENA_AT;
-	d->arena_size = arena_size;
-	d->num_replicas = 1;
-	return d;
+	return th_launch(t, idx, EXE_AT, exe_size, ARENA_AT, arena_size);
 }
 
 static struct ipu_cmd_desc *nop(struct th *t, uint32_t idx)
@@ -84,7 +58,7 @@ static struct ipu_cmd_desc *nop(struct th *t, uint32_t idx)
 
 static uint32_t status(struct th *t, uint32_t idx)
 {
-	return __atomic_load_n(&th_cmd_desc(t, idx)->status, __ATOMIC_ACQUIRE);
+	return th_cmd_status(t, idx);
 }
 
 /* Wait for the command queue to take a descriptor (BUSY). */

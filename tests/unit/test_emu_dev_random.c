@@ -2,7 +2,8 @@
 /*
  * test_emu_dev_random.c - the PCIe IPU model under a hostile guest: a
  * seeded stream of random config-space and BAR0 writes, rings placed in
- * and out of guest memory, descriptors of random bytes (biased towards
+ * and out of guest memory, the gather ring's registers and answers,
+ * descriptors of random bytes (biased towards
  * plausible values so that they get past the first checks), doorbells,
  * resets and FLRs. The device must answer every access, keep its ID
  * register and config identity, never touch guest memory outside what
@@ -44,6 +45,9 @@ static uint32_t reg_offset(uint64_t *s)
 	case 0:
 		return regs[rnd(s) % (sizeof(regs) / sizeof(regs[0]))];
 	case 1:
+		if (rnd(s) % 3 == 0)	/* the gather ring (section 4.4) */
+			return IPU_REG_GATHER + (rnd(s) % 13) * 4;
+		return IPU_REG_QUEUE(q) + (rnd(s) % 12) * 4;
 	case 2:
 		return IPU_REG_QUEUE(q) + (rnd(s) % 12) * 4;
 	default:
@@ -77,6 +81,23 @@ static uint32_t reg_value(uint64_t *s, uint32_t off)
 			return (uint32_t)GUEST_BASE + G_WB(rnd(s) % 3);
 		case IPU_Q_DEADLINE_MS:
 			return rnd(s) % 5;
+		}
+	}
+	if (off >= IPU_REG_GATHER && off < IPU_REG_GATHER + 0x40) {
+		switch (off - IPU_REG_GATHER) {
+		case IPU_GQ_BASE:
+			return (uint32_t)GUEST_BASE + G_RING(3);
+		case IPU_GQ_SIZE:
+			return 1u << (rnd(s) % 5);
+		case IPU_GQ_CTRL:
+			return rnd(s) & 1;
+		case IPU_GQ_WB_ADDR:
+			return (uint32_t)GUEST_BASE + G_WB(3);
+		case IPU_GQ_ANSWER:
+		case IPU_GQ_HEAD:
+			return rnd(s) % 16;
+		default:
+			return 0;
 		}
 	}
 	if (off == IPU_REG_FW_CTRL)

@@ -22,7 +22,7 @@ static void test_reset_values(void **state)
 	(void)state;
 	assert_int_equal(rd32(t, IPU_REG_ID), IPU_ID_VALUE);
 	assert_int_equal(rd32(t, IPU_REG_VERSION), IPU_SPEC_VERSION);
-	assert_int_equal(rd32(t, IPU_REG_CAPS), 0x0004031f);
+	assert_int_equal(rd32(t, IPU_REG_CAPS), 0x0004033f);
 	assert_int_equal(rd32(t, IPU_REG_LINK_INDEX), 5);
 	assert_int_equal(rd32(t, IPU_REG_STATUS), 0);
 	assert_int_equal(rd32(t, IPU_REG_RESET_COUNT), 0);
@@ -158,10 +158,15 @@ static void test_each_cause_goes_to_its_vector(void **state)
 	assert_int_equal(th_irqs(t, IPU_VEC_D2H), 0);
 	assert_int_equal(th_irqs(t, IPU_VEC_CMD), 1);
 	assert_int_equal(th_irqs(t, IPU_VEC_MISC), 0);
-	wr32(t, IPU_REG_IRQ_RAISE, IPU_IRQ_D2H | 0x40);	/* 0x40: no cause */
+	wr32(t, IPU_REG_IRQ_RAISE, IPU_IRQ_D2H | 0x80);	/* 0x80: no cause */
 	assert_int_equal(th_irqs(t, IPU_VEC_D2H), 1);
 	assert_int_equal(rd32(t, IPU_REG_IRQ_CAUSE),
 			 IPU_IRQ_H2D | IPU_IRQ_D2H | IPU_IRQ_CMD);
+	/* GATHER shares the command queue's vector. */
+	wr32(t, IPU_REG_IRQ_CAUSE, IPU_IRQ_CMD);
+	wr32(t, IPU_REG_IRQ_RAISE, IPU_IRQ_GATHER);
+	assert_int_equal(th_irqs(t, IPU_VEC_CMD), 2);
+	assert_int_equal(th_irqs(t, IPU_VEC_MISC), 0);
 	th_free(t);
 }
 

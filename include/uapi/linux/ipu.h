@@ -58,6 +58,7 @@
 #define IPU_FEATURE_LAUNCH	(1ULL << 9) /* LAUNCH and WAIT */
 #define IPU_FEATURE_URING_FIXED	(1ULL << 10) /* IORING_URING_CMD_FIXED */
 #define IPU_FEATURE_FW_SIM	(1ULL << 11) /* FW_* role: firmware in userspace */
+#define IPU_FEATURE_GATHER	(1ULL << 12) /* split launches, GATHER_* */
 
 /**
  * struct ipu_info - IPU_IOCTL_GET_INFO output; allowed without attaching.
@@ -291,6 +292,26 @@ struct ipu_reset {
  * does not fit, other errnos as the program runs (-ERANGE, -ENOMEM, ...;
  * include/ipu/firmware.h). A firmware never passes a kernel-internal code:
  * anything that is not a userspace errno arrives as -EIO.
+ *
+ * Split launches (IPU_FEATURE_GATHER; docs/instances.md): a program split
+ * across instances (processes) runs this process's replicas of it; its
+ * all-reduces need the other instances' operands, which the device asks
+ * this file for (IPU_IOCTL_GATHER_NEXT, GATHER_ANSWER).
+ * @instance_count: 0 for a program of one instance (the v1 launch: the
+ *	fields below must be 0), else the instance count, 1..4096.
+ * @instance_index: which instance this process is, < @instance_count.
+ * @staging_handle: a buffer object of this file: the staging area, where
+ *	the device writes its part of a gather and the host the others'.
+ *	Referenced until the launch completes.
+ * @staging_size: bytes of the staging area, > 0.
+ * @staging_offset: where it starts in its buffer object, a multiple of
+ *	64; the range must lie in the buffer.
+ * (The v1 struct ends at @fence: IPU_LAUNCH_SIZE_V1 bytes.)
+ * Errors of a split launch: -EINVAL as above, -ENOENT for an unknown
+ * staging handle, -EOPNOTSUPP on a device without gather requests
+ * (simulated IPUs: their firmware, ipu-simd, asks libsession directly).
+ * Its result: also -EIO (or the errno GATHER_ANSWER gave) when a gather
+ * failed, -ECANCELED when the file was closed with the gather pending.
  */
 struct ipu_launch {
 	__u32 exe_handle;
@@ -304,6 +325,70 @@ struct ipu_launch {
 	__u32 flags;
 	__u32 pad;
 	__u64 fence;
+	__u32 staging_handle;
+	__u32 staging_size;
+	__u32 staging_offset;
+	__u16 instance_index;
+	__u16 instance_count;
+};
+
+/*
+ * Bytes of the v1 struct ipu_launch, without the split launch's fields
+ * (which keep the struct within the 80 bytes of an io_uring command).
+ */
+#define IPU_LAUNCH_SIZE_V1 64
+#define IPU_LAUNCH_MAX_INSTANCES 4096
+/* Largest errno GATHER_ANSWER may report. */
+#define IPU_GATHER_MAX_ERRNO 4095
+
+/**
+ * struct ipu_gather_next - IPU_IOCTL_GATHER_NEXT output: the oldest gather
+ * request of this file's split launches that no call took yet.
+ * @token: out: names the request to GATHER_ANSWER; never 0.
+ * @group: out: the launch's &ipu_launch.group.
+ * @staging_offset: out: the launch's &ipu_launch.staging_offset.
+ * @bytes: out: each instance's part; part i is at @staging_offset +
+ *	i * @bytes in the staging buffer object. The device wrote part
+ *	@instance_index; the host writes every other before it answers.
+ * @staging_handle: out: the launch's staging buffer object.
+ * @replica: out: the launch's &ipu_launch.replica.
+ * @instance_index: out: the launch's.
+ * @instance_count: out: the launch's.
+ * @collective: out: which gather of the run, from 0.
+ * @flags: zero.
+ *
+ * Never blocks: -EAGAIN when no request is waiting. The file polls
+ * readable (EPOLLIN | EPOLLPRI) while one is. Every field must be zero on
+ * input (-EINVAL). Requests a reset forgot are not returned.
+ */
+struct ipu_gather_next {
+	__u64 token;
+	__u64 group;
+	__u64 staging_offset;
+	__u64 bytes;
+	__u32 staging_handle;
+	__u32 replica;
+	__u32 instance_index;
+	__u32 instance_count;
+	__u32 collective;
+	__u32 flags;
+};
+
+/**
+ * struct ipu_gather_answer - IPU_IOCTL_GATHER_ANSWER input.
+ * @token: from GATHER_NEXT in this file.
+ * @status: 0 (the other parts are in the staging area: the run goes on) or
+ *	a negative errno, -1..-4095 (the launch fails with it).
+ * @flags: zero.
+ *
+ * -ENOENT for a token this file was not given, one answered already, or
+ * one a reset (or the launch's end) made stale; -EINVAL for flags or a
+ * status out of range.
+ */
+struct ipu_gather_answer {
+	__u64 token;
+	__s32 status;
+	__u32 flags;
 };
 
 /**
@@ -412,7 +497,7 @@ struct ipu_fw_done {
 };
 
 /*
- * Command numbers. 0x0a-0x0f are reserved; 0x10-0x1f are the firmware
+ * Command numbers. 0x0c-0x0f are reserved; 0x10-0x1f are the firmware
  * role's. io_uring command opcodes (cmd_op) use 0x20 and up, encoded with
  * _IOWR like the ioctls, so that size and direction are checked the same
  * way; their payload is the same struct, in the SQE's 80-byte command area
@@ -434,6 +519,8 @@ struct ipu_fw_done {
 #define IPU_IOCTL_RESET		_IOW(IPU_IOCTL_TYPE, 0x07, struct ipu_reset)
 #define IPU_IOCTL_LAUNCH	_IOWR(IPU_IOCTL_TYPE, 0x08, struct ipu_launch)
 #define IPU_IOCTL_WAIT		_IOWR(IPU_IOCTL_TYPE, 0x09, struct ipu_wait)
+#define IPU_IOCTL_GATHER_NEXT	_IOWR(IPU_IOCTL_TYPE, 0x0a, struct ipu_gather_next)
+#define IPU_IOCTL_GATHER_ANSWER	_IOW(IPU_IOCTL_TYPE, 0x0b, struct ipu_gather_answer)
 
 #define IPU_IOCTL_FW_ATTACH	_IOW(IPU_IOCTL_TYPE, 0x10, struct ipu_fw_attach)
 #define IPU_IOCTL_FW_NEXT	_IOWR(IPU_IOCTL_TYPE, 0x11, struct ipu_fw_work)

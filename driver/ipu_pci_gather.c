@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The PCIe IPU's gather ring (docs/hardware.md section 4.4): a program
+ * split across instances asks the host for the other instances' operands.
+ * The device posts a request on this device-to-host ring and raises the
+ * GATHER cause on vector 3, whose thread (ipu_pci_cmd.c) calls
+ * ipu_pci_gather_service(): each request is matched to the split launch
+ * in flight it names (ipu_pci_cmd_find_split()) and posted in the inbox
+ * of the file that launched it (ipu_gather.c); a request that names no
+ * such launch comes from a device that lies and is answered EPROTO at
+ * once, so its run fails instead of waiting for its deadline. The file's
+ * answer comes back through ipu_pci_gather_answer().
+ *
+ * The ring is programmed with the other queues, at probe and after every
+ * reset, which makes the device forget its pending requests: the reset
+ * bumps ipu_device.gather_gen under gq->lock, so answers to requests of
+ * an older generation (whose seq the device may reuse) never reach it.
+ */
+#include <linux/dma-mapping.h>
+#include <linux/pci.h>
+
+#include "ipu_gather.h"
+#include "ipu_launch.h"
+#include "ipu_pci.h"
+
+static u32 ipu_pci_gather_rd(struct ipu_pci_gatherq *gq, u32 reg)
+{
+	return readl(gq->regs + reg);
+}
+
+static void ipu_pci_gather_wr(struct ipu_pci_gatherq *gq, u32 reg, u32 val)
+{
+	writel(val, gq->regs + reg);
+}
+
+/**
+ * ipu_pci_has_gather - whether the device has a gather ring
+ * @ipu: the device
+ *
+ * Return: true when its CAPS has IPU_CAPS_GATHER.
+ */
+bool ipu_pci_has_gather(struct ipu_pci *ipu)
+{
+	return ipu_pci_rd(ipu, IPU_REG_CAPS) & IPU_CAPS_GATHER;
+}
+
+/* Program and enable the ring; HEAD = TAIL = 0. The caller holds gq->lock. */
+static int ipu_pci_gather_enable(struct ipu_pci_gatherq *gq)
+{
+	int ret;
+
+	gq->head = 0;
+	ret = ipu_pci_ring_enable(gq->regs, gq->ring_dma, IPU_PCI_GATHER_RING,
+				  gq->wb, sizeof(*gq->wb), gq->wb_dma);
+	gq->enabled = !ret;
+	return ret;
+}
+
+/* Answer request @seq with @status (0 or -errno); the caller holds gq->lock. */
+static void ipu_pci_gather_answer_locked(struct ipu_pci_gatherq *gq, u32 seq,
+					 int status)
+{
+	ipu_pci_gather_wr(gq, IPU_GQ_ANSWER_STATUS, -status);
+	/* The status before the doorbell (writel orders). */
+	ipu_pci_gather_wr(gq, IPU_GQ_ANSWER, seq);
+}
+
+/* One request, taken off the ring: to its launch's file, or refused. */
+static void ipu_pci_gather_dispatch(struct ipu_pci *ipu,
+				    const struct ipu_gather_req *gr)
+{
+	struct ipu_pci_gatherq *gq = &ipu->gatherq;
+	u32 seq = ipu_pci_from_le32(gr->seq);
+	struct ipu_gather_next info = {};
+	struct ipu_launch_req *req;
+	int ret;
+
+	req = ipu_pci_cmd_find_split(ipu, gr);
+	if (!req) {
+		dev_err_ratelimited(&ipu->idev.dev,
+				    "gather request %u names no split launch in flight: refused\n",
+				    seq);
+		ipu_pci_gather_answer_locked(gq, seq, -EPROTO);
+		return;
+	}
+	info.group = req->group;
+	info.staging_offset = req->staging_offset;
+	info.bytes = le64_to_cpu((__force __le64)gr->bytes);
+	info.staging_handle = req->staging_handle;
+	info.replica = req->replica;
+	info.instance_index = req->instance_index;
+	info.instance_count = req->instance_count;
+	info.collective = ipu_pci_from_le32(gr->collective);
+	ret = ipu_gather_post(req, &info, seq, READ_ONCE(ipu->idev.gather_gen));
+	if (ret)
+		ipu_pci_gather_answer_locked(gq, seq, ret);
+}
+
+/**
+ * ipu_pci_gather_service - take the requests the device posted
+ * @ipu: the device
+ *
+ * Vector 3's thread. A TAIL out of the ring is a device that lies: the
+ * requests stay where they are (their runs meet their deadline).
+ */
+void ipu_pci_gather_service(struct ipu_pci *ipu)
+{
+	struct ipu_pci_gatherq *gq = &ipu->gatherq;
+	struct ipu_gather_req gr;
+	u32 tail;
+
+	mutex_lock(&gq->lock);
+	while (gq->enabled && !ipu_pci_is_gone(ipu)) {
+		tail = ipu_pci_gather_rd(gq, IPU_GQ_TAIL);
+		if (ipu_pci_check_gone(ipu, tail) || tail == gq->head)
+			break;
+		if (tail >= IPU_PCI_GATHER_RING) {
+			dev_err_ratelimited(&ipu->idev.dev,
+					    "gather ring TAIL %u out of the ring\n",
+					    tail);
+			break;
+		}
+		/* The entry is written before TAIL moves. */
+		dma_rmb();
+		memcpy(&gr, &gq->ring[gq->head], sizeof(gr));
+		gq->head = (gq->head + 1) % IPU_PCI_GATHER_RING;
+		ipu_pci_gather_wr(gq, IPU_GQ_HEAD, gq->head);
+		ipu_pci_gather_dispatch(ipu, &gr);
+	}
+	mutex_unlock(&gq->lock);
+}
+
+/**
+ * ipu_pci_gather_answer - ipu_hw_ops.gather_answer
+ * @idev: the device, entered
+ * @seq: the request's number
+ * @gen: &ipu_device.gather_gen when it was posted
+ * @status: 0 or a negative errno, -1..-IPU_GATHER_MAX_ERRNO
+ *
+ * Return: 0, or -ENOENT when a reset made the device forget the request.
+ */
+int ipu_pci_gather_answer(struct ipu_device *idev, u32 seq, u32 gen,
+			  int status)
+{
+	struct ipu_pci *ipu = to_ipu_pci(idev);
+	struct ipu_pci_gatherq *gq = &ipu->gatherq;
+	int ret = 0;
+
+	mutex_lock(&gq->lock);
+	if (!gq->enabled || gen != idev->gather_gen || ipu_pci_is_gone(ipu))
+		ret = -ENOENT;
+	else
+		ipu_pci_gather_answer_locked(gq, seq, status);
+	mutex_unlock(&gq->lock);
+	return ret;
+}
+
+/**
+ * ipu_pci_gather_reset - restart the ring after a soft reset or FLR
+ * @ipu: the device, just reset (its requests forgotten)
+ *
+ * Return: 0 (also without a gather ring) or -EIO when it would not enable.
+ */
+int ipu_pci_gather_reset(struct ipu_pci *ipu)
+{
+	struct ipu_pci_gatherq *gq = &ipu->gatherq;
+	int ret = 0;
+
+	if (!gq->ring)
+		return 0;
+	mutex_lock(&gq->lock);
+	WRITE_ONCE(ipu->idev.gather_gen, ipu->idev.gather_gen + 1);
+	ret = ipu_pci_gather_enable(gq);
+	mutex_unlock(&gq->lock);
+	return ret;
+}
+
+/**
+ * ipu_pci_gather_init - allocate, program and enable the gather ring
+ * @ipu: the device, its command queue up (vector 3 requested)
+ *
+ * A device without IPU_CAPS_GATHER has no ring: its files' split launches
+ * still fail with E_GATHER on the device. The ring is managed (dmam_*).
+ *
+ * Return: 0, or a negative errno after a dmesg line.
+ */
+int ipu_pci_gather_init(struct ipu_pci *ipu)
+{
+	struct ipu_pci_gatherq *gq = &ipu->gatherq;
+	struct device *dev = &ipu->pdev->dev;
+	int ret;
+
+	mutex_init(&gq->lock);
+	if (!ipu_pci_has_gather(ipu))
+		return 0;
+	gq->regs = ipu->regs + IPU_REG_GATHER;
+	gq->ring = dmam_alloc_coherent(dev,
+				       IPU_PCI_GATHER_RING * sizeof(*gq->ring),
+				       &gq->ring_dma, GFP_KERNEL);
+	gq->wb = dmam_alloc_coherent(dev, sizeof(*gq->wb), &gq->wb_dma,
+				     GFP_KERNEL);
+	if (!gq->ring || !gq->wb) {
+		gq->ring = NULL;
+		ret = -ENOMEM;
+		goto err;
+	}
+	mutex_lock(&gq->lock);
+	ret = ipu_pci_gather_enable(gq);
+	mutex_unlock(&gq->lock);
+	if (ret)
+		goto err;
+	ipu_pci_unmask(ipu, IPU_IRQ_GATHER);
+	return 0;
+
+err:
+	dev_err(dev, "cannot set up the gather ring: %d\n", ret);
+	return ret;
+}
+
+/**
+ * ipu_pci_gather_fini - stop the gather ring
+ * @ipu: the device, unregistered; before vector 3 is freed
+ *
+ * The files' inboxes still hold requests: their answers then find the
+ * ring disabled (-ENOENT) and are dropped.
+ */
+void ipu_pci_gather_fini(struct ipu_pci *ipu)
+{
+	struct ipu_pci_gatherq *gq = &ipu->gatherq;
+
+	mutex_lock(&gq->lock);
+	if (gq->enabled && ipu_pci_present(ipu))
+		ipu_pci_gather_wr(gq, IPU_GQ_CTRL, 0);
+	gq->enabled = false;
+	mutex_unlock(&gq->lock);
+}

@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_pci_gather.c - split launches on PCIe IPUs (docs/instances.md,
+ * "PCIe IPUs"; docs/hardware.md section 4.4): a 2-replica program split
+ * into 2 instances of 1 replica, instance i on IPU i, one file each; the
+ * test plays the instances' transport, taking each IPU's gather request
+ * (poll, GATHER_NEXT), carrying the parts between the staging buffers and
+ * answering (GATHER_ANSWER):
+ *  - the outputs equal the unsplit program's on the same two IPUs;
+ *  - hostile calls: a wrong token, another file's token, a double answer,
+ *    a status out of range, a non-zero GATHER_NEXT input, a split launch
+ *    with malformed fields; a failed answer's errno reaches WAIT;
+ *  - closing a file mid-gather fails its launch and leaks nothing
+ *    (memory_used back to where it was), as does killing the process
+ *    (-9) that owns it; a reset forgets the requests (their tokens
+ *    -ENOENT); a request nobody answers meets the launch's deadline
+ *    (-ETIMEDOUT); the next split launch runs after each.
+ * Skipped without two PCI IPUs.
+ */
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kpci.h"
+#include "kprog.h"
+#include "ksimd.h"
+
+#define FAR_NS INT64_MAX
+#define GROUP 0x5e11u
+
+
+/* The image of @p split into instances of one replica each. */
+static void *split_image(struct kp_prog *p, size_t *len)
+{
+	void *image = NULL;
+	char msg[256];
+
+	p->exe->instance_replication_factor = 1;
+	if (ipu_exe_save(p->exe, &image, len, msg, sizeof(msg)))
+		fail_msg("saving split: %s", msg);
+	p->exe->instance_replication_factor = p->exe->replication_factor;
+	return image;
+}
+
+/*
+ * Replica @r of @p on PCI IPU @r: @image, the replica's weights and input
+ * (x = i / 8 - r), and with @split a staging buffer.
+ */
+/* One instance: a file attached to its IPU, its buffers and launch. */
+static struct kp_raw inst_setup(struct kp_prog *p, const void *image,
+			      size_t len, uint32_t r, bool split)
+{
+	const struct ipu_exe_stream *in = &p->exe->streams[p->in[0]];
+	float x[16];
+	struct kp_raw s;
+	int n, i;
+
+	n = ipu_of(ipus[r]);
+	if (n < 0)
+		fail_msg("%s has no ipuN (not bound?)", ipus[r]);
+	s.fd = kt_open_attached((unsigned int)n);
+	kp_launch_bufs(s.fd, image, len, p->exe->arena_size, &s.l);
+	kp_weights(p, r, kp_raw_put_arena, &s);
+	for (i = 0; i < 16; i++)
+		x[i] = (float)i / 8.0f - (float)r;
+	assert_int_equal(kt_write_bo(s.fd, s.l.arena_handle, in->slots_offset,
+				     x, sizeof(x)), 0);
+	s.l.replica = r;
+	s.l.num_replicas = 2;
+	s.l.group = GROUP;
+	if (split) {
+		s.l.replica = 0;
+		s.l.num_replicas = 1;
+		s.l.instance_index = r;
+		s.l.instance_count = 2;
+		s.l.staging_size = (uint32_t)kt_granule(s.fd);
+		s.l.staging_handle = kt_bo(s.fd, s.l.staging_size, NULL);
+	}
+	return s;
+}
+
+static uint64_t launch(struct kp_raw *s)
+{
+	struct ipu_launch arg = s->l;
+
+	arg.fence = 0;
+	assert_int_equal(kt_ioctl(s->fd, IPU_IOCTL_LAUNCH, &arg), 0);
+	return arg.fence;
+}
+
+static int wait_fence(struct kp_raw *s, uint64_t fence)
+{
+	int status;
+
+	assert_int_equal(kt_wait_fence(s->fd, fence, FAR_NS, &status), 0);
+	return status;
+}
+
+/* Wait (an event, no time) for @s's request and take it. */
+static struct ipu_gather_next take(struct kp_raw *s)
+{
+	struct pollfd pfd = { .fd = s->fd, .events = POLLPRI | POLLIN };
+	struct ipu_gather_next g;
+
+	assert_int_equal(poll(&pfd, 1, -1), 1);
+	assert_true(pfd.revents & POLLPRI);
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(kt_ioctl(s->fd, IPU_IOCTL_GATHER_NEXT, &g), 0);
+	assert_true(g.token != 0);
+	assert_int_equal(g.group, GROUP);
+	assert_int_equal(g.staging_handle, s->l.staging_handle);
+	assert_int_equal(g.instance_count, 2);
+	assert_int_equal(g.instance_index, s->l.instance_index);
+	assert_int_equal(g.collective, 0);
+	assert_true(g.bytes > 0 && 2 * g.bytes <= s->l.staging_size);
+	return g;
+}
+
+static int answer(struct kp_raw *s, uint64_t token, int status)
+{
+	struct ipu_gather_answer a = { .token = token, .status = status };
+
+	return kt_ioctl(s->fd, IPU_IOCTL_GATHER_ANSWER, &a);
+}
+
+/* Carry instance @from's part into instance @to's staging buffer. */
+static void carry(struct kp_raw *from, const struct ipu_gather_next *gf,
+		  struct kp_raw *to)
+{
+	uint64_t off = gf->staging_offset + gf->instance_index * gf->bytes;
+	uint8_t part[4096];
+
+	assert_true(gf->bytes <= sizeof(part));
+	assert_int_equal(kt_read_bo(from->fd, gf->staging_handle, off, part,
+				    gf->bytes), 0);
+	assert_int_equal(kt_write_bo(to->fd, to->l.staging_handle, off, part,
+				     gf->bytes), 0);
+}
+
+static void read_y(struct kp_prog *p, struct kp_raw *s, float *y)
+{
+	const struct ipu_exe_stream *out = &p->exe->streams[p->out[0]];
+
+	assert_int_equal(kt_read_bo(s->fd, s->l.arena_handle, out->slots_offset,
+				    y, 8 * sizeof(float)), 0);
+}
+
+struct split {
+	struct kp_prog *p;
+	void *image;
+	size_t len;
+	struct kp_raw s[2];
+	uint64_t fence[2];
+};
+
+/* Both instances set up and launched. */
+static void split_start(struct split *sp)
+{
+	uint32_t r;
+
+	require_ipus();
+	if (nr_ipus < 2)
+		kt_skip();
+	sp->p = kp_mlp(2);
+	sp->image = split_image(sp->p, &sp->len);
+	for (r = 0; r < 2; r++)
+		sp->s[r] = inst_setup(sp->p, sp->image, sp->len, r, true);
+	for (r = 0; r < 2; r++)
+		sp->fence[r] = launch(&sp->s[r]);
+}
+
+static void split_free(struct split *sp)
+{
+	free(sp->image);
+	kp_free(sp->p);
+}
+
+/* A file of IPU 1 (not attached) and the device memory it holds now. */
+static int watch_ipu1(uint64_t *used)
+{
+	int fd;
+
+	require_ipus();
+	if (nr_ipus < 2)
+		kt_skip();
+	fd = kt_open(ipu_of(ipus[1]));
+	*used = kt_info(fd).memory_used;
+	return fd;
+}
+
+/*
+ * Wait for @fd's device to hold @used bytes again: a launch whose file
+ * closed ends on the device (an event), not after a time.
+ */
+static void wait_memory_used(int fd, uint64_t used)
+{
+	unsigned int tries;
+
+	for (tries = 0; kt_info(fd).memory_used != used; tries++) {
+		if (tries > 100000)
+			fail_msg("the IPU still holds %llu bytes more",
+				 (unsigned long long)(kt_info(fd).memory_used - used));
+		sched_yield();
+	}
+}
+
+static void test_two_instances_give_the_unsplit_bits(void **state)
+{
+	struct ipu_gather_next g[2];
+	float y[2][8], want[2][8];
+	struct kp_raw u[2];
+	struct split sp;
+	uint32_t r;
+
+	(void)state;
+	split_start(&sp);
+	for (r = 0; r < 2; r++)
+		g[r] = take(&sp.s[r]);
+	carry(&sp.s[0], &g[0], &sp.s[1]);
+	carry(&sp.s[1], &g[1], &sp.s[0]);
+	for (r = 0; r < 2; r++)
+		assert_int_equal(answer(&sp.s[r], g[r].token, 0), 0);
+	for (r = 0; r < 2; r++) {
+		assert_int_equal(wait_fence(&sp.s[r], sp.fence[r]), 0);
+		read_y(sp.p, &sp.s[r], y[r]);
+		kt_close(sp.s[r].fd);
+	}
+
+	/* The unsplit program, replicas 0 and 1 on the same IPUs. */
+	for (r = 0; r < 2; r++)
+		u[r] = inst_setup(sp.p, sp.p->image, sp.p->len, r, false);
+	for (r = 0; r < 2; r++)
+		sp.fence[r] = launch(&u[r]);
+	for (r = 0; r < 2; r++) {
+		assert_int_equal(wait_fence(&u[r], sp.fence[r]), 0);
+		read_y(sp.p, &u[r], want[r]);
+		kt_close(u[r].fd);
+	}
+	assert_memory_equal(y, want, sizeof(y));
+	split_free(&sp);
+}
+
+static void test_hostile_answers_and_a_failed_gather(void **state)
+{
+	struct ipu_gather_next g[2], junk;
+	struct split sp;
+
+	(void)state;
+	split_start(&sp);
+	g[0] = take(&sp.s[0]);
+	g[1] = take(&sp.s[1]);
+	/* Nothing else waits; a non-zero input is refused. */
+	memset(&junk, 0, sizeof(junk));
+	assert_int_equal(kt_ioctl(sp.s[0].fd, IPU_IOCTL_GATHER_NEXT, &junk),
+			 -EAGAIN);
+	junk.flags = 1;
+	assert_int_equal(kt_ioctl(sp.s[0].fd, IPU_IOCTL_GATHER_NEXT, &junk),
+			 -EINVAL);
+	/* Unknown token, 0, out-of-range status, flags. */
+	assert_int_equal(answer(&sp.s[0], g[0].token + 100, 0), -ENOENT);
+	assert_int_equal(answer(&sp.s[0], 0, 0), -ENOENT);
+	assert_int_equal(answer(&sp.s[0], g[0].token, 1), -EINVAL);
+	assert_int_equal(answer(&sp.s[0], g[0].token, -4096), -EINVAL);
+	{
+		struct ipu_gather_answer a = { .token = g[0].token, .flags = 1 };
+
+		assert_int_equal(kt_ioctl(sp.s[0].fd, IPU_IOCTL_GATHER_ANSWER,
+					  &a), -EINVAL);
+	}
+	/* File 1's token on file 0: not this file's. */
+	if (g[1].token != g[0].token)
+		assert_int_equal(answer(&sp.s[0], g[1].token, 0), -ENOENT);
+	/* A failure's errno reaches WAIT; a second answer is -ENOENT. */
+	assert_int_equal(answer(&sp.s[0], g[0].token, -ETIMEDOUT), 0);
+	assert_int_equal(answer(&sp.s[0], g[0].token, 0), -ENOENT);
+	assert_int_equal(wait_fence(&sp.s[0], sp.fence[0]), -ETIMEDOUT);
+	assert_int_equal(answer(&sp.s[1], g[1].token, -EHOSTDOWN), 0);
+	assert_int_equal(wait_fence(&sp.s[1], sp.fence[1]), -EHOSTDOWN);
+	kt_close(sp.s[0].fd);
+	kt_close(sp.s[1].fd);
+	split_free(&sp);
+}
+
+static void test_malformed_split_launches(void **state)
+{
+	struct ipu_launch l;
+	struct split sp;
+	uint32_t r;
+
+	(void)state;
+	require_ipus();
+	if (nr_ipus < 2)
+		kt_skip();
+	sp.p = kp_mlp(2);
+	sp.image = split_image(sp.p, &sp.len);
+	sp.s[0] = inst_setup(sp.p, sp.image, sp.len, 0, true);
+	for (r = 0; r < 7; r++) {
+		l = sp.s[0].l;
+		switch (r) {
+		case 0: l.instance_index = 2; break;
+		case 1: l.instance_count = 4097; break;
+		case 2: l.staging_size = 0; break;
+		case 3: l.staging_offset = 8; break;
+		case 4: l.staging_offset = 64; break; /* past the buffer */
+		case 5: l.instance_count = 0; break; /* split fields without */
+		case 6: l.staging_handle = 9999; break;
+		}
+		assert_int_equal(kt_ioctl(sp.s[0].fd, IPU_IOCTL_LAUNCH, &l),
+				 r == 6 ? -ENOENT : -EINVAL);
+	}
+	/*
+	 * A v1 caller (56 bytes) still launches; the split image without its
+	 * INSTANCE is the device's E_INVAL.
+	 */
+	l = sp.s[0].l;
+	l.fence = 0;
+	assert_int_equal(kt_ioctl(sp.s[0].fd, kt_resize(IPU_IOCTL_LAUNCH,
+						IPU_LAUNCH_SIZE_V1), &l), 0);
+	assert_int_equal(wait_fence(&sp.s[0], l.fence), -EINVAL);
+	kt_close(sp.s[0].fd);
+	split_free(&sp);
+}
+
+/*
+ * Instance 1's file closes mid-gather: its launch fails, instance 0's
+ * answered with the transport's error; then a reset under a pending
+ * request makes its token stale. Nothing stays allocated.
+ */
+static void test_close_and_reset_mid_gather(void **state)
+{
+	struct ipu_gather_next g;
+	struct split sp;
+	struct ipu_reset rs = { 0 };
+	uint64_t used;
+	int fd;
+
+	(void)state;
+	fd = watch_ipu1(&used);
+	split_start(&sp);
+	take(&sp.s[1]);
+	kt_close(sp.s[1].fd);
+	g = take(&sp.s[0]);
+	assert_int_equal(kt_ioctl(sp.s[0].fd, IPU_IOCTL_RESET, &rs), 0);
+	assert_int_equal(answer(&sp.s[0], g.token, 0), -ENOENT);
+	assert_int_equal(wait_fence(&sp.s[0], sp.fence[0]), -EIO);
+	kt_close(sp.s[0].fd);
+	/* Instance 1's launch ends on the device by itself: wait for it. */
+	wait_memory_used(fd, used);
+	kt_close(fd);
+	split_free(&sp);
+
+	/* The next split run works. */
+	test_two_instances_give_the_unsplit_bits(state);
+}
+
+/*
+ * Instance 1 is a process killed (-9) while its request waits: its file
+ * closes with the process, its launch fails and its buffers go; instance
+ * 0, answered with the transport's error, fails with it.
+ */
+static void test_kill_9_mid_gather(void **state)
+{
+	struct ipu_gather_next g;
+	struct split sp;
+	uint64_t used;
+	int fd, pfd[2], st;
+	pid_t pid;
+	char c;
+
+	(void)state;
+	fd = watch_ipu1(&used);
+	sp.p = kp_mlp(2);
+	sp.image = split_image(sp.p, &sp.len);
+	assert_int_equal(pipe(pfd), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		sp.s[1] = inst_setup(sp.p, sp.image, sp.len, 1, true);
+		sp.fence[1] = launch(&sp.s[1]);
+		take(&sp.s[1]);
+		if (write(pfd[1], "r", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(pfd[1]);
+	sp.s[0] = inst_setup(sp.p, sp.image, sp.len, 0, true);
+	sp.fence[0] = launch(&sp.s[0]);
+	g = take(&sp.s[0]);
+	assert_int_equal(read(pfd[0], &c, 1), 1);
+	close(pfd[0]);
+	assert_int_equal(kill(pid, SIGKILL), 0);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFSIGNALED(st));
+	assert_int_equal(answer(&sp.s[0], g.token, -ECONNRESET), 0);
+	assert_int_equal(wait_fence(&sp.s[0], sp.fence[0]), -ECONNRESET);
+	kt_close(sp.s[0].fd);
+	/* The killed instance's launch ends on the device by itself. */
+	wait_memory_used(fd, used);
+	kt_close(fd);
+	split_free(&sp);
+}
+
+/*
+ * Nobody answers: the device's deadline fails both launches
+ * (-ETIMEDOUT); the next split run works.
+ */
+static void test_no_answer_meets_the_deadline(void **state)
+{
+	struct split sp;
+	uint32_t r;
+
+	(void)state;
+	ks_timeout_set(500);
+	split_start(&sp);
+	/*
+	 * No take(): once the deadline ended a launch its request is stale,
+	 * and a file whose requests all are does not poll readable.
+	 */
+	for (r = 0; r < 2; r++) {
+		assert_int_equal(wait_fence(&sp.s[r], sp.fence[r]), -ETIMEDOUT);
+		kt_close(sp.s[r].fd);
+	}
+	split_free(&sp);
+	test_two_instances_give_the_unsplit_bits(state);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		KT_TEST(test_two_instances_give_the_unsplit_bits),
+		KT_TEST(test_hostile_answers_and_a_failed_gather),
+		KT_TEST(test_malformed_split_launches),
+		KT_TEST(test_close_and_reset_mid_gather),
+		KT_TEST(test_kill_9_mid_gather),
+		KS_TEST(test_no_answer_meets_the_deadline),
+	};
+
+	kp_init();
+	return KT_RUN(tests);
+}

@@ -1,0 +1,623 @@
+// SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
+/*
+ * test_emu_dev_gather.c - the PCIe IPU model's gather requests
+ * (docs/hardware.md section 4.4): a program split across instances runs
+ * each instance on its own IPU, the test playing the host that carries
+ * the parts between them, and gets the bits of the unsplit program (one
+ * replica per instance, and two on two IPUs asking through replica 0's);
+ * replicas naming different instances refused; the
+ * host's hostile answers (unknown, duplicate, not an errno, a failure),
+ * a HEAD past TAIL, an overwritten own part; a host that never answers
+ * (the deadline), a reset or a disabled ring under a waiting run; a
+ * launch without its INSTANCE, a malformed INSTANCE, a staging area too
+ * small, ring configuration checks and a ring the device cannot write.
+ *
+ * Waits poll the device's registers (TAIL, a status word), never a time.
+ */
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include "emu_dev_launch.h"
+
+#define MEM		(16u << 20)
+#define EXE_AT		0x0
+#define ARENA_AT	0x100000u
+#define STAGING_AT	0x200000u
+#define STAGING_SIZE	0x10000u
+#define CQ		IPU_QUEUE_CMD
+#define GQ		3		/* the gather ring's slot in G_RING/G_WB */
+#define GQ_ENTRIES	4
+#define GREG(r)		(IPU_REG_GATHER + (r))
+
+/* IPU @index: booted, command ring and gather ring enabled. */
+static struct th *ready(unsigned int index)
+{
+	struct th *t = th_ready(MEM, index);
+
+	wr64(t, GREG(IPU_GQ_BASE), GUEST_BASE + G_RING(GQ));
+	wr32(t, GREG(IPU_GQ_SIZE), GQ_ENTRIES);
+	wr64(t, GREG(IPU_GQ_WB_ADDR), GUEST_BASE + G_WB(GQ));
+	wr32(t, GREG(IPU_GQ_CTRL), IPU_Q_CTRL_ENABLE);
+	return t;
+}
+
+/*
+ * x (float32, 3 x 40) summed over @rf replicas into s, then s averaged
+ * into m: two collectives. Built for @rf replicas (the reference runs it
+ * so); put_split_exe() saves it split.
+ */
+static struct eb *allreduces(uint32_t rf, uint32_t *m)
+{
+	struct eb *b = eb_new(rf, 1);
+	uint32_t x = eb_tensor(b, IPU_DTYPE_FLOAT32, EB_SHAPE(3, 40));
+	uint32_t s = eb_tensor(b, IPU_DTYPE_FLOAT32, EB_SHAPE(3, 40));
+	uint32_t r;
+
+	*m = eb_tensor(b, IPU_DTYPE_FLOAT32, EB_SHAPE(3, 40));
+	eb_op(b, IPU_OP_ALL_REDUCE, EB_U32(s, x), EB_I64(IPU_EXE_REDUCE_SUM, rf, 1));
+	eb_op(b, IPU_OP_ALL_REDUCE, EB_U32(*m, s),
+	      EB_I64(IPU_EXE_REDUCE_MEAN, rf, 1));
+	eb_alloc(b);
+	for (r = 0; r < rf; r++)
+		eb_fill(b, r, x, 40 + r, -5, 5);
+	return b;
+}
+
+/* Save @b as instances of @irf replicas each into @t at EXE_AT. */
+static uint32_t put_split_exe(struct th *t, struct eb *b, uint32_t irf)
+{
+	uint32_t len;
+
+	b->exe.instance_replication_factor = irf;
+	len = th_put_exe(t, EXE_AT, b);
+	b->exe.instance_replication_factor = b->exe.replication_factor;
+	return len;
+}
+
+static void put_instance(struct th *t, uint32_t idx, uint32_t index,
+			 uint32_t count, uint64_t staging_size)
+{
+	struct ipu_cmd_desc *d = th_cmd_desc(t, idx);
+
+	memset(d, 0, sizeof(*d));
+	d->opcode = IPU_CQ_INSTANCE;
+	d->replica = index;
+	d->num_replicas = count;
+	d->arena_addr = STAGING_AT;
+	d->arena_size = staging_size;
+}
+
+static struct ipu_cmd_desc *put_launch(struct th *t, uint32_t idx,
+				       uint32_t exe_size, uint64_t arena_size)
+{
+	struct ipu_cmd_desc *d = th_launch(t, idx, EXE_AT, exe_size, ARENA_AT,
+					   arena_size);
+
+	d->owner = 4321;
+	return d;
+}
+
+static uint32_t status(struct th *t, uint32_t idx)
+{
+	return th_cmd_status(t, idx);
+}
+
+static uint32_t wait_done(struct th *t, uint32_t idx)
+{
+	time_t end = time(NULL) + WAIT_LIMIT_S;
+
+	while (!(status(t, idx) & IPU_DESC_DONE)) {
+		assert_true(time(NULL) < end);
+		sched_yield();
+	}
+	return status(t, idx);
+}
+
+/* Wait for a request at the ring's HEAD; a copy of it. */
+static struct ipu_gather_req wait_request(struct th *t)
+{
+	time_t end = time(NULL) + WAIT_LIMIT_S;
+	uint32_t head = rd32(t, GREG(IPU_GQ_HEAD));
+
+	while (rd32(t, GREG(IPU_GQ_TAIL)) == head) {
+		assert_true(time(NULL) < end);
+		sched_yield();
+	}
+	return ((struct ipu_gather_req *)(t->h.mem + G_RING(GQ)))[head];
+}
+
+/* Take the request at HEAD: HEAD moves on. */
+static void consume(struct th *t)
+{
+	wr32(t, GREG(IPU_GQ_HEAD), (rd32(t, GREG(IPU_GQ_HEAD)) + 1) % GQ_ENTRIES);
+}
+
+static void answer(struct th *t, uint32_t seq, uint32_t st)
+{
+	wr32(t, GREG(IPU_GQ_ANSWER_STATUS), st);
+	wr32(t, GREG(IPU_GQ_ANSWER), seq);
+}
+
+/* Start instance @index of 2 on @t: INSTANCE, LAUNCH (deadline @ms). */
+static void start(struct th *t, struct eb *b, uint32_t index, uint32_t ms)
+{
+	uint32_t size = put_split_exe(t, b, 1);
+
+	th_mem_write(t, ARENA_AT, b->arenas[index], b->exe.arena_size);
+	put_instance(t, 0, index, 2, STAGING_SIZE);
+	put_launch(t, 1, size, b->exe.arena_size)->deadline_ms = ms;
+	wr32(t, QREG(CQ, IPU_Q_TAIL), 2);
+}
+
+static void test_two_instances_give_the_unsplit_bits(void **state)
+{
+	struct th *t[2] = { ready(0), ready(1) };
+	struct ipu_gather_req req[2];
+	uint32_t m, i, j, c;
+	struct eb *b = allreduces(2, &m);
+	uint64_t asz = b->exe.arena_size;
+	uint8_t *part, *back = malloc(asz);
+
+	(void)state;
+	for (i = 0; i < 2; i++)
+		start(t[i], b, i, 0);
+	assert_int_equal(eb_run(b), 0);	/* the reference: one instance */
+	for (c = 0; c < 2; c++) {
+		for (i = 0; i < 2; i++) {
+			req[i] = wait_request(t[i]);
+			assert_int_not_equal(req[i].seq, 0);
+			assert_int_equal(req[i].index, i);
+			assert_int_equal(req[i].count, 2);
+			assert_int_equal(req[i].collective, c);
+			assert_int_equal(req[i].owner, 4321);
+			assert_int_equal(req[i].replica, 0);
+			assert_int_equal(req[i].staging, STAGING_AT);
+			assert_int_equal(req[i].bytes, 3 * 40 * 4);
+			assert_int_equal(rd32(t[i], GREG(IPU_GQ_PENDING)), 1);
+			assert_int_equal(((struct ipu_gather_wb *)(t[i]->h.mem + G_WB(GQ)))->tail,
+					 rd32(t[i], GREG(IPU_GQ_TAIL)));
+		}
+		/* The host's transport: each instance's part to the other. */
+		part = malloc(req[0].bytes);
+		for (i = 0; i < 2; i++) {
+			j = 1 - i;
+			th_mem_read(t[i], STAGING_AT + i * req[i].bytes, part,
+				    (uint32_t)req[i].bytes);
+			th_mem_write(t[j], STAGING_AT + i * req[j].bytes, part,
+				     (uint32_t)req[j].bytes);
+		}
+		free(part);
+		for (i = 0; i < 2; i++) {
+			consume(t[i]);
+			answer(t[i], req[i].seq, 0);
+		}
+	}
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(wait_done(t[i], 1), IPU_DESC_DONE | IPU_CQ_OK);
+		assert_int_equal(status(t[i], 0), IPU_DESC_DONE | IPU_CQ_OK);
+		th_mem_read(t[i], ARENA_AT, back, (uint32_t)asz);
+		assert_memory_equal(back, b->arenas[i], asz);
+		assert_int_equal(rd32(t[i], GREG(IPU_GQ_POSTED)), 2);
+		assert_int_equal(rd32(t[i], GREG(IPU_GQ_PENDING)), 0);
+		assert_int_equal(rd32(t[i], IPU_REG_ERR_COUNT), 0);
+	}
+	free(back);
+	eb_free(b);
+	th_free(t[0]);
+	th_free(t[1]);
+}
+
+/*
+ * One instance (index 1) on one IPU, the test playing the host of both:
+ * the other instance's operand is instance 0's of the reference.
+ */
+struct solo {
+	struct th *t;
+	struct eb *b;
+	uint32_t m;
+	struct ipu_gather_req req;
+};
+
+static void solo_start(struct solo *s, uint32_t ms)
+{
+	s->t = ready(0);
+	s->b = allreduces(2, &s->m);
+	start(s->t, s->b, 1, ms);
+	s->req = wait_request(s->t);
+}
+
+static void solo_free(struct solo *s)
+{
+	eb_free(s->b);
+	th_free(s->t);
+}
+
+/* The staging part of instance 0 as the reference's replica 0 has it. */
+static void solo_fill_other(struct solo *s, uint32_t tensor)
+{
+	const uint8_t *x = (const uint8_t *)s->b->arenas[0] +
+			   s->b->tensors[tensor].offset;
+
+	th_mem_write(s->t, STAGING_AT, x, (uint32_t)s->req.bytes);
+}
+
+static void test_unknown_and_duplicate_answers_are_logged_and_ignored(void **state)
+{
+	struct solo s;
+	uint8_t junk[3 * 40 * 4];
+	uint64_t asz;
+	uint8_t *back;
+	uint32_t errs;
+
+	(void)state;
+	solo_start(&s, 0);
+	asz = s.b->exe.arena_size;
+	assert_int_equal(eb_run(s.b), 0);
+	/* x of the reference: tensor 0; the device's own part (index 1) is
+	 * overwritten by a hostile host, and must not be taken back. */
+	solo_fill_other(&s, 0);
+	memset(junk, 0x5a, sizeof(junk));
+	th_mem_write(s.t, STAGING_AT + s.req.bytes, junk, sizeof(junk));
+	answer(s.t, s.req.seq + 7, 0);	/* no such request */
+	assert_int_equal(th_last_err(s.t), IPU_ERR_GATHER);
+	assert_int_equal(rd32(s.t, GREG(IPU_GQ_PENDING)), 1);
+	assert_false(status(s.t, 1) & IPU_DESC_DONE);
+	consume(s.t);
+	answer(s.t, s.req.seq, 0);
+	/* The second collective: s of replica 0 (tensor 1). */
+	s.req = wait_request(s.t);
+	assert_int_equal(s.req.collective, 1);
+	solo_fill_other(&s, 1);
+	consume(s.t);
+	answer(s.t, s.req.seq, 0);
+	assert_int_equal(wait_done(s.t, 1), IPU_DESC_DONE | IPU_CQ_OK);
+	back = malloc(asz);
+	th_mem_read(s.t, ARENA_AT, back, (uint32_t)asz);
+	assert_memory_equal(back, s.b->arenas[1], asz);
+	free(back);
+	/* A duplicate of an answered request: logged, nothing else. */
+	errs = rd32(s.t, IPU_REG_ERR_COUNT);
+	answer(s.t, s.req.seq, 0);
+	assert_int_equal(rd32(s.t, IPU_REG_ERR_COUNT), errs + 1);
+	assert_int_equal(th_last_err(s.t), IPU_ERR_GATHER);
+	solo_free(&s);
+}
+
+static void test_a_failed_or_garbled_answer_fails_the_launch(void **state)
+{
+	static const uint32_t answers[] = { 110 /* ETIMEDOUT */, 4096, ~0u };
+	struct solo s;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		solo_start(&s, 0);
+		consume(s.t);
+		answer(s.t, s.req.seq, answers[i]);
+		assert_int_equal(wait_done(s.t, 1),
+				 IPU_DESC_DONE | IPU_CQ_E_GATHER);
+		assert_int_equal(rd32(s.t, GREG(IPU_GQ_PENDING)), 0);
+		if (answers[i] > IPU_GQ_MAX_ERRNO)
+			assert_int_equal(th_err_code(s.t, 0), IPU_ERR_GATHER);
+		solo_free(&s);
+	}
+}
+
+static void test_head_may_not_pass_tail(void **state)
+{
+	struct solo s;
+
+	(void)state;
+	solo_start(&s, 0);
+	wr32(s.t, GREG(IPU_GQ_HEAD), 2);	/* one posted: 0 -> 1 only */
+	assert_int_equal(th_last_err(s.t), IPU_ERR_BAD_TAIL);
+	assert_int_equal(rd32(s.t, GREG(IPU_GQ_HEAD)), 0);
+	wr32(s.t, GREG(IPU_GQ_HEAD), GQ_ENTRIES);
+	assert_int_equal(rd32(s.t, GREG(IPU_GQ_HEAD)), 0);
+	consume(s.t);
+	assert_int_equal(rd32(s.t, GREG(IPU_GQ_HEAD)), 1);
+	answer(s.t, s.req.seq, 1);
+	assert_int_equal(wait_done(s.t, 1), IPU_DESC_DONE | IPU_CQ_E_GATHER);
+	solo_free(&s);
+}
+
+static void test_a_host_that_never_answers_meets_the_deadline(void **state)
+{
+	struct solo s;
+
+	(void)state;
+	solo_start(&s, 50);
+	assert_int_equal(wait_done(s.t, 1), IPU_DESC_DONE | IPU_CQ_E_TIMEOUT);
+	assert_int_equal(rd32(s.t, GREG(IPU_GQ_PENDING)), 0);
+	/* A late answer is stale. */
+	answer(s.t, s.req.seq, 0);
+	assert_int_equal(th_last_err(s.t), IPU_ERR_GATHER);
+	solo_free(&s);
+}
+
+static void test_reset_or_disable_ends_a_waiting_gather(void **state)
+{
+	struct solo s;
+
+	(void)state;
+	solo_start(&s, 0);
+	wr32(s.t, IPU_REG_SOFT_RESET, IPU_SOFT_RESET_MAGIC);
+	assert_int_equal(status(s.t, 1), IPU_DESC_DONE | IPU_CQ_E_RESET);
+	assert_int_equal(rd32(s.t, GREG(IPU_GQ_CTRL)), 0);
+	assert_int_equal(rd32(s.t, GREG(IPU_GQ_PENDING)), 0);
+	solo_free(&s);
+
+	solo_start(&s, 0);
+	wr32(s.t, GREG(IPU_GQ_CTRL), 0);
+	assert_int_equal(wait_done(s.t, 1), IPU_DESC_DONE | IPU_CQ_E_GATHER);
+	solo_free(&s);
+}
+
+/*
+ * Instance 1 of 2, of 2 replicas on two IPUs (rf 4): only replica 0's IPU
+ * asks, for both local operands; the test plays instance 0 with the
+ * reference's replicas 0 and 1. With @mismatch, replica 1 names another
+ * instance and the run is refused.
+ */
+static void two_replicas_per_instance(bool mismatch)
+{
+	struct th *t[2] = { ready(0), ready(1) };
+	struct ipu_gather_req req;
+	uint32_t m, r, c, size;
+	struct eb *b = allreduces(4, &m);
+	uint64_t asz = b->exe.arena_size;
+	uint8_t *back = malloc(asz);
+
+	for (r = 0; r < 2; r++) {
+		struct ipu_cmd_desc *d;
+
+		size = put_split_exe(t[r], b, 2);
+		th_mem_write(t[r], ARENA_AT, b->arenas[2 + r], asz);
+		put_instance(t[r], 0, mismatch && r ? 0 : 1, 2, STAGING_SIZE);
+		d = put_launch(t[r], 1, size, asz);
+		d->replica = r;
+		d->num_replicas = 2;
+		d->group = 99;
+		wr32(t[r], QREG(CQ, IPU_Q_TAIL), 2);
+	}
+	if (mismatch) {
+		for (r = 0; r < 2; r++)
+			assert_int_equal(wait_done(t[r], 1),
+					 IPU_DESC_DONE | IPU_CQ_E_INVAL);
+		goto out;
+	}
+	assert_int_equal(eb_run(b), 0);
+	for (c = 0; c < 2; c++) {
+		uint32_t tensor = c;	/* x, then s */
+		uint64_t op = 3 * 40 * 4;
+
+		req = wait_request(t[0]);
+		assert_int_equal(req.index, 1);
+		assert_int_equal(req.group, 99);
+		assert_int_equal(req.replica, 0);
+		assert_int_equal(req.bytes, 2 * op);
+		for (r = 0; r < 2; r++)
+			th_mem_write(t[0], STAGING_AT + r * op,
+				     (uint8_t *)b->arenas[r] +
+					     b->tensors[tensor].offset,
+				     (uint32_t)op);
+		consume(t[0]);
+		answer(t[0], req.seq, 0);
+	}
+	for (r = 0; r < 2; r++) {
+		assert_int_equal(wait_done(t[r], 1), IPU_DESC_DONE | IPU_CQ_OK);
+		th_mem_read(t[r], ARENA_AT, back, (uint32_t)asz);
+		assert_memory_equal(back, b->arenas[2 + r], asz);
+	}
+	assert_int_equal(rd32(t[1], GREG(IPU_GQ_POSTED)), 0);
+out:
+	free(back);
+	eb_free(b);
+	th_free(t[0]);
+	th_free(t[1]);
+}
+
+static void test_two_replicas_per_instance_ask_through_replica_0(void **state)
+{
+	(void)state;
+	two_replicas_per_instance(false);
+}
+
+static void test_replicas_naming_other_instances_are_refused(void **state)
+{
+	(void)state;
+	two_replicas_per_instance(true);
+}
+
+/*
+ * A host that answers but does not take its requests: with a ring of 2
+ * (one usable entry) the second collective waits for HEAD, then goes on.
+ */
+static void test_a_full_ring_holds_the_run_until_head_moves(void **state)
+{
+	struct solo s;
+	time_t end;
+
+	(void)state;
+	s.t = th_ready(MEM, 0);
+	wr64(s.t, GREG(IPU_GQ_BASE), GUEST_BASE + G_RING(GQ));
+	wr32(s.t, GREG(IPU_GQ_SIZE), 2);
+	wr32(s.t, GREG(IPU_GQ_CTRL), IPU_Q_CTRL_ENABLE);
+	s.b = allreduces(2, &s.m);
+	start(s.t, s.b, 1, 0);
+	s.req = wait_request(s.t);
+	answer(s.t, s.req.seq, 0);		/* HEAD left where it is */
+	end = time(NULL) + WAIT_LIMIT_S;
+	while (rd32(s.t, GREG(IPU_GQ_PENDING)) != 0) {
+		assert_true(time(NULL) < end);
+		sched_yield();
+	}
+	/* Wherever the run is, it cannot post: the ring is full. */
+	assert_int_equal(rd32(s.t, GREG(IPU_GQ_TAIL)), 1);
+	assert_false(status(s.t, 1) & IPU_DESC_DONE);
+	consume(s.t);
+	s.req = wait_request(s.t);
+	assert_int_equal(s.req.collective, 1);
+	assert_int_equal(rd32(s.t, GREG(IPU_GQ_TAIL)), 0);
+	consume(s.t);
+	answer(s.t, s.req.seq, 0);
+	assert_int_equal(wait_done(s.t, 1), IPU_DESC_DONE | IPU_CQ_OK);
+	solo_free(&s);
+}
+
+/*
+ * Answers racing the deadline: each launch ends OK or E_TIMEOUT, never
+ * anything else, and leaves nothing pending; a late answer is stale.
+ */
+static void test_answers_racing_the_deadline(void **state)
+{
+	struct th *t = ready(0);
+	uint32_t m, i, st, size;
+	struct eb *b = allreduces(2, &m);
+	struct ipu_gather_req req;
+	uint32_t tail = 0;
+
+	(void)state;
+	size = put_split_exe(t, b, 1);
+	for (i = 0; i < 8; i++) {
+		th_mem_write(t, ARENA_AT, b->arenas[1], b->exe.arena_size);
+		put_instance(t, tail % 16, 1, 2, STAGING_SIZE);
+		put_launch(t, (tail + 1) % 16, size, b->exe.arena_size)->deadline_ms =
+			1 + i % 4;
+		tail = (tail + 2) % 16;
+		wr32(t, QREG(CQ, IPU_Q_TAIL), tail);
+		/* Answer every request the run posts until it ends. */
+		while (!(status(t, (tail + 15) % 16) & IPU_DESC_DONE)) {
+			if (rd32(t, GREG(IPU_GQ_TAIL)) != rd32(t, GREG(IPU_GQ_HEAD))) {
+				req = wait_request(t);
+				consume(t);
+				answer(t, req.seq, 0);
+			}
+			sched_yield();
+		}
+		st = status(t, (tail + 15) % 16);
+		assert_true(st == (IPU_DESC_DONE | IPU_CQ_OK) ||
+			    st == (IPU_DESC_DONE | IPU_CQ_E_TIMEOUT));
+		assert_int_equal(rd32(t, GREG(IPU_GQ_PENDING)), 0);
+	}
+	eb_free(b);
+	th_free(t);
+}
+
+static void test_launches_the_device_refuses(void **state)
+{
+	struct th *t = ready(0);
+	uint32_t m, size;
+	struct eb *b = allreduces(2, &m);
+	uint64_t asz = b->exe.arena_size;
+
+	(void)state;
+	size = put_split_exe(t, b, 1);
+	put_launch(t, 0, size, asz)->flags = 0;		/* no INSTANCE */
+	put_instance(t, 1, 2, 2, STAGING_SIZE);		/* index >= count */
+	put_instance(t, 2, 0, 0, STAGING_SIZE);		/* no instances */
+	put_instance(t, 3, 0, 2, 0);			/* no staging */
+	put_instance(t, 4, 0, 2, STAGING_SIZE);
+	th_cmd_desc(t, 4)->arena_addr = STAGING_AT + 8;	/* unaligned */
+	put_instance(t, 5, 0, 2, MEM);			/* past the end */
+	put_instance(t, 6, 0, 2, STAGING_SIZE);
+	th_cmd_desc(t, 6)->group = 1;			/* not an INSTANCE's */
+	put_instance(t, 7, 0, 2, 64);			/* too small */
+	put_launch(t, 8, size, asz)->flags = 0;
+	put_instance(t, 9, 0, 4, STAGING_SIZE);		/* 4 x 1 != 2 */
+	put_launch(t, 10, size, asz);
+	assert_true(th_kick_wait(t, CQ, 11));
+	assert_int_equal(status(t, 0), IPU_DESC_DONE | IPU_CQ_E_INVAL);
+	assert_int_equal(status(t, 1), IPU_DESC_DONE | IPU_CQ_E_DESC);
+	assert_int_equal(status(t, 2), IPU_DESC_DONE | IPU_CQ_E_DESC);
+	assert_int_equal(status(t, 3), IPU_DESC_DONE | IPU_CQ_E_DESC);
+	assert_int_equal(status(t, 4), IPU_DESC_DONE | IPU_CQ_E_INVAL);
+	assert_int_equal(status(t, 5), IPU_DESC_DONE | IPU_CQ_E_INVAL);
+	assert_int_equal(status(t, 6), IPU_DESC_DONE | IPU_CQ_E_DESC);
+	assert_int_equal(status(t, 7), IPU_DESC_DONE);
+	assert_int_equal(status(t, 8), IPU_DESC_DONE | IPU_CQ_E_GATHER);
+	assert_int_equal(status(t, 9), IPU_DESC_DONE);
+	assert_int_equal(status(t, 10), IPU_DESC_DONE | IPU_CQ_E_INVAL);
+	assert_int_equal(rd32(t, GREG(IPU_GQ_POSTED)), 0);
+	eb_free(b);
+	th_free(t);
+}
+
+static void test_no_ring_or_an_unwritable_ring_fails_the_gather(void **state)
+{
+	struct th *t = ready(0);
+	uint32_t m, size;
+	struct eb *b = allreduces(2, &m);
+
+	(void)state;
+	wr32(t, GREG(IPU_GQ_CTRL), 0);
+	size = put_split_exe(t, b, 1);
+	put_instance(t, 0, 0, 2, STAGING_SIZE);
+	put_launch(t, 1, size, b->exe.arena_size);
+	assert_true(th_kick_wait(t, CQ, 2));
+	assert_int_equal(status(t, 1), IPU_DESC_DONE | IPU_CQ_E_GATHER);
+	/* A ring outside every DMA mapping: the ring halts. */
+	wr64(t, GREG(IPU_GQ_BASE), 0x1000);
+	wr32(t, GREG(IPU_GQ_CTRL), IPU_Q_CTRL_ENABLE);
+	put_instance(t, 2, 0, 2, STAGING_SIZE);
+	put_launch(t, 3, size, b->exe.arena_size);
+	assert_true(th_kick_wait(t, CQ, 4));
+	assert_int_equal(status(t, 3), IPU_DESC_DONE | IPU_CQ_E_GATHER);
+	assert_true(rd32(t, GREG(IPU_GQ_STATUS)) & IPU_Q_STATUS_HALTED);
+	assert_true(rd32(t, IPU_REG_STATUS) & IPU_STATUS_QUEUE_ERROR);
+	eb_free(b);
+	th_free(t);
+}
+
+static void test_ring_configuration_is_checked(void **state)
+{
+	struct th *t = ready(0);
+
+	(void)state;
+	assert_true(rd32(t, IPU_REG_CAPS) & IPU_CAPS_GATHER);
+	assert_int_equal(rd32(t, GREG(IPU_GQ_STATUS)), IPU_Q_STATUS_ENABLED);
+	wr64(t, GREG(IPU_GQ_BASE), 0);			/* enabled: busy */
+	assert_int_equal(th_last_err(t), IPU_ERR_QUEUE_BUSY);
+	assert_int_equal(rd64(t, GREG(IPU_GQ_BASE)), GUEST_BASE + G_RING(GQ));
+	wr32(t, GREG(IPU_GQ_CTRL), 0);
+	wr32(t, GREG(IPU_GQ_SIZE), 3);			/* not a power of 2 */
+	wr32(t, GREG(IPU_GQ_CTRL), IPU_Q_CTRL_ENABLE);
+	assert_int_equal(th_last_err(t), IPU_ERR_RING_CONFIG);
+	assert_int_equal(rd32(t, GREG(IPU_GQ_CTRL)), 0);
+	wr32(t, GREG(IPU_GQ_SIZE), 4);
+	wr64(t, GREG(IPU_GQ_BASE), GUEST_BASE + 8);	/* unaligned */
+	wr32(t, GREG(IPU_GQ_CTRL), IPU_Q_CTRL_ENABLE);
+	assert_int_equal(rd32(t, GREG(IPU_GQ_CTRL)), 0);
+	wr64(t, GREG(IPU_GQ_BASE), GUEST_BASE);
+	wr64(t, GREG(IPU_GQ_WB_ADDR), GUEST_BASE + 4);	/* unaligned */
+	wr32(t, GREG(IPU_GQ_CTRL), IPU_Q_CTRL_ENABLE);
+	assert_int_equal(rd32(t, GREG(IPU_GQ_CTRL)), 0);
+	wr32(t, GREG(IPU_GQ_HEAD), 1);			/* disabled: ignored */
+	assert_int_equal(rd32(t, GREG(IPU_GQ_HEAD)), 0);
+	th_free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_two_instances_give_the_unsplit_bits),
+		cmocka_unit_test(test_unknown_and_duplicate_answers_are_logged_and_ignored),
+		cmocka_unit_test(test_a_failed_or_garbled_answer_fails_the_launch),
+		cmocka_unit_test(test_head_may_not_pass_tail),
+		cmocka_unit_test(test_a_host_that_never_answers_meets_the_deadline),
+		cmocka_unit_test(test_reset_or_disable_ends_a_waiting_gather),
+		cmocka_unit_test(test_two_replicas_per_instance_ask_through_replica_0),
+		cmocka_unit_test(test_replicas_naming_other_instances_are_refused),
+		cmocka_unit_test(test_a_full_ring_holds_the_run_until_head_moves),
+		cmocka_unit_test(test_answers_racing_the_deadline),
+		cmocka_unit_test(test_launches_the_device_refuses),
+		cmocka_unit_test(test_no_ring_or_an_unwritable_ring_fails_the_gather),
+		cmocka_unit_test(test_ring_configuration_is_checked),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
