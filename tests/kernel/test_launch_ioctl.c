@@ -233,6 +233,36 @@ static void test_a_launch_without_firmware_is_eunatch(void **state)
 	assert_int_equal(kt_ioctl(fd, IPU_IOCTL_LAUNCH, &l), -EUNATCH);
 }
 
+/*
+ * A split launch (instance_count > 0) needs a device that asks the host
+ * for the other instances' parts (IPU_FEATURE_GATHER): PCIe IPUs do
+ * (test_pci_gather.c runs them); a simulated IPU, whose firmware gathers
+ * through ipu-simd, refuses it with -EOPNOTSUPP and says so in GET_INFO.
+ */
+static void test_a_split_launch_without_device_gather_is_eopnotsupp(void **state)
+{
+	struct ipu_info info;
+	struct lx lx;
+
+	(void)state;
+	lx = lx_setup(junk, sizeof(junk), 4096);
+	assert_int_equal(kt_get_info(lx.fd, &info), 0);
+	kt_sim_only("a device without gather requests (-EOPNOTSUPP)");
+	assert_int_equal(info.features & IPU_FEATURE_GATHER, 0);
+	lx.l.instance_count = 2;
+	lx.l.instance_index = 1;
+	lx.l.staging_handle = kt_bo(lx.fd, 4096, NULL);
+	lx.l.staging_size = 4096;
+	assert_int_equal(kt_ioctl(lx.fd, IPU_IOCTL_LAUNCH, &lx.l), -EOPNOTSUPP);
+	/* The same launch unsplit runs. */
+	lx.l.instance_count = 0;
+	lx.l.instance_index = 0;
+	lx.l.staging_handle = 0;
+	lx.l.staging_size = 0;
+	assert_int_equal(kt_ioctl(lx.fd, IPU_IOCTL_LAUNCH, &lx.l), 0);
+	assert_int_equal(kt_wait_fence(lx.fd, lx.l.fence, FAR_NS, NULL), 0);
+}
+
 static void test_closing_a_file_with_a_launch_in_flight_leaks_nothing(void **state)
 {
 	uint64_t before;
@@ -266,6 +296,7 @@ int main(void)
 		KT_TEST(test_wait_with_a_status_in_is_einval),
 		KT_TEST(test_a_launch_with_a_fence_in_is_einval),
 		KT_TEST(test_a_launch_without_firmware_is_eunatch),
+		KT_TEST(test_a_split_launch_without_device_gather_is_eopnotsupp),
 		KS_TEST(test_closing_a_file_with_a_launch_in_flight_leaks_nothing),
 	};
 
