@@ -151,6 +151,8 @@ enum fz_op {
 	OP_FW_ATTACH,
 	OP_FW_NEXT,
 	OP_FW_DONE,
+	OP_GATHER_NEXT,
+	OP_GATHER_ANSWER,
 	OP_MMAP,
 	OP_URING_XFER,
 	OP_URING_LAUNCH,
@@ -186,12 +188,15 @@ static const struct fz_doc {
 	[OP_BO_INFO] = { "BO_INFO", true, { ENOENT } },
 	[OP_XFER] = { "XFER", true, { EACCES, ENOENT, EIO, EINTR } },
 	[OP_RESET] = { "RESET", true, { EACCES, EIO } },
-	[OP_LAUNCH] = { "LAUNCH", true, { EACCES, ENOENT, EUNATCH, EAGAIN } },
+	[OP_LAUNCH] = { "LAUNCH", true,
+			{ EACCES, ENOENT, EUNATCH, EAGAIN, EOPNOTSUPP } },
 	[OP_WAIT] = { "WAIT", true, { ENOENT, ETIME, EINTR } },
 	[OP_FW_ATTACH] = { "FW_ATTACH", true,
 			   { EPERM, EOPNOTSUPP, EBUSY, EALREADY } },
 	[OP_FW_NEXT] = { "FW_NEXT", true, { ENOLINK, ETIME, EINTR } },
 	[OP_FW_DONE] = { "FW_DONE", true, { ENOLINK, ENOENT } },
+	[OP_GATHER_NEXT] = { "GATHER_NEXT", true, { EAGAIN } },
+	[OP_GATHER_ANSWER] = { "GATHER_ANSWER", true, { ENOENT } },
 	/* The header's, and mm's own for impossible ranges and offsets. */
 	[OP_MMAP] = { "mmap", false,
 		      { EACCES, EINVAL, ENODEV, ENOMEM, EOVERFLOW } },
@@ -199,7 +204,7 @@ static const struct fz_doc {
 	[OP_URING_XFER] = { "URING_XFER", true,
 			    { EACCES, ENOENT, EIO, EINTR, ECANCELED } },
 	[OP_URING_LAUNCH] = { "URING_LAUNCH", true,
-			      { EACCES, ENOENT, EUNATCH, EAGAIN,
+			      { EACCES, ENOENT, EUNATCH, EAGAIN, EOPNOTSUPP,
 				FZ_LAUNCH_RESULTS } },
 	[OP_LAUNCH_RESULT] = { "launch result", false, { FZ_LAUNCH_RESULTS } },
 	/* docs/sim-control.md */
@@ -249,7 +254,7 @@ static const int fz_fw_status[] = {
  */
 enum fz_class {
 	FC_INFO, FC_ATTACH, FC_DETACH, FC_BO_CREATE, FC_BO_DESTROY, FC_BO_INFO,
-	FC_XFER, FC_RESET, FC_LAUNCH, FC_WAIT, FC_FW, FC_MMAP, FC_MAPS,
+	FC_XFER, FC_RESET, FC_LAUNCH, FC_WAIT, FC_FW, FC_GATHER, FC_MMAP, FC_MAPS,
 	FC_URING, FC_RING_CYCLE, FC_REOPEN, FC_FORK, FC_REAP,
 	FC_CHAOS, FC_FIRMWARE, FC_COUNT
 };
@@ -264,6 +269,7 @@ static const struct fz_class_def {
 	[FC_XFER] = { "xfer", 16 },		[FC_RESET] = { "reset", 2 },
 	[FC_LAUNCH] = { "launch", 8 },		[FC_WAIT] = { "wait", 7 },
 	[FC_FW] = { "fw", 2 },			[FC_MMAP] = { "mmap", 10 },
+	[FC_GATHER] = { "gather", 2 },
 	[FC_MAPS] = { "maps", 5 },		[FC_URING] = { "uring", 22 },
 	[FC_RING_CYCLE] = { "ring_cycle", 2 },	[FC_REOPEN] = { "reopen", 3 },
 	[FC_FORK] = { "fork", 3 },		[FC_REAP] = { "reap", 6 },
@@ -347,6 +353,7 @@ struct fz {
 	struct fz_fence fence[FZ_NFENCE];
 	unsigned int nfence;
 	uint64_t fw_id;		/* last FW_NEXT id of our own files */
+	uint64_t gather_token;	/* last GATHER_NEXT token of our files */
 
 	struct io_uring ring;
 	bool ring_up;
@@ -1120,10 +1127,10 @@ static int fz_ioctl(struct fz *f, int fd, unsigned long cmd, void *arg,
 		form = " wrong direction";
 		wf = false;
 	} else if (r < 17) {
-		/* Numbers no ioctl has: 0x0a-0x0f reserved, 0x13-0x1f free,
+		/* Numbers no ioctl has: 0x0c-0x0f reserved, 0x13-0x1f free,
 		 * 0x20-0x3f io_uring's only.
 		 */
-		static const unsigned int nrs[] = { 0x0a, 0x0f, 0x13, 0x1f,
+		static const unsigned int nrs[] = { 0x0c, 0x0f, 0x13, 0x1f,
 						    0x20, 0x21, 0x3f };
 
 		c = _IOC(_IOC_DIR(cmd), IPU_IOCTL_TYPE,
@@ -1455,6 +1462,15 @@ static void fz_fill_launch(struct fz *f, struct ipu_launch *l, int *slot,
 		l->replica = (uint32_t)fz_below(&f->rng, 4);
 		l->group = fz_below(&f->rng, 3);
 	}
+	if (fz_pct(&f->rng, 8)) {
+		/* A split launch (PCIe IPUs only; -EOPNOTSUPP elsewhere). */
+		l->instance_count = (uint16_t)fz_below(&f->rng, 4);
+		l->instance_index = (uint16_t)fz_below(&f->rng, 4);
+		l->staging_handle = fz_handle(f, NULL);
+		l->staging_offset = (uint32_t)(fz_pct(&f->rng, 80) ?
+			64 * fz_below(&f->rng, size / 64) : fz_size_near(f, size));
+		l->staging_size = (uint32_t)fz_size_near(f, size);
+	}
 	if (fz_pct(&f->rng, 3))
 		l->flags = 1;
 	if (fz_pct(&f->rng, 3))
@@ -1462,9 +1478,11 @@ static void fz_fill_launch(struct fz *f, struct ipu_launch *l, int *slot,
 	if (fz_pct(&f->rng, 3))
 		l->fence = 1 + fz_below(&f->rng, 256);
 	snprintf(what, wlen, "exe %u/%#llx" " arena %u @%#llx" "+%#llx"
-		 " rep %u/%u group %llu", l->exe_handle, l->exe_size,
-		 l->arena_handle, l->arena_offset, l->arena_size, l->replica,
-		 l->num_replicas, l->group);
+		 " rep %u/%u group %llu inst %u/%u staging %u @%#x+%#x",
+		 l->exe_handle, l->exe_size, l->arena_handle, l->arena_offset,
+		 l->arena_size, l->replica, l->num_replicas, l->group,
+		 l->instance_index, l->instance_count, l->staging_handle,
+		 l->staging_offset, l->staging_size);
 }
 
 static void op_launch(struct fz *f)
@@ -1580,6 +1598,49 @@ static void op_fw(struct fz *f)
 		fz_check(f, OP_FW_DONE, ret, wf, gone, what);
 		break;
 	}
+	}
+}
+
+/*
+ * The gather ioctls of split launches (GATHER_NEXT, GATHER_ANSWER) with
+ * tokens they gave, stale or made up, statuses in and out of range, and
+ * flags: with no split launch in flight, every token is unknown.
+ */
+static void op_gather(struct fz *f)
+{
+	int slot = fz_slot(f);
+	bool gone = fz_is_gone(f), wf, ok;
+	char what[128];
+	int ret;
+
+	if (fz_pct(&f->rng, 50)) {
+		struct ipu_gather_next n;
+
+		memset(&n, 0, sizeof(n));
+		if (fz_pct(&f->rng, 5))
+			n.token = fz_next(&f->rng);
+		if (fz_pct(&f->rng, 5))
+			n.flags = 1;
+		ret = fz_ioctl(f, f->fd[slot], IPU_IOCTL_GATHER_NEXT, &n, &wf,
+			       &ok, what, sizeof(what));
+		fz_check(f, OP_GATHER_NEXT, ret, wf, gone, what);
+		if (!ret && ok)
+			f->gather_token = n.token;
+	} else {
+		static const int32_t st[] = { 0, -EIO, -ETIMEDOUT, 1, -4096,
+					      -IPU_GATHER_MAX_ERRNO, INT32_MIN };
+		struct ipu_gather_answer a;
+
+		memset(&a, 0, sizeof(a));
+		a.token = fz_pct(&f->rng, 50) ? f->gather_token :
+			  fz_below(&f->rng, 4) ? fz_below(&f->rng, 300) :
+			  fz_next(&f->rng);
+		a.status = st[fz_below(&f->rng, KT_ARRAY_SIZE(st))];
+		if (fz_pct(&f->rng, 5))
+			a.flags = 1u << fz_below(&f->rng, 32);
+		ret = fz_ioctl(f, f->fd[slot], IPU_IOCTL_GATHER_ANSWER, &a, &wf,
+			       &ok, what, sizeof(what));
+		fz_check(f, OP_GATHER_ANSWER, ret, wf, gone, what);
 	}
 }
 
@@ -2455,6 +2516,9 @@ static void fz_sequence(struct fz *f, uint64_t seed, int64_t end_ns)
 			break;
 		case FC_FW:
 			op_fw(f);
+			break;
+		case FC_GATHER:
+			op_gather(f);
 			break;
 		case FC_MMAP:
 			op_mmap(f);
