@@ -348,24 +348,30 @@ fuzz: deps-fuzz
 # Every phase runs even when an earlier one failed (a loop, and -k inside
 # each). A phase that fails without a failure in $(O)/results (a build error
 # before any test could report) is recorded as one failure of its own, so
-# the total never hides it. The last line is summarize's "N passed, N failed".
+# the total never hides it. The whole output is kept in $(O)/check.log, from
+# which summarize repeats the lines naming failed tests just above its total
+# (a CI page may keep only the tail). The last line is summarize's "N passed,
+# N failed".
 CHECK_PHASES := unit python-check mpi-check pkg-check lint kernel-check fuzz
 FAILED_SO_FAR = cat $(O)/results/* 2>/dev/null | awk '{ f += $$2 } END { print f + 0 }'
 
 check: deps
 	@rm -rf $(O)/results && mkdir -p $(O)/results
-	@status=0; \
+	@status=0; : >$(O)/check.log; \
 	for phase in $(CHECK_PHASES); do \
 		before=$$($(FAILED_SO_FAR)); \
-		if ! $(MAKE) -k --no-print-directory $$phase; then \
+		{ $(MAKE) -k --no-print-directory $$phase; echo $$? >$(O)/check.rc; } 2>&1 | \
+			tee -a $(O)/check.log; \
+		if [ "$$(cat $(O)/check.rc)" != 0 ]; then \
 			status=1; \
 			if [ "$$($(FAILED_SO_FAR))" -le "$$before" ]; then \
-				echo "check: 'make $$phase' failed before its tests reported"; \
+				echo "check: 'make $$phase' failed before its tests reported" | \
+					tee -a $(O)/check.log; \
 				echo "0 1 0" >$(O)/results/make-$$phase; \
 			fi; \
 		fi; \
 	done; \
-	scripts/summarize $(O)/results || status=1; \
+	scripts/summarize $(O)/results $(O)/check.log || status=1; \
 	exit $$status
 
 # The Python package (userspace/python/ipu, `import ipu`): ctypes over the shared
@@ -514,7 +520,8 @@ deb: deps-deb
 	scripts/build-debs $(BUILD)
 
 # The packaging proven (a phase of make check): make install/uninstall,
-# each target's dependencies, the packages' hardening (test_hardening.sh:
+# each target's dependencies, make check's summary (test_summarize.sh), the
+# packages' hardening (test_hardening.sh:
 # readelf over every ELF file they ship), and the packages in a throwaway
 # Debian 13 chroot (tests/pkg/test_debs.sh: lintian, DKMS, pkg-config, the
 # tools, the MPI layer under mpirun with a split program written by
@@ -524,6 +531,7 @@ pkg-check: deps-pkg-check
 	@st=0; $(MAKE) --no-print-directory install-check || st=1; \
 	$(MAKE) -s --no-print-directory $(O)/examples/make_example_exe || st=1; \
 	tests/pkg/test_deps.sh pkg-deps $(BUILD) || st=1; \
+	tests/pkg/test_summarize.sh pkg-summarize $(BUILD) || st=1; \
 	if $(MAKE) --no-print-directory deb >/dev/null; then \
 		tests/pkg/test_hardening.sh pkg-hardening $(BUILD) >$(O)/deb/hardening.log || \
 			{ grep FAILED $(O)/deb/hardening.log; st=1; }; \
