@@ -3,7 +3,8 @@
  * The PCIe IPU's DMA queues (docs/hardware.md section 4): queue 0 moves
  * host memory to device memory, queue 1 the other way. Each is a ring of
  * 32-byte descriptors and a 16-byte completion writeback in coherent DMA
- * memory, interrupting on its own MSI-X vector.
+ * memory, interrupting on its own vector (vector 0 serves it when the
+ * function has one: ipu_pci_irq.c).
  *
  * A transfer (ipu_hw_ops.dma) arrives as a bvec iterator over pinned
  * pages (ipu_dma.c, or io_uring's registered buffers): it becomes a
@@ -90,6 +91,34 @@ static irqreturn_t ipu_pci_dma_irq(int irq, void *data)
 	ipu_pci_wr(ipu, IPU_REG_IRQ_CAUSE, q->cause);
 	wake_up(&q->wait);
 	return IRQ_HANDLED;
+}
+
+/*
+ * The queue's vector, ipuN-h2d or ipuN-d2h; with one vector, vector 0
+ * wakes the queue (ipu_pci_irq.c) and there is nothing to request.
+ */
+static int ipu_pci_q_request_irq(struct ipu_pci_queue *q)
+{
+	struct ipu_pci *ipu = q->ipu;
+	int vec = q->index == IPU_QUEUE_H2D ? IPU_VEC_H2D : IPU_VEC_D2H;
+
+	if (ipu_pci_irq_one(ipu))
+		return 0;
+	snprintf(ipu->irq_names[vec], IPU_PCI_IRQ_NAME_LEN, "ipu%d-%s",
+		 ipu->idev.minor, ipu_pci_dma_names[q->index]);
+	q->irq = pci_irq_vector(ipu->pdev, vec);
+	return request_irq(q->irq, ipu_pci_dma_irq, 0, ipu->irq_names[vec], q);
+}
+
+/*
+ * Its own vector freed. With one vector nothing is to be done: vector 0's
+ * handler only wakes the queue's waiters, whose wait queue lives as long
+ * as the device.
+ */
+static void ipu_pci_q_free_irq(struct ipu_pci_queue *q)
+{
+	if (!ipu_pci_irq_one(q->ipu))
+		free_irq(q->irq, q);
 }
 
 /*
@@ -480,7 +509,6 @@ int ipu_pci_dma_init(struct ipu_pci *ipu)
 
 	for (i = 0; i < ARRAY_SIZE(ipu->dmaq); i++) {
 		struct ipu_pci_queue *q = &ipu->dmaq[i];
-		int vec = i == IPU_QUEUE_H2D ? IPU_VEC_H2D : IPU_VEC_D2H;
 
 		q->ipu = ipu;
 		q->index = i;
@@ -495,16 +523,12 @@ int ipu_pci_dma_init(struct ipu_pci *ipu)
 			ret = -ENOMEM;
 			goto err_free;
 		}
-		snprintf(ipu->irq_names[vec], IPU_PCI_IRQ_NAME_LEN, "ipu%d-%s",
-			 ipu->idev.minor, ipu_pci_dma_names[i]);
-		q->irq = pci_irq_vector(ipu->pdev, vec);
-		ret = request_irq(q->irq, ipu_pci_dma_irq, 0,
-				  ipu->irq_names[vec], q);
+		ret = ipu_pci_q_request_irq(q);
 		if (ret)
 			goto err_free;
 		ret = ipu_pci_q_enable(q);
 		if (ret) {
-			free_irq(q->irq, q);
+			ipu_pci_q_free_irq(q);
 			goto err_free;
 		}
 		q->enabled = true;
@@ -516,7 +540,7 @@ err_free:
 	dev_err(dev, "cannot set up the %s DMA queue: %d\n",
 		ipu_pci_dma_names[i], ret);
 	while (i--)
-		free_irq(ipu->dmaq[i].irq, &ipu->dmaq[i]);
+		ipu_pci_q_free_irq(&ipu->dmaq[i]);
 	return ret;
 }
 
@@ -533,6 +557,6 @@ void ipu_pci_dma_fini(struct ipu_pci *ipu)
 
 		if (ipu_pci_present(ipu))
 			ipu_pci_q_wr(q, IPU_Q_CTRL, 0);
-		free_irq(q->irq, q);
+		ipu_pci_q_free_irq(q);
 	}
 }
