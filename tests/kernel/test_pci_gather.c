@@ -324,6 +324,41 @@ static void test_malformed_split_launches(void **state)
 }
 
 /*
+ * A stale handle: instance 0 destroys its staging buffer's handle while
+ * its launch runs (the launch keeps the buffer) and a new buffer takes
+ * the same handle. GATHER_NEXT must not name the new buffer, where the
+ * host would carry the parts while the device reads the old one: the
+ * kernel fails the request (-EBADF reaches WAIT) and hands nothing out.
+ */
+static void test_staging_handle_destroyed_mid_launch(void **state)
+{
+	struct pollfd pfd = { .events = POLLIN };
+	struct ipu_gather_next g;
+	struct split sp;
+	uint32_t again;
+
+	(void)state;
+	split_start(&sp);
+	assert_int_equal(kt_bo_destroy(sp.s[0].fd, sp.s[0].l.staging_handle), 0);
+	again = kt_bo(sp.s[0].fd, sp.s[0].l.staging_size, NULL);
+	/* The handle is reused (lowest free): the case this guards. */
+	assert_int_equal(again, sp.s[0].l.staging_handle);
+	pfd.fd = sp.s[0].fd;
+	assert_int_equal(poll(&pfd, 1, -1), 1);
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(kt_ioctl(sp.s[0].fd, IPU_IOCTL_GATHER_NEXT, &g),
+			 -EAGAIN);
+	assert_int_equal(wait_fence(&sp.s[0], sp.fence[0]), -EBADF);
+	/* Instance 1, its peer gone, is answered with the transport's error. */
+	g = take(&sp.s[1]);
+	assert_int_equal(answer(&sp.s[1], g.token, -ECONNRESET), 0);
+	assert_int_equal(wait_fence(&sp.s[1], sp.fence[1]), -ECONNRESET);
+	kt_close(sp.s[0].fd);
+	kt_close(sp.s[1].fd);
+	split_free(&sp);
+}
+
+/*
  * Instance 1's file closes mid-gather: its launch fails, instance 0's
  * answered with the transport's error; then a reset under a pending
  * request makes its token stale. Nothing stays allocated.
@@ -427,15 +462,100 @@ static void test_no_answer_meets_the_deadline(void **state)
 	test_two_instances_give_the_unsplit_bits(state);
 }
 
+/* The function test_removal_mid_gather removed, for a failed test's teardown. */
+static char removed_bdf[16];
+
+/*
+ * Reap @pid once it exited by itself, polled (KS_POLLS): its wait status,
+ * or the test fails naming @what it never stopped doing.
+ */
+static int reap_exited(pid_t pid, const char *what)
+{
+	int i, st = 0;
+
+	for (i = 0; i < KS_POLLS; i++) {
+		if (waitpid(pid, &st, WNOHANG) == pid) {
+			kt_untrack(kt_find(KT_CHILD, 0, NULL, NULL, pid, 0));
+			return st;
+		}
+		ks_pause();
+	}
+	fail_msg("process %d never stopped %s", (int)pid, what);
+	return -1;
+}
+
+/*
+ * Hot removal (the PCI core's, as pciehp's) of instance 1's IPU while its
+ * request is taken and a process sleeps in poll() on its file, waiting
+ * for the next: the sleeper wakes with POLLHUP (it would sleep forever
+ * otherwise: no request comes any more), a new poll() says so at once,
+ * the request's answer is -ENODEV, closing the file frees it. Instance 0,
+ * answered with the transport's error, fails with it; once the function
+ * is back (rescan) the next split run works.
+ */
+static void test_removal_mid_gather(void **state)
+{
+	struct pollfd pfd = { .events = POLLIN | POLLPRI };
+	struct ipu_gather_next g[2];
+	struct split sp;
+	pid_t poller;
+	int st;
+
+	split_start(&sp);
+	g[0] = take(&sp.s[0]);
+	g[1] = take(&sp.s[1]);
+	pfd.fd = sp.s[1].fd;
+	poller = kt_fork_opt(true);
+	if (poller == 0) {
+		kt_child_check(poll(&pfd, 1, -1) == 1, 1);
+		kt_child_check(pfd.revents & POLLHUP, 2);
+		_exit(0);
+	}
+	ks_wait_wchan(poller, "poll");
+	snprintf(removed_bdf, sizeof(removed_bdf), "%s", ipus[1]);
+	kp_remove(removed_bdf);
+
+	st = reap_exited(poller, "polling the removed IPU's file");
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	pfd.revents = 0;
+	assert_int_equal(poll(&pfd, 1, 0), 1);
+	assert_true(pfd.revents & POLLHUP);
+	assert_int_equal(answer(&sp.s[1], g[1].token, 0), -ENODEV);
+	kt_close(sp.s[1].fd);
+	assert_int_equal(answer(&sp.s[0], g[0].token, -ECONNRESET), 0);
+	assert_int_equal(wait_fence(&sp.s[0], sp.fence[0]), -ECONNRESET);
+	kt_close(sp.s[0].fd);
+	split_free(&sp);
+
+	kp_rescan(removed_bdf);
+	removed_bdf[0] = '\0';
+	test_two_instances_give_the_unsplit_bits(state);
+}
+
+/* A test that failed after the removal still leaves the function there. */
+static int rescan_teardown(void **state)
+{
+	kt_cleanup();
+	if (removed_bdf[0]) {
+		kt_write_file("/sys/bus/pci/rescan", "1");
+		removed_bdf[0] = '\0';
+	}
+	return kt_teardown(state);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		KT_TEST(test_two_instances_give_the_unsplit_bits),
 		KT_TEST(test_hostile_answers_and_a_failed_gather),
 		KT_TEST(test_malformed_split_launches),
+		KT_TEST(test_staging_handle_destroyed_mid_launch),
 		KT_TEST(test_close_and_reset_mid_gather),
 		KT_TEST(test_kill_9_mid_gather),
 		KS_TEST(test_no_answer_meets_the_deadline),
+		cmocka_unit_test_teardown(test_removal_mid_gather,
+					  rescan_teardown),
 	};
 
 	kp_init();
