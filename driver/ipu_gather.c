@@ -164,7 +164,8 @@ int ipu_gather_post(struct ipu_launch_req *launch,
 	e->gen = gen;
 	spin_lock(&inbox->lock);
 	ipu_gather_prune_locked(inbox);
-	if (inbox->closed) {
+	/* Ended meanwhile: ipu_gather_launch_ended() has been or comes. */
+	if (inbox->closed || READ_ONCE(launch->done)) {
 		ret = -ECANCELED;
 	} else if (inbox->count >= IPU_GATHER_MAX_ENTRIES) {
 		ret = -ENOBUFS;
@@ -203,6 +204,34 @@ static int ipu_gather_answer_entry(struct ipu_gather_inbox *inbox,
 	}
 	ipu_gather_entry_free(e);
 	return ret;
+}
+
+/**
+ * ipu_gather_launch_ended - a split launch ended: drop its requests
+ * @launch: the launch, done; the caller holds a reference
+ *
+ * The device no longer waits for their answers. Each holds the launch,
+ * and with it the launch's buffers (device memory), which must not wait
+ * for the file to look at its inbox again. ipu_gather_post() refuses the
+ * requests of a launch that is done, so none is queued after this.
+ */
+void ipu_gather_launch_ended(struct ipu_launch_req *launch)
+{
+	struct ipu_gather_inbox *inbox = launch->gather;
+	struct ipu_gather_entry *e, *tmp;
+	LIST_HEAD(ended);
+
+	spin_lock(&inbox->lock);
+	list_for_each_entry_safe(e, tmp, &inbox->entries, node) {
+		if (e->launch == launch) {
+			list_move_tail(&e->node, &ended);
+			inbox->count--;
+		}
+	}
+	spin_unlock(&inbox->lock);
+	/* Not the last references to @launch: the caller holds one. */
+	list_for_each_entry_safe(e, tmp, &ended, node)
+		ipu_gather_entry_free(e);
 }
 
 /**

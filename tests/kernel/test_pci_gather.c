@@ -462,6 +462,36 @@ static void test_no_answer_meets_the_deadline(void **state)
 	test_two_instances_give_the_unsplit_bits(state);
 }
 
+/*
+ * Nobody takes the requests, the deadline ends the launches, and instance
+ * 1's process, its file still open, destroys its buffers: the device
+ * memory is free again without the process touching its inbox (a request
+ * that can no longer be answered must not keep its launch, and the
+ * launch's buffers, until the file next polls or closes).
+ */
+static void test_ended_launch_frees_its_buffers(void **state)
+{
+	struct split sp;
+	uint64_t used;
+	uint32_t r;
+	int fd;
+
+	(void)state;
+	fd = watch_ipu1(&used);
+	ks_timeout_set(500);
+	split_start(&sp);
+	for (r = 0; r < 2; r++)
+		assert_int_equal(wait_fence(&sp.s[r], sp.fence[r]), -ETIMEDOUT);
+	assert_int_equal(kt_bo_destroy(sp.s[1].fd, sp.s[1].l.exe_handle), 0);
+	assert_int_equal(kt_bo_destroy(sp.s[1].fd, sp.s[1].l.arena_handle), 0);
+	assert_int_equal(kt_bo_destroy(sp.s[1].fd, sp.s[1].l.staging_handle), 0);
+	wait_memory_used(fd, used);
+	kt_close(sp.s[0].fd);
+	kt_close(sp.s[1].fd);
+	kt_close(fd);
+	split_free(&sp);
+}
+
 /* The function test_removal_mid_gather removed, for a failed test's teardown. */
 static char removed_bdf[16];
 
@@ -554,6 +584,7 @@ int main(void)
 		KT_TEST(test_close_and_reset_mid_gather),
 		KT_TEST(test_kill_9_mid_gather),
 		KS_TEST(test_no_answer_meets_the_deadline),
+		KS_TEST(test_ended_launch_frees_its_buffers),
 		cmocka_unit_test_teardown(test_removal_mid_gather,
 					  rescan_teardown),
 	};
