@@ -10,11 +10,17 @@
  *  - hostile calls: a wrong token, another file's token, a double answer,
  *    a status out of range, a non-zero GATHER_NEXT input, a split launch
  *    with malformed fields; a failed answer's errno reaches WAIT;
+ *  - a device that lies (ipu-emu's bad_gather): requests naming another
+ *    process, an oversized part or another staging area are refused;
  *  - closing a file mid-gather fails its launch and leaks nothing
  *    (memory_used back to where it was), as does killing the process
  *    (-9) that owns it; a reset forgets the requests (their tokens
  *    -ENOENT); a request nobody answers meets the launch's deadline
- *    (-ETIMEDOUT); the next split launch runs after each.
+ *    (-ETIMEDOUT); the next split launch runs after each;
+ *  - stale state: a staging handle destroyed and reused mid-launch is
+ *    never handed out; a launch that ended frees its buffers with its
+ *    requests never taken; hot removal mid-gather wakes a poller
+ *    (POLLHUP).
  * Skipped without two PCI IPUs.
  */
 #include <poll.h>
@@ -311,7 +317,7 @@ static void test_malformed_split_launches(void **state)
 				 r == 6 ? -ENOENT : -EINVAL);
 	}
 	/*
-	 * A v1 caller (56 bytes) still launches; the split image without its
+	 * A v1 caller (64 bytes) still launches; the split image without its
 	 * INSTANCE is the device's E_INVAL.
 	 */
 	l = sp.s[0].l;
@@ -324,6 +330,27 @@ static void test_malformed_split_launches(void **state)
 }
 
 /*
+ * The kernel refused instance 0's request itself: GATHER_NEXT hands
+ * nothing out and its launch ends with @status. Instance 1, its peer
+ * gone, is answered with the transport's error; both files close.
+ */
+static void instance_0_refused(struct split *sp, int status)
+{
+	struct ipu_gather_next g;
+
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(kt_ioctl(sp->s[0].fd, IPU_IOCTL_GATHER_NEXT, &g),
+			 -EAGAIN);
+	assert_int_equal(wait_fence(&sp->s[0], sp->fence[0]), status);
+	g = take(&sp->s[1]);
+	assert_int_equal(answer(&sp->s[1], g.token, -ECONNRESET), 0);
+	assert_int_equal(wait_fence(&sp->s[1], sp->fence[1]), -ECONNRESET);
+	kt_close(sp->s[0].fd);
+	kt_close(sp->s[1].fd);
+	split_free(sp);
+}
+
+/*
  * A stale handle: instance 0 destroys its staging buffer's handle while
  * its launch runs (the launch keeps the buffer) and a new buffer takes
  * the same handle. GATHER_NEXT must not name the new buffer, where the
@@ -333,7 +360,6 @@ static void test_malformed_split_launches(void **state)
 static void test_staging_handle_destroyed_mid_launch(void **state)
 {
 	struct pollfd pfd = { .events = POLLIN };
-	struct ipu_gather_next g;
 	struct split sp;
 	uint32_t again;
 
@@ -345,17 +371,7 @@ static void test_staging_handle_destroyed_mid_launch(void **state)
 	assert_int_equal(again, sp.s[0].l.staging_handle);
 	pfd.fd = sp.s[0].fd;
 	assert_int_equal(poll(&pfd, 1, -1), 1);
-	memset(&g, 0, sizeof(g));
-	assert_int_equal(kt_ioctl(sp.s[0].fd, IPU_IOCTL_GATHER_NEXT, &g),
-			 -EAGAIN);
-	assert_int_equal(wait_fence(&sp.s[0], sp.fence[0]), -EBADF);
-	/* Instance 1, its peer gone, is answered with the transport's error. */
-	g = take(&sp.s[1]);
-	assert_int_equal(answer(&sp.s[1], g.token, -ECONNRESET), 0);
-	assert_int_equal(wait_fence(&sp.s[1], sp.fence[1]), -ECONNRESET);
-	kt_close(sp.s[0].fd);
-	kt_close(sp.s[1].fd);
-	split_free(&sp);
+	instance_0_refused(&sp, -EBADF);
 }
 
 /*
@@ -492,6 +508,51 @@ static void test_ended_launch_frees_its_buffers(void **state)
 	split_free(&sp);
 }
 
+/* The model's IPU that test_lying_requests_are_refused makes lie, or -1. */
+static int lying_emu = -1;
+
+/*
+ * A device that lies (ipu-emu's bad_gather, on instance 0's IPU): a
+ * request naming another process, a part no staging area holds, or
+ * another staging area matches no launch of the file. The kernel answers
+ * it EPROTO at once and hands nothing out: the run fails (-EIO) without
+ * waiting for its deadline. Instance 1, answered with the transport's
+ * error, fails with it.
+ */
+static void test_lying_requests_are_refused(void **state)
+{
+	static const char *const lies[] = {
+		"bad_gather=owner", "bad_gather=bytes", "bad_gather=staging",
+	};
+	struct split sp;
+	unsigned int i;
+
+	(void)state;
+	require_ipus();
+	if (nr_ipus < 2)
+		kt_skip();
+	ke_require();
+	lying_emu = ke_model_ipu((unsigned int)ipu_of(ipus[0]));
+	assert_true(lying_emu >= 0);
+	for (i = 0; i < 3; i++) {
+		ke_fault((unsigned int)lying_emu, lies[i]);
+		split_start(&sp);
+		instance_0_refused(&sp, -EIO);
+	}
+}
+
+/* A lie not told (a test that failed first) must not reach the next test. */
+static int lie_teardown(void **state)
+{
+	char ans[128];
+
+	if (lying_emu >= 0)
+		ke_send("fault", (unsigned int)lying_emu, "clear", ans,
+			sizeof(ans));
+	lying_emu = -1;
+	return kt_teardown(state);
+}
+
 /* The function test_removal_mid_gather removed, for a failed test's teardown. */
 static char removed_bdf[16];
 
@@ -585,6 +646,8 @@ int main(void)
 		KT_TEST(test_kill_9_mid_gather),
 		KS_TEST(test_no_answer_meets_the_deadline),
 		KS_TEST(test_ended_launch_frees_its_buffers),
+		cmocka_unit_test_teardown(test_lying_requests_are_refused,
+					  lie_teardown),
 		cmocka_unit_test_teardown(test_removal_mid_gather,
 					  rescan_teardown),
 	};
