@@ -9,7 +9,9 @@
  *  - the outputs equal the unsplit program's on the same two IPUs;
  *  - hostile calls: a wrong token, another file's token, a double answer,
  *    a status out of range, a non-zero GATHER_NEXT input, a split launch
- *    with malformed fields; a failed answer's errno reaches WAIT;
+ *    with malformed fields; a failed answer's errno reaches WAIT; struct
+ *    sizes (v1, cut, larger) on the ioctl and io_uring paths, and a split
+ *    launch through io_uring;
  *  - a device that lies (ipu-emu's bad_gather): requests naming another
  *    process, an oversized part or another staging area are refused;
  *  - closing a file mid-gather fails its launch and leaks nothing
@@ -32,6 +34,7 @@
 #include "kpci.h"
 #include "kprog.h"
 #include "ksimd.h"
+#include "kuring.h"
 
 #define FAR_NS INT64_MAX
 #define GROUP 0x5e11u
@@ -374,6 +377,84 @@ static void test_staging_handle_destroyed_mid_launch(void **state)
 	instance_0_refused(&sp, -EBADF);
 }
 
+/* A struct ipu_launch of a newer caller: 8 bytes this kernel does not know. */
+struct launch_v3 {
+	struct ipu_launch l;
+	uint64_t tail;
+};
+
+/* Queue @l on ku_r as command @op (its size the payload's) on @fd. */
+static void uring_launch(int fd, uint32_t op, const struct ipu_launch *l)
+{
+	struct io_uring_sqe *sqe = ku_sqe(&ku_r, fd, op, 0);
+
+	*(struct ipu_launch *)(void *)sqe->cmd = *l;
+}
+
+/*
+ * Struct sizes on both paths. A 72-byte LAUNCH (the split fields cut
+ * after staging_size: instance_count 0 with staging fields) is -EINVAL,
+ * an 88-byte one with a non-zero tail -E2BIG, an io_uring payload past
+ * the SQE's 80 bytes -EINVAL, a 64-byte (v1) io_uring payload a launch of
+ * one instance (the device's E_INVAL for a split image). Then the run:
+ * instance 0 through io_uring (the 80-byte payload), instance 1 through
+ * an 88-byte LAUNCH with a zero tail; both complete with 0.
+ */
+static void test_split_launch_sizes_and_io_uring(void **state)
+{
+	struct ipu_gather_next g[2];
+	struct ipu_launch l;
+	struct launch_v3 big;
+	struct split sp;
+	uint32_t r;
+	int res;
+
+	(void)state;
+	require_ipus();
+	if (nr_ipus < 2)
+		kt_skip();
+	sp.p = kp_mlp(2);
+	sp.image = split_image(sp.p, &sp.len);
+	for (r = 0; r < 2; r++) {
+		sp.s[r] = inst_setup(sp.p, sp.image, sp.len, r, true);
+		sp.s[r].l.fence = 0;
+	}
+	l = sp.s[1].l;
+	assert_int_equal(kt_ioctl(sp.s[1].fd, kt_resize(IPU_IOCTL_LAUNCH, 72),
+				  &l), -EINVAL);
+	memset(&big, 0, sizeof(big));
+	big.l = sp.s[1].l;
+	big.tail = 1;
+	assert_int_equal(kt_ioctl(sp.s[1].fd, kt_resize(IPU_IOCTL_LAUNCH,
+							sizeof(big)), &big),
+			 -E2BIG);
+	uring_launch(sp.s[0].fd, kt_resize(IPU_URING_CMD_LAUNCH, 88), &sp.s[0].l);
+	assert_int_equal(ku_one(&ku_r), -EINVAL);
+	uring_launch(sp.s[0].fd,
+		     kt_resize(IPU_URING_CMD_LAUNCH, IPU_LAUNCH_SIZE_V1),
+		     &sp.s[0].l);
+	assert_int_equal(ku_one(&ku_r), -EINVAL);
+
+	uring_launch(sp.s[0].fd, IPU_URING_CMD_LAUNCH, &sp.s[0].l);
+	assert_int_equal(io_uring_submit(&ku_r), 1);
+	big.tail = 0;
+	assert_int_equal(kt_ioctl(sp.s[1].fd, kt_resize(IPU_IOCTL_LAUNCH,
+							sizeof(big)), &big), 0);
+	for (r = 0; r < 2; r++)
+		g[r] = take(&sp.s[r]);
+	carry(&sp.s[0], &g[0], &sp.s[1]);
+	carry(&sp.s[1], &g[1], &sp.s[0]);
+	for (r = 0; r < 2; r++)
+		assert_int_equal(answer(&sp.s[r], g[r].token, 0), 0);
+	res = 1;
+	ku_reap(&ku_r, 1, &res, 1);
+	assert_int_equal(res, 0);
+	assert_int_equal(wait_fence(&sp.s[1], big.l.fence), 0);
+	kt_close(sp.s[0].fd);
+	kt_close(sp.s[1].fd);
+	split_free(&sp);
+}
+
 /*
  * Instance 1's file closes mid-gather: its launch fails, instance 0's
  * answered with the transport's error; then a reset under a pending
@@ -642,6 +723,7 @@ int main(void)
 		KT_TEST(test_hostile_answers_and_a_failed_gather),
 		KT_TEST(test_malformed_split_launches),
 		KT_TEST(test_staging_handle_destroyed_mid_launch),
+		KU_TEST(test_split_launch_sizes_and_io_uring),
 		KT_TEST(test_close_and_reset_mid_gather),
 		KT_TEST(test_kill_9_mid_gather),
 		KS_TEST(test_no_answer_meets_the_deadline),
