@@ -164,16 +164,22 @@ struct split {
 	uint64_t fence[2];
 };
 
-/* Both instances set up and launched. */
-static void split_start(struct split *sp)
+/* The program and its split image; skipped without two PCI IPUs. */
+static void split_prepare(struct split *sp)
 {
-	uint32_t r;
-
 	require_ipus();
 	if (nr_ipus < 2)
 		kt_skip();
 	sp->p = kp_mlp(2);
 	sp->image = split_image(sp->p, &sp->len);
+}
+
+/* Both instances set up and launched. */
+static void split_start(struct split *sp)
+{
+	uint32_t r;
+
+	split_prepare(sp);
 	for (r = 0; r < 2; r++)
 		sp->s[r] = inst_setup(sp->p, sp->image, sp->len, r, true);
 	for (r = 0; r < 2; r++)
@@ -215,9 +221,22 @@ static void wait_memory_used(int fd, uint64_t used)
 	}
 }
 
-static void test_two_instances_give_the_unsplit_bits(void **state)
+/* The transport: both requests taken, each part carried, both answered 0. */
+static void serve_gather(struct split *sp)
 {
 	struct ipu_gather_next g[2];
+	uint32_t r;
+
+	for (r = 0; r < 2; r++)
+		g[r] = take(&sp->s[r]);
+	carry(&sp->s[0], &g[0], &sp->s[1]);
+	carry(&sp->s[1], &g[1], &sp->s[0]);
+	for (r = 0; r < 2; r++)
+		assert_int_equal(answer(&sp->s[r], g[r].token, 0), 0);
+}
+
+static void test_two_instances_give_the_unsplit_bits(void **state)
+{
 	float y[2][8], want[2][8];
 	struct kp_raw u[2];
 	struct split sp;
@@ -225,12 +244,7 @@ static void test_two_instances_give_the_unsplit_bits(void **state)
 
 	(void)state;
 	split_start(&sp);
-	for (r = 0; r < 2; r++)
-		g[r] = take(&sp.s[r]);
-	carry(&sp.s[0], &g[0], &sp.s[1]);
-	carry(&sp.s[1], &g[1], &sp.s[0]);
-	for (r = 0; r < 2; r++)
-		assert_int_equal(answer(&sp.s[r], g[r].token, 0), 0);
+	serve_gather(&sp);
 	for (r = 0; r < 2; r++) {
 		assert_int_equal(wait_fence(&sp.s[r], sp.fence[r]), 0);
 		read_y(sp.p, &sp.s[r], y[r]);
@@ -299,11 +313,7 @@ static void test_malformed_split_launches(void **state)
 	uint32_t r;
 
 	(void)state;
-	require_ipus();
-	if (nr_ipus < 2)
-		kt_skip();
-	sp.p = kp_mlp(2);
-	sp.image = split_image(sp.p, &sp.len);
+	split_prepare(&sp);
 	sp.s[0] = inst_setup(sp.p, sp.image, sp.len, 0, true);
 	for (r = 0; r < 7; r++) {
 		l = sp.s[0].l;
@@ -402,7 +412,6 @@ static void uring_launch(int fd, uint32_t op, const struct ipu_launch *l)
  */
 static void test_split_launch_sizes_and_io_uring(void **state)
 {
-	struct ipu_gather_next g[2];
 	struct ipu_launch l;
 	struct launch_v3 big;
 	struct split sp;
@@ -410,11 +419,7 @@ static void test_split_launch_sizes_and_io_uring(void **state)
 	int res;
 
 	(void)state;
-	require_ipus();
-	if (nr_ipus < 2)
-		kt_skip();
-	sp.p = kp_mlp(2);
-	sp.image = split_image(sp.p, &sp.len);
+	split_prepare(&sp);
 	for (r = 0; r < 2; r++) {
 		sp.s[r] = inst_setup(sp.p, sp.image, sp.len, r, true);
 		sp.s[r].l.fence = 0;
@@ -440,12 +445,7 @@ static void test_split_launch_sizes_and_io_uring(void **state)
 	big.tail = 0;
 	assert_int_equal(kt_ioctl(sp.s[1].fd, kt_resize(IPU_IOCTL_LAUNCH,
 							sizeof(big)), &big), 0);
-	for (r = 0; r < 2; r++)
-		g[r] = take(&sp.s[r]);
-	carry(&sp.s[0], &g[0], &sp.s[1]);
-	carry(&sp.s[1], &g[1], &sp.s[0]);
-	for (r = 0; r < 2; r++)
-		assert_int_equal(answer(&sp.s[r], g[r].token, 0), 0);
+	serve_gather(&sp);
 	res = 1;
 	ku_reap(&ku_r, 1, &res, 1);
 	assert_int_equal(res, 0);
