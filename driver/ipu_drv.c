@@ -21,6 +21,7 @@
 
 #include "ipu_drv.h"
 #include "ipu_file.h"
+#include "ipu_gather.h"
 #include "ipu_pci.h"
 #include "ipu_sim.h"
 #include "ipu_sysfs.h"
@@ -146,6 +147,20 @@ static void ipu_device_revoke_mappings(struct ipu_device *idev)
 	mutex_unlock(&idev->lock);
 }
 
+/*
+ * Wake whoever polls a file of the unplugged device: no gather request
+ * comes any more, and poll() says EPOLLHUP from now on.
+ */
+static void ipu_device_wake_pollers(struct ipu_device *idev)
+{
+	struct ipu_file *ifile;
+
+	mutex_lock(&idev->lock);
+	list_for_each_entry(ifile, &idev->files, node)
+		ipu_gather_file_unplug(ifile);
+	mutex_unlock(&idev->lock);
+}
+
 /**
  * ipu_device_unregister - hot-remove a device
  * @idev: registered device
@@ -163,6 +178,7 @@ void ipu_device_unregister(struct ipu_device *idev)
 	synchronize_srcu(&ipu_unplug_srcu);
 	if (idev->ops->mem_wc)
 		ipu_device_revoke_mappings(idev);
+	ipu_device_wake_pollers(idev);
 	ipu_launch_queue_fini(idev);
 
 	debugfs_remove_recursive(idev->debugfs);

@@ -17,6 +17,7 @@
  * launches still running.
  */
 #include <linux/slab.h>
+#include <linux/xarray.h>
 
 #include "ipu_drv.h"
 #include "ipu_file.h"
@@ -163,7 +164,8 @@ int ipu_gather_post(struct ipu_launch_req *launch,
 	e->gen = gen;
 	spin_lock(&inbox->lock);
 	ipu_gather_prune_locked(inbox);
-	if (inbox->closed) {
+	/* Ended meanwhile: ipu_gather_launch_ended() has been or comes. */
+	if (inbox->closed || READ_ONCE(launch->done)) {
 		ret = -ECANCELED;
 	} else if (inbox->count >= IPU_GATHER_MAX_ENTRIES) {
 		ret = -ENOBUFS;
@@ -202,6 +204,34 @@ static int ipu_gather_answer_entry(struct ipu_gather_inbox *inbox,
 	}
 	ipu_gather_entry_free(e);
 	return ret;
+}
+
+/**
+ * ipu_gather_launch_ended - a split launch ended: drop its requests
+ * @launch: the launch, done; the caller holds a reference
+ *
+ * The device no longer waits for their answers. Each holds the launch,
+ * and with it the launch's buffers (device memory), which must not wait
+ * for the file to look at its inbox again. ipu_gather_post() refuses the
+ * requests of a launch that is done, so none is queued after this.
+ */
+void ipu_gather_launch_ended(struct ipu_launch_req *launch)
+{
+	struct ipu_gather_inbox *inbox = launch->gather;
+	struct ipu_gather_entry *e, *tmp;
+	LIST_HEAD(ended);
+
+	spin_lock(&inbox->lock);
+	list_for_each_entry_safe(e, tmp, &inbox->entries, node) {
+		if (e->launch == launch) {
+			list_move_tail(&e->node, &ended);
+			inbox->count--;
+		}
+	}
+	spin_unlock(&inbox->lock);
+	/* Not the last references to @launch: the caller holds one. */
+	list_for_each_entry_safe(e, tmp, &ended, node)
+		ipu_gather_entry_free(e);
 }
 
 /**
@@ -248,7 +278,8 @@ ipu_gather_first_locked(struct ipu_gather_inbox *inbox)
  * @filp: its struct file
  * @wait: the poll table
  *
- * Return: EPOLLIN | EPOLLPRI | EPOLLRDNORM when GATHER_NEXT has one.
+ * Return: EPOLLIN | EPOLLPRI | EPOLLRDNORM when GATHER_NEXT has one;
+ * EPOLLERR | EPOLLHUP once the device is unplugged.
  */
 __poll_t ipu_gather_poll(struct ipu_file *ifile, struct file *filp,
 			 poll_table *wait)
@@ -257,6 +288,9 @@ __poll_t ipu_gather_poll(struct ipu_file *ifile, struct file *filp,
 	__poll_t mask = 0;
 
 	poll_wait(filp, &inbox->wait, wait);
+	/* No request comes any more: a poller must not sleep forever. */
+	if (ipu_dev_unplugged(ifile->idev))
+		return EPOLLERR | EPOLLHUP;
 	spin_lock(&inbox->lock);
 	if (ipu_gather_first_locked(inbox))
 		mask = EPOLLIN | EPOLLPRI | EPOLLRDNORM;
@@ -265,9 +299,40 @@ __poll_t ipu_gather_poll(struct ipu_file *ifile, struct file *filp,
 }
 
 /**
+ * ipu_gather_file_unplug - the file's device is gone: wake its pollers
+ * @ifile: the file
+ *
+ * Called once the device is marked unplugged, so that the pollers it
+ * wakes see EPOLLHUP (ipu_gather_poll()).
+ */
+void ipu_gather_file_unplug(struct ipu_file *ifile)
+{
+	wake_up_interruptible_poll(&ifile->gather->wait, EPOLLERR | EPOLLHUP);
+}
+
+/*
+ * Whether the handle GATHER_NEXT would report still names the launch's
+ * staging buffer in @ifile. The launch holds the buffer, not its handle:
+ * once BO_DESTROY dropped the handle, the next BO_CREATE may get the same
+ * number for another buffer, where the host would carry the parts while
+ * the device reads the old one. Only the pointers are compared (xa_load()
+ * under RCU): the launch's reference keeps the old buffer distinct.
+ */
+static bool ipu_gather_handle_valid(struct ipu_file *ifile,
+				    const struct ipu_gather_entry *e)
+{
+	return xa_load(&ifile->bos, e->info.staging_handle) ==
+	       e->launch->staging_bo;
+}
+
+/**
  * ipu_ioctl_gather_next - GATHER_NEXT: hand out the oldest request
  * @ifile: the file
  * @data: struct ipu_gather_next, all zero on input
+ *
+ * A request whose staging buffer's handle was destroyed cannot be served
+ * (see ipu_gather_handle_valid()): it is answered -EBADF, which fails its
+ * launch, and the next one is looked at.
  *
  * Return: 0; -EAGAIN when none waits; -EINVAL for a non-zero input.
  */
@@ -276,17 +341,28 @@ int ipu_ioctl_gather_next(struct ipu_file *ifile, void *data)
 	struct ipu_gather_inbox *inbox = ifile->gather;
 	struct ipu_gather_next *args = data;
 	struct ipu_gather_entry *e;
+	bool valid;
 
 	if (memchr_inv(args, 0, sizeof(*args)))
 		return -EINVAL;
-	spin_lock(&inbox->lock);
-	e = ipu_gather_first_locked(inbox);
-	if (e) {
-		e->taken = true;
-		*args = e->info;
+	for (;;) {
+		spin_lock(&inbox->lock);
+		e = ipu_gather_first_locked(inbox);
+		valid = e && ipu_gather_handle_valid(ifile, e);
+		if (valid) {
+			e->taken = true;
+			*args = e->info;
+		} else if (e) {
+			list_del(&e->node);
+			inbox->count--;
+		}
+		spin_unlock(&inbox->lock);
+		if (!e)
+			return -EAGAIN;
+		if (valid)
+			return 0;
+		ipu_gather_answer_entry(inbox, e, -EBADF);
 	}
-	spin_unlock(&inbox->lock);
-	return e ? 0 : -EAGAIN;
 }
 
 /* The entry of @token; the caller holds inbox->lock. */

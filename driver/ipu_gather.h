@@ -50,7 +50,9 @@ void ipu_gather_inbox_put(struct ipu_gather_inbox *inbox);
 struct ipu_gather_inbox *ipu_gather_inbox_get(struct ipu_gather_inbox *inbox);
 int ipu_gather_post(struct ipu_launch_req *launch,
 		    const struct ipu_gather_next *info, u32 seq, u32 gen);
+void ipu_gather_launch_ended(struct ipu_launch_req *launch);
 void ipu_gather_file_release(struct ipu_file *ifile);
+void ipu_gather_file_unplug(struct ipu_file *ifile);
 __poll_t ipu_gather_poll(struct ipu_file *ifile, struct file *filp,
 			 poll_table *wait);
 

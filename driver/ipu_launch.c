@@ -181,6 +181,8 @@ static bool ipu_launch_finish_locked(struct ipu_launch_req *req, int status)
 /* After ipu_launch_finish_locked(), without the lock: tell the submitter. */
 static void ipu_launch_signal(struct ipu_launch_req *req, bool notify)
 {
+	if (req->gather)
+		ipu_gather_launch_ended(req);
 	complete_all(&req->completion);
 	if (notify && req->complete)
 		req->complete(req);

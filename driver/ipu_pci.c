@@ -185,6 +185,7 @@ static int ipu_pci_reset(struct ipu_device *idev)
 
 	if (ipu_pci_is_gone(ipu))
 		return -ENODEV;
+	ipu_pci_gather_stop(ipu);
 	ret = ipu_pci_soft_reset(ipu);
 	if (ret == -EIO) {
 		ret = ipu_pci_flr(ipu);

@@ -156,6 +156,25 @@ int ipu_pci_gather_answer(struct ipu_device *idev, u32 seq, u32 gen,
 }
 
 /**
+ * ipu_pci_gather_stop - take no request until the ring is enabled again
+ * @ipu: the device, about to be reset
+ *
+ * A reset empties the device's ring (HEAD = TAIL = 0) while the host's
+ * HEAD still says where it stopped: vector 3's thread, woken meanwhile
+ * (a completion's cause, pending until the mask is restored), would take
+ * every slot from there to the ring's end for a request, and answer junk
+ * to the device. ipu_pci_gather_reset() enables the ring again.
+ */
+void ipu_pci_gather_stop(struct ipu_pci *ipu)
+{
+	struct ipu_pci_gatherq *gq = &ipu->gatherq;
+
+	mutex_lock(&gq->lock);
+	gq->enabled = false;
+	mutex_unlock(&gq->lock);
+}
+
+/**
  * ipu_pci_gather_reset - restart the ring after a soft reset or FLR
  * @ipu: the device, just reset (its requests forgotten)
  *

@@ -20,6 +20,7 @@ struct spec {
 	uint64_t fail_dma, corrupt_dma, hang_launch, hang_dma, ignore_reset;
 	bool refuse_fw, hold_launches;
 	enum emu_bad_wb bad_writeback;
+	enum emu_bad_gather bad_gather;
 	unsigned int speed, width;
 	uint64_t mem_ce, mem_ue;
 	bool off_bus, link_down, link_up, clear;
@@ -51,19 +52,29 @@ static const char *const bad_wb_names[] = {
 
 #define BAD_WB_MODES (sizeof(bad_wb_names) / sizeof(bad_wb_names[0]))
 
-/* @s as a bad_writeback mode. */
-static int bad_wb_mode(const char *s, enum emu_bad_wb *out)
+/* @s as one of @n mode @names (index 0 is "none", never named); -EINVAL. */
+static int mode_of(const char *s, const char *const *names, unsigned int n,
+		   unsigned int *out)
 {
 	unsigned int i;
 
-	for (i = EMU_BAD_WB_EARLY; s && i < BAD_WB_MODES; i++) {
-		if (!strcmp(s, bad_wb_names[i])) {
-			*out = (enum emu_bad_wb)i;
+	for (i = 1; s && i < n; i++) {
+		if (!strcmp(s, names[i])) {
+			*out = i;
 			return 0;
 		}
 	}
 	return -EINVAL;
 }
+
+/* bad_gather's modes, by enum emu_bad_gather. */
+static const char *const bad_gather_names[] = {
+	[EMU_BAD_GATHER_OWNER] = "owner",
+	[EMU_BAD_GATHER_BYTES] = "bytes",
+	[EMU_BAD_GATHER_STAGING] = "staging",
+};
+
+#define BAD_GATHER_MODES (sizeof(bad_gather_names) / sizeof(bad_gather_names[0]))
 
 /* A switch: no value or 1 is on, 0 off. */
 static int flag(const char *val, bool *on, bool *set)
@@ -80,6 +91,7 @@ static int flag(const char *val, bool *on, bool *set)
 static int parse_one(char *item, struct spec *sp)
 {
 	char *val = strchr(item, '=');
+	unsigned int mode;
 	uint64_t n;
 
 	if (val)
@@ -104,8 +116,18 @@ static int parse_one(char *item, struct spec *sp)
 		sp->ignore_set = true;
 		return number(val, 1, UINT32_MAX, &sp->ignore_reset);
 	}
-	if (!strcmp(item, "bad_writeback"))
-		return bad_wb_mode(val, &sp->bad_writeback);
+	if (!strcmp(item, "bad_writeback")) {
+		if (mode_of(val, bad_wb_names, BAD_WB_MODES, &mode))
+			return -EINVAL;
+		sp->bad_writeback = (enum emu_bad_wb)mode;
+		return 0;
+	}
+	if (!strcmp(item, "bad_gather")) {
+		if (mode_of(val, bad_gather_names, BAD_GATHER_MODES, &mode))
+			return -EINVAL;
+		sp->bad_gather = (enum emu_bad_gather)mode;
+		return 0;
+	}
 	if (!strcmp(item, "refuse_fw"))
 		return flag(val, &sp->refuse_fw, &sp->refuse_set);
 	if (!strcmp(item, "hold_launches"))
@@ -198,6 +220,8 @@ static void apply_locked(struct emu_dev *dev, const struct spec *sp)
 		f->refuse_fw = sp->refuse_fw;
 	if (sp->bad_writeback)
 		f->bad_writeback = sp->bad_writeback;
+	if (sp->bad_gather)
+		f->bad_gather = sp->bad_gather;
 	if (sp->hold_set)
 		f->hold_launches = sp->hold_launches;
 	/* Lifted (or cleared): the held launches go on. */

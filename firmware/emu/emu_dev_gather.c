@@ -258,6 +258,30 @@ static bool abandoned_locked(struct emu_gather_call *c)
 }
 
 /*
+ * The bad_gather fault, once: the request names what the host never gave
+ * (docs/hardware.md section 11); the run then waits for its answer as for
+ * any other, which a host that checks gives at once (EPROTO).
+ */
+static void lie_locked(struct emu_dev *dev, struct ipu_gather_req *req)
+{
+	switch (dev->faults.bad_gather) {
+	case EMU_BAD_GATHER_OWNER:
+		req->owner++;
+		break;
+	case EMU_BAD_GATHER_BYTES:
+		req->bytes = UINT64_MAX;
+		break;
+	case EMU_BAD_GATHER_STAGING:
+		req->staging += 64;
+		break;
+	case EMU_BAD_GATHER_NONE:
+		return;
+	}
+	emu_log(dev, "injected fault: gather request %u lies", req->seq);
+	dev->faults.bad_gather = EMU_BAD_GATHER_NONE;
+}
+
+/*
  * Post the request for part @part (dev->lock held): wait for a free entry,
  * write it, move TAIL, write back, raise GATHER. 0, or -errno with @msg.
  */
@@ -294,6 +318,7 @@ static int post_locked(struct emu_gather_call *c, uint64_t part,
 	if (++g->seq == 0)
 		g->seq = 1;
 	req.seq = g->seq;
+	lie_locked(dev, &req);
 	addr = g->base + (uint64_t)g->tail * sizeof(req);
 	if (dev->host.dma_write(dev->host.ctx, addr, &req, sizeof(req))) {
 		g->status |= IPU_Q_STATUS_HALTED;

@@ -129,6 +129,17 @@ enum emu_bad_wb {
 	EMU_BAD_WB_BEHIND,	/* HEAD - 1: backwards */
 };
 
+/*
+ * The bad_gather fault: what the next gather request lies about
+ * (docs/hardware.md section 11).
+ */
+enum emu_bad_gather {
+	EMU_BAD_GATHER_NONE,
+	EMU_BAD_GATHER_OWNER,	/* owner + 1: a process with no such launch */
+	EMU_BAD_GATHER_BYTES,	/* UINT64_MAX: a part no staging area holds */
+	EMU_BAD_GATHER_STAGING,	/* staging + 64: not the INSTANCE's area */
+};
+
 /* Pending injected faults; protected by dev->lock. 0 = none. */
 struct emu_faults {
 	uint64_t fail_dma;	/* descriptors left until the failing one */
@@ -137,6 +148,7 @@ struct emu_faults {
 	uint64_t hang_dma;	/* descriptors left until the stalled one */
 	uint64_t ignore_reset;	/* soft resets left until the ignored one */
 	enum emu_bad_wb bad_writeback;	/* the next descriptor's lie */
+	enum emu_bad_gather bad_gather;	/* the next gather request's lie */
 	bool refuse_fw;
 	bool hold_launches;	/* launches wait to start until it is lifted */
 };

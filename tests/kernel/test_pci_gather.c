@@ -9,12 +9,20 @@
  *  - the outputs equal the unsplit program's on the same two IPUs;
  *  - hostile calls: a wrong token, another file's token, a double answer,
  *    a status out of range, a non-zero GATHER_NEXT input, a split launch
- *    with malformed fields; a failed answer's errno reaches WAIT;
+ *    with malformed fields; a failed answer's errno reaches WAIT; struct
+ *    sizes (v1, cut, larger) on the ioctl and io_uring paths, and a split
+ *    launch through io_uring;
+ *  - a device that lies (ipu-emu's bad_gather): requests naming another
+ *    process, an oversized part or another staging area are refused;
  *  - closing a file mid-gather fails its launch and leaks nothing
  *    (memory_used back to where it was), as does killing the process
  *    (-9) that owns it; a reset forgets the requests (their tokens
  *    -ENOENT); a request nobody answers meets the launch's deadline
- *    (-ETIMEDOUT); the next split launch runs after each.
+ *    (-ETIMEDOUT); the next split launch runs after each;
+ *  - stale state: a staging handle destroyed and reused mid-launch is
+ *    never handed out; a launch that ended frees its buffers with its
+ *    requests never taken; hot removal mid-gather wakes a poller
+ *    (POLLHUP).
  * Skipped without two PCI IPUs.
  */
 #include <poll.h>
@@ -26,6 +34,7 @@
 #include "kpci.h"
 #include "kprog.h"
 #include "ksimd.h"
+#include "kuring.h"
 
 #define FAR_NS INT64_MAX
 #define GROUP 0x5e11u
@@ -155,16 +164,22 @@ struct split {
 	uint64_t fence[2];
 };
 
-/* Both instances set up and launched. */
-static void split_start(struct split *sp)
+/* The program and its split image; skipped without two PCI IPUs. */
+static void split_prepare(struct split *sp)
 {
-	uint32_t r;
-
 	require_ipus();
 	if (nr_ipus < 2)
 		kt_skip();
 	sp->p = kp_mlp(2);
 	sp->image = split_image(sp->p, &sp->len);
+}
+
+/* Both instances set up and launched. */
+static void split_start(struct split *sp)
+{
+	uint32_t r;
+
+	split_prepare(sp);
 	for (r = 0; r < 2; r++)
 		sp->s[r] = inst_setup(sp->p, sp->image, sp->len, r, true);
 	for (r = 0; r < 2; r++)
@@ -206,9 +221,22 @@ static void wait_memory_used(int fd, uint64_t used)
 	}
 }
 
-static void test_two_instances_give_the_unsplit_bits(void **state)
+/* The transport: both requests taken, each part carried, both answered 0. */
+static void serve_gather(struct split *sp)
 {
 	struct ipu_gather_next g[2];
+	uint32_t r;
+
+	for (r = 0; r < 2; r++)
+		g[r] = take(&sp->s[r]);
+	carry(&sp->s[0], &g[0], &sp->s[1]);
+	carry(&sp->s[1], &g[1], &sp->s[0]);
+	for (r = 0; r < 2; r++)
+		assert_int_equal(answer(&sp->s[r], g[r].token, 0), 0);
+}
+
+static void test_two_instances_give_the_unsplit_bits(void **state)
+{
 	float y[2][8], want[2][8];
 	struct kp_raw u[2];
 	struct split sp;
@@ -216,12 +244,7 @@ static void test_two_instances_give_the_unsplit_bits(void **state)
 
 	(void)state;
 	split_start(&sp);
-	for (r = 0; r < 2; r++)
-		g[r] = take(&sp.s[r]);
-	carry(&sp.s[0], &g[0], &sp.s[1]);
-	carry(&sp.s[1], &g[1], &sp.s[0]);
-	for (r = 0; r < 2; r++)
-		assert_int_equal(answer(&sp.s[r], g[r].token, 0), 0);
+	serve_gather(&sp);
 	for (r = 0; r < 2; r++) {
 		assert_int_equal(wait_fence(&sp.s[r], sp.fence[r]), 0);
 		read_y(sp.p, &sp.s[r], y[r]);
@@ -290,11 +313,7 @@ static void test_malformed_split_launches(void **state)
 	uint32_t r;
 
 	(void)state;
-	require_ipus();
-	if (nr_ipus < 2)
-		kt_skip();
-	sp.p = kp_mlp(2);
-	sp.image = split_image(sp.p, &sp.len);
+	split_prepare(&sp);
 	sp.s[0] = inst_setup(sp.p, sp.image, sp.len, 0, true);
 	for (r = 0; r < 7; r++) {
 		l = sp.s[0].l;
@@ -311,7 +330,7 @@ static void test_malformed_split_launches(void **state)
 				 r == 6 ? -ENOENT : -EINVAL);
 	}
 	/*
-	 * A v1 caller (56 bytes) still launches; the split image without its
+	 * A v1 caller (64 bytes) still launches; the split image without its
 	 * INSTANCE is the device's E_INVAL.
 	 */
 	l = sp.s[0].l;
@@ -320,6 +339,119 @@ static void test_malformed_split_launches(void **state)
 						IPU_LAUNCH_SIZE_V1), &l), 0);
 	assert_int_equal(wait_fence(&sp.s[0], l.fence), -EINVAL);
 	kt_close(sp.s[0].fd);
+	split_free(&sp);
+}
+
+/*
+ * The kernel refused instance 0's request itself: GATHER_NEXT hands
+ * nothing out and its launch ends with @status. Instance 1, its peer
+ * gone, is answered with the transport's error; both files close.
+ */
+static void instance_0_refused(struct split *sp, int status)
+{
+	struct ipu_gather_next g;
+
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(kt_ioctl(sp->s[0].fd, IPU_IOCTL_GATHER_NEXT, &g),
+			 -EAGAIN);
+	assert_int_equal(wait_fence(&sp->s[0], sp->fence[0]), status);
+	g = take(&sp->s[1]);
+	assert_int_equal(answer(&sp->s[1], g.token, -ECONNRESET), 0);
+	assert_int_equal(wait_fence(&sp->s[1], sp->fence[1]), -ECONNRESET);
+	kt_close(sp->s[0].fd);
+	kt_close(sp->s[1].fd);
+	split_free(sp);
+}
+
+/*
+ * A stale handle: instance 0 destroys its staging buffer's handle while
+ * its launch runs (the launch keeps the buffer) and a new buffer takes
+ * the same handle. GATHER_NEXT must not name the new buffer, where the
+ * host would carry the parts while the device reads the old one: the
+ * kernel fails the request (-EBADF reaches WAIT) and hands nothing out.
+ */
+static void test_staging_handle_destroyed_mid_launch(void **state)
+{
+	struct pollfd pfd = { .events = POLLIN };
+	struct split sp;
+	uint32_t again;
+
+	(void)state;
+	split_start(&sp);
+	assert_int_equal(kt_bo_destroy(sp.s[0].fd, sp.s[0].l.staging_handle), 0);
+	again = kt_bo(sp.s[0].fd, sp.s[0].l.staging_size, NULL);
+	/* The handle is reused (lowest free): the case this guards. */
+	assert_int_equal(again, sp.s[0].l.staging_handle);
+	pfd.fd = sp.s[0].fd;
+	assert_int_equal(poll(&pfd, 1, -1), 1);
+	instance_0_refused(&sp, -EBADF);
+}
+
+/* A struct ipu_launch of a newer caller: 8 bytes this kernel does not know. */
+struct launch_v3 {
+	struct ipu_launch l;
+	uint64_t tail;
+};
+
+/* Queue @l on ku_r as command @op (its size the payload's) on @fd. */
+static void uring_launch(int fd, uint32_t op, const struct ipu_launch *l)
+{
+	struct io_uring_sqe *sqe = ku_sqe(&ku_r, fd, op, 0);
+
+	*(struct ipu_launch *)(void *)sqe->cmd = *l;
+}
+
+/*
+ * Struct sizes on both paths. A 72-byte LAUNCH (the split fields cut
+ * after staging_size: instance_count 0 with staging fields) is -EINVAL,
+ * an 88-byte one with a non-zero tail -E2BIG, an io_uring payload past
+ * the SQE's 80 bytes -EINVAL, a 64-byte (v1) io_uring payload a launch of
+ * one instance (the device's E_INVAL for a split image). Then the run:
+ * instance 0 through io_uring (the 80-byte payload), instance 1 through
+ * an 88-byte LAUNCH with a zero tail; both complete with 0.
+ */
+static void test_split_launch_sizes_and_io_uring(void **state)
+{
+	struct ipu_launch l;
+	struct launch_v3 big;
+	struct split sp;
+	uint32_t r;
+	int res;
+
+	(void)state;
+	split_prepare(&sp);
+	for (r = 0; r < 2; r++) {
+		sp.s[r] = inst_setup(sp.p, sp.image, sp.len, r, true);
+		sp.s[r].l.fence = 0;
+	}
+	l = sp.s[1].l;
+	assert_int_equal(kt_ioctl(sp.s[1].fd, kt_resize(IPU_IOCTL_LAUNCH, 72),
+				  &l), -EINVAL);
+	memset(&big, 0, sizeof(big));
+	big.l = sp.s[1].l;
+	big.tail = 1;
+	assert_int_equal(kt_ioctl(sp.s[1].fd, kt_resize(IPU_IOCTL_LAUNCH,
+							sizeof(big)), &big),
+			 -E2BIG);
+	uring_launch(sp.s[0].fd, kt_resize(IPU_URING_CMD_LAUNCH, 88), &sp.s[0].l);
+	assert_int_equal(ku_one(&ku_r), -EINVAL);
+	uring_launch(sp.s[0].fd,
+		     kt_resize(IPU_URING_CMD_LAUNCH, IPU_LAUNCH_SIZE_V1),
+		     &sp.s[0].l);
+	assert_int_equal(ku_one(&ku_r), -EINVAL);
+
+	uring_launch(sp.s[0].fd, IPU_URING_CMD_LAUNCH, &sp.s[0].l);
+	assert_int_equal(io_uring_submit(&ku_r), 1);
+	big.tail = 0;
+	assert_int_equal(kt_ioctl(sp.s[1].fd, kt_resize(IPU_IOCTL_LAUNCH,
+							sizeof(big)), &big), 0);
+	serve_gather(&sp);
+	res = 1;
+	ku_reap(&ku_r, 1, &res, 1);
+	assert_int_equal(res, 0);
+	assert_int_equal(wait_fence(&sp.s[1], big.l.fence), 0);
+	kt_close(sp.s[0].fd);
+	kt_close(sp.s[1].fd);
 	split_free(&sp);
 }
 
@@ -427,15 +559,179 @@ static void test_no_answer_meets_the_deadline(void **state)
 	test_two_instances_give_the_unsplit_bits(state);
 }
 
+/*
+ * Nobody takes the requests, the deadline ends the launches, and instance
+ * 1's process, its file still open, destroys its buffers: the device
+ * memory is free again without the process touching its inbox (a request
+ * that can no longer be answered must not keep its launch, and the
+ * launch's buffers, until the file next polls or closes).
+ */
+static void test_ended_launch_frees_its_buffers(void **state)
+{
+	struct split sp;
+	uint64_t used;
+	uint32_t r;
+	int fd;
+
+	(void)state;
+	fd = watch_ipu1(&used);
+	ks_timeout_set(500);
+	split_start(&sp);
+	for (r = 0; r < 2; r++)
+		assert_int_equal(wait_fence(&sp.s[r], sp.fence[r]), -ETIMEDOUT);
+	assert_int_equal(kt_bo_destroy(sp.s[1].fd, sp.s[1].l.exe_handle), 0);
+	assert_int_equal(kt_bo_destroy(sp.s[1].fd, sp.s[1].l.arena_handle), 0);
+	assert_int_equal(kt_bo_destroy(sp.s[1].fd, sp.s[1].l.staging_handle), 0);
+	wait_memory_used(fd, used);
+	kt_close(sp.s[0].fd);
+	kt_close(sp.s[1].fd);
+	kt_close(fd);
+	split_free(&sp);
+}
+
+/* The model's IPU that test_lying_requests_are_refused makes lie, or -1. */
+static int lying_emu = -1;
+
+/*
+ * A device that lies (ipu-emu's bad_gather, on instance 0's IPU): a
+ * request naming another process, a part no staging area holds, or
+ * another staging area matches no launch of the file. The kernel answers
+ * it EPROTO at once and hands nothing out: the run fails (-EIO) without
+ * waiting for its deadline. Instance 1, answered with the transport's
+ * error, fails with it.
+ */
+static void test_lying_requests_are_refused(void **state)
+{
+	static const char *const lies[] = {
+		"bad_gather=owner", "bad_gather=bytes", "bad_gather=staging",
+	};
+	struct split sp;
+	unsigned int i;
+
+	(void)state;
+	require_ipus();
+	if (nr_ipus < 2)
+		kt_skip();
+	ke_require();
+	lying_emu = ke_model_ipu((unsigned int)ipu_of(ipus[0]));
+	assert_true(lying_emu >= 0);
+	for (i = 0; i < 3; i++) {
+		ke_fault((unsigned int)lying_emu, lies[i]);
+		split_start(&sp);
+		instance_0_refused(&sp, -EIO);
+	}
+}
+
+/* A lie not told (a test that failed first) must not reach the next test. */
+static int lie_teardown(void **state)
+{
+	char ans[128];
+
+	if (lying_emu >= 0)
+		ke_send("fault", (unsigned int)lying_emu, "clear", ans,
+			sizeof(ans));
+	lying_emu = -1;
+	return kt_teardown(state);
+}
+
+/* The function test_removal_mid_gather removed, for a failed test's teardown. */
+static char removed_bdf[16];
+
+/*
+ * Reap @pid once it exited by itself, polled (KS_POLLS): its wait status,
+ * or the test fails naming @what it never stopped doing.
+ */
+static int reap_exited(pid_t pid, const char *what)
+{
+	int i, st = 0;
+
+	for (i = 0; i < KS_POLLS; i++) {
+		if (waitpid(pid, &st, WNOHANG) == pid) {
+			kt_untrack(kt_find(KT_CHILD, 0, NULL, NULL, pid, 0));
+			return st;
+		}
+		ks_pause();
+	}
+	fail_msg("process %d never stopped %s", (int)pid, what);
+	return -1;
+}
+
+/*
+ * Hot removal (the PCI core's, as pciehp's) of instance 1's IPU while its
+ * request is taken and a process sleeps in poll() on its file, waiting
+ * for the next: the sleeper wakes with POLLHUP (it would sleep forever
+ * otherwise: no request comes any more), a new poll() says so at once,
+ * the request's answer is -ENODEV, closing the file frees it. Instance 0,
+ * answered with the transport's error, fails with it; once the function
+ * is back (rescan) the next split run works.
+ */
+static void test_removal_mid_gather(void **state)
+{
+	struct pollfd pfd = { .events = POLLIN | POLLPRI };
+	struct ipu_gather_next g[2];
+	struct split sp;
+	pid_t poller;
+	int st;
+
+	split_start(&sp);
+	g[0] = take(&sp.s[0]);
+	g[1] = take(&sp.s[1]);
+	pfd.fd = sp.s[1].fd;
+	poller = kt_fork_opt(true);
+	if (poller == 0) {
+		kt_child_check(poll(&pfd, 1, -1) == 1, 1);
+		kt_child_check(pfd.revents & POLLHUP, 2);
+		_exit(0);
+	}
+	ks_wait_wchan(poller, "poll");
+	snprintf(removed_bdf, sizeof(removed_bdf), "%s", ipus[1]);
+	kp_remove(removed_bdf);
+
+	st = reap_exited(poller, "polling the removed IPU's file");
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	pfd.revents = 0;
+	assert_int_equal(poll(&pfd, 1, 0), 1);
+	assert_true(pfd.revents & POLLHUP);
+	assert_int_equal(answer(&sp.s[1], g[1].token, 0), -ENODEV);
+	kt_close(sp.s[1].fd);
+	assert_int_equal(answer(&sp.s[0], g[0].token, -ECONNRESET), 0);
+	assert_int_equal(wait_fence(&sp.s[0], sp.fence[0]), -ECONNRESET);
+	kt_close(sp.s[0].fd);
+	split_free(&sp);
+
+	kp_rescan(removed_bdf);
+	removed_bdf[0] = '\0';
+	test_two_instances_give_the_unsplit_bits(state);
+}
+
+/* A test that failed after the removal still leaves the function there. */
+static int rescan_teardown(void **state)
+{
+	kt_cleanup();
+	if (removed_bdf[0]) {
+		kt_write_file("/sys/bus/pci/rescan", "1");
+		removed_bdf[0] = '\0';
+	}
+	return kt_teardown(state);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		KT_TEST(test_two_instances_give_the_unsplit_bits),
 		KT_TEST(test_hostile_answers_and_a_failed_gather),
 		KT_TEST(test_malformed_split_launches),
+		KT_TEST(test_staging_handle_destroyed_mid_launch),
+		KU_TEST(test_split_launch_sizes_and_io_uring),
 		KT_TEST(test_close_and_reset_mid_gather),
 		KT_TEST(test_kill_9_mid_gather),
 		KS_TEST(test_no_answer_meets_the_deadline),
+		KS_TEST(test_ended_launch_frees_its_buffers),
+		cmocka_unit_test_teardown(test_lying_requests_are_refused,
+					  lie_teardown),
+		cmocka_unit_test_teardown(test_removal_mid_gather,
+					  rescan_teardown),
 	};
 
 	kp_init();

@@ -10,10 +10,12 @@
  * a HEAD past TAIL, an overwritten own part; a host that never answers
  * (the deadline), a reset or a disabled ring under a waiting run; a
  * launch without its INSTANCE, a malformed INSTANCE, a staging area too
- * small, ring configuration checks and a ring the device cannot write.
+ * small, ring configuration checks and a ring the device cannot write;
+ * the bad_gather fault's lies.
  *
  * Waits poll the device's registers (TAIL, a status word), never a time.
  */
+#include <errno.h>
 #include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -601,6 +603,51 @@ static void test_ring_configuration_is_checked(void **state)
 	th_free(t);
 }
 
+/*
+ * The bad_gather fault (a device that lies, for the driver's tests): the
+ * next request names another owner, a part no staging area holds, or
+ * another staging area; its answer is awaited as any other's, and the
+ * run's next request tells the truth. An unknown mode is refused.
+ */
+static void test_bad_gather_lies_once(void **state)
+{
+	static const char *const modes[] = {
+		"bad_gather=owner", "bad_gather=bytes", "bad_gather=staging",
+	};
+	struct ipu_gather_req req;
+	struct eb *b;
+	struct th *t;
+	uint32_t m, i;
+
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		t = ready(0);
+		b = allreduces(2, &m);
+		assert_int_not_equal(emu_dev_fault(t->dev, "bad_gather=tail"), 0);
+		assert_int_not_equal(emu_dev_fault(t->dev, "bad_gather"), 0);
+		assert_int_equal(emu_dev_fault(t->dev, modes[i]), 0);
+		start(t, b, 1, 0);
+		req = wait_request(t);
+		assert_int_equal(req.collective, 0);
+		assert_int_equal(req.owner, i == 0 ? 4322 : 4321);
+		assert_true(req.bytes == (i == 1 ? UINT64_MAX : 3 * 40 * 4));
+		assert_int_equal(req.staging, STAGING_AT + (i == 2 ? 64 : 0));
+		/* A host that does not check answers it: the run goes on. */
+		consume(t);
+		answer(t, req.seq, 0);
+		req = wait_request(t);
+		assert_int_equal(req.collective, 1);
+		assert_int_equal(req.owner, 4321);
+		assert_int_equal(req.bytes, 3 * 40 * 4);
+		assert_int_equal(req.staging, STAGING_AT);
+		consume(t);
+		answer(t, req.seq, EPROTO);
+		assert_int_equal(wait_done(t, 1), IPU_DESC_DONE | IPU_CQ_E_GATHER);
+		eb_free(b);
+		th_free(t);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -617,6 +664,7 @@ int main(void)
 		cmocka_unit_test(test_launches_the_device_refuses),
 		cmocka_unit_test(test_no_ring_or_an_unwritable_ring_fails_the_gather),
 		cmocka_unit_test(test_ring_configuration_is_checked),
+		cmocka_unit_test(test_bad_gather_lies_once),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

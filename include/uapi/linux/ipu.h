@@ -358,8 +358,11 @@ struct ipu_launch {
  * @flags: zero.
  *
  * Never blocks: -EAGAIN when no request is waiting. The file polls
- * readable (EPOLLIN | EPOLLPRI) while one is. Every field must be zero on
- * input (-EINVAL). Requests a reset forgot are not returned.
+ * readable (EPOLLIN | EPOLLPRI) while one is, and EPOLLERR | EPOLLHUP once
+ * the device is unplugged. Every field must be zero on input (-EINVAL).
+ * Requests a reset forgot are not returned, nor is one whose staging
+ * buffer's handle was destroyed (the handle may name another buffer now):
+ * the kernel answers it -EBADF, which its launch fails with.
  */
 struct ipu_gather_next {
 	__u64 token;
