@@ -101,16 +101,23 @@ static void ipu_pci_gather_dispatch(struct ipu_pci *ipu,
  * @ipu: the device
  *
  * Vector 3's thread. A TAIL out of the ring is a device that lies: the
- * requests stay where they are (their runs meet their deadline).
+ * requests stay where they are (their runs meet their deadline). At most
+ * one ring's worth per call: a device that keeps moving TAIL must not
+ * hold the thread (and the ring's lock, which answers take) forever. A
+ * request posted meanwhile set the GATHER cause again after this thread
+ * acknowledged it (docs/hardware.md section 6), so its message brings the
+ * thread back; one posted with no message waits for the next.
  */
 void ipu_pci_gather_service(struct ipu_pci *ipu)
 {
 	struct ipu_pci_gatherq *gq = &ipu->gatherq;
 	struct ipu_gather_req gr;
+	unsigned int n;
 	u32 tail;
 
 	mutex_lock(&gq->lock);
-	while (gq->enabled && !ipu_pci_is_gone(ipu)) {
+	for (n = 0; n < IPU_PCI_GATHER_RING && gq->enabled &&
+	     !ipu_pci_is_gone(ipu); n++) {
 		tail = ipu_pci_gather_rd(gq, IPU_GQ_TAIL);
 		if (ipu_pci_check_gone(ipu, tail) || tail == gq->head)
 			break;
