@@ -224,8 +224,38 @@ static int place_program(struct ipu_session *s)
 	return 0;
 }
 
+/*
+ * A split program's gathers on "ipu_hw" (docs/instances.md): PCIe IPUs ask
+ * for them with gather requests, which the session serves; the simulated
+ * IPUs' firmware, ipu-simd, connects to the process's listener instead.
+ */
+static int serve_instances(struct ipu_session *s)
+{
+	struct ipu_device_info info = { .sz = sizeof(info) };
+	uint32_t i, pci = 0, gather = 0;
+	int err;
+
+	for (i = 0; i < s->num_ipus; i++) {
+		err = ipu_device_query(s->devs[i], &info);
+		if (err)
+			return ipu_sess_err(s, err, "attach: querying %s: %s",
+					    ipu_device_name(s->devs[i]),
+					    ipu_errmsg());
+		pci += info.platform == IPU_DEVICE_PLATFORM_PCI;
+		gather += !!(info.caps & IPU_DEVICE_CAP_GATHER);
+	}
+	if (!pci && !gather)
+		return ipu_sess_fw_gather_start(s);
+	if (gather == s->num_ipus)
+		return ipu_sess_pci_gather_start(s);
+	return ipu_sess_err(s, -EOPNOTSUPP,
+			    "attach: the program is split across instances, and %u of its %u IPUs cannot ask the host for the other instances' data (gather requests: a PCIe IPU and ipu.ko with IPU_FEATURE_GATHER)",
+			    s->num_ipus - gather, s->num_ipus);
+}
+
 void ipu_sess_release(struct ipu_session *s)
 {
+	ipu_sess_pci_gather_stop(s);
 	ipu_sess_fw_gather_stop(s);
 	/* The queue first: nothing may run on what goes next. Closing a
 	 * device frees its buffer objects and drops the attachment. */
@@ -266,14 +296,12 @@ int ipu_session_attach(struct ipu_session *s)
 		return ipu_sess_err(s, -ENOMEM, "no memory for %u IPUs",
 				    s->num_ipus);
 	in_sync = s->in_sync;
-	/* ipu-simd runs a split program's firmware: it gathers through us
-	 * (docs/instances.md, "ipu_hw"). */
-	err = s->rf != s->replicas && s->backend == SESS_HW ?
-		      ipu_sess_fw_gather_start(s) : 0;
-	if (!err)
-		err = acquire_ipus(s);
+	err = acquire_ipus(s);
 	if (!err)
 		err = place_program(s);
+	/* A split program's firmware gathers through us. */
+	if (!err && s->rf != s->replicas && s->backend == SESS_HW)
+		err = serve_instances(s);
 	s->depth = 1;
 	/* S06: weights_from_host on the detached -> attached transition. */
 	if (!err)
