@@ -19,7 +19,10 @@
 #define IPU_XFER_DESC_FLAGS_ALL 0u
 #define IPU_LAUNCH_FLAGS_ALL 0u
 
-/* The size of a command is ABI: arrays of them cross the library boundary. */
+/* The size of a command is ABI: arrays of them cross the library boundary.
+ * Since the split launch's fields, a launch fills the union on 64-bit
+ * machines: a later launch field needs a launch flag that says where it
+ * is, not the union's tail. */
 _Static_assert(sizeof(struct ipu_cmd) == 96, "struct ipu_cmd changed size");
 _Static_assert(sizeof(struct ipu_launch_desc) <= sizeof(((struct ipu_cmd *)0)->reserved_) &&
 	       sizeof(struct ipu_xfer_desc) <= sizeof(((struct ipu_cmd *)0)->reserved_),
