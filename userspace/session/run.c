@@ -169,6 +169,8 @@ int ipu_session_run_with_outputs(struct ipu_session *s,
 	if (err)
 		return err;
 	ipu_sess_batch_init(&b, s, "run");
+	/* Only this run's failed gathers explain its failure. */
+	ipu_sess_pci_gather_explain(s, 0);
 	err = submit_run(s, &b);
 	ipu_sess_pci_gather_explain(s, err);
 	/*
