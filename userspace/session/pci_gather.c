@@ -23,10 +23,12 @@
  *
  * The parts move by transfers (ipu_xfer_run(): the IPU's DMA queues run
  * beside its held launch), not through the staging buffer's mapping of
- * BAR2: reads of BAR2 are uncached (the mapping is write-combined), so
- * slow on real PCIe for a part of any size, and an IPU that falls off the
- * bus mid-gather makes a transfer fail with -ENODEV where touching its
- * mapping raises SIGBUS in the application.
+ * BAR2: faster from a few hundred KiB on even in the guests (where the
+ * mapping costs no more than memcpy; docs/instances.md has the figures),
+ * reads of BAR2 are uncached on real PCIe (the mapping is
+ * write-combined), and an IPU that falls off the bus mid-gather makes a
+ * transfer fail with -ENODEV where touching its mapping raises SIGBUS in
+ * the application.
  *
  * The thread calls the transport while the session's thread waits for the
  * run, never both at once (MPI_THREAD_SERIALIZED is enough), as with
