@@ -361,12 +361,12 @@ static void test_reset_mid_gather(void **state)
 	memset(sh, 0, offsetof(struct shared, y));
 	memset(sh->err, 0, sizeof(sh->err));
 	sh->count = 2;
-	sh->peer_ms = 4000;
-	wait_ms = 2000;
+	sh->peer_ms = 2500;
+	wait_ms = 1000;
 	err = instance(0, 2);
 	wait_ms = 0;
 	assert_int_equal(err, -ETIMEDOUT);
-	if (!strstr(sh->err[0], "did not complete within 2000 ms"))
+	if (!strstr(sh->err[0], "run: the launch did not complete within 1000 ms"))
 		fail_msg("the run's message: %s", sh->err[0]);
 	print_message("the run failed and the session went after %llu ms\n",
 		      (unsigned long long)(now_ms() - t0));
