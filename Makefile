@@ -240,7 +240,7 @@ UNIT_INTERNAL := test_args test_bo test_device test_error test_queue_reap \
 	$(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_emu_dev*.c)) \
 	$(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_vfio_user*.c)) \
 	$(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_emu_attack*.c)) \
-	test_ipu_emu test_fw_gather
+	test_ipu_emu test_fw_gather test_gather_requests
 UNIT_SHARED_SRCS := $(filter-out $(UNIT_INTERNAL:%=tests/unit/%.c),$(UNIT_SRCS))
 UNIT_SHARED_BINS := $(UNIT_SHARED_SRCS:%.c=$(O)/shared/%)
 SHARED_LINK := -L$(O)/lib -Wl,--disable-new-dtags,-rpath,$(abspath $(O)/lib) -lsession -lipuir -lipu -lipufw

@@ -275,6 +275,7 @@ const char *ipu_device_name(const struct ipu_device *dev);
 #define IPU_DEVICE_CAP_RESET	(1ull << 3) /* ipu_device_reset() */
 #define IPU_DEVICE_CAP_HOTPLUG	(1ull << 4) /* may vanish: calls then fail -ENODEV */
 #define IPU_DEVICE_CAP_LAUNCH	(1ull << 5) /* IPU_CMD_LAUNCH runs programs */
+#define IPU_DEVICE_CAP_GATHER	(1ull << 6) /* split launches, gather requests */
 
 /**
  * struct ipu_device_info - state of a device, from ipu_device_query().
@@ -529,6 +530,10 @@ int ipu_xfer_from_device(struct ipu_bo *bo, uint64_t bo_offset, void *dst,
 #define IPU_LAUNCH_ARENA_ALIGN		64
 /* Most replicas one program may run on (ipu_launch_desc.num_replicas). */
 #define IPU_LAUNCH_MAX_REPLICAS		1024
+/* Most instances of a split launch (ipu_launch_desc.instance_count). */
+#define IPU_LAUNCH_MAX_INSTANCES	4096
+/* Alignment of ipu_launch_desc.staging_offset. */
+#define IPU_LAUNCH_STAGING_ALIGN	64
 
 /**
  * struct ipu_launch_desc - one replica's share of running a program.
@@ -550,7 +555,27 @@ int ipu_xfer_from_device(struct ipu_bo *bo, uint64_t bo_offset, void *dst,
  *	run together (any value the caller likes, unique among the runs in
  *	flight on the queue); ignored for a single replica.
  * @flags: 0; no flags are defined yet.
- * @reserved: 0.
+ * @instance_index: with @instance_count: which instance this process is,
+ *	< @instance_count.
+ * @instance_count: 0 for a program of one instance (then the fields
+ *	below and @instance_index must be 0). A program split across
+ *	instances (docs/instances.md: instance_replication_factor below
+ *	replication_factor) runs this process's replicas of it as a *split
+ *	launch*: the instance count, 1 to IPU_LAUNCH_MAX_INSTANCES, and
+ *	@num_replicas is then the instance's replica count. Only devices
+ *	with IPU_DEVICE_CAP_GATHER take split launches; the device asks for
+ *	the other instances' parts of each gather with a request
+ *	(ipu_gather_next()). Every launch of a split run names the same
+ *	instance and a staging area.
+ * @staging_bo: a split launch's staging area, on the device of @arena_bo:
+ *	where the device puts its instance's part of a gather and the host
+ *	the other instances' parts (ipu_gather_next()). Kept by the device
+ *	until the launch completes; keep it alive until then.
+ * @staging_offset: where the staging area starts in @staging_bo, a
+ *	multiple of IPU_LAUNCH_STAGING_ALIGN.
+ * @staging_size: its bytes, > 0, within @staging_bo: at least
+ *	@instance_count times the largest part a gather of the program
+ *	moves (the device fails a gather that does not fit).
  *
  * A program of R replicas runs as R launch commands, one per replica, each
  * on the device holding that replica's arena (R devices, or fewer when
@@ -575,7 +600,11 @@ struct ipu_launch_desc {
 	uint32_t num_replicas;
 	uint64_t group;
 	uint32_t flags;
-	uint32_t reserved;
+	uint16_t instance_index;
+	uint16_t instance_count;
+	struct ipu_bo *staging_bo;
+	uint32_t staging_offset;
+	uint32_t staging_size;
 };
 
 /**
@@ -733,7 +762,12 @@ static inline void ipu_cmd_prep_launch(struct ipu_cmd *cmd,
  * an arena is smaller than the program needs; -ERANGE and others from the
  * firmware as the program runs (include/ipu/firmware.h: ipufw_run());
  * -ENOMEM; -EACCES when a device is not attached; -EOPNOTSUPP on a backend
- * that cannot launch. Every replica of a run completes with the run's
+ * that cannot launch, or for a split launch on a device without
+ * IPU_DEVICE_CAP_GATHER. A split launch also fails with the errno
+ * ipu_gather_answer() gave a request of its run, -EIO when the device
+ * failed a gather itself (e.g. a staging area too small), -ECANCELED when
+ * its device's handle was closed with a request pending, and
+ * -ETIMEDOUT, like any launch, when nobody answered within the deadline. Every replica of a run completes with the run's
  * result, except that when one replica's executable or device is at fault,
  * the others complete with -ECANCELED. Any command: -ECANCELED when a
  * command it was linked to failed.
@@ -813,12 +847,19 @@ void ipu_queue_destroy(struct ipu_queue *q);
  * @arena_bo on different devices), @exe_size 0 or past the end of
  * @exe_bo, an arena that is misaligned or past the end of @arena_bo,
  * @replica not below @num_replicas, @num_replicas 0 or over
- * IPU_LAUNCH_MAX_REPLICAS, unknown launch flags or reserved bits, two
+ * IPU_LAUNCH_MAX_REPLICAS, unknown launch flags, a split launch's fields
+ * out of range (see struct ipu_launch_desc: @instance_index not below
+ * @instance_count, @instance_count over IPU_LAUNCH_MAX_INSTANCES, a NULL
+ * @staging_bo or one on another device, a staging area that is empty,
+ * misaligned or past the end of @staging_bo, staging fields without
+ * @instance_count), two
  * launches of one replica of a run in flight at once, launches of one run
  * that disagree on @num_replicas or are linked to one another, or a device
  * of another backend; -E2BIG for a command with non-zero bytes past its
  * descriptor; -EBUSY when the batch would put more than entries commands
- * in flight (reap first); -ENOMEM.
+ * in flight (reap first); -EOPNOTSUPP for a split launch on the model
+ * (it takes a split program's instances from ipu_model_set_instances());
+ * -ENOMEM.
  */
 int ipu_queue_submit(struct ipu_queue *q, const struct ipu_cmd *cmds,
 		     size_t n);
@@ -885,6 +926,114 @@ int ipu_queue_register_buffers(struct ipu_queue *q, const struct iovec *bufs,
  * Return: 0; -EINVAL for NULL @q; -ENOENT when none are registered.
  */
 int ipu_queue_unregister_buffers(struct ipu_queue *q);
+
+/* ------------------------------------------------------------------------ */
+/* Gather requests                                                          */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A program split across instances (processes; docs/instances.md) runs
+ * this process's replicas with split launches (struct ipu_launch_desc's
+ * instance and staging fields). Its all-reduces need the other
+ * instances' operands, which only the host can fetch (its transport, e.g.
+ * MPI): for each, the device of the run's replica 0 writes its
+ * instance's part into the launch's staging area, posts a *gather
+ * request* and holds the run until the host answers. The host
+ *
+ *	1. learns of it: ipu_gather_fd() polls readable (POLLIN) while a
+ *	   request waits, and ipu_gather_next() takes the oldest;
+ *	2. reads this instance's part from the staging area (part
+ *	   @instance_index at @staging_offset + @instance_index * @bytes),
+ *	   exchanges the parts with the other instances, and writes every
+ *	   other part i at @staging_offset + i * @bytes (ipu_bo_map(), or a
+ *	   transfer: the device's DMA queues run beside its held launch);
+ *	3. answers: ipu_gather_answer() with 0, and the run goes on with the
+ *	   parts; or with a negative errno, and the run's launches fail with
+ *	   it (e.g. -ETIMEDOUT for a dead peer: fail rather than let the
+ *	   device wait until the launch's deadline).
+ *
+ * A request unanswered until the launch's deadline fails the launch
+ * (-ETIMEDOUT); a reset of the device forgets its requests (their tokens
+ * become stale); closing the device's handle fails those pending
+ * (-ECANCELED). Devices with IPU_DEVICE_CAP_GATHER (PCIe IPUs) post
+ * requests; the kernel's simulated IPUs run the firmware in ipu-simd,
+ * which asks the process itself (include/ipu/fw_gather.h), and the model
+ * calls the process's instances directly (ipu_model_set_instances()).
+ */
+
+/* Largest errno ipu_gather_answer() passes to the device. */
+#define IPU_GATHER_MAX_ERRNO	4095
+
+/**
+ * struct ipu_gather_request - a device's request, from ipu_gather_next().
+ * @sz: in: sizeof(struct ipu_gather_request).
+ * @token: names the request to ipu_gather_answer(); never 0, never reused
+ *	on one handle of a device.
+ * @staging_bo: the launch's staging buffer object (its
+ *	ipu_launch_desc.staging_bo), or NULL when the caller destroyed it
+ *	meanwhile (the device keeps the memory until the launch ends).
+ * @staging_offset: the launch's staging_offset.
+ * @bytes: each instance's part; part i is at @staging_offset + i * @bytes.
+ *	The device wrote part @instance_index; the host writes the others.
+ * @staging_handle: @staging_bo's handle (ipu_bo_handle()).
+ * @replica: the launch's replica.
+ * @instance_index, @instance_count: the launch's.
+ * @collective: which gather of the run this is, from 0.
+ */
+struct ipu_gather_request {
+	size_t sz;
+	uint64_t token;
+	struct ipu_bo *staging_bo;
+	uint64_t staging_offset;
+	uint64_t bytes;
+	uint32_t staging_handle;
+	uint32_t replica;
+	uint32_t instance_index;
+	uint32_t instance_count;
+	uint32_t collective;
+};
+
+/**
+ * ipu_gather_fd() - a file descriptor that polls readable while a gather
+ * request of @dev waits (poll(2)/epoll: POLLIN; never read it).
+ * @dev: an open device.
+ *
+ * The descriptor belongs to @dev: do not close it; it is valid until
+ * ipu_device_close().
+ *
+ * Return: the descriptor, >= 0; -EINVAL for a NULL @dev; -EOPNOTSUPP on a
+ * device without IPU_DEVICE_CAP_GATHER (the model, simulated IPUs).
+ */
+int ipu_gather_fd(struct ipu_device *dev);
+
+/**
+ * ipu_gather_next() - take the oldest gather request of @dev's split
+ * launches that no call took yet. Never blocks.
+ * @dev: the device whose handle launched them.
+ * @req: out: set @req->sz first; filled in.
+ *
+ * Return: 0; -EAGAIN when no request waits (poll ipu_gather_fd());
+ * -EINVAL for NULL arguments or a too small @req->sz; -EOPNOTSUPP on a
+ * device without IPU_DEVICE_CAP_GATHER; -ENODEV when the device was
+ * removed.
+ */
+int ipu_gather_next(struct ipu_device *dev, struct ipu_gather_request *req);
+
+/**
+ * ipu_gather_answer() - answer request @token of @dev.
+ * @dev: the device ipu_gather_next() took it from.
+ * @token: the request's token.
+ * @status: 0 when every other instance's part is in the staging area (the
+ *	run goes on), else a negative errno, -1 to -IPU_GATHER_MAX_ERRNO,
+ *	which the run's launches then fail with.
+ *
+ * Return: 0; -EINVAL for a NULL @dev, a @token of 0 or a @status out of
+ * range; -ENOENT when @dev has no such request waiting: answered already,
+ * never handed out on this handle, or forgotten (a reset of the device,
+ * or its launch ended: its deadline passed); -EOPNOTSUPP on a device
+ * without IPU_DEVICE_CAP_GATHER; -ENODEV when the device was removed.
+ */
+int ipu_gather_answer(struct ipu_device *dev, uint64_t token, int status);
 
 /* ------------------------------------------------------------------------ */
 /* The model backend                                                        */

@@ -11,6 +11,8 @@
  *	uring_fixed  the same with the host buffer registered with the queue
  *	             (IORING_URING_CMD_FIXED: no pinning per transfer)
  *	ioctl        IPU_IOCTL_XFER, one system call per transfer
+ *	mmap         memcpy() through the buffer object's mapping
+ *	             (ipu_bo_map(): on a PCIe IPU, BAR2, write-combined)
  *	memcpy       the guest copying the same bytes between two buffers
  *
  * each measured in the same run, best of ROUNDS, as
@@ -188,6 +190,7 @@ static double time_memcpy(void *dst, const void *src, uint64_t size,
  * @fd, @handle: a raw file of the same device for the ioctl (attached
  *	while the ioctl runs, as attaching is exclusive).
  * @host, @other: MAX_SIZE bytes each.
+ * @map: @bo's mapping (ipu_bo_map()).
  * @prefix: of the printed names: "" (simulated IPU) or "pci_".
  */
 struct rig {
@@ -195,13 +198,14 @@ struct rig {
 	unsigned int idx;
 	struct ipu_device *dev;
 	struct ipu_bo *bo;
+	void *map;
 	struct ipu_queue *q, *fq;
 	void *host, *other;
 };
 
-enum path { P_URING, P_FIXED, P_IOCTL, P_MEMCPY, P_COUNT };
+enum path { P_URING, P_FIXED, P_IOCTL, P_MMAP, P_MEMCPY, P_COUNT };
 static const char *const path_name[P_COUNT] = {
-	"uring", "uring_fixed", "ioctl", "memcpy",
+	"uring", "uring_fixed", "ioctl", "mmap", "memcpy",
 };
 
 /* Best seconds of ROUNDS for one path, direction and size; < 0: failed. */
@@ -244,6 +248,11 @@ static double best(struct rig *r, enum path p, uint32_t dir, uint64_t size)
 				       dir == IPU_XFER_DIR_TO_DEVICE ?
 					       IPU_XFER_TO_DEVICE :
 					       IPU_XFER_FROM_DEVICE, iters);
+			break;
+		case P_MMAP:
+			s = dir == IPU_XFER_DIR_TO_DEVICE ?
+				    time_memcpy(r->map, r->host, size, iters) :
+				    time_memcpy(r->host, r->map, size, iters);
 			break;
 		default:
 			s = dir == IPU_XFER_DIR_TO_DEVICE ?
@@ -395,6 +404,7 @@ static int bench_device(unsigned int idx, const char *prefix)
 	ret = r.host == MAP_FAILED || r.other == MAP_FAILED ||
 	      ipu_device_open(name, &oo, &r.dev) ||
 	      ipu_bo_create(r.dev, MAX_SIZE, 0, &r.bo) ||
+	      ipu_bo_map(r.bo, &r.map) ||
 	      ipu_queue_create(r.dev, &qo, &r.q) ||
 	      ipu_queue_create(r.dev, &qo, &r.fq) ||
 	      ipu_queue_register_buffers(r.fq, &iov, 1);

@@ -28,9 +28,7 @@
  * as a user would pick them: IPU_HW_PLATFORM=pci (libipu lists only
  * those, so "ipu_hw" is them); their launches run on the device's command
  * queue. Nothing is unbound or added. A program that needs more IPUs than
- * the guest has PCI ones skips its test, saying libsession's reason; a
- * file that defines KSH_PCI_UNSUPPORTED (its reason) before including
- * this header skips all of its tests.
+ * the guest has PCI ones skips its test, saying libsession's reason.
  */
 #ifndef IPU_TESTS_KSESSION_H
 #define IPU_TESTS_KSESSION_H
@@ -169,14 +167,6 @@ static inline int ksh_run(const char *group, const struct CMUnitTest *tests,
 	bool simd;
 	int ret;
 
-#ifdef KSH_PCI_UNSUPPORTED
-	(void)group;
-	(void)tests;
-	(void)setup;
-	(void)teardown;
-	printf("%zu tests skipped on PCI IPUs: %s\n", n, KSH_PCI_UNSUPPORTED);
-	return 77;
-#endif
 	if (!kt_have_dev(0)) {
 		printf("no PCI IPU bound to ipu.ko: skipped\n");
 		return 77;

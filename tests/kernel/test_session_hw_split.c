@@ -17,6 +17,13 @@
  *  - an instance that dies before its run: the other's run fails with its
  *    transport's -ETIMEDOUT (ipu-simd logs the transport's message), in
  *    bounded time, and ipu-simd serves the next split run as before.
+ *
+ * The PCI variant (test_pci_session_hw_split.c, KT_ON_PCI) runs the same
+ * on the guests' two PCIe IPUs, whose command queues ask the process for
+ * the gathers (gather requests, served by libsession's pci_gather.c): a
+ * 2-replica program as 1x2 and 2x1, and the dead instance, whose
+ * transport's message is then the survivor's run's message; and a reset
+ * mid-gather (the session's bound passing while the transport waits).
  */
 #include <stdatomic.h>
 #include <sys/mman.h>
@@ -26,7 +33,11 @@
 
 #include <ipu/firmware.h>
 
+#ifdef KT_ON_PCI
+#define REPLICAS 2 /* the guests' PCIe IPUs, linked to each other */
+#else
 #define REPLICAS 4
+#endif
 #define N 1027
 #define XPORT_MAX (REPLICAS * 2 * N * sizeof(float) + 4096)
 /* A transport's bound on a peer, and the short one of the dying test. */
@@ -47,6 +58,8 @@ struct shared {
 };
 
 static struct shared *sh;
+/* The sessions' bound on a run (wait_timeout_ms), 0: libsession's own. */
+static uint32_t wait_ms;
 
 static uint64_t now_ms(void)
 {
@@ -128,7 +141,7 @@ static struct ipu_ir *build(uint32_t irf)
 		return NULL;
 	if (ipu_ir_set_replication_factor(ir, REPLICAS) ||
 	    ipu_ir_set_instance_replication_factor(ir, irf) ||
-	    ipu_ir_replica_grouping(ir, 2, 2, &pairs) ||
+	    ipu_ir_replica_grouping(ir, REPLICAS / 2, 2, &pairs) ||
 	    ipu_ir_replica_grouping(ir, 1, 1, &ones))
 		goto err;
 	sx = ipu_ir_h2d_stream(ir, "x", IPU_DTYPE_FLOAT32, 1, shape);
@@ -161,7 +174,8 @@ err:
  */
 static int instance(uint32_t index, uint32_t count)
 {
-	IPU_OPTS(ipu_session_opts, opts, .device = "ipu_hw");
+	IPU_OPTS(ipu_session_opts, opts, .device = "ipu_hw",
+		 .wait_timeout_ms = wait_ms);
 	const uint32_t irf = REPLICAS / count, base = index * irf;
 	struct ipufw_instances inst = { index, count, xport_allgather, &inst };
 	static const char *const names[] = { "own", "every" };
@@ -294,23 +308,84 @@ static void test_dead_instance_fails_the_other_in_bounded_time(void **state)
 	assert_int_equal(st[1], 9);
 	if (st[0] != ETIMEDOUT)
 		fail_msg("the survivor: status %d: %s", st[0], sh->err[0]);
+#ifdef KT_ON_PCI
+	/* The session answered the device's request with the transport's
+	 * errno, and says why. */
+	(void)from;
+	if (!strstr(sh->err[0], "an all-reduce across instances failed: instance 0 of 2: no answer from the other instances within 1000 ms"))
+		fail_msg("the survivor's message: %s", sh->err[0]);
+#else
 	/* The firmware's message is the daemon's to log (FW_DONE carries
 	 * only the status). */
 	if (!ks_log_wait(from, "no answer from the other instances within 1000 ms"))
 		fail_msg("ipu-simd did not log the transport's message");
+#endif
 	print_message("the survivor failed after %llu ms\n",
 		      (unsigned long long)(now_ms() - t0));
-	/* ipu-simd serves the next split run as before. */
+	/* The next split run goes as before. */
 	split(2, -1, PEER_MS, st);
 	if (st[0] || st[1])
 		fail_msg("after a dead instance: %s / %s", sh->err[0], sh->err[1]);
 }
+
+#ifdef KT_ON_PCI
+/* Device memory in use on the (listed: PCI) IPUs. */
+static uint64_t memory_used(void)
+{
+	struct ipu_device_list *list;
+	uint64_t used = 0;
+	size_t i;
+
+	assert_int_equal(ipu_device_list_create(&list), 0);
+	for (i = 0; i < ipu_device_list_count(list); i++)
+		used += ipu_device_list_get(list, i)->memory_used;
+	ipu_device_list_free(list);
+	return used;
+}
+
+/*
+ * A reset mid-gather: instance 0 of 2 alone, its peer never coming. The
+ * session's bound on the run passes while the gather waits for the
+ * transport: the session resets the IPU, which forgets the request, and
+ * the run fails with -ETIMEDOUT saying so; the transport's answer then
+ * finds the request stale, which is no error. Leaving the session waits
+ * at most for the transport's own bound, device memory is back, and a
+ * split run after it goes as before.
+ */
+static void test_reset_mid_gather(void **state)
+{
+	uint64_t used = memory_used(), t0 = now_ms();
+	int st[REPLICAS], err;
+
+	(void)state;
+	memset(sh, 0, offsetof(struct shared, y));
+	memset(sh->err, 0, sizeof(sh->err));
+	sh->count = 2;
+	sh->peer_ms = 2500;
+	wait_ms = 1000;
+	err = instance(0, 2);
+	wait_ms = 0;
+	assert_int_equal(err, -ETIMEDOUT);
+	if (!strstr(sh->err[0], "run: the launch did not complete within 1000 ms"))
+		fail_msg("the run's message: %s", sh->err[0]);
+	print_message("the run failed and the session went after %llu ms\n",
+		      (unsigned long long)(now_ms() - t0));
+	assert_int_equal(memory_used(), used);
+	split(2, -1, PEER_MS, st);
+	if (st[0] || st[1])
+		fail_msg("after a reset mid-gather: %s / %s", sh->err[0],
+			 sh->err[1]);
+}
+#endif
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_splits_give_the_bits_of_one_instance),
 		cmocka_unit_test(test_dead_instance_fails_the_other_in_bounded_time),
+#ifdef KT_ON_PCI
+		cmocka_unit_test(test_reset_mid_gather),
+#endif
 	};
 
 	if (setup(NULL))

@@ -46,6 +46,15 @@ struct fake_state {
 	/* whether fake_enumerate lists the devices */
 	int listed;
 	uint32_t next_handle;
+	/* gather requests: fake_gather_post() queues, GATHER_NEXT takes in
+	 * order; answered tokens and their statuses are recorded */
+	int gather_fd;		/* what gather_fd returns; 0: -EOPNOTSUPP */
+	struct ipu_gather_request gather_q[4];
+	int gather_n, gather_taken;
+	uint64_t gather_next_token;
+	uint64_t answered[4];
+	int answer_status[4];
+	int answers, gather_calls;
 };
 
 static struct fake_state fake __attribute__((unused));
@@ -205,6 +214,61 @@ static inline int fake_xfer(struct ipu_device *dev, const struct ipu_xfer_desc *
 	return 0;
 }
 
+/* A request the fake device posts: its token is assigned here. */
+static inline uint64_t fake_gather_post(uint32_t staging_handle,
+					uint64_t offset, uint64_t bytes)
+{
+	struct ipu_gather_request *r = &fake.gather_q[fake.gather_n++];
+
+	memset(r, 0, sizeof(*r));
+	r->token = ++fake.gather_next_token;
+	r->staging_handle = staging_handle;
+	r->staging_offset = offset;
+	r->bytes = bytes;
+	r->instance_index = 1;
+	r->instance_count = 2;
+	r->collective = (uint32_t)fake.gather_n - 1;
+	return r->token;
+}
+
+static inline int fake_gather_fd(struct ipu_device *dev)
+{
+	(void)dev;
+	fake.gather_calls++;
+	return fake.gather_fd ? fake.gather_fd : -EOPNOTSUPP;
+}
+
+static inline int fake_gather_next(struct ipu_device *dev,
+				   struct ipu_gather_request *req)
+{
+	(void)dev;
+	fake.gather_calls++;
+	if (fake.gather_taken == fake.gather_n)
+		return -EAGAIN;
+	*req = fake.gather_q[fake.gather_taken++];
+	/* The backend does not know the front end's objects. */
+	req->staging_bo = NULL;
+	return 0;
+}
+
+/* Like the kernel: a token is answered once, and only one handed out. */
+static inline int fake_gather_answer(struct ipu_device *dev, uint64_t token,
+				     int status)
+{
+	int i;
+
+	(void)dev;
+	fake.gather_calls++;
+	for (i = 0; i < fake.answers; i++)
+		if (fake.answered[i] == token)
+			return -ENOENT;
+	if (!token || token > (uint64_t)fake.gather_taken)
+		return -ENOENT;
+	fake.answered[fake.answers] = token;
+	fake.answer_status[fake.answers++] = status;
+	return 0;
+}
+
 static const struct ipu_backend_ops fake_ops __attribute__((unused)) = {
 	.prefix = "fake",
 	.enumerate = fake_enumerate,
@@ -220,6 +284,9 @@ static const struct ipu_backend_ops fake_ops __attribute__((unused)) = {
 	.bo_map = fake_bo_map,
 	.bo_unmap = fake_bo_unmap,
 	.xfer = fake_xfer,
+	.gather_fd = fake_gather_fd,
+	.gather_next = fake_gather_next,
+	.gather_answer = fake_gather_answer,
 };
 
 /*

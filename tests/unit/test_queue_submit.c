@@ -185,17 +185,6 @@ static void test_transfer_with_a_dirty_tail_is_e2big(void **state)
 	refused(f, 2, -E2BIG, "command 1");
 }
 
-static void test_launch_with_a_dirty_tail_is_e2big(void **state)
-{
-	struct fixture *f = *state;
-	struct ipu_launch_desc l = launch(f);
-
-	first_cmd(f);
-	ipu_cmd_prep_launch(&f->cmds[1], &l, 101);
-	f->cmds[1].reserved_[9] = 1;
-	refused(f, 2, -E2BIG, "past its descriptor");
-}
-
 static void test_launch_without_exe_bo_is_einval(void **state)
 {
 	struct fixture *f = *state;
@@ -305,13 +294,82 @@ static void test_unknown_launch_flags_are_einval(void **state)
 	launch_refused(f, &l, -EINVAL, "unknown flags");
 }
 
-static void test_launch_reserved_bits_are_einval(void **state)
+static void test_split_fields_without_instance_count_are_einval(void **state)
 {
 	struct fixture *f = *state;
 	struct ipu_launch_desc l = launch(f);
 
-	l.reserved = 1;
-	launch_refused(f, &l, -EINVAL, "reserved");
+	l.instance_index = 1;
+	launch_refused(f, &l, -EINVAL, "with instance_count 0");
+	l = launch(f);
+	l.staging_bo = f->data;
+	launch_refused(f, &l, -EINVAL, "with instance_count 0");
+	l = launch(f);
+	l.staging_size = 64;
+	launch_refused(f, &l, -EINVAL, "with instance_count 0");
+	l = launch(f);
+	l.staging_offset = 64;
+	launch_refused(f, &l, -EINVAL, "with instance_count 0");
+}
+
+/* A split launch of instance 1 of 2 with a valid staging area in f->data. */
+static struct ipu_launch_desc split_launch(struct fixture *f)
+{
+	struct ipu_launch_desc l = launch(f);
+
+	l.instance_index = 1;
+	l.instance_count = 2;
+	l.staging_bo = f->data;
+	l.staging_offset = 64;
+	l.staging_size = 128;
+	return l;
+}
+
+static void test_split_instance_out_of_range_is_einval(void **state)
+{
+	struct fixture *f = *state;
+	struct ipu_launch_desc l = split_launch(f);
+
+	l.instance_index = 2;
+	launch_refused(f, &l, -EINVAL, "instance 2 of 2");
+	l = split_launch(f);
+	l.instance_count = IPU_LAUNCH_MAX_INSTANCES + 1;
+	launch_refused(f, &l, -EINVAL, "at most 4096 instances");
+}
+
+static void test_split_staging_area_is_checked(void **state)
+{
+	struct fixture *f = *state;
+	struct ipu_launch_desc l = split_launch(f);
+
+	l.staging_bo = NULL;
+	launch_refused(f, &l, -EINVAL, "without a staging buffer object");
+	l = split_launch(f);
+	l.staging_bo = f->arena1;
+	launch_refused(f, &l, -EINVAL, "the staging area is on model:1");
+	l = split_launch(f);
+	l.staging_size = 0;
+	launch_refused(f, &l, -EINVAL, "a staging area of 0 bytes");
+	l = split_launch(f);
+	l.staging_offset = 32;
+	launch_refused(f, &l, -EINVAL, "at a multiple of 64");
+	l = split_launch(f);
+	l.staging_offset = 4096;
+	l.staging_size = 1;
+	launch_refused(f, &l, -EINVAL, "at offset 4096");
+	/* Offset and size that wrap 32 bits still pass the end. */
+	l = split_launch(f);
+	l.staging_offset = 64;
+	l.staging_size = UINT32_MAX;
+	launch_refused(f, &l, -EINVAL, "of 4294967295 bytes at offset 64");
+}
+
+static void test_split_launch_on_the_model_is_eopnotsupp(void **state)
+{
+	struct fixture *f = *state;
+	struct ipu_launch_desc l = split_launch(f);
+
+	launch_refused(f, &l, -EOPNOTSUPP, "ipu_model_set_instances()");
 }
 
 static void test_replica_counts_that_disagree_are_einval(void **state)
@@ -427,7 +485,6 @@ int main(void)
 		T(test_unknown_command_flags_are_einval),
 		T(test_bad_transfer_is_einval),
 		T(test_transfer_with_a_dirty_tail_is_e2big),
-		T(test_launch_with_a_dirty_tail_is_e2big),
 		T(test_launch_without_exe_bo_is_einval),
 		T(test_launch_without_arena_bo_is_einval),
 		T(test_launch_with_bos_of_two_devices_is_einval),
@@ -440,7 +497,10 @@ int main(void)
 		T(test_zero_replicas_is_einval),
 		T(test_too_many_replicas_is_einval),
 		T(test_unknown_launch_flags_are_einval),
-		T(test_launch_reserved_bits_are_einval),
+		T(test_split_fields_without_instance_count_are_einval),
+		T(test_split_instance_out_of_range_is_einval),
+		T(test_split_staging_area_is_checked),
+		T(test_split_launch_on_the_model_is_eopnotsupp),
 		T(test_replica_counts_that_disagree_are_einval),
 		T(test_one_replica_twice_in_a_batch_is_einval),
 		T(test_launches_of_one_run_linked_together_are_einval),

@@ -72,6 +72,14 @@
  * @queue_register: register @n host buffers with @q (@n 0: unregister
  *	the set); the front end checked them. May be NULL: registering is
  *	then accepted and changes nothing.
+ * @gather_fd: the descriptor that polls readable while a gather request
+ *	of @dev waits, or -EOPNOTSUPP when this device posts none.
+ * @gather_next: take the oldest gather request into @req (every member
+ *	but @staging_bo, which the front end finds by @staging_handle);
+ *	-EAGAIN when none waits.
+ * @gather_answer: answer request @token with @status (the front end
+ *	checked its range).
+ * The three gather ops are NULL for a backend without gather requests.
  */
 struct ipu_backend_ops {
 	const char *prefix;
@@ -100,6 +108,11 @@ struct ipu_backend_ops {
 			     const struct timespec *deadline, bool wait);
 	int (*queue_register)(struct ipu_queue *q, const struct iovec *bufs,
 			      size_t n);
+	int (*gather_fd)(struct ipu_device *dev);
+	int (*gather_next)(struct ipu_device *dev,
+			   struct ipu_gather_request *req);
+	int (*gather_answer)(struct ipu_device *dev, uint64_t token,
+			     int status);
 };
 
 /* The kernel backend: "hw:N" is /dev/ipuN. */

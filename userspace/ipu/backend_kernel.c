@@ -187,6 +187,10 @@ static uint64_t caps_from_uapi(__u64 features)
 		/* Launches go through the io_uring queue. */
 		{ IPU_FEATURE_LAUNCH | IPU_FEATURE_URING_CMD,
 		  IPU_DEVICE_CAP_LAUNCH },
+		/* Split launches too. */
+		{ IPU_FEATURE_GATHER | IPU_FEATURE_LAUNCH |
+			  IPU_FEATURE_URING_CMD,
+		  IPU_DEVICE_CAP_GATHER },
 	};
 	uint64_t caps = 0;
 	size_t i;
@@ -341,6 +345,49 @@ static int k_xfer(struct ipu_device *dev, const struct ipu_xfer_desc *d)
 	return kioctl(kfd(dev), IPU_IOCTL_XFER, &arg);
 }
 
+/* The file polls readable while a request of its split launches waits. */
+static int k_gather_fd(struct ipu_device *dev)
+{
+	const struct kdev *k = kdev_of(dev);
+
+	return k->features & IPU_FEATURE_GATHER ? k->fd : -EOPNOTSUPP;
+}
+
+static int k_gather_next(struct ipu_device *dev,
+			 struct ipu_gather_request *req)
+{
+	struct ipu_gather_next arg;
+	int err;
+
+	if (!(kdev_of(dev)->features & IPU_FEATURE_GATHER))
+		return -EOPNOTSUPP;
+	memset(&arg, 0, sizeof(arg));
+	err = kioctl(kfd(dev), IPU_IOCTL_GATHER_NEXT, &arg);
+	if (err)
+		return err;
+	req->token = arg.token;
+	req->staging_offset = arg.staging_offset;
+	req->bytes = arg.bytes;
+	req->staging_handle = arg.staging_handle;
+	req->replica = arg.replica;
+	req->instance_index = arg.instance_index;
+	req->instance_count = arg.instance_count;
+	req->collective = arg.collective;
+	return 0;
+}
+
+static int k_gather_answer(struct ipu_device *dev, uint64_t token, int status)
+{
+	struct ipu_gather_answer arg;
+
+	if (!(kdev_of(dev)->features & IPU_FEATURE_GATHER))
+		return -EOPNOTSUPP;
+	memset(&arg, 0, sizeof(arg));
+	arg.token = token;
+	arg.status = status;
+	return kioctl(kfd(dev), IPU_IOCTL_GATHER_ANSWER, &arg);
+}
+
 const struct ipu_backend_ops ipu_backend_kernel = {
 	.prefix = "hw",
 	.enumerate = k_enumerate,
@@ -362,4 +409,7 @@ const struct ipu_backend_ops ipu_backend_kernel = {
 	.queue_submit = kq_submit,
 	.queue_harvest = kq_harvest,
 	.queue_register = kq_register,
+	.gather_fd = k_gather_fd,
+	.gather_next = k_gather_next,
+	.gather_answer = k_gather_answer,
 };

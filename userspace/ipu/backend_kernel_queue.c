@@ -79,6 +79,10 @@
 /* No slot: ends the free list. */
 #define KQ_NONE			UINT32_MAX
 
+/* A split launch's fields travel in the command area too. */
+_Static_assert(sizeof(struct ipu_launch) <= KQ_CMD_BYTES,
+	       "struct ipu_launch outgrew an SQE128's command area");
+
 /**
  * struct kq_run - a replicated run with launches in flight on this queue.
  * @group: the caller's ipu_launch_desc.group.
@@ -608,6 +612,15 @@ static void prep_launch(struct kq *kq, const struct ipu_cmd *cmd, uint32_t s,
 	k->num_replicas = l->num_replicas;
 	if (in_a_run(cmd))
 		k->group = kq->slots[s].run->kgroup;
+	/* A split launch: its instance and staging area (the kernel refuses
+	 * it with -EOPNOTSUPP where the device posts no gather requests). */
+	if (l->instance_count) {
+		k->instance_index = l->instance_index;
+		k->instance_count = l->instance_count;
+		k->staging_handle = l->staging_bo->handle;
+		k->staging_offset = l->staging_offset;
+		k->staging_size = l->staging_size;
+	}
 	if (link)
 		sqe->flags |= IOSQE_IO_LINK;
 }

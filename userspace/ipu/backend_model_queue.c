@@ -727,8 +727,19 @@ int model_queue_submit(struct ipu_queue *q, const struct ipu_cmd *cmds,
 {
 	struct mq *mq = q->priv;
 	struct mq_chain *chains, *last;
+	size_t i;
 	int err;
 
+	/* The model is in the process: it calls the process's instances
+	 * (ipu_model_set_instances()), no launch names one. */
+	for (i = 0; i < n; i++) {
+		if (cmds[i].op == IPU_CMD_LAUNCH &&
+		    cmds[i].launch.instance_count) {
+			snprintf(why, whylen, "command %zu (launch): a split launch: the model takes a split program's instances from ipu_model_set_instances(), not from its launches",
+				 i);
+			return -EOPNOTSUPP;
+		}
+	}
 	chains = make_chains(cmds, n);
 	if (!chains)
 		return -ENOMEM;

@@ -19,7 +19,10 @@
 #define IPU_XFER_DESC_FLAGS_ALL 0u
 #define IPU_LAUNCH_FLAGS_ALL 0u
 
-/* The size of a command is ABI: arrays of them cross the library boundary. */
+/* The size of a command is ABI: arrays of them cross the library boundary.
+ * Since the split launch's fields, a launch fills the union on 64-bit
+ * machines: a later launch field needs a launch flag that says where it
+ * is, not the union's tail. */
 _Static_assert(sizeof(struct ipu_cmd) == 96, "struct ipu_cmd changed size");
 _Static_assert(sizeof(struct ipu_launch_desc) <= sizeof(((struct ipu_cmd *)0)->reserved_) &&
 	       sizeof(struct ipu_xfer_desc) <= sizeof(((struct ipu_cmd *)0)->reserved_),
@@ -58,6 +61,40 @@ int ipu_xfer_check(const struct ipu_xfer_desc *d, const char *who,
 	return 0;
 }
 
+/* A split launch's instance and staging area (struct ipu_launch_desc). */
+static int check_split(const struct ipu_launch_desc *l, size_t i)
+{
+	const struct ipu_bo *arena = l->arena_bo, *st = l->staging_bo;
+
+	if (!l->instance_count) {
+		if (l->instance_index || st || l->staging_offset ||
+		    l->staging_size)
+			return ipu_err(-EINVAL, "%s: command %zu (launch): instance or staging fields set with instance_count 0 (a program of one instance)",
+				       arena->dev->name, i);
+		return 0;
+	}
+	if (l->instance_count > IPU_LAUNCH_MAX_INSTANCES ||
+	    l->instance_index >= l->instance_count)
+		return ipu_err(-EINVAL, "%s: command %zu (launch): instance %u of %u (at most %u instances)",
+			       arena->dev->name, i, l->instance_index,
+			       l->instance_count, IPU_LAUNCH_MAX_INSTANCES);
+	if (!st)
+		return ipu_err(-EINVAL, "%s: command %zu (launch): a split launch without a staging buffer object",
+			       arena->dev->name, i);
+	if (st->dev != arena->dev)
+		return ipu_err(-EINVAL, "%s: command %zu (launch): the staging area is on %s: it must be on the device that runs the replica",
+			       arena->dev->name, i, st->dev->name);
+	if (!l->staging_size || l->staging_offset % IPU_LAUNCH_STAGING_ALIGN ||
+	    l->staging_offset > st->size ||
+	    l->staging_size > st->size - l->staging_offset)
+		return ipu_err(-EINVAL, "%s: command %zu (launch): a staging area of %u bytes at offset %u in buffer object %u of %llu bytes (must be non-empty, inside, at a multiple of %u)",
+			       arena->dev->name, i, l->staging_size,
+			       l->staging_offset, st->handle,
+			       (unsigned long long)st->size,
+			       IPU_LAUNCH_STAGING_ALIGN);
+	return 0;
+}
+
 static int check_launch(const struct ipu_launch_desc *l, size_t i)
 {
 	const struct ipu_bo *exe = l->exe_bo, *arena = l->arena_bo;
@@ -70,9 +107,9 @@ static int check_launch(const struct ipu_launch_desc *l, size_t i)
 		return ipu_err(-EINVAL,
 			       "queue: command %zu (launch): the executable is on %s, the arena on %s: both must be on the device that runs the replica",
 			       i, exe->dev->name, arena->dev->name);
-	if (l->flags & ~IPU_LAUNCH_FLAGS_ALL || l->reserved)
-		return ipu_err(-EINVAL, "%s: command %zu (launch): unknown flags 0x%x or reserved bits 0x%x",
-			       arena->dev->name, i, l->flags, l->reserved);
+	if (l->flags & ~IPU_LAUNCH_FLAGS_ALL)
+		return ipu_err(-EINVAL, "%s: command %zu (launch): unknown flags 0x%x",
+			       arena->dev->name, i, l->flags);
 	if (l->exe_size == 0 || l->exe_size > exe->size)
 		return ipu_err(-EINVAL,
 			       "%s: command %zu (launch): an executable of %llu bytes in buffer object %u of %llu bytes",
@@ -101,7 +138,7 @@ static int check_launch(const struct ipu_launch_desc *l, size_t i)
 			       "%s: command %zu (launch): replica %u of %u (at most %u replicas)",
 			       arena->dev->name, i, l->replica, l->num_replicas,
 			       IPU_LAUNCH_MAX_REPLICAS);
-	return 0;
+	return check_split(l, i);
 }
 
 struct ipu_device *ipu_cmd_device(const struct ipu_cmd *cmd)

@@ -159,14 +159,24 @@ static uint32_t queue_entries(const struct ipu_session *s)
 	return n > IPU_QUEUE_MAX_ENTRIES ? IPU_QUEUE_MAX_ENTRIES : (uint32_t)n;
 }
 
-/* The longest launch deadline of the IPUs held, for batch.c's waits. */
-static int read_launch_deadlines(struct ipu_session *s)
+/* What kinds of IPU a session holds: how many are PCIe IPUs, and how many
+ * ask the host for a split program's gathers themselves. */
+struct ipu_kinds {
+	uint32_t pci, gather;
+};
+
+/*
+ * The IPUs held: the longest launch deadline among them, for batch.c's
+ * waits, and their kinds into @kinds.
+ */
+static int survey_ipus(struct ipu_session *s, struct ipu_kinds *kinds)
 {
 	struct ipu_device_info info = { .sz = sizeof(info) };
 	uint32_t i;
 	int err;
 
 	s->launch_ms = 0;
+	kinds->pci = kinds->gather = 0;
 	for (i = 0; i < s->num_ipus; i++) {
 		err = ipu_device_query(s->devs[i], &info);
 		if (err)
@@ -177,6 +187,8 @@ static int read_launch_deadlines(struct ipu_session *s)
 			info.launch_timeout_ms = SESS_DEFAULT_LAUNCH_MS;
 		if (info.launch_timeout_ms > s->launch_ms)
 			s->launch_ms = info.launch_timeout_ms;
+		kinds->pci += info.platform == IPU_DEVICE_PLATFORM_PCI;
+		kinds->gather += !!(info.caps & IPU_DEVICE_CAP_GATHER);
 	}
 	return 0;
 }
@@ -207,9 +219,6 @@ static int place_program(struct ipu_session *s)
 					    (unsigned long long)arena,
 					    ipu_device_name(rep->dev), ipu_errmsg());
 	}
-	err = read_launch_deadlines(s);
-	if (err)
-		return err;
 	s->q_entries = queue_entries(s);
 	qopts.entries = s->q_entries;
 	err = ipu_queue_create(s->devs[0], &qopts, &s->q);
@@ -224,8 +233,26 @@ static int place_program(struct ipu_session *s)
 	return 0;
 }
 
+/*
+ * A split program's gathers on "ipu_hw" (docs/instances.md): PCIe IPUs ask
+ * for them with gather requests, which the session serves; the simulated
+ * IPUs' firmware, ipu-simd, connects to the process's listener instead.
+ */
+static int serve_instances(struct ipu_session *s,
+			   const struct ipu_kinds *kinds)
+{
+	if (!kinds->pci && !kinds->gather)
+		return ipu_sess_fw_gather_start(s);
+	if (kinds->gather == s->num_ipus)
+		return ipu_sess_pci_gather_start(s);
+	return ipu_sess_err(s, -EOPNOTSUPP,
+			    "attach: the program is split across instances, and %u of its %u IPUs cannot ask the host for the other instances' data (gather requests: a PCIe IPU and ipu.ko with IPU_FEATURE_GATHER)",
+			    s->num_ipus - kinds->gather, s->num_ipus);
+}
+
 void ipu_sess_release(struct ipu_session *s)
 {
+	ipu_sess_pci_gather_stop(s);
 	ipu_sess_fw_gather_stop(s);
 	/* The queue first: nothing may run on what goes next. Closing a
 	 * device frees its buffer objects and drops the attachment. */
@@ -247,6 +274,7 @@ void ipu_sess_release(struct ipu_session *s)
 
 int ipu_session_attach(struct ipu_session *s)
 {
+	struct ipu_kinds kinds;
 	bool in_sync;
 	int err;
 
@@ -266,14 +294,14 @@ int ipu_session_attach(struct ipu_session *s)
 		return ipu_sess_err(s, -ENOMEM, "no memory for %u IPUs",
 				    s->num_ipus);
 	in_sync = s->in_sync;
-	/* ipu-simd runs a split program's firmware: it gathers through us
-	 * (docs/instances.md, "ipu_hw"). */
-	err = s->rf != s->replicas && s->backend == SESS_HW ?
-		      ipu_sess_fw_gather_start(s) : 0;
+	err = acquire_ipus(s);
 	if (!err)
-		err = acquire_ipus(s);
+		err = survey_ipus(s, &kinds);
 	if (!err)
 		err = place_program(s);
+	/* A split program's firmware gathers through us. */
+	if (!err && s->rf != s->replicas && s->backend == SESS_HW)
+		err = serve_instances(s, &kinds);
 	s->depth = 1;
 	/* S06: weights_from_host on the detached -> attached transition. */
 	if (!err)

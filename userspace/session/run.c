@@ -108,6 +108,7 @@ static void add_launch(struct sess_batch *b, uint32_t r, uint32_t flags)
 	cmd->launch.replica = r;
 	cmd->launch.num_replicas = s->replicas;
 	cmd->launch.group = s->run_id;
+	ipu_sess_pci_gather_launch(s, r, &cmd->launch);
 }
 
 static int submit_run(struct ipu_session *s, struct sess_batch *b)
@@ -168,7 +169,10 @@ int ipu_session_run_with_outputs(struct ipu_session *s,
 	if (err)
 		return err;
 	ipu_sess_batch_init(&b, s, "run");
+	/* Only this run's failed gathers explain its failure. */
+	ipu_sess_pci_gather_explain(s, 0);
 	err = submit_run(s, &b);
+	ipu_sess_pci_gather_explain(s, err);
 	/*
 	 * S13: the program may have changed variables. A run that failed
 	 * met a device error, after which the batch has already marked the

@@ -90,12 +90,17 @@ struct sess_io {
  * @dev: the IPU holding its arena (one of ipu_session.devs, not owned).
  * @exe_bo: the executable image, uploaded at attach.
  * @arena_bo: the replica's arena.
+ * @staging_bo: a split program's staging area on PCIe IPUs
+ *	(pci_gather.c), else NULL.
  */
 struct sess_replica {
 	struct ipu_device *dev;
 	struct ipu_bo *exe_bo;
 	struct ipu_bo *arena_bo;
+	struct ipu_bo *staging_bo;
 };
+
+struct sess_pci_gather;
 
 /**
  * struct ipu_session - see include/ipu/session.h.
@@ -126,8 +131,11 @@ struct sess_replica {
  *	run allocates nothing but downcast scratch.
  * @tensors, @n_tensors: every variable and constant, in table order.
  * @in_sync: the host copies hold what the device holds (S13, S19).
- * @fw_gather: a split program attached to "ipu_hw": the process serves
- *	its firmware's gathers to ipu-simd meanwhile (fw_gather.c).
+ * @fw_gather: a split program attached to "ipu_hw"'s simulated IPUs: the
+ *	process serves its firmware's gathers to ipu-simd meanwhile
+ *	(fw_gather.c).
+ * @pci_gather: a split program attached to "ipu_hw"'s PCIe IPUs: the
+ *	thread that serves their gather requests (pci_gather.c), else NULL.
  * @depth: enters not yet exited. The device is attached exactly while
  *	@depth > 0: only the outermost enter attaches (S06, S07), and
  *	nothing else attaches a session, so PopXL's stack of "was attached"
@@ -170,6 +178,7 @@ struct ipu_session {
 	size_t n_tensors;
 	bool in_sync;
 	bool fw_gather;
+	struct sess_pci_gather *pci_gather;
 
 	uint32_t depth;
 	struct ipu_device **devs;
@@ -368,6 +377,30 @@ uint32_t ipu_sess_fetch_source(const struct ipu_session *s,
  */
 int ipu_sess_fw_gather_start(struct ipu_session *s);
 void ipu_sess_fw_gather_stop(struct ipu_session *s);
+
+/* pci_gather.c */
+
+/*
+ * ipu_sess_pci_gather_start() - while a split program's session is
+ * attached to PCIe IPUs: every replica's staging buffer and the thread
+ * that serves the IPUs' gather requests with the process's instances;
+ * sets @s->pci_gather. ipu_sess_pci_gather_stop() undoes it (a no-op
+ * without it; the staging buffers go with the devices).
+ */
+int ipu_sess_pci_gather_start(struct ipu_session *s);
+void ipu_sess_pci_gather_stop(struct ipu_session *s);
+
+/* ipu_sess_pci_gather_launch() - make @l, replica @r's, a split launch
+ * (with @s->pci_gather; else a no-op). */
+void ipu_sess_pci_gather_launch(const struct ipu_session *s, uint32_t r,
+				struct ipu_launch_desc *l);
+
+/*
+ * ipu_sess_pci_gather_explain() - after a run that failed with @err: when
+ * a gather failed with it, make the session's message the gather's reason
+ * (the device passes on only the errno). Forgets the failure either way.
+ */
+void ipu_sess_pci_gather_explain(struct ipu_session *s, int err);
 
 /* gather.c */
 
