@@ -1,23 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * PCIe IPUs: probe, remove and the interrupt of the function that
- * docs/hardware.md specifies (include/ipu/hw.h is its transcription, shared
- * with the device model ipu-emu). Each function bound here becomes one
- * /dev/ipuN with the same UAPI as a simulated IPU.
+ * PCIe IPUs: probe, remove, reset and surprise removal of the function
+ * that docs/hardware.md specifies (include/ipu/hw.h is its transcription,
+ * shared with the device model ipu-emu). Each function bound here becomes
+ * one /dev/ipuN with the same UAPI as a simulated IPU.
  *
  * Probe follows the spec's section 12: enable, map BAR0 and BAR2, check ID
- * and VERSION, 64-bit DMA, bus mastering, the four MSI-X vectors, an
- * interrupt self-test on vector 0, the firmware boot (ipu_pci_fw.c), the
- * DMA queues (ipu_pci_dma.c), the command queue (ipu_pci_cmd.c), then the
- * character device. Everything up to
- * the core's device is managed (pcim_*, devm_*), so a probe that fails
- * leaves nothing behind.
+ * and VERSION, 64-bit DMA, bus mastering, the interrupt vectors (four
+ * MSI-X, or MSI: ipu_pci_irq.c) and a self-test on vector 0, the firmware
+ * boot (ipu_pci_fw.c), the DMA queues (ipu_pci_dma.c), the command queue
+ * (ipu_pci_cmd.c), then the character device. Everything up to the core's
+ * device is managed (pcim_*, devm_*), so a probe that fails leaves nothing
+ * behind.
  *
  * Device numbering: the PCI driver registers after the simulated IPUs are
  * created at module load, and probing is synchronous, so simulated IPUs
  * keep /dev/ipu0.. and PCI IPUs follow them (README, "PCIe IPUs").
  */
-#include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
@@ -32,10 +31,6 @@
 #include "compat.h"
 #include "ipu_pci.h"
 
-/* Causes vector 0 takes; the others belong to the queues' vectors. */
-#define IPU_PCI_MISC_CAUSES (IPU_IRQ_FW_BOOT | IPU_IRQ_ERROR | IPU_IRQ_SW)
-/* Bound on waiting for an interrupt the device raises at once (self-test). */
-#define IPU_PCI_IRQ_WAIT_MS 1000
 /* Soft reset completes within 100 ms on silicon (spec section 9.1). */
 #define IPU_PCI_RESET_WAIT_US 100000
 
@@ -108,114 +103,6 @@ bool ipu_pci_present(struct ipu_pci *ipu)
 	return !ipu_pci_is_gone(ipu) &&
 	       !ipu_pci_check_gone(ipu, ipu_pci_rd(ipu, IPU_REG_ID));
 }
-
-/*
- * The error log (spec section 7): entries since the last look. Descriptor
- * errors reach their command as -EIO, so they are debug output; anything
- * else is the device's or the driver's fault and worth a (rate-limited)
- * line.
- */
-static void ipu_pci_log_errors(struct ipu_pci *ipu)
-{
-	u32 count = ipu_pci_rd(ipu, IPU_REG_ERR_COUNT);
-	u32 n;
-
-	if (ipu_pci_check_gone(ipu, count))
-		return;
-	/* Older entries than the log holds were overwritten. */
-	if (count - ipu->err_seen > IPU_ERR_LOG_LEN)
-		ipu->err_seen = count - IPU_ERR_LOG_LEN;
-	for (n = ipu->err_seen; n != count; n++) {
-		u32 off = IPU_REG_ERR_LOG + IPU_ERR_ENTRY_SIZE *
-			  (n % IPU_ERR_LOG_LEN);
-		u32 code = ipu_pci_rd(ipu, off);
-		u32 info = ipu_pci_rd(ipu, off + 4);
-		u64 detail = readq(ipu->regs + off + 8);
-
-		if (code == IPU_ERR_DESC)
-			dev_dbg(&ipu->pdev->dev,
-				"descriptor error: info %#x status %#llx\n",
-				info, detail);
-		else
-			dev_warn_ratelimited(&ipu->pdev->dev,
-					     "device error %u: info %#x detail %#llx\n",
-					     code, info, detail);
-	}
-	ipu->err_seen = count;
-}
-
-/*
- * Vector 0: acknowledge first, then act (spec section 6), so an event
- * that happens meanwhile raises a new message.
- */
-static irqreturn_t ipu_pci_misc_irq(int irq, void *data)
-{
-	struct ipu_pci *ipu = data;
-	u32 cause = ipu_pci_rd(ipu, IPU_REG_IRQ_CAUSE);
-
-	if (ipu_pci_check_gone(ipu, cause))
-		return IRQ_NONE;
-	/* A masked cause latches too: not ours to act on yet. */
-	cause &= IPU_PCI_MISC_CAUSES & READ_ONCE(ipu->irq_unmasked);
-	if (!cause)
-		return IRQ_NONE;
-	ipu_pci_wr(ipu, IPU_REG_IRQ_CAUSE, cause);
-	if (cause & IPU_IRQ_FW_BOOT)
-		complete(&ipu->fw_booted);
-	if (cause & IPU_IRQ_SW)
-		complete(&ipu->selftest_done);
-	return cause & IPU_IRQ_ERROR ? IRQ_WAKE_THREAD : IRQ_HANDLED;
-}
-
-/* Reading up to 16 log entries is slow MMIO: out of hard interrupt context. */
-static irqreturn_t ipu_pci_misc_thread(int irq, void *data)
-{
-	ipu_pci_log_errors(data);
-	return IRQ_HANDLED;
-}
-
-/**
- * ipu_pci_irq_selftest - the spec's doorbell: raise SW, take vector 0
- * @ipu: the device
- *
- * Proves the whole interrupt path (MSI-X table, the message, the handler):
- * every probe runs it, and so does a write to debugfs irq_selftest.
- *
- * Return: 0, -ETIMEDOUT when the interrupt did not arrive in time (the
- * bound only ends a broken device's hang), -ENODEV when the function is gone.
- */
-static int ipu_pci_irq_selftest(struct ipu_pci *ipu)
-{
-	int ret = 0;
-
-	mutex_lock(&ipu->selftest_lock);
-	reinit_completion(&ipu->selftest_done);
-	ipu_pci_unmask(ipu, IPU_IRQ_SW);
-	ipu_pci_wr(ipu, IPU_REG_IRQ_RAISE, IPU_IRQ_SW);
-	if (!wait_for_completion_timeout(&ipu->selftest_done,
-					 msecs_to_jiffies(IPU_PCI_IRQ_WAIT_MS)))
-		ret = ipu_pci_present(ipu) ? -ETIMEDOUT : -ENODEV;
-	mutex_unlock(&ipu->selftest_lock);
-	return ret;
-}
-
-static ssize_t ipu_pci_selftest_write(struct file *file,
-				      const char __user *buf, size_t count,
-				      loff_t *ppos)
-{
-	struct ipu_pci *ipu = file->private_data;
-	int ret;
-
-	ret = ipu_pci_irq_selftest(ipu);
-	return ret ? ret : count;
-}
-
-static const struct file_operations ipu_pci_selftest_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.write = ipu_pci_selftest_write,
-	.llseek = noop_llseek,
-};
 
 static void ipu_pci_mem_clear(struct ipu_device *idev, u64 dev_off, u64 len)
 {
@@ -342,11 +229,6 @@ static const struct ipu_hw_ops ipu_pci_ops = {
 	.release = ipu_pci_release,
 };
 
-static void ipu_pci_free_vectors(void *data)
-{
-	pci_free_irq_vectors(data);
-}
-
 /* Enable, claim and map the function, and check it is the spec's. */
 static int ipu_pci_enable(struct pci_dev *pdev, struct ipu_pci *ipu)
 {
@@ -402,39 +284,7 @@ static int ipu_pci_enable(struct pci_dev *pdev, struct ipu_pci *ipu)
 		return dev_err_probe(dev, ret, "no 64-bit DMA\n");
 	pci_set_master(pdev);
 
-	ret = pci_alloc_irq_vectors(pdev, IPU_MSIX_VECTORS, IPU_MSIX_VECTORS,
-				    PCI_IRQ_MSIX);
-	if (ret < 0)
-		return dev_err_probe(dev, ret, "cannot allocate %d MSI-X vectors\n",
-				     IPU_MSIX_VECTORS);
-	return devm_add_action_or_reset(dev, ipu_pci_free_vectors, pdev);
-}
-
-static int ipu_pci_request_irqs(struct ipu_pci *ipu)
-{
-	struct pci_dev *pdev = ipu->pdev;
-	int ret;
-
-	snprintf(ipu->irq_names[IPU_VEC_MISC], IPU_PCI_IRQ_NAME_LEN,
-		 "ipu%d-misc", ipu->idev.minor);
-	/* Everything masked until its handler exists; nothing pending. */
-	ipu->irq_unmasked = 0;
-	ipu_pci_wr(ipu, IPU_REG_IRQ_MASK, IPU_IRQ_ALL);
-	ipu_pci_wr(ipu, IPU_REG_IRQ_CAUSE, IPU_IRQ_ALL);
-	ret = request_threaded_irq(pci_irq_vector(pdev, IPU_VEC_MISC),
-				   ipu_pci_misc_irq, ipu_pci_misc_thread, 0,
-				   ipu->irq_names[IPU_VEC_MISC], ipu);
-	if (ret)
-		dev_err(&pdev->dev, "cannot request MSI-X vector %d: %d\n",
-			IPU_VEC_MISC, ret);
-	return ret;
-}
-
-static void ipu_pci_free_irqs(struct ipu_pci *ipu)
-{
-	if (ipu_pci_present(ipu))
-		ipu_pci_wr(ipu, IPU_REG_IRQ_MASK, IPU_IRQ_ALL);
-	free_irq(pci_irq_vector(ipu->pdev, IPU_VEC_MISC), ipu);
+	return ipu_pci_irq_alloc(ipu);
 }
 
 static int ipu_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
@@ -468,8 +318,8 @@ static int ipu_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto err_put;
 	ret = ipu_pci_irq_selftest(ipu);
 	if (ret) {
-		dev_err(&pdev->dev, "MSI-X vector %d did not fire on the self-test doorbell: %d\n",
-			IPU_VEC_MISC, ret);
+		dev_err(&pdev->dev, "%s vector %d did not fire on the self-test doorbell: %d\n",
+			ipu_pci_irq_kind(ipu), IPU_VEC_MISC, ret);
 		goto err_free_irqs;
 	}
 	ret = ipu_pci_fw_load(ipu);
@@ -494,13 +344,13 @@ static int ipu_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = ipu_device_register(&ipu->idev);
 	if (ret)
 		goto err_gather_fini;
-	debugfs_create_file("irq_selftest", 0200, ipu->idev.debugfs, ipu,
-			    &ipu_pci_selftest_fops);
+	ipu_pci_irq_debugfs(ipu);
 	pci_set_drvdata(pdev, ipu);
-	dev_info(&pdev->dev, "%s: %llu MiB, firmware %u.%u.%u, serial %016llx\n",
+	dev_info(&pdev->dev, "%s: %llu MiB, firmware %u.%u.%u, serial %016llx, %s, %d vector%s\n",
 		 dev_name(&ipu->idev.dev), ipu->idev.mem_size >> 20,
 		 ipu->fw_version >> 16, (ipu->fw_version >> 8) & 0xff,
-		 ipu->fw_version & 0xff, ipu->serial);
+		 ipu->fw_version & 0xff, ipu->serial, ipu_pci_irq_kind(ipu),
+		 ipu->nvec, ipu->nvec == 1 ? "" : "s");
 	return 0;
 
 err_gather_fini:

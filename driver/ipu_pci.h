@@ -134,7 +134,12 @@ struct ipu_pci_gatherq {
  * @fw_version: FW_VERSION after a successful boot.
  * @pci_domain: PCI domain, for GET_INFO (kept: @pdev may be gone).
  * @pci_bdf: bus << 8 | devfn, for GET_INFO.
- * @irq_names: the name of each MSI-X vector's handler.
+ * @irq_names: the name of each vector's handler (only [0] with one vector).
+ * @nvec: vectors allocated: 4 (MSI-X, or MSI with 4 messages) or fewer
+ *	(MSI: 1 or 2), when vector 0 serves every cause (ipu_pci_irq.c).
+ * @msi: the vectors are MSI messages, not MSI-X.
+ * @irq_thread_causes: with one vector, the causes its hard half left for
+ *	its thread (IRQ_CAUSE bits, accumulated until the thread takes them).
  * @irq_unmasked: IRQ_CAUSE bits unmasked; written by probe and reset,
  *	which the core serialises (ipu_device.lock) and the self-test, which
  *	only adds IPU_IRQ_SW, present from probe on.
@@ -167,6 +172,9 @@ struct ipu_pci {
 	u32 pci_domain;
 	u32 pci_bdf;
 	char irq_names[IPU_MSIX_VECTORS][IPU_PCI_IRQ_NAME_LEN];
+	int nvec;
+	bool msi;
+	atomic_t irq_thread_causes;
 	u32 irq_unmasked;
 	u32 err_seen;
 	struct completion fw_booted;
@@ -251,7 +259,24 @@ static inline void ipu_pci_unmask(struct ipu_pci *ipu, u32 causes)
 	ipu_pci_wr(ipu, IPU_REG_IRQ_MASK, IPU_IRQ_ALL & ~ipu->irq_unmasked);
 }
 
+/*
+ * Whether vector 0 serves every cause: the function got fewer vectors than
+ * it has causes' groups (MSI with 1 or 2 messages, spec section 6).
+ */
+static inline bool ipu_pci_irq_one(struct ipu_pci *ipu)
+{
+	return ipu->nvec < IPU_MSIX_VECTORS;
+}
+
 bool ipu_pci_check_gone(struct ipu_pci *ipu, u32 val);
+
+int ipu_pci_irq_alloc(struct ipu_pci *ipu);
+const char *ipu_pci_irq_kind(struct ipu_pci *ipu);
+int ipu_pci_request_irqs(struct ipu_pci *ipu);
+void ipu_pci_free_irqs(struct ipu_pci *ipu);
+void ipu_pci_irq_quiesce(struct ipu_pci *ipu, u32 causes);
+int ipu_pci_irq_selftest(struct ipu_pci *ipu);
+void ipu_pci_irq_debugfs(struct ipu_pci *ipu);
 bool ipu_pci_present(struct ipu_pci *ipu);
 
 int ipu_pci_fw_load(struct ipu_pci *ipu);
@@ -268,6 +293,7 @@ int ipu_pci_cmd_launch(struct ipu_device *idev, struct ipu_launch_req *req);
 int ipu_pci_cmd_init(struct ipu_pci *ipu);
 int ipu_pci_cmd_reset(struct ipu_pci *ipu);
 void ipu_pci_cmd_fini(struct ipu_pci *ipu);
+void ipu_pci_cmd_serve(struct ipu_pci *ipu);
 
 struct ipu_launch_req *ipu_pci_cmd_find_split(struct ipu_pci *ipu,
 					      const struct ipu_gather_req *gr);

@@ -236,15 +236,24 @@ static irqreturn_t ipu_pci_cmd_irq(int irq, void *data)
 	return IRQ_WAKE_THREAD;
 }
 
-/*
+/**
+ * ipu_pci_cmd_serve - the work of the CMD and GATHER causes
+ * @ipu: the device
+ *
  * Completions call into the core (io_uring, waiters), gather requests into
- * the launching files: process context. Both, whichever cause came: the
+ * the launching files: process context, the thread of vector 3 or, with
+ * one vector, of vector 0 (ipu_pci_irq.c). Both, whichever cause came: the
  * thread is woken once for several messages.
  */
+void ipu_pci_cmd_serve(struct ipu_pci *ipu)
+{
+	ipu_pci_cmd_reap(ipu, false);
+	ipu_pci_gather_service(ipu);
+}
+
 static irqreturn_t ipu_pci_cmd_thread(int irq, void *data)
 {
-	ipu_pci_cmd_reap(data, false);
-	ipu_pci_gather_service(data);
+	ipu_pci_cmd_serve(data);
 	return IRQ_HANDLED;
 }
 
@@ -355,6 +364,36 @@ int ipu_pci_cmd_reset(struct ipu_pci *ipu)
 	return ret;
 }
 
+/*
+ * Vector 3, ipuN-cmd; with one vector, vector 0 serves the queue
+ * (ipu_pci_irq.c) and there is nothing to request.
+ */
+static int ipu_pci_cmd_request_irq(struct ipu_pci *ipu)
+{
+	struct ipu_pci_cmdq *cq = &ipu->cmdq;
+
+	if (ipu_pci_irq_one(ipu))
+		return 0;
+	snprintf(ipu->irq_names[IPU_VEC_CMD], IPU_PCI_IRQ_NAME_LEN, "ipu%d-cmd",
+		 ipu->idev.minor);
+	cq->irq = pci_irq_vector(ipu->pdev, IPU_VEC_CMD);
+	return request_threaded_irq(cq->irq, ipu_pci_cmd_irq,
+				    ipu_pci_cmd_thread, 0,
+				    ipu->irq_names[IPU_VEC_CMD], ipu);
+}
+
+/*
+ * After this no handler is at work on the queue: its vector is freed, or,
+ * with one vector, its causes masked and the handler waited for.
+ */
+static void ipu_pci_cmd_free_irq(struct ipu_pci *ipu)
+{
+	if (ipu_pci_irq_one(ipu))
+		ipu_pci_irq_quiesce(ipu, IPU_IRQ_CMD | IPU_IRQ_GATHER);
+	else
+		free_irq(ipu->cmdq.irq, ipu);
+}
+
 /**
  * ipu_pci_cmd_init - allocate, program and enable the command queue
  * @ipu: the device, its firmware READY (the queue refuses to enable
@@ -380,16 +419,12 @@ int ipu_pci_cmd_init(struct ipu_pci *ipu)
 		ret = -ENOMEM;
 		goto err;
 	}
-	snprintf(ipu->irq_names[IPU_VEC_CMD], IPU_PCI_IRQ_NAME_LEN, "ipu%d-cmd",
-		 ipu->idev.minor);
-	cq->irq = pci_irq_vector(ipu->pdev, IPU_VEC_CMD);
-	ret = request_threaded_irq(cq->irq, ipu_pci_cmd_irq, ipu_pci_cmd_thread,
-				   0, ipu->irq_names[IPU_VEC_CMD], ipu);
+	ret = ipu_pci_cmd_request_irq(ipu);
 	if (ret)
 		goto err;
 	ret = ipu_pci_cmd_enable(cq);
 	if (ret) {
-		free_irq(cq->irq, ipu);
+		ipu_pci_cmd_free_irq(ipu);
 		goto err;
 	}
 	cq->enabled = true;
@@ -417,6 +452,6 @@ void ipu_pci_cmd_fini(struct ipu_pci *ipu)
 	spin_unlock(&cq->lock);
 	if (ipu_pci_present(ipu))
 		ipu_pci_cmd_wr(cq, IPU_Q_CTRL, 0);
-	free_irq(cq->irq, ipu);
+	ipu_pci_cmd_free_irq(ipu);
 	ipu_pci_cmd_drop(cq);
 }

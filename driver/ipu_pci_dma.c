@@ -93,6 +93,34 @@ static irqreturn_t ipu_pci_dma_irq(int irq, void *data)
 }
 
 /*
+ * The queue's vector, ipuN-h2d or ipuN-d2h; with one vector, vector 0
+ * wakes the queue (ipu_pci_irq.c) and there is nothing to request.
+ */
+static int ipu_pci_q_request_irq(struct ipu_pci_queue *q)
+{
+	struct ipu_pci *ipu = q->ipu;
+	int vec = q->index == IPU_QUEUE_H2D ? IPU_VEC_H2D : IPU_VEC_D2H;
+
+	if (ipu_pci_irq_one(ipu))
+		return 0;
+	snprintf(ipu->irq_names[vec], IPU_PCI_IRQ_NAME_LEN, "ipu%d-%s",
+		 ipu->idev.minor, ipu_pci_dma_names[q->index]);
+	q->irq = pci_irq_vector(ipu->pdev, vec);
+	return request_irq(q->irq, ipu_pci_dma_irq, 0, ipu->irq_names[vec], q);
+}
+
+/*
+ * Its own vector freed. With one vector nothing is to be done: vector 0's
+ * handler only wakes the queue's waiters, whose wait queue lives as long
+ * as the device.
+ */
+static void ipu_pci_q_free_irq(struct ipu_pci_queue *q)
+{
+	if (!ipu_pci_irq_one(q->ipu))
+		free_irq(q->irq, q);
+}
+
+/*
  * Fill the scatter-gather table @sgt with the bytes of @iter (a bvec
  * iterator: pinned pages), leaving @iter untouched.
  */
@@ -480,7 +508,6 @@ int ipu_pci_dma_init(struct ipu_pci *ipu)
 
 	for (i = 0; i < ARRAY_SIZE(ipu->dmaq); i++) {
 		struct ipu_pci_queue *q = &ipu->dmaq[i];
-		int vec = i == IPU_QUEUE_H2D ? IPU_VEC_H2D : IPU_VEC_D2H;
 
 		q->ipu = ipu;
 		q->index = i;
@@ -495,16 +522,12 @@ int ipu_pci_dma_init(struct ipu_pci *ipu)
 			ret = -ENOMEM;
 			goto err_free;
 		}
-		snprintf(ipu->irq_names[vec], IPU_PCI_IRQ_NAME_LEN, "ipu%d-%s",
-			 ipu->idev.minor, ipu_pci_dma_names[i]);
-		q->irq = pci_irq_vector(ipu->pdev, vec);
-		ret = request_irq(q->irq, ipu_pci_dma_irq, 0,
-				  ipu->irq_names[vec], q);
+		ret = ipu_pci_q_request_irq(q);
 		if (ret)
 			goto err_free;
 		ret = ipu_pci_q_enable(q);
 		if (ret) {
-			free_irq(q->irq, q);
+			ipu_pci_q_free_irq(q);
 			goto err_free;
 		}
 		q->enabled = true;
@@ -516,7 +539,7 @@ err_free:
 	dev_err(dev, "cannot set up the %s DMA queue: %d\n",
 		ipu_pci_dma_names[i], ret);
 	while (i--)
-		free_irq(ipu->dmaq[i].irq, &ipu->dmaq[i]);
+		ipu_pci_q_free_irq(&ipu->dmaq[i]);
 	return ret;
 }
 
@@ -533,6 +556,6 @@ void ipu_pci_dma_fini(struct ipu_pci *ipu)
 
 		if (ipu_pci_present(ipu))
 			ipu_pci_q_wr(q, IPU_Q_CTRL, 0);
-		free_irq(q->irq, q);
+		ipu_pci_q_free_irq(q);
 	}
 }

@@ -242,10 +242,14 @@ int emu_dev_bar_write(struct emu_dev *dev, unsigned int bar, uint64_t off,
 	return -EINVAL;
 }
 
-unsigned int emu_dev_msix_count(const struct emu_dev *dev)
+unsigned int emu_dev_irq_vectors(const struct emu_dev *dev)
 {
-	(void)dev;
-	return IPU_MSIX_VECTORS;
+	return dev->opts.msi ? IPU_MSI_MESSAGES : IPU_MSIX_VECTORS;
+}
+
+bool emu_dev_has_msi(const struct emu_dev *dev)
+{
+	return dev->opts.msi;
 }
 
 int emu_dev_flr(struct emu_dev *dev)

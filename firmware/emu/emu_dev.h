@@ -8,7 +8,7 @@
  *    telemetry and fault injection, exactly as docs/hardware.md specifies;
  *  - the transport (vfio_user*.c): a vfio-user server that carries a QEMU
  *    guest's config-space and BAR0 accesses to the device, hands the
- *    device the guest's DMA mappings and the MSI-X eventfds, and maps BAR2
+ *    device the guest's DMA mappings and the MSI-X (or MSI) eventfds, and maps BAR2
  *    into the guest directly.
  * Neither half knows how the other works; a unit test can drive a device
  * without a socket, and a transport test can serve a test double.
@@ -39,7 +39,7 @@ struct emu_dev;
  *	-EFAULT when any byte lies outside every mapping (an IOMMU fault on
  *	real hardware) and copies nothing then.
  * @dma_write: the same, from @src to the host.
- * @irq: raise MSI-X vector @vector. Returns -ENOENT when the host has not
+ * @irq: raise MSI-X vector (or MSI message) @vector. Returns -ENOENT when the host has not
  *	given that vector an eventfd (the interrupt is lost, as a masked
  *	vector with no pending bit handling would be).
  * @ctx: passed back to every op.
@@ -59,12 +59,15 @@ struct emu_host_ops {
  * @serial: Device Serial Number (the DSN extended capability).
  * @faults: fault-injection spec given on the command line, or NULL
  *	(syntax in emu_dev_fault()).
+ * @msi: present an MSI capability instead of MSI-X (docs/hardware.md
+ *	sections 1.2 and 6).
  */
 struct emu_dev_opts {
 	unsigned int index;
 	uint64_t mem_size;
 	uint64_t serial;
 	const char *faults;
+	bool msi;
 };
 
 /**
@@ -114,8 +117,14 @@ int emu_dev_bar_read(struct emu_dev *dev, unsigned int bar, uint64_t off,
 int emu_dev_bar_write(struct emu_dev *dev, unsigned int bar, uint64_t off,
 		      const void *buf, uint32_t len);
 
-/** emu_dev_msix_count() - number of MSI-X vectors the device implements. */
-unsigned int emu_dev_msix_count(const struct emu_dev *dev);
+/**
+ * emu_dev_irq_vectors() - MSI-X vectors the device implements, or MSI
+ * messages it is capable of (emu_dev_has_msi()).
+ */
+unsigned int emu_dev_irq_vectors(const struct emu_dev *dev);
+
+/** emu_dev_has_msi() - the device presents MSI instead of MSI-X. */
+bool emu_dev_has_msi(const struct emu_dev *dev);
 
 /**
  * emu_dev_flr() - Function Level Reset (the client's DEVICE_RESET): every

@@ -5,7 +5,8 @@
  * change (wmask) and the bits a written 1 clears (w1c). Everything the spec
  * does not list reads 0 and ignores writes, because its masks are 0.
  * Side effects: Initiate FLR (PCIe Device Control bit 15) resets the
- * function; PowerState takes only D0 and D3hot.
+ * function; PowerState takes only D0 and D3hot. MSI Enable and Multiple
+ * Message Enable choose how interrupts go out (emu_dev_irq.c).
  */
 #include <errno.h>
 #include <string.h>
@@ -21,6 +22,10 @@
 /* Offsets inside the capabilities. */
 #define PM_PMCSR		(IPU_CFG_PM_CAP + 4)
 #define MSIX_CTRL		(IPU_CFG_MSIX_CAP + 2)
+#define MSI_CTRL		(IPU_CFG_MSI_CAP + 2)
+#define MSI_ADDR		(IPU_CFG_MSI_CAP + 4)
+#define MSI_ADDR_HI		(IPU_CFG_MSI_CAP + 8)
+#define MSI_DATA		(IPU_CFG_MSI_CAP + 12)
 #define EXP(off)		(IPU_CFG_EXP_CAP + (off))
 #define EXP_DEVCTL		EXP(0x08)
 #define EXP_DEVSTA		EXP(0x0a)
@@ -61,7 +66,14 @@ static void cfg_reset_values(struct emu_dev *dev)
 	put16(c, PCI_COMMAND, 0);
 	put8(c, PCI_CACHE_LINE, 0);
 	put16(c, PM_PMCSR, 0x0008);	/* D0, No_Soft_Reset */
-	put16(c, MSIX_CTRL, IPU_MSIX_VECTORS - 1);
+	if (dev->opts.msi) {
+		put16(c, MSI_CTRL, IPU_MSI_CTRL_MMC | IPU_MSI_CTRL_64BIT);
+		put32(c, MSI_ADDR, 0);
+		put32(c, MSI_ADDR_HI, 0);
+		put16(c, MSI_DATA, 0);
+	} else {
+		put16(c, MSIX_CTRL, IPU_MSIX_VECTORS - 1);
+	}
 	put16(c, EXP_DEVCTL, 0x2810);
 	put16(c, EXP_DEVSTA, 0);
 	put16(c, EXP_LNKCTL, 0);
@@ -103,12 +115,22 @@ void emu_cfg_init(struct emu_dev *dev)
 	put16(c, IPU_CFG_PM_CAP + 2, 0x0003);
 	put16(w, PM_PMCSR, 0x0003);
 
-	/* MSI-X: table and PBA in BAR0. */
-	put8(c, IPU_CFG_MSIX_CAP, 0x11);
-	put8(c, IPU_CFG_MSIX_CAP + 1, IPU_CFG_EXP_CAP);
-	put16(w, MSIX_CTRL, 0xc000);
-	put32(c, IPU_CFG_MSIX_CAP + 4, IPU_MSIX_TABLE | IPU_BAR_REGS);
-	put32(c, IPU_CFG_MSIX_CAP + 8, IPU_MSIX_PBA | IPU_BAR_REGS);
+	if (dev->opts.msi) {
+		/* MSI: 64-bit, 4 messages capable, no per-vector masking. */
+		put8(c, IPU_CFG_MSI_CAP, 0x05);
+		put8(c, IPU_CFG_MSI_CAP + 1, IPU_CFG_EXP_CAP);
+		put16(w, MSI_CTRL, IPU_MSI_CTRL_ENABLE | IPU_MSI_CTRL_MME_MASK);
+		put32(w, MSI_ADDR, 0xfffffffc);
+		put32(w, MSI_ADDR_HI, 0xffffffff);
+		put16(w, MSI_DATA, 0xffff);
+	} else {
+		/* MSI-X: table and PBA in BAR0. */
+		put8(c, IPU_CFG_MSIX_CAP, 0x11);
+		put8(c, IPU_CFG_MSIX_CAP + 1, IPU_CFG_EXP_CAP);
+		put16(w, MSIX_CTRL, 0xc000);
+		put32(c, IPU_CFG_MSIX_CAP + 4, IPU_MSIX_TABLE | IPU_BAR_REGS);
+		put32(c, IPU_CFG_MSIX_CAP + 8, IPU_MSIX_PBA | IPU_BAR_REGS);
+	}
 
 	/* PCI Express v2, Endpoint. */
 	put8(c, IPU_CFG_EXP_CAP, 0x10);
@@ -143,6 +165,18 @@ void emu_cfg_flr(struct emu_dev *dev)
 bool emu_cfg_bus_master_locked(const struct emu_dev *dev)
 {
 	return get16(dev->cfg, PCI_COMMAND) & 0x4;
+}
+
+int emu_cfg_msi_messages_locked(const struct emu_dev *dev)
+{
+	uint16_t ctrl = get16(dev->cfg, MSI_CTRL);
+	unsigned int mme;
+
+	if (!(ctrl & IPU_MSI_CTRL_ENABLE))
+		return 0;
+	mme = (ctrl & IPU_MSI_CTRL_MME_MASK) >> IPU_MSI_CTRL_MME_SHIFT;
+	/* More than the function is capable of: as many as it is. */
+	return mme >= 2 ? IPU_MSI_MESSAGES : 1 << mme;
 }
 
 void emu_cfg_link_update(struct emu_dev *dev, bool retrained)

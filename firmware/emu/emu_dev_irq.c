@@ -4,11 +4,13 @@
  * sections 6 and 7). A vector's message goes out when one of its cause
  * bits rises while unmasked, or when unmasking finds one set; a cause
  * already set sends nothing new, which is why handlers acknowledge before
- * they look at the work.
+ * they look at the work. A function with MSI sends the MSI-X vector's
+ * number as its message when the host enabled 4 messages, message 0 for
+ * every cause when it enabled fewer, nothing while MSI is disabled.
  */
 #include "emu_internal.h"
 
-/* The MSI-X vector of each IRQ_CAUSE bit. */
+/* The MSI-X vector (MSI message, with 4 enabled) of each IRQ_CAUSE bit. */
 static unsigned int vector_of(unsigned int bit)
 {
 	switch (1u << bit) {
@@ -29,13 +31,21 @@ static void fire_locked(struct emu_dev *dev, uint32_t bits)
 {
 	bool sent[IPU_MSIX_VECTORS] = { false };
 	unsigned int bit, vec;
+	int msgs = IPU_MSIX_VECTORS;
 
 	if (atomic_load(&dev->off_bus))
+		return;
+	if (dev->opts.msi)
+		msgs = emu_cfg_msi_messages_locked(dev);
+	/* MSI disabled and no INTx pin: the causes only latch. */
+	if (!msgs)
 		return;
 	for (bit = 0; bit < 32; bit++) {
 		if (!(bits & (1u << bit)))
 			continue;
-		vec = vector_of(bit);
+		/* Fewer messages than vectors: all on message 0 (a function
+		 * must not use a message it was not granted). */
+		vec = msgs == IPU_MSIX_VECTORS ? vector_of(bit) : 0;
 		if (sent[vec])
 			continue;
 		sent[vec] = true;

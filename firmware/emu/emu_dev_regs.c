@@ -12,6 +12,9 @@
 
 #include "emu_internal.h"
 
+/* CAPS 23:16 is the vector count of whichever capability is present. */
+_Static_assert(IPU_MSI_MESSAGES == IPU_MSIX_VECTORS, "CAPS vector count");
+
 static uint32_t caps(void)
 {
 	return IPU_CAPS_DMA | IPU_CAPS_CMDQ | IPU_CAPS_TELEMETRY |
@@ -58,7 +61,9 @@ static uint32_t read32_locked(struct emu_dev *dev, uint32_t off)
 	if (off >= IPU_REG_ERR_LOG &&
 	    off < IPU_REG_ERR_LOG + IPU_ERR_LOG_LEN * IPU_ERR_ENTRY_SIZE)
 		return emu_errlog_read_locked(dev, off - IPU_REG_ERR_LOG);
-	if (off >= IPU_MSIX_TABLE && off < IPU_MSIX_TABLE + sizeof(dev->msix))
+	/* A function with MSI has no table: the offsets name nothing. */
+	if (!dev->opts.msi && off >= IPU_MSIX_TABLE &&
+	    off < IPU_MSIX_TABLE + sizeof(dev->msix))
 		return dev->msix[(off - IPU_MSIX_TABLE) / 4];
 	switch (off) {
 	case IPU_REG_ID:
@@ -111,7 +116,8 @@ static void write32_locked(struct emu_dev *dev, uint32_t off, uint32_t val)
 		emu_gather_reg_write_locked(dev, off - IPU_REG_GATHER, val);
 		return;
 	}
-	if (off >= IPU_MSIX_TABLE && off < IPU_MSIX_TABLE + sizeof(dev->msix)) {
+	if (!dev->opts.msi && off >= IPU_MSIX_TABLE &&
+	    off < IPU_MSIX_TABLE + sizeof(dev->msix)) {
 		dev->msix[(off - IPU_MSIX_TABLE) / 4] = val;
 		return;
 	}

@@ -212,6 +212,8 @@ void emu_cfg_init(struct emu_dev *dev);
 void emu_cfg_flr(struct emu_dev *dev);
 /* Bus Master Enable in the Command register (dev->lock held). */
 bool emu_cfg_bus_master_locked(const struct emu_dev *dev);
+/* MSI messages the host enabled: 0 (MSI Enable clear), 1, 2 or 4. */
+int emu_cfg_msi_messages_locked(const struct emu_dev *dev);
 /* Link Status from dev->link_speed/width, LBMS set when @retrained. */
 void emu_cfg_link_update(struct emu_dev *dev, bool retrained);
 

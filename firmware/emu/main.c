@@ -39,7 +39,7 @@
 #define SERIAL_BASE		0x495055454d550000ull
 
 static const char usage_text[] =
-"Usage: ipu-emu --socket PATH [--socket PATH ...] [OPTION...]\n"
+"Usage: ipu-emu [--msi] --socket PATH [[--msi] --socket PATH ...] [OPTION...]\n"
 "\n"
 "Emulate PCIe IPUs (the device docs/hardware.md specifies) for QEMU guests.\n"
 "Each --socket is one IPU, served over the vfio-user protocol to QEMU's\n"
@@ -52,6 +52,8 @@ static const char usage_text[] =
 "  --socket PATH      create the vfio-user socket PATH for the next IPU\n"
 "                     (ipu0, ipu1, ... in the order given); a stale socket\n"
 "                     there is replaced, any other file is an error\n"
+"  --msi              the next --socket's IPU presents an MSI capability\n"
+"                     (4 messages, 64-bit) instead of MSI-X\n"
 "  --control PATH     create a control socket at PATH: one command per\n"
 "                     line, one answer line each (\"ok ...\" or \"error: ...\")\n"
 "  --mem-size BYTES   device memory (BAR2) per IPU: a power of two from\n"
@@ -104,6 +106,7 @@ static const char usage_text[] =
 struct ipu {
 	char name[16];
 	const char *path;
+	bool msi;		/* MSI instead of MSI-X (--msi) */
 	struct vfu_server *srv;
 	struct emu_dev *dev;
 };
@@ -425,6 +428,7 @@ static int start(struct emu *e, uint64_t mem_size, const char *faults,
 		struct emu_dev_opts d = {
 			.index = i, .mem_size = mem_size,
 			.serial = SERIAL_BASE + i, .faults = faults,
+			.msi = ipu->msi,
 		};
 		struct emu_host_ops host;
 
@@ -450,8 +454,8 @@ static int start(struct emu *e, uint64_t mem_size, const char *faults,
 				ipu->name, strerror(-ret));
 			return ret;
 		}
-		elog(e, "%s: %s, %" PRIu64 " MiB of device memory", ipu->name,
-		     ipu->path, mem_size >> 20);
+		elog(e, "%s: %s, %" PRIu64 " MiB of device memory, %s", ipu->name,
+		     ipu->path, mem_size >> 20, ipu->msi ? "MSI" : "MSI-X");
 	}
 	if (e->control_path) {
 		ret = vfu_sock_listen(e->control_path, 8, &e->control_fd);
@@ -468,6 +472,7 @@ int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "socket", required_argument, NULL, 's' },
+		{ "msi", no_argument, NULL, 'M' },
 		{ "control", required_argument, NULL, 'c' },
 		{ "mem-size", required_argument, NULL, 'm' },
 		{ "faults", required_argument, NULL, 'f' },
@@ -479,7 +484,7 @@ int main(int argc, char **argv)
 	static struct emu e;
 	uint64_t mem_size = IPU_MEM_DEFAULT_SIZE;
 	const char *faults = NULL, *log_path = NULL;
-	bool trace = false;
+	bool trace = false, msi = false;
 	struct sigaction sa = { .sa_handler = on_signal };
 	int opt, pipefd[2], ret;
 
@@ -492,9 +497,14 @@ int main(int argc, char **argv)
 			if (e.nipu == MAX_IPUS)
 				die_usage("at most %d --socket options", MAX_IPUS);
 			e.ipu[e.nipu].path = optarg;
+			e.ipu[e.nipu].msi = msi;
+			msi = false;
 			snprintf(e.ipu[e.nipu].name, sizeof(e.ipu[0].name),
 				 "ipu%u", e.nipu);
 			e.nipu++;
+			break;
+		case 'M':
+			msi = true;
 			break;
 		case 'c':
 			e.control_path = optarg;
@@ -527,6 +537,8 @@ int main(int argc, char **argv)
 		die_usage("unexpected argument '%s'", argv[optind]);
 	if (!e.nipu)
 		die_usage("no --socket: nothing to serve");
+	if (msi)
+		die_usage("--msi applies to the next --socket, and none follows");
 
 	e.log = stderr;
 	if (log_path) {

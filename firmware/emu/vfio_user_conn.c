@@ -5,7 +5,8 @@
  *
  * The device is a PCI function: regions are VFIO's PCI indices (BAR0-5,
  * ROM, config space, VGA), IRQ types VFIO's PCI ones, of which only MSI-X
- * has vectors. A BAR the device backs with a file descriptor (BAR2's
+ * has vectors, or only MSI for a device that presents MSI instead (its
+ * vectors are its messages; no per-vector masking). A BAR the device backs with a file descriptor (BAR2's
  * memfd) is offered for mmap() with a sparse-mmap capability covering it
  * whole; every other BAR access, and all of config space, traps into the
  * device.
@@ -29,7 +30,8 @@ struct vfu_conn {
 	struct emu_dev *dev;
 	struct vfu_dma *dma;
 	struct vfu_irq *irq;		/* VFU_MAX_IRQ_COUNT slots */
-	unsigned int nvec;		/* the device's MSI-X vectors */
+	unsigned int nvec;		/* the device's vectors (messages) */
+	uint32_t irq_index;		/* VFIO's MSI-X or MSI index */
 	bool negotiated;
 	struct vfu_caps client;		/* what the client announced */
 	const char *name;
@@ -129,10 +131,12 @@ void vfu_conn_host_ops(struct vfu_conn *c, struct emu_host_ops *ops)
 
 void vfu_conn_attach(struct vfu_conn *c, struct emu_dev *dev)
 {
-	unsigned int n = emu_dev_msix_count(dev);
+	unsigned int n = emu_dev_irq_vectors(dev);
 
 	c->dev = dev;
 	c->nvec = n < VFU_MAX_IRQ_COUNT ? n : VFU_MAX_IRQ_COUNT;
+	c->irq_index = emu_dev_has_msi(dev) ? VFIO_PCI_MSI_IRQ_INDEX :
+					      VFIO_PCI_MSIX_IRQ_INDEX;
 }
 
 void vfu_conn_disconnect(struct vfu_conn *c)
@@ -350,9 +354,15 @@ static int do_irq_info(struct vfu_conn *c, const struct vfu_req *req,
 		.index = req->irq_info.index,
 	};
 
-	if (info.index == VFIO_PCI_MSIX_IRQ_INDEX) {
+	if (info.index == c->irq_index &&
+	    info.index == VFIO_PCI_MSIX_IRQ_INDEX) {
 		/* No NORESIZE: vectors may be added one at a time. */
 		info.flags |= VFIO_IRQ_INFO_MASKABLE;
+		info.count = c->nvec;
+	} else if (info.index == c->irq_index) {
+		/* MSI, as VFIO's kernel driver reports it: every message
+		 * enabled at once, no mask bits. */
+		info.flags |= VFIO_IRQ_INFO_NORESIZE;
 		info.count = c->nvec;
 	}
 	memcpy(c->reply, &info, sizeof(info));
@@ -379,7 +389,7 @@ static int do_set_irqs(struct vfu_conn *c, const struct vfu_req *req, int *fds)
 	const struct vfu_irq_set *s = &req->irqs.set;
 	uint32_t data = s->flags & VFIO_IRQ_SET_DATA_TYPE_MASK;
 	uint32_t action = s->flags & VFIO_IRQ_SET_ACTION_TYPE_MASK;
-	unsigned int nvec = s->index == VFIO_PCI_MSIX_IRQ_INDEX ? c->nvec : 0;
+	unsigned int nvec = s->index == c->irq_index ? c->nvec : 0;
 	int ret;
 
 	if (!s->count) {
@@ -407,6 +417,9 @@ static int do_set_irqs(struct vfu_conn *c, const struct vfu_req *req, int *fds)
 	if (action == VFIO_IRQ_SET_ACTION_TRIGGER)
 		return vfu_irq_trigger(c->irq, s->start, s->count,
 				       req->irqs.bools);
+	/* MSI without per-vector masking: nothing to mask (as VFIO). */
+	if (s->index == VFIO_PCI_MSI_IRQ_INDEX)
+		return -EINVAL;
 	return vfu_irq_mask(c->irq, s->start, s->count, req->irqs.bools,
 			    action == VFIO_IRQ_SET_ACTION_MASK);
 }

@@ -27,6 +27,14 @@
 /* Config space layout. */
 #define IPU_CFG_PM_CAP		0x40
 #define IPU_CFG_MSIX_CAP	0x50
+/* A function presents MSI-X or, in the same place, MSI (section 1.2). */
+#define IPU_CFG_MSI_CAP		IPU_CFG_MSIX_CAP
+#define IPU_CFG_MSI_CAP_SIZE	0x0e	/* 64-bit, no per-vector masking */
+#define IPU_MSI_CTRL_ENABLE	0x0001u	/* Message Control bit 0 */
+#define IPU_MSI_CTRL_MMC	0x0004u	/* 3:1 Multiple Message Capable: 4 */
+#define IPU_MSI_CTRL_MME_SHIFT	4	/* 6:4 Multiple Message Enable */
+#define IPU_MSI_CTRL_MME_MASK	0x0070u
+#define IPU_MSI_CTRL_64BIT	0x0080u
 #define IPU_CFG_EXP_CAP		0x60
 #define IPU_CFG_EXP_CAP_SIZE	0x3c
 #define IPU_CFG_DSN_CAP		0x100
@@ -56,7 +64,7 @@
 #define  IPU_CAPS_REPLICAS	0x10u
 #define  IPU_CAPS_GATHER	0x20u	/* gather requests (section 4.4) */
 #define  IPU_CAPS_NQUEUES_SHIFT	8	/* [15:8] queues */
-#define  IPU_CAPS_NVEC_SHIFT	16	/* [23:16] MSI-X vectors */
+#define  IPU_CAPS_NVEC_SHIFT	16	/* [23:16] MSI-X vectors, or MSI messages capable */
 #define IPU_REG_LINK_ID		0x00c	/* RO  same on linked IPUs */
 #define IPU_REG_LINK_INDEX	0x010	/* RO  index among linked IPUs */
 #define IPU_REG_STATUS		0x014	/* RO */
@@ -84,6 +92,11 @@
 #define IPU_VEC_H2D		1
 #define IPU_VEC_D2H		2
 #define IPU_VEC_CMD		3
+/*
+ * MSI (section 6): with 4 messages enabled, message n carries what MSI-X
+ * vector n does; with 1 or 2, every cause goes on message 0.
+ */
+#define IPU_MSI_MESSAGES	4
 
 /* Firmware boot. */
 #define IPU_REG_FW_ADDR		0x100	/* RW64 image offset in device memory */

@@ -9,7 +9,8 @@
 # model, a separate process, can read and write guest memory for DMA, and
 # two pcie-root-ports, each with one IPU behind it: -device vfio-user-pci,
 # QEMU's vfio-user client, connected to one UNIX socket of ipu-emu
-# (build/firmware/ipu-emu, one process serving both IPUs). Only
+# (build/firmware/ipu-emu, one process serving both IPUs; the first with
+# MSI-X, the second with MSI, RIG_MSI_IPUS). Only
 # trixie-backports' QEMU (scripts/qemu-bpo) has vfio-user-pci; Debian 12's
 # 7.2 does not.
 #
@@ -26,6 +27,12 @@
 # RIG_NO_EMU says why (kernel-check counts the model as skipped).
 
 RIG_IPUS=2
+# The IPUs (by index) that present MSI instead of MSI-X (ipu-emu --msi,
+# docs/hardware.md section 6): the second, so that every test that uses
+# both IPUs, and the test_pci_* tests that pick IPU 1, cover the driver's
+# one-vector path (x86 guests without interrupt remapping get one MSI
+# message). The guest learns it from IPU_EMU_MSI on its command line.
+RIG_MSI_IPUS=1
 # Bounds on waiting for ipu-emu's events, so a broken model cannot hang the
 # check: its ready line, and its exit after SIGTERM.
 RIG_EMU_READY_S=60
@@ -92,6 +99,7 @@ rig_emu_start() {
 	local log=$1 args=() i line
 	RIG_SOCKDIR=$(mktemp -d /tmp/ipu-emu.XXXXXX)
 	for ((i = 0; i < RIG_IPUS; i++)); do
+		[[ " $RIG_MSI_IPUS " == *" $i "* ]] && args+=(--msi)
 		args+=(--socket "$RIG_SOCKDIR/ipu$i.sock")
 	done
 	args+=(--control "$RIG_SOCKDIR/control.sock" --log "$log")

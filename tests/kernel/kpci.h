@@ -2,8 +2,9 @@
 /*
  * kpci.h - what the tests of ipu.ko's PCI backend share: the functions of
  * the spec's IDs (ipu-emu's, attached by scripts/lib/emu-rig.sh; how many
- * is IPU_EMU_IPUS of the guest's command line: fewer fail, none skips),
- * the ipuN of a function, and a probe that must fail with one dmesg line.
+ * is IPU_EMU_IPUS of the guest's command line: fewer fail, none skips;
+ * which present MSI is IPU_EMU_MSI), the ipuN of a function, and a probe
+ * that must fail with one dmesg line.
  */
 #ifndef IPU_TESTS_KPCI_H
 #define IPU_TESTS_KPCI_H
@@ -270,6 +271,63 @@ static inline void kp_init(void)
 	else if (!expected)
 		why_none = "the rig attached no IPU (see kernel-check's ipu-emu line)";
 	find_ipus();
+}
+
+/*
+ * Whether the rig's function @fn (its index in ipus[]) presents MSI
+ * instead of MSI-X: IPU_EMU_MSI of the guest's command line, a comma-
+ * separated list of indices (scripts/lib/emu-rig.sh, RIG_MSI_IPUS).
+ */
+static inline bool kp_is_msi(unsigned int fn)
+{
+	const char *p = getenv("IPU_EMU_MSI");
+	char *end;
+
+	while (p && *p) {
+		unsigned long v = strtoul(p, &end, 10);
+
+		if (end == p)
+			break;
+		if (v == fn)
+			return true;
+		p = *end == ',' ? end + 1 : end;
+	}
+	return false;
+}
+
+/* Interrupts counted on the line of @name in /proc/interrupts, all CPUs;
+ * -1 when there is no such line. */
+static inline int64_t kp_proc_interrupts(const char *name)
+{
+	char line[2048], *p, *end;
+	int64_t sum = -1;
+	FILE *f;
+
+	f = fopen("/proc/interrupts", "re");
+	if (!f)
+		fail_msg("open /proc/interrupts: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		size_t l = strlen(name);
+
+		/* The handler's name is the line's last word. */
+		line[strcspn(line, "\n")] = '\0';
+		if (strlen(line) < l + 1 || strcmp(line + strlen(line) - l, name) ||
+		    line[strlen(line) - l - 1] != ' ')
+			continue;
+		p = strchr(line, ':');
+		if (!p)
+			break;
+		sum = 0;
+		for (p++;; p = end) {
+			long long v = strtoll(p, &end, 10);
+
+			if (end == p)
+				break;
+			sum += v;
+		}
+	}
+	fclose(f);
+	return sum;
 }
 
 /* Unbind @bdf from ipu.ko; fails the test if that fails. */

@@ -22,18 +22,27 @@
 /* A short deadline for the hang tests: the watchdog fires a second later. */
 #define HANG_TIMEOUT_MS 500
 
+/*
+ * The function the tests use, by its index in the rig's order: the first
+ * here; test_pci_msi.c includes this file for the rig's MSI function.
+ */
+#ifndef PL_FN
+#define PL_FN 0u
+#endif
 
-/* The first PCI IPU, @image in a buffer and an arena of @arena bytes. */
-/* A file attached to the first PCI IPU (ipu-emu's ipu0) and a launch. */
+/*
+ * A file attached to the PCI IPU PL_FN (ipu-emu's ipu<PL_FN>), @image in
+ * a buffer and an arena of @arena bytes for a launch.
+ */
 static struct kp_raw pl_setup(const void *image, size_t len, uint64_t arena)
 {
 	struct kp_raw x;
 	int n;
 
 	require_ipus();
-	n = ipu_of(ipus[0]);
+	n = ipu_of(ipus[PL_FN]);
 	if (n < 0)
-		fail_msg("%s has no ipuN (not bound?)", ipus[0]);
+		fail_msg("%s has no ipuN (not bound?)", ipus[PL_FN]);
 	x.fd = kt_open_attached((unsigned int)n);
 	kp_launch_bufs(x.fd, image, len, arena, &x.l);
 	return x;
@@ -53,7 +62,7 @@ static int run(struct kp_raw *x)
 }
 
 /*
- * The MLP on the first PCI IPU: weights and an input in, a launch, and
+ * The MLP on the PCI IPU PL_FN: weights and an input in, a launch, and
  * the output equal to the userspace model's.
  */
 static void run_mlp(void)
@@ -124,14 +133,14 @@ static void hang_then_run(const char *faults, bool flr)
 	kp_weights(p, 0, kp_raw_put_arena, &pl);
 	before = kt_info(pl.fd).reset_count;
 	klog = kt_klog_from_now();
-	ke_fault(0, faults);
+	ke_fault(PL_FN, faults);
 	assert_int_equal(run(&pl), -ETIMEDOUT);
 	assert_int_equal(kt_info(pl.fd).reset_count, before + 1);
-	lines = klog_driver_lines(klog, ipus[0], line, sizeof(line));
+	lines = klog_driver_lines(klog, ipus[PL_FN], line, sizeof(line));
 	if (lines != (flr ? 1u : 0u) ||
 	    (flr && !strstr(line, "Function Level Reset")))
 		fail_msg("%u lines from ipu %s (first: \"%s\"), expected %s",
-			 lines, ipus[0], line, flr ? "the FLR's" : "none");
+			 lines, ipus[PL_FN], line, flr ? "the FLR's" : "none");
 	kt_close(pl.fd);
 	kp_free(p);
 	run_mlp();
@@ -149,15 +158,21 @@ static void test_a_failed_soft_reset_falls_back_to_flr(void **state)
 	hang_then_run("ignore_reset=1,hang_launch=1", true);
 }
 
+/* This file's tests, for its main() and test_pci_msi.c's. */
+#define PL_TESTS							\
+	KT_TEST(test_the_device_runs_the_program),			\
+	KT_TEST(test_junk_is_enoexec),					\
+	KS_TEST(test_a_hung_launch_is_reset_and_the_next_runs),		\
+	KS_TEST(test_a_failed_soft_reset_falls_back_to_flr)
+
+#ifndef PL_NO_MAIN
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		KT_TEST(test_the_device_runs_the_program),
-		KT_TEST(test_junk_is_enoexec),
-		KS_TEST(test_a_hung_launch_is_reset_and_the_next_runs),
-		KS_TEST(test_a_failed_soft_reset_falls_back_to_flr),
+		PL_TESTS,
 	};
 
 	kp_init();
 	return KT_RUN(tests);
 }
+#endif /* PL_NO_MAIN */

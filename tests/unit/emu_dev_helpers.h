@@ -157,15 +157,10 @@ static inline void th_gate_open(struct th *t)
 	pthread_mutex_unlock(&t->h.lock);
 }
 
-static inline struct th *th_new_opts(uint64_t mem_size, unsigned int index,
-				     uint64_t serial, const char *faults,
-				     int *errp)
+/* A device made with @o, its host the fake; NULL (and *@errp) on error. */
+static inline struct th *th_new_dev(const struct emu_dev_opts *o, int *errp)
 {
 	struct th *t = calloc(1, sizeof(*t));
-	struct emu_dev_opts o = {
-		.index = index, .mem_size = mem_size, .serial = serial,
-		.faults = faults,
-	};
 	struct emu_host_ops ops = {
 		.dma_read = fh_dma_read, .dma_write = fh_dma_write,
 		.irq = fh_irq,
@@ -180,7 +175,7 @@ static inline struct th *th_new_opts(uint64_t mem_size, unsigned int index,
 	pthread_mutex_init(&t->h.lock, NULL);
 	pthread_cond_init(&t->h.cond, NULL);
 	ops.ctx = &t->h;
-	err = emu_dev_create(&o, &ops, &t->dev);
+	err = emu_dev_create(o, &ops, &t->dev);
 	if (errp)
 		*errp = err;
 	if (err) {
@@ -189,6 +184,28 @@ static inline struct th *th_new_opts(uint64_t mem_size, unsigned int index,
 		return NULL;
 	}
 	return t;
+}
+
+static inline struct th *th_new_opts(uint64_t mem_size, unsigned int index,
+				     uint64_t serial, const char *faults,
+				     int *errp)
+{
+	struct emu_dev_opts o = {
+		.index = index, .mem_size = mem_size, .serial = serial,
+		.faults = faults,
+	};
+
+	return th_new_dev(&o, errp);
+}
+
+/* A device that presents MSI instead of MSI-X (ipu-emu --msi). */
+static inline struct th *th_new_msi(void)
+{
+	struct emu_dev_opts o = {
+		.mem_size = 1u << 20, .serial = 1, .msi = true,
+	};
+
+	return th_new_dev(&o, NULL);
 }
 
 static inline struct th *th_new(void)
@@ -259,6 +276,22 @@ static inline void cfgw16(struct th *t, uint32_t off, uint16_t v)
 {
 	if (emu_dev_cfg_write(t->dev, off, &v, 2))
 		abort();
+}
+
+/* The IDs of the standard capability list into @ids (at most @max). */
+static inline unsigned int th_cap_ids(struct th *t, uint8_t *ids,
+				      unsigned int max)
+{
+	uint8_t ptr = (uint8_t)cfg32(t, 0x34);
+	unsigned int n = 0;
+
+	while (ptr && n < max) {
+		uint16_t h = cfg16(t, ptr);
+
+		ids[n++] = (uint8_t)h;
+		ptr = (uint8_t)(h >> 8);
+	}
+	return n;
 }
 
 /* Memory Space and Bus Master on, every cause unmasked. */

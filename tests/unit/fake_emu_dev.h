@@ -143,10 +143,16 @@ int emu_dev_bar_write(struct emu_dev *dev, unsigned int bar, uint64_t off,
 	return 0;
 }
 
-unsigned int emu_dev_msix_count(const struct emu_dev *dev)
+unsigned int emu_dev_irq_vectors(const struct emu_dev *dev)
 {
 	(void)dev;
 	return FAKE_MSIX;
+}
+
+bool emu_dev_has_msi(const struct emu_dev *dev)
+{
+	(void)dev;
+	return false;
 }
 
 int emu_dev_flr(struct emu_dev *dev)

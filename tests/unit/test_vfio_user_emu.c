@@ -6,14 +6,18 @@
  * REGION_READ, BAR0's ID register, BAR2 mapped from the fd of REGION_INFO,
  * the IRQ self-test raising MSI-X vector 0 on the client's eventfd,
  * DEVICE_RESET as FLR, and a fault that takes the device off the bus
- * closing the client's socket.
+ * closing the client's socket; and a device that presents MSI instead
+ * (--msi): its IRQ info, one message enabled as QEMU's client does it,
+ * hostile SET_IRQS.
  */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -123,6 +127,136 @@ static void test_irq_self_test_fires_msix_vector_0(void **state)
 		close(efd[i]);
 }
 
+/* SET_IRQS on @index with @nfds of @fds (DATA_EVENTFD, TRIGGER). */
+static uint16_t set_eventfds(struct tclient *c, uint32_t index, uint32_t start,
+			     uint32_t count, const int *fds, unsigned int nfds)
+{
+	struct vfio_irq_set s = {
+		.argsz = sizeof(s), .index = index, .start = start,
+		.count = count,
+		.flags = VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER,
+	};
+
+	return send_cmd(c, VFU_CMD_DEVICE_SET_IRQS, &s, sizeof(s), fds, nfds);
+}
+
+static struct vfio_irq_info irq_info(struct tclient *c, uint32_t index)
+{
+	struct vfio_irq_info ii = { .argsz = 16, .index = index };
+	struct treply *r;
+
+	r = expect_ok(c, send_cmd(c, VFU_CMD_DEVICE_GET_IRQ_INFO, &ii,
+				  sizeof(ii), NULL, 0));
+	memcpy(&ii, r->payload, sizeof(ii));
+	free_reply(r);
+	return ii;
+}
+
+/* The MSI device's IRQ info: MSI has its 4 messages, MSI-X none. */
+static void test_msi_irq_info(void **state)
+{
+	struct tclient *c = *state;
+	struct vfio_irq_info ii = irq_info(c, VFIO_PCI_MSI_IRQ_INDEX);
+
+	assert_int_equal(ii.count, IPU_MSI_MESSAGES);
+	assert_true(ii.flags & VFIO_IRQ_INFO_EVENTFD);
+	assert_true(ii.flags & VFIO_IRQ_INFO_NORESIZE);
+	assert_false(ii.flags & VFIO_IRQ_INFO_MASKABLE);
+	assert_int_equal(irq_info(c, VFIO_PCI_MSIX_IRQ_INDEX).count, 0);
+	/* The capability QEMU's client reads to emulate MSI. */
+	assert_int_equal(read32(c, VFIO_PCI_CONFIG_REGION_INDEX, IPU_CFG_MSI_CAP),
+			 0x0084 << 16 | IPU_CFG_EXP_CAP << 8 | 0x05);
+}
+
+/*
+ * As QEMU's client enables MSI with one message: the guest's write to
+ * Message Control reaches the device, then one eventfd on the MSI index;
+ * the self-test fires it once.
+ */
+static void test_msi_self_test_fires_message_0(void **state)
+{
+	struct tclient *c = *state;
+	int efd = make_eventfd();
+
+	write32(c, VFIO_PCI_CONFIG_REGION_INDEX, IPU_CFG_MSI_CAP,
+		(uint32_t)IPU_MSI_CTRL_ENABLE << 16);
+	free_reply(expect_ok(c, set_eventfds(c, VFIO_PCI_MSI_IRQ_INDEX, 0, 1,
+					     &efd, 1)));
+	write32(c, VFIO_PCI_BAR0_REGION_INDEX, IPU_REG_IRQ_MASK, ~IPU_IRQ_SW);
+	write32(c, VFIO_PCI_BAR0_REGION_INDEX, IPU_REG_IRQ_RAISE, IPU_IRQ_SW);
+	assert_int_equal(eventfd_count(efd), 1);
+	write32(c, VFIO_PCI_BAR0_REGION_INDEX, IPU_REG_IRQ_CAUSE, IPU_IRQ_SW);
+	/* MSI disabled: the cause latches, no message. */
+	write32(c, VFIO_PCI_CONFIG_REGION_INDEX, IPU_CFG_MSI_CAP, 0);
+	write32(c, VFIO_PCI_BAR0_REGION_INDEX, IPU_REG_IRQ_RAISE, IPU_IRQ_SW);
+	assert_int_equal(eventfd_count(efd), 0);
+	/* All off: count 0, DATA_NONE. */
+	{
+		struct vfio_irq_set off = {
+			.argsz = sizeof(off), .index = VFIO_PCI_MSI_IRQ_INDEX,
+			.flags = VFIO_IRQ_SET_DATA_NONE |
+				 VFIO_IRQ_SET_ACTION_TRIGGER,
+		};
+
+		free_reply(expect_ok(c, send_cmd(c, VFU_CMD_DEVICE_SET_IRQS,
+						 &off, sizeof(off), NULL, 0)));
+	}
+	close(efd);
+}
+
+/*
+ * A hostile client's SET_IRQS on an MSI device: the MSI-X index (which
+ * it does not have), more than 4 messages, a range past them or
+ * overflowing 32 bits, fewer fds than messages, non-eventfds, masking
+ * (MSI has no mask bits here). Each is refused, every fd closed (the
+ * teardown counts them), and the device still works afterwards.
+ */
+static void test_msi_hostile_set_irqs(void **state)
+{
+	struct tclient *c = *state;
+	int efd[5], notev[1];
+	uint8_t mask_buf[sizeof(struct vfio_irq_set)];
+	struct vfio_irq_set m = {
+		.argsz = sizeof(m), .index = VFIO_PCI_MSI_IRQ_INDEX,
+		.count = 1,
+		.flags = VFIO_IRQ_SET_DATA_NONE | VFIO_IRQ_SET_ACTION_MASK,
+	};
+
+	for (unsigned int i = 0; i < 5; i++)
+		efd[i] = make_eventfd();
+	expect_error(c, set_eventfds(c, VFIO_PCI_MSIX_IRQ_INDEX, 0, 1, efd, 1),
+		     EINVAL);
+	expect_error(c, set_eventfds(c, VFIO_PCI_MSI_IRQ_INDEX, 0, 5, efd, 4),
+		     EINVAL);
+	expect_error(c, set_eventfds(c, VFIO_PCI_MSI_IRQ_INDEX, 3, 2, efd, 2),
+		     EINVAL);
+	expect_error(c, set_eventfds(c, VFIO_PCI_MSI_IRQ_INDEX, 0xffffffffu, 2,
+				     efd, 2), EINVAL);
+	expect_error(c, set_eventfds(c, VFIO_PCI_MSI_IRQ_INDEX, 0, 4, efd, 1),
+		     EINVAL);
+	expect_error(c, set_eventfds(c, VFIO_PCI_INTX_IRQ_INDEX, 0, 1, efd, 1),
+		     EINVAL);
+	notev[0] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	assert_true(notev[0] >= 0);
+	expect_error(c, set_eventfds(c, VFIO_PCI_MSI_IRQ_INDEX, 0, 1, notev, 1),
+		     EINVAL);
+	close(notev[0]);
+	memcpy(mask_buf, &m, sizeof(m));
+	expect_error(c, send_cmd(c, VFU_CMD_DEVICE_SET_IRQS, mask_buf,
+				 sizeof(m), NULL, 0), EINVAL);
+	/* Still served: 4 messages, each cause on its own. */
+	write32(c, VFIO_PCI_CONFIG_REGION_INDEX, IPU_CFG_MSI_CAP,
+		(uint32_t)(IPU_MSI_CTRL_ENABLE | 2 << IPU_MSI_CTRL_MME_SHIFT) << 16);
+	free_reply(expect_ok(c, set_eventfds(c, VFIO_PCI_MSI_IRQ_INDEX, 0, 4,
+					     efd, 4)));
+	write32(c, VFIO_PCI_BAR0_REGION_INDEX, IPU_REG_IRQ_MASK, ~IPU_IRQ_SW);
+	write32(c, VFIO_PCI_BAR0_REGION_INDEX, IPU_REG_IRQ_RAISE, IPU_IRQ_SW);
+	assert_int_equal(eventfd_count(efd[0]), 1);
+	assert_int_equal(eventfd_count(efd[1]), 0);
+	for (unsigned int i = 0; i < 5; i++)
+		close(efd[i]);
+}
+
 static void test_device_reset_restores_reset_values(void **state)
 {
 	struct tclient *c = *state;
@@ -189,6 +323,13 @@ int main(void)
 		T(test_bar0_refuses_odd_access),
 		T(test_off_bus_closes_the_socket),
 		T(test_link_down_reads_all_ones_and_keeps_the_socket),
+#undef T
+#define T(name) cmocka_unit_test_setup_teardown(name, \
+						tclient_setup_msi_negotiated, \
+						tclient_teardown)
+		T(test_msi_irq_info),
+		T(test_msi_self_test_fires_message_0),
+		T(test_msi_hostile_set_irqs),
 #undef T
 	};
 

@@ -52,16 +52,17 @@ static inline void tclient_connect(struct tclient *c)
 	c->sock = sv[0];
 }
 
-static inline void tclient_start(struct tclient *c)
+/* A server for a device made with @dopts, and a client connected to it. */
+static inline void tclient_start_opts(struct tclient *c,
+				      const struct emu_dev_opts *dopts)
 {
 	struct vfu_server_opts so = { .path = NULL, .name = "test" };
-	struct emu_dev_opts dopts = { .index = 0, .mem_size = 1u << 20 };
 
 	memset(c, 0, sizeof(*c));
 	so.log = getenv("VFU_TEST_LOG") ? stderr : NULL;
 	assert_int_equal(vfu_server_create(&so, &c->srv), 0);
 	vfu_server_host_ops(c->srv, &c->host);
-	assert_int_equal(emu_dev_create(&dopts, &c->host, &c->dev), 0);
+	assert_int_equal(emu_dev_create(dopts, &c->host, &c->dev), 0);
 	assert_int_equal(vfu_server_start(c->srv, c->dev), 0);
 	tclient_connect(c);
 }
@@ -261,21 +262,39 @@ static inline void negotiate(struct tclient *c)
  */
 static int fds_before;
 
-static inline int tclient_setup(void **state)
+static inline int tclient_setup_opts(void **state,
+				     const struct emu_dev_opts *dopts)
 {
 	struct tclient *c = malloc(sizeof(*c));
 
 	fds_before = open_fds();
 	assert_true(fds_before >= 0);
 	assert_non_null(c);
-	tclient_start(c);
+	tclient_start_opts(c, dopts);
 	*state = c;
 	return 0;
+}
+
+static inline int tclient_setup(void **state)
+{
+	struct emu_dev_opts dopts = { .index = 0, .mem_size = 1u << 20 };
+
+	return tclient_setup_opts(state, &dopts);
 }
 
 static inline int tclient_setup_negotiated(void **state)
 {
 	tclient_setup(state);
+	negotiate(*state);
+	return 0;
+}
+
+/* The same for a device that presents MSI (ipu-emu --msi). */
+static inline int tclient_setup_msi_negotiated(void **state)
+{
+	struct emu_dev_opts dopts = { .mem_size = 1u << 20, .msi = true };
+
+	tclient_setup_opts(state, &dopts);
 	negotiate(*state);
 	return 0;
 }

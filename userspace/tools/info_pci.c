@@ -134,10 +134,13 @@ static void link_from_sysfs(const char *devdir, struct info_pci *p)
 		p->link_source = "sysfs";
 }
 
-/* Enabled MSI-X/MSI vectors from msi_irqs/ (one entry per vector). */
+/*
+ * Enabled MSI-X vectors from msi_irqs/ (one entry per vector, its file
+ * saying "msix" or "msi": a function with MSI has no MSI-X vectors).
+ */
 static void msix_from_sysfs(const char *devdir, struct info_pci *p)
 {
-	char dir[PATH_MAX];
+	char dir[PATH_MAX], path[PATH_MAX], mode[16];
 	struct dirent *de;
 	unsigned int n = 0;
 	DIR *d;
@@ -146,9 +149,14 @@ static void msix_from_sysfs(const char *devdir, struct info_pci *p)
 	d = opendir(dir);
 	if (!d)
 		return;
-	while ((de = readdir(d)))
-		if (isdigit((unsigned char)de->d_name[0]))
+	while ((de = readdir(d))) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		info_path(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (!ipu_attr_read(path, mode, sizeof(mode)) &&
+		    !strcmp(mode, "msix"))
 			n++;
+	}
 	closedir(d);
 	if (n) {
 		p->have_msix = true;
