@@ -33,7 +33,7 @@ struct pci_dev;
  * @index: IPU_QUEUE_H2D or IPU_QUEUE_D2H.
  * @regs: its register block in BAR0.
  * @cause: its IRQ_CAUSE bit.
- * @irq: its vector's Linux interrupt.
+ * @irq: its vector's Linux interrupt (none with one vector: vector 0's).
  * @ring: IPU_PCI_DMA_RING descriptors, coherent DMA memory.
  * @ring_dma: bus address of @ring.
  * @wb: the completion writeback, coherent DMA memory.
@@ -46,7 +46,7 @@ struct pci_dev;
  * @resetting: ipu_pci_dma_reset() is restarting the ring: transfers that
  *	were waiting for @xfer_lock wait for it instead of failing.
  * @wait: transfers waiting for their batch, or for @resetting to clear;
- *	woken by the vector and by the reset.
+ *	woken by the queue's vector (or vector 0, with one) and by the reset.
  */
 struct ipu_pci_queue {
 	struct ipu_pci *ipu;
@@ -69,7 +69,7 @@ struct ipu_pci_queue {
 /**
  * struct ipu_pci_cmdq - the command queue (ipu_pci_cmd.c)
  * @regs: its register block in BAR0.
- * @irq: its vector's Linux interrupt.
+ * @irq: its vector's Linux interrupt (none with one vector: vector 0's).
  * @ring: IPU_PCI_CMD_RING descriptors, coherent DMA memory.
  * @ring_dma: bus address of @ring.
  * @wb: the completion writeback, coherent DMA memory.

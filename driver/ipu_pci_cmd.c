@@ -8,7 +8,9 @@
  * behind HEAD, maps their codes to errnos (one table, the spec's) and
  * reports them to the core (ipu_launch_complete()), then hands over the
  * launches that waited for room. The same vector carries the gather
- * ring's requests (ipu_pci_gather.c), which its thread serves next.
+ * ring's requests (ipu_pci_gather.c), which its thread serves next. A
+ * function with one vector raises vector 0 for both, whose thread does
+ * the same (ipu_pci_irq.c).
  *
  * A split launch (docs/hardware.md section 4.4) is two descriptors: an
  * INSTANCE naming the instance and the staging area, then the LAUNCH.

@@ -3,7 +3,8 @@
  * The PCIe IPU's DMA queues (docs/hardware.md section 4): queue 0 moves
  * host memory to device memory, queue 1 the other way. Each is a ring of
  * 32-byte descriptors and a 16-byte completion writeback in coherent DMA
- * memory, interrupting on its own MSI-X vector.
+ * memory, interrupting on its own vector (vector 0 serves it when the
+ * function has one: ipu_pci_irq.c).
  *
  * A transfer (ipu_hw_ops.dma) arrives as a bvec iterator over pinned
  * pages (ipu_dma.c, or io_uring's registered buffers): it becomes a
