@@ -27,8 +27,10 @@
 #include <time.h>
 
 #define KR_NAME "ipu-rig.hotplug"
-/* Hang guard on the probe after device_add (pciehp's link wait, the
- * firmware's load; the debug kernel is some 5 times slower): 180 s. */
+/*
+ * Hang guard on the probe after device_add (pciehp's link wait, the
+ * firmware's load; the debug kernel is some 5 times slower): 180 s.
+ */
 #define KR_BIND_MS 180000
 
 static int kr_fd = -1;
