@@ -116,7 +116,7 @@ rig_qemu_args() {
 	# device_add of RIG_HOTPLUG_IPUS only.
 	RIG_ARGS+=(
 		-chardev "socket,id=qmp,path=$RIG_SOCKDIR/qmp.sock"
-		-mon chardev=qmp,mode=control
+		-mon "chardev=qmp,mode=control"
 		-chardev "socket,id=hotplug,path=$RIG_SOCKDIR/hotplug.sock"
 		-device virtserialport,bus=vser.0,chardev=hotplug,name=ipu-rig.hotplug
 	)
