@@ -287,8 +287,9 @@ unit-valgrind: userspace
 # and checks the outputs), ipu-info (tests/tools/test_ipu_info.sh: fake
 # trees, its JSON parsed by Python) and ipu-bringup
 # (tests/tools/test_ipu_bringup.sh: the model, its faults), each plainly, built with ASan+UBSan,
-# and under valgrind; each run writes $(O)/results/unit-tools*. All run
-# even when one fails.
+# and under valgrind, and the rig's hot-plug relay against a fake QEMU
+# monitor (tests/tools/test_hotplug_relay.py, pytest); each run writes
+# $(O)/results/unit-tools*. All run even when one fails.
 unit-tools: userspace
 	$(MAKE) BUILD=$(BUILD)/asan SAN="$(ASAN_SAN)" $(BUILD)/asan/tools/ipu-run \
 		$(BUILD)/asan/examples/make_example_exe $(BUILD)/asan/tools/ipu-info \
@@ -309,6 +310,8 @@ unit-tools: userspace
 		tests/tools/test_ipu_bringup.sh unit-tools-bringup-asan $(BUILD)/asan || st=1; \
 	BUILD=$(BUILD) IPU_RUN_WRAPPER="$(VALGRIND_RUN)" \
 		tests/tools/test_ipu_bringup.sh unit-tools-bringup-valgrind $(BUILD) || st=1; \
+	BUILD=$(BUILD) PYTHON=$(PYTHON) scripts/run-pytest unit-tools-relay \
+		tests/tools/test_hotplug_relay.py || st=1; \
 	exit $$st
 
 # Both run even when the first fails; either failing fails lint.

@@ -22,6 +22,14 @@
 # and so to the tests, as environment): tests/kernel/test_emu_pci.c fails
 # when fewer are there, and skips, saying why, when there are none.
 #
+# The root ports' slots use native PCIe hot-plug (the guest's pciehp),
+# and the guest may unplug and plug back the rig's MSI IPUs through QEMU's
+# monitor: scripts/lib/hotplug-relay, started and stopped with ipu-emu,
+# holds the monitor and a virtio serial port of the guest
+# (ipu-rig.hotplug, tests/kernel/khotplug.h) and passes on device_del and
+# device_add of those IPUs only (RIG_HOTPLUG_IPUS). Its log is
+# build/kernel-logs/ipu-emu-<kernel>-hotplug.log.
+#
 # Without trixie-backports' QEMU (IPU_NO_TRIXIE=1) or without ipu-emu in the
 # build, the guests boot on the same q35 machine with no IPU attached, and
 # RIG_NO_EMU says why (kernel-check counts the model as skipped).
@@ -33,10 +41,23 @@ RIG_IPUS=2
 # one-vector path (x86 guests without interrupt remapping get one MSI
 # message). The guest learns it from IPU_EMU_MSI on its command line.
 RIG_MSI_IPUS=1
+# The IPUs the guest may unplug (QMP device_del) and plug back: the MSI
+# ones. trixie-backports' QEMU 11.1 aborts when it finalizes an unplugged
+# vfio-user-pci device with MSI-X (hw/vfio-user/pci.c's finalize deletes
+# the PBA's subregion from a BAR region QOM already emptied:
+# "memory_region_del_subregion: Assertion `subregion->container == mr'
+# failed"), taking the guest with it; with MSI there is no PBA.
+RIG_HOTPLUG_IPUS=$RIG_MSI_IPUS
 # Bounds on waiting for ipu-emu's events, so a broken model cannot hang the
 # check: its ready line, and its exit after SIGTERM.
 RIG_EMU_READY_S=60
 RIG_EMU_STOP_S=30
+# The relay's bound on QEMU's answers and events (its --wait): a hang
+# guard, past which the guest's request gets an error; pciehp's unplug
+# alone takes its attention button's 5 s.
+RIG_RELAY_WAIT_S=150
+# The relay of this boot (rig_emu_start): its pid, empty when none runs.
+RIG_RELAY_PID=
 
 # rig_init SCRIPTS BUILD CACHE: choose the QEMU and whether IPUs attach.
 # Sets RIG_QEMU (the command), RIG_QEMU_VERSION, RIG_EMU (ipu-emu's path,
@@ -68,14 +89,16 @@ rig_qemu_args() {
 	RIG_ARGS=(
 		-object "memory-backend-memfd,id=mem,size=${mem}M,share=on"
 		-machine q35,memory-backend=mem
+		# Native PCIe hot-plug of the root ports' slots (the guest's
+		# pciehp, built into every kernel of the matrix), not q35's
+		# default ACPI hot-plug (acpiphp), which the debug kernel lacks:
+		# the same unplug on every kernel.
+		-global ICH9-LPC.acpi-pci-hotplug-with-bridge-support=off
 	)
 	for ((i = 0; i < RIG_IPUS; i++)); do
 		RIG_ARGS+=(-device "pcie-root-port,id=rp$i,bus=pcie.0,chassis=$((i + 1))")
 		[ -z "$RIG_EMU" ] && continue
-		# vfio-user-pci's socket is a QAPI SocketAddress, which only
-		# the JSON form of -device can give (hw/vfio-user/pci.c).
-		# rombar=0: the model has no option ROM for SeaBIOS to run.
-		RIG_ARGS+=(-device "{\"driver\":\"vfio-user-pci\",\"id\":\"ipu$i\",\"bus\":\"rp$i\",\"rombar\":0,\"socket\":{\"type\":\"unix\",\"path\":\"$RIG_SOCKDIR/ipu$i.sock\"}}")
+		RIG_ARGS+=(-device "$(rig_ipu_json "$i")")
 	done
 	[ -n "$RIG_EMU" ] || return 0
 	# The model's control socket (fault injection, docs/hardware.md
@@ -87,6 +110,26 @@ rig_qemu_args() {
 		-chardev "socket,id=emuctl,path=$RIG_SOCKDIR/control.sock"
 		-device virtserialport,bus=vser.0,chardev=emuctl,name=ipu-emu.control
 	)
+	[ -n "$RIG_RELAY_PID" ] || return 0
+	# The guest's hot-plug requests: QEMU's monitor (QMP) and a second
+	# port, both connected to the relay, which passes on device_del and
+	# device_add of RIG_HOTPLUG_IPUS only.
+	RIG_ARGS+=(
+		-chardev "socket,id=qmp,path=$RIG_SOCKDIR/qmp.sock"
+		-mon "chardev=qmp,mode=control"
+		-chardev "socket,id=hotplug,path=$RIG_SOCKDIR/hotplug.sock"
+		-device virtserialport,bus=vser.0,chardev=hotplug,name=ipu-rig.hotplug
+	)
+}
+
+# rig_ipu_json I: the -device options of the I-th IPU, which are also the
+# relay's device_add arguments for it. vfio-user-pci's socket is a QAPI
+# SocketAddress, which only the JSON form of -device can give
+# (hw/vfio-user/pci.c). rombar=0: the model has no option ROM for SeaBIOS
+# to run.
+rig_ipu_json() {
+	local i=$1
+	echo "{\"driver\":\"vfio-user-pci\",\"id\":\"ipu$i\",\"bus\":\"rp$i\",\"rombar\":0,\"socket\":{\"type\":\"unix\",\"path\":\"$RIG_SOCKDIR/ipu$i.sock\"}}"
 }
 
 # rig_emu_start LOG: start ipu-emu serving RIG_IPUS sockets in a new
@@ -112,20 +155,56 @@ rig_emu_start() {
 	# IPU gives the model backend's bits (the demo's weights checksum).
 	exec {RIG_EMU_FD}< <(OPENBLAS_CORETYPE=Prescott exec "$RIG_EMU" "${args[@]}" 2>>"$log" </dev/null)
 	RIG_EMU_PID=$!
-	if IFS= read -r -t "$RIG_EMU_READY_S" -u "$RIG_EMU_FD" line &&
-		[ "$line" = "ipu-emu: ready" ]; then
+	RIG_RELAY_PID=
+	if ! IFS= read -r -t "$RIG_EMU_READY_S" -u "$RIG_EMU_FD" line ||
+		[ "$line" != "ipu-emu: ready" ]; then
+		RIG_WHY="ipu-emu did not print 'ipu-emu: ready' within ${RIG_EMU_READY_S} s (it printed '${line:-}'); log $log"
+		rig_emu_kill
+		return 1
+	fi
+	rig_relay_start "${log%.log}-hotplug.log"
+}
+
+# rig_relay_start LOG: start the guest's hot-plug relay
+# (scripts/lib/hotplug-relay) for RIG_HOTPLUG_IPUS, its sockets beside
+# ipu-emu's, and wait for its ready line. Sets RIG_RELAY_PID, RIG_RELAY_FD
+# and RIG_RELAY_LOG. Without python3 no relay runs (the guest's hot-plug
+# tests skip, saying so); a relay that does not get ready ends the model
+# too and returns 1, the reason in RIG_WHY.
+rig_relay_start() {
+	local line i args=()
+	RIG_RELAY_LOG=$1
+	command -v python3 >/dev/null || return 0
+	for i in $RIG_HOTPLUG_IPUS; do
+		args+=(--device "$(rig_ipu_json "$i")")
+	done
+	[ ${#args[@]} -gt 0 ] || return 0
+	: >"$RIG_RELAY_LOG"
+	exec {RIG_RELAY_FD}< <(exec python3 "$(dirname "${BASH_SOURCE[0]}")/hotplug-relay" \
+		--qmp "$RIG_SOCKDIR/qmp.sock" --guest "$RIG_SOCKDIR/hotplug.sock" \
+		--wait "$RIG_RELAY_WAIT_S" --log "$RIG_RELAY_LOG" "${args[@]}" \
+		2>>"$RIG_RELAY_LOG" </dev/null)
+	RIG_RELAY_PID=$!
+	if IFS= read -r -t "$RIG_EMU_READY_S" -u "$RIG_RELAY_FD" line &&
+		[ "$line" = "hotplug-relay: ready" ]; then
 		return 0
 	fi
-	RIG_WHY="ipu-emu did not print 'ipu-emu: ready' within ${RIG_EMU_READY_S} s (it printed '${line:-}'); log $log"
+	RIG_WHY="hotplug-relay did not print 'hotplug-relay: ready' within ${RIG_EMU_READY_S} s (it printed '${line:-}'); log $RIG_RELAY_LOG"
 	rig_emu_kill
 	return 1
 }
 
-# rig_emu_kill: end a model that misbehaved, and forget it.
+# rig_emu_kill: end a model (and its relay) that misbehaved, and forget
+# them.
 rig_emu_kill() {
-	kill -KILL "$RIG_EMU_PID" 2>/dev/null || true
-	wait "$RIG_EMU_PID" 2>/dev/null || true
+	local pid
+	for pid in "$RIG_EMU_PID" $RIG_RELAY_PID; do
+		kill -KILL "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
 	exec {RIG_EMU_FD}<&-
+	[ -z "$RIG_RELAY_PID" ] || exec {RIG_RELAY_FD}<&-
+	RIG_RELAY_PID=
 	rm -rf "$RIG_SOCKDIR"
 }
 
@@ -146,6 +225,7 @@ rig_emu_stop() {
 	exec {RIG_EMU_FD}<&-
 	[ "$st" -eq 0 ] || why+=("exit status $st")
 	[ -z "$rest" ] || why+=("printed after ready: $(head -c 200 <<<"$rest")")
+	[ -z "$RIG_RELAY_PID" ] || rig_relay_stop
 	if compgen -G "$RIG_SOCKDIR/*.sock" >/dev/null; then
 		why+=("left its sockets: $(cd "$RIG_SOCKDIR" && echo *.sock)")
 	fi
@@ -156,4 +236,25 @@ rig_emu_stop() {
 	[ ${#why[@]} -eq 0 ] && return 0
 	RIG_WHY=$(printf '%s; ' "${why[@]}")"log $log"
 	return 1
+}
+
+# rig_relay_stop: the relay's part of rig_emu_stop (QEMU has exited),
+# whose why it adds to. The relay exits by itself when QEMU closes the
+# monitor; SIGTERM ends one that QEMU never connected to. It must exit 0
+# and log no error of its own (a monitor that broke the protocol, an
+# answer that never came); its answers to the guest may be errors.
+rig_relay_stop() {
+	local st=0
+	kill -TERM "$RIG_RELAY_PID" 2>/dev/null || true
+	if ! timeout "$RIG_EMU_STOP_S" cat <&"$RIG_RELAY_FD" >/dev/null; then
+		kill -KILL "$RIG_RELAY_PID" 2>/dev/null || true
+		why+=("hotplug-relay still running ${RIG_EMU_STOP_S} s after QEMU: killed")
+	fi
+	wait "$RIG_RELAY_PID" || st=$?
+	exec {RIG_RELAY_FD}<&-
+	RIG_RELAY_PID=
+	[ "$st" -eq 0 ] || why+=("hotplug-relay: exit status $st, log $RIG_RELAY_LOG")
+	if grep -E -q '^([0-9:]+ )?error: ' "$RIG_RELAY_LOG"; then
+		why+=("hotplug-relay: $(grep -E -m 1 '^([0-9:]+ )?error: ' "$RIG_RELAY_LOG")")
+	fi
 }

@@ -25,28 +25,69 @@
 
 static int ke_fd __attribute__((unused)) = -1;
 
-/* Open the port; false when the guest has none. */
-static inline bool ke_open(void)
+/*
+ * Open the guest's virtio serial port named @name (the rig's ports:
+ * this one, and krelay.h's): its fd, or -1 when the guest has none.
+ */
+static inline int ke_port_open(const char *name)
 {
-	char path[PATH_MAX], name[64];
+	char path[PATH_MAX], pname[64];
 	struct dirent *de;
+	int fd = -1;
 	DIR *d;
 
-	if (ke_fd >= 0)
-		return true;
 	d = opendir(KE_PORTS);
 	if (!d)
-		return false;
+		return -1;
 	while ((de = readdir(d))) {
 		snprintf(path, sizeof(path), KE_PORTS "/%s/name", de->d_name);
-		if (kt_read_file(path, name, sizeof(name)) || strcmp(name, KE_NAME))
+		if (kt_read_file(path, pname, sizeof(pname)) || strcmp(pname, name))
 			continue;
 		snprintf(path, sizeof(path), "/dev/%s", de->d_name);
-		ke_fd = open(path, O_RDWR | O_CLOEXEC);
+		fd = open(path, O_RDWR | O_CLOEXEC);
 		break;
 	}
 	closedir(d);
+	return fd;
+}
+
+/* Open the port; false when the guest has none. */
+static inline bool ke_open(void)
+{
+	if (ke_fd < 0)
+		ke_fd = ke_port_open(KE_NAME);
 	return ke_fd >= 0;
+}
+
+/*
+ * Write the request @line (@len bytes, its newline included) to the port
+ * @fd and read its one answer line into @ans (@size bytes, without the
+ * newline): the port is a byte stream, read up to the newline. 0, or
+ * -errno when the port failed (-EPIPE: it closed).
+ */
+static inline int ke_port_ask(int fd, const char *line, size_t len, char *ans,
+			      size_t size)
+{
+	size_t got = 0;
+	ssize_t n;
+
+	n = write(fd, line, len);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n != len)
+		return -EIO;
+	while (got < size - 1) {
+		n = read(fd, ans + got, 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n ? -errno : -EPIPE;
+		if (ans[got] == '\n')
+			break;
+		got++;
+	}
+	ans[got] = '\0';
+	return 0;
 }
 
 #define ke_require()                                                      \
@@ -67,30 +108,15 @@ static inline int ke_send(const char *cmd, unsigned int ipu, const char *spec,
 			  char *ans, size_t len)
 {
 	char line[256];
-	size_t got = 0;
-	ssize_t n;
-	int w;
+	int w, err;
 
 	w = snprintf(line, sizeof(line), "%s ipu%u%s%s\n", cmd, ipu,
 		     spec ? " " : "", spec ? spec : "");
 	if (w < 0 || (size_t)w >= sizeof(line))
 		return -E2BIG;
-	n = write(ke_fd, line, (size_t)w);
-	if (n < 0)
-		return -errno;
-	if (n != w)
-		return -EIO;
-	while (got < len - 1) {
-		n = read(ke_fd, ans + got, 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n ? -errno : -EPIPE;
-		if (ans[got] == '\n')
-			break;
-		got++;
-	}
-	ans[got] = '\0';
+	err = ke_port_ask(ke_fd, line, (size_t)w, ans, len);
+	if (err)
+		return err;
 	return strncmp(ans, "ok", 2) ? -EINVAL : 0;
 }
 

@@ -295,6 +295,24 @@ static inline bool kp_is_msi(unsigned int fn)
 	return false;
 }
 
+/*
+ * The rig's first MSI function, its index in ipus[] (test_pci_msi's
+ * subject, and the one function the rig lets test_pci_device_del unplug);
+ * skips the test when the rig attached none.
+ */
+static inline unsigned int kp_msi_fn(void)
+{
+	unsigned int i;
+
+	require_ipus();
+	for (i = 0; i < nr_ipus; i++)
+		if (kp_is_msi(i))
+			return i;
+	print_message("the rig attached no MSI function (IPU_EMU_MSI): skipped\n");
+	kt_skip();
+	return 0;
+}
+
 /* Interrupts counted on the line of @name in /proc/interrupts, all CPUs;
  * -1 when there is no such line. */
 static inline int64_t kp_proc_interrupts(const char *name)

@@ -24,21 +24,7 @@
 #include <dirent.h>
 #include <linux/pci_regs.h>
 
-/* The rig's first MSI function, its index in ipus[]; skips when none. */
-static unsigned int msi_fn(void)
-{
-	unsigned int i;
-
-	require_ipus();
-	for (i = 0; i < nr_ipus; i++)
-		if (kp_is_msi(i))
-			return i;
-	print_message("the rig attached no MSI function (IPU_EMU_MSI): skipped\n");
-	kt_skip();
-	return 0;
-}
-
-#define PL_FN msi_fn()
+#define PL_FN kp_msi_fn()
 #define PL_NO_MAIN
 #include "test_pci_launch.c"
 
@@ -49,10 +35,10 @@ static unsigned int msi_fn(void)
 /* The ipuN of the MSI function. */
 static unsigned int msi_ipu(void)
 {
-	int n = ipu_of(ipus[msi_fn()]);
+	int n = ipu_of(ipus[kp_msi_fn()]);
 
 	if (n < 0)
-		fail_msg("%s has no ipuN (not bound?)", ipus[msi_fn()]);
+		fail_msg("%s has no ipuN (not bound?)", ipus[kp_msi_fn()]);
 	return (unsigned int)n;
 }
 
@@ -87,7 +73,7 @@ static unsigned int msi_irqs(const char *bdf, char *mode, size_t len)
 
 static void test_the_function_has_one_msi_vector(void **state)
 {
-	const char *bdf = ipus[msi_fn()];
+	const char *bdf = ipus[kp_msi_fn()];
 	unsigned int n = msi_ipu();
 	char name[32], mode[16], path[PATH_MAX];
 	const char *const queues[] = { "misc", "h2d", "d2h", "cmd" };
