@@ -403,6 +403,8 @@ static struct pci_driver ipu_pci_driver = {
 	.id_table = ipu_pci_ids,
 	.probe = ipu_pci_probe,
 	.remove = ipu_pci_remove,
+	/* ipu_pci_sysfs.c: the memory error counters */
+	.dev_groups = ipu_pci_dev_groups,
 };
 
 /**

@@ -309,6 +309,8 @@ int ipu_pci_gather_answer(struct ipu_device *idev, u32 seq, u32 gen,
 
 int ipu_pci_hwmon_init(struct ipu_pci *ipu);
 
+extern const struct attribute_group *ipu_pci_dev_groups[];
+
 int ipu_pci_init(void);
 void ipu_pci_exit(void);
 
