@@ -68,9 +68,11 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <linux/userfaultfd.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
+#include <ucontext.h>
 
 #include "kuring.h"
 #include "ksimd.h"
@@ -475,22 +477,80 @@ static void fz_pause(long ns)
 static sigjmp_buf fz_jmp;
 static volatile sig_atomic_t fz_guarded;
 
-static void fz_sig(int sig)
+/* The main program's first byte (the linker's symbol): fault pcs as offsets. */
+extern char __executable_start[];
+
+/* Append @v in hex to @p: async-signal-safe, unlike snprintf(). */
+static char *fz_hex(char *p, uintptr_t v)
 {
+	char d[2 * sizeof(v)];
+	int n = 0;
+
+	do {
+		d[n++] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	*p++ = '0';
+	*p++ = 'x';
+	while (n)
+		*p++ = d[--n];
+	return p;
+}
+
+static char *fz_str(char *p, const char *s)
+{
+	while (*s)
+		*p++ = *s++;
+	return p;
+}
+
+/*
+ * A fault outside fz_touch() is the fuzzer's own bug (or memory a command
+ * wrote into behind its back): say where before dying of it, since the
+ * guest has no debugger and no core dumps. The pc is printed as an offset
+ * into the executable too, for addr2line -e build/tests/kernel/test_fuzz.
+ */
+static void fz_sig(int sig, siginfo_t *si, void *uc_)
+{
+	ucontext_t *uc = uc_;
+	uintptr_t pc = 0;
+	char msg[192], *p = msg;
+
 	if (fz_guarded) {
 		fz_guarded = 0;
 		siglongjmp(fz_jmp, sig);
 	}
+#if defined(__x86_64__)
+	pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+	pc = (uintptr_t)uc->uc_mcontext.pc;
+#else
+	(void)uc;
+#endif
+	p = fz_str(p, sig == SIGBUS ? "fuzz: SIGBUS" : "fuzz: SIGSEGV");
+	p = fz_str(p, " outside a guarded access: address ");
+	p = fz_hex(p, (uintptr_t)si->si_addr);
+	p = fz_str(p, ", pc ");
+	p = fz_hex(p, pc);
+	p = fz_str(p, " (executable offset ");
+	p = fz_hex(p, pc - (uintptr_t)__executable_start);
+	p = fz_str(p, "), tid ");
+	p = fz_hex(p, (uintptr_t)syscall(SYS_gettid));
+	p = fz_str(p, "\n");
+	if (write(STDERR_FILENO, msg, (size_t)(p - msg)) < 0)
+		msg[0] = 0;
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
 
+/* Route SIGBUS and SIGSEGV to fz_sig; the old actions to @old_* if given. */
 static void fz_catch_signals(struct sigaction *old_bus, struct sigaction *old_segv)
 {
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = fz_sig;
+	sa.sa_sigaction = fz_sig;
+	sa.sa_flags = SA_SIGINFO;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGBUS, &sa, old_bus);
 	sigaction(SIGSEGV, &sa, old_segv);
@@ -780,15 +840,15 @@ static void fz_drain_reports(struct fz *f)
 /* The firmware: a child process                                            */
 /* ------------------------------------------------------------------------ */
 
-static void fz_child_signals(void)
+/*
+ * In a child just forked: die with the fuzzer. A fuzzer that crashed would
+ * otherwise leave its firmware child serving (attaching) the device, and
+ * every later test that wants it would fail instead of this one alone.
+ */
+static void fz_child_dies_with(pid_t parent)
 {
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = fz_sig;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGBUS, &sa, NULL);
-	sigaction(SIGSEGV, &sa, NULL);
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+		_exit(0);
 }
 
 static void fz_fw_check(int rep, enum fz_op op, int ret)
@@ -812,7 +872,7 @@ fz_fw_main(struct fz *f, uint64_t seed)
 	uint8_t *map = MAP_FAILED;
 	int fd = -1, ret;
 
-	fz_child_signals();
+	fz_catch_signals(NULL, NULL);
 	for (;;) {
 		struct ipu_fw_attach a;
 
@@ -923,12 +983,13 @@ static bool fz_fw_up(const struct fz *f)
 static void fz_fw_start(struct fz *f)
 {
 	uint64_t seed = fz_next(&f->rng);
-	pid_t pid;
+	pid_t pid, parent = getpid();
 
 	fflush(NULL);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
+		fz_child_dies_with(parent);
 		memset(kt_res, 0, sizeof(kt_res));
 		fz_fw_main(f, seed);
 	}
@@ -2144,7 +2205,7 @@ static void __attribute__((noreturn)) fz_kid_main(struct fz *f, int tick)
 	uint32_t h = 0;
 	uint64_t size = 0;
 
-	fz_child_signals();
+	fz_catch_signals(NULL, NULL);
 	if (fd < 0)
 		_exit(0);
 	f->rng ^= (uint64_t)getpid() << 32;
@@ -2253,8 +2314,8 @@ static void fz_stuck_removal(struct fz *f, pid_t pid)
 static void op_fork_kill(struct fz *f)
 {
 	uint64_t ticks = 1 + fz_below(&f->rng, 40), got = 0;
+	pid_t pid, parent = getpid();
 	int p[2], st;
-	pid_t pid;
 	char c;
 
 	if (!f->forks || pipe2(p, O_CLOEXEC))
@@ -2275,6 +2336,7 @@ static void op_fork_kill(struct fz *f)
 		return;
 	}
 	if (pid == 0) {
+		fz_child_dies_with(parent);
 		close(p[0]);
 		memset(kt_res, 0, sizeof(kt_res));
 		fz_kid_main(f, p[1]);
