@@ -267,6 +267,11 @@ bool emu_dev_off_bus(const struct emu_dev *dev)
 	return dev && atomic_load(&dev->off_bus);
 }
 
+unsigned int emu_dev_stalled(const struct emu_dev *dev)
+{
+	return dev ? atomic_load(&dev->stalled) : 0;
+}
+
 bool emu_dev_drops_client(const struct emu_dev *dev)
 {
 	return emu_dev_off_bus(dev) && !atomic_load(&dev->keep_client);

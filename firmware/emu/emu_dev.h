@@ -150,6 +150,14 @@ int emu_dev_fault(struct emu_dev *dev, const char *spec);
 bool emu_dev_off_bus(const struct emu_dev *dev);
 
 /**
+ * emu_dev_stalled() - how many DMA descriptors the hang_dma fault holds
+ * now: a test that stalls a transfer on purpose waits for this to be
+ * non-zero (the device took the fault) before it removes the device, or
+ * an armed fault the device never reached would stall a later transfer.
+ */
+unsigned int emu_dev_stalled(const struct emu_dev *dev);
+
+/**
  * emu_dev_drops_client() - true once the transport must close the
  * client's socket: off the bus by the off_bus fault, not by link_down
  * (which keeps the socket and answers every access as a dead link would:

@@ -33,7 +33,9 @@ static void take_faults(struct emu_dev *dev, struct dma_faults *f)
 static uint32_t stall(struct emu_queue *q)
 {
 	emu_log(q->dev, "injected fault: DMA descriptor stalls until its queue stops");
+	atomic_fetch_add(&q->dev->stalled, 1);
 	emu_queue_wait_abort(q);
+	atomic_fetch_sub(&q->dev->stalled, 1);
 	return IPU_DESC_E_RESET;
 }
 

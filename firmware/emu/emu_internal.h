@@ -199,6 +199,7 @@ struct emu_dev {
 	struct emu_faults faults;
 	atomic_bool off_bus;
 	atomic_bool keep_client;	/* off the bus by link_down */
+	atomic_uint stalled;		/* descriptors held by hang_dma now */
 
 	struct emu_queue queues[IPU_NUM_QUEUES];
 	/* The command queue's INSTANCE context, for its next LAUNCH. */

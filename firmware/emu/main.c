@@ -220,6 +220,12 @@ static int call_off_bus(struct emu_dev *dev, void *arg)
 	return emu_dev_off_bus(dev);
 }
 
+static int call_stalled(struct emu_dev *dev, void *arg)
+{
+	(void)arg;
+	return (int)emu_dev_stalled(dev);
+}
+
 /* Carry out one control command into @ans (one line, no newline). */
 static void control_command(struct emu *e, char *line, char *ans, size_t size)
 {
@@ -241,16 +247,18 @@ static void control_command(struct emu *e, char *line, char *ans, size_t size)
 
 		for (unsigned int i = 0; i < e->nipu && used < size; i++) {
 			struct vfu_server_status st;
-			int off;
+			int off, stalled;
 
 			vfu_server_status(e->ipu[i].srv, &st);
 			off = vfu_server_call(e->ipu[i].srv, call_off_bus, NULL);
+			stalled = vfu_server_call(e->ipu[i].srv, call_stalled, NULL);
 			used += (size_t)snprintf(ans + used, size - used,
-				" %s client=%s negotiated=%s dma_maps=%u clients=%lu off_bus=%s",
+				" %s client=%s negotiated=%s dma_maps=%u clients=%lu off_bus=%s stalled=%d",
 				e->ipu[i].name,
 				st.connected ? "connected" : "listening",
 				st.negotiated ? "yes" : "no", st.dma_maps,
-				st.clients, off > 0 ? "yes" : "no");
+				st.clients, off > 0 ? "yes" : "no",
+				stalled > 0 ? stalled : 0);
 		}
 		return;
 	}

@@ -142,6 +142,24 @@ static inline void ke_fault(unsigned int ipu, const char *spec)
 }
 
 /*
+ * How many DMA descriptors the hang_dma fault holds on the model's
+ * ipu@ipu now (the "stalled=" of its "status" answer): -errno when the
+ * port failed, -EPROTO when the answer lacks it.
+ */
+static inline int ke_stalled(unsigned int ipu)
+{
+	char ans[1024], key[32];
+	const char *p;
+
+	if (ke_port_ask(ke_fd, "status\n", 7, ans, sizeof(ans)))
+		return -EIO;
+	snprintf(key, sizeof(key), " ipu%u ", ipu);
+	p = strstr(ans, key);
+	p = p ? strstr(p, " stalled=") : NULL;
+	return p ? atoi(p + 9) : -EPROTO;
+}
+
+/*
  * The model's number of the guest's ipu@n: the rank of its function's
  * address among the functions with the spec's IDs (bound or not); -1
  * when ipu@n is not a PCI IPU.

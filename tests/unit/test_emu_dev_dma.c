@@ -333,12 +333,21 @@ static void test_hang_dma_stalls_until_the_queue_is_disabled(void **state)
 		assert_true(time(NULL) < end);
 		sched_yield();
 	}
+	/* Held, as the control socket's status says (stalled=1). */
+	while (emu_dev_stalled(t->dev) != 1) {
+		assert_true(time(NULL) < end);
+		sched_yield();
+	}
 	/* Only disabling can end it: nothing completed so far. */
 	assert_int_equal(rd32(t, QREG(0, IPU_Q_HEAD)), 0);
 	assert_int_equal(th_dma_desc(t, 0, 0)->status, 0);
 	wr32(t, QREG(0, IPU_Q_CTRL), 0);
 	assert_int_equal(th_dma_desc(t, 0, 0)->status,
 			 IPU_DESC_DONE | IPU_DESC_E_RESET);
+	while (emu_dev_stalled(t->dev) != 0) {
+		assert_true(time(NULL) < end);
+		sched_yield();
+	}
 	assert_int_equal(rd64(t, IPU_REG_DMA_H2D_BYTES), 0);
 	/* It completed as usual, its batch's cause too: acknowledge. */
 	wr32(t, IPU_REG_IRQ_CAUSE, IPU_IRQ_H2D);
