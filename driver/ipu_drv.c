@@ -254,7 +254,8 @@ void ipu_device_fill_info(struct ipu_device *idev, struct ipu_info *info)
 		info->features |= IPU_FEATURE_FW_SIM | IPU_FEATURE_LAUNCH;
 	if (idev->ops->launch)
 		info->features |= IPU_FEATURE_LAUNCH;
-	if (idev->ops->gather_answer)
+	/* Not every device of a kind has them: a PCI IPU needs CAPS.GATHER. */
+	if (idev->gather)
 		info->features |= IPU_FEATURE_GATHER;
 	info->memory_total = idev->mem_size;
 	info->memory_used = idev->mem_size - gen_pool_avail(idev->pool);

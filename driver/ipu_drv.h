@@ -60,6 +60,11 @@ struct ipu_info;
  * @gather_gen: bumped by the kind (under its gather ring's lock) when the
  *	device forgot its gather requests (a reset): ipu_gather.c drops the
  *	requests of older generations.
+ * @gather: the device asks for gathers (ipu_hw_ops.gather_answer answers
+ *	them): GET_INFO reports IPU_FEATURE_GATHER and split launches are
+ *	taken, else refused with -EOPNOTSUPP. Set by the kind before
+ *	ipu_device_register() and never changed: a PCI IPU whose CAPS has
+ *	GATHER and whose gather ring is up.
  */
 struct ipu_device {
 	struct device dev;
@@ -77,6 +82,7 @@ struct ipu_device {
 	struct dentry *debugfs;
 	struct ipu_launch_queue launches;
 	u32 gather_gen;
+	bool gather;
 };
 
 static inline struct ipu_device *to_ipu_device(struct device *dev)

@@ -46,9 +46,10 @@ struct iov_iter;
  *	them once the device can no longer touch their buffers.
  * @gather_answer: answer the device's gather request @seq with @status (0
  *	or a negative errno) (ipu_gather.c); NULL where the kind has no
- *	gather requests (split launches are then -EOPNOTSUPP). Called with
- *	the device entered, may sleep. Returns 0, or -ENOENT when a reset
- *	since &ipu_device.gather_gen was @gen made the device forget it.
+ *	gather requests. Only devices with &ipu_device.gather post any (the
+ *	others' split launches are -EOPNOTSUPP). Called with the device
+ *	entered, may sleep. Returns 0, or -ENOENT when a reset since
+ *	&ipu_device.gather_gen was @gen made the device forget it.
  * @fill_info: fill the kind-specific fields of @info (serial, firmware
  *	version, PCI address).
  * @release: free the kind's private state; called once, when the last

@@ -230,8 +230,12 @@ static int ipu_launch_lookup(struct ipu_file *ifile,
 		return -EINVAL;
 	if (!args->instance_count)
 		return 0;
-	/* Gather requests are the device's own (PCI IPUs) only. */
-	if (!ifile->idev->ops->gather_answer)
+	/*
+	 * Gather requests are the device's own: PCI IPUs with the gather
+	 * extension only. Refused here, before the device sees the launch
+	 * (it would fail its first gather with E_GATHER, -EIO).
+	 */
+	if (!ifile->idev->gather)
 		return -EOPNOTSUPP;
 	req->staging_bo = ipu_bo_lookup(ifile, args->staging_handle);
 	if (!req->staging_bo)
@@ -252,8 +256,8 @@ static int ipu_launch_lookup(struct ipu_file *ifile,
  *
  * Nothing reaches the device yet: ipu_launch_push() does that.
  *
- * Return: 0; -EINVAL, -EACCES, -ENOENT as the UAPI says; -ENODEV after
- * unplug.
+ * Return: 0; -EINVAL, -EACCES, -ENOENT, -EOPNOTSUPP as the UAPI says;
+ * -ENODEV after unplug.
  */
 int ipu_launch_prepare(struct ipu_file *ifile, const struct ipu_launch *args,
 		       struct ipu_launch_req *req)

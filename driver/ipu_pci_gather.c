@@ -205,8 +205,9 @@ int ipu_pci_gather_reset(struct ipu_pci *ipu)
  * ipu_pci_gather_init - allocate, program and enable the gather ring
  * @ipu: the device, its command queue up (vector 3 requested)
  *
- * A device without IPU_CAPS_GATHER has no ring: its files' split launches
- * still fail with E_GATHER on the device. The ring is managed (dmam_*).
+ * A device without IPU_CAPS_GATHER has no ring, and its split launches
+ * are refused before they reach it (&ipu_device.gather stays false: no
+ * IPU_FEATURE_GATHER in GET_INFO). The ring is managed (dmam_*).
  *
  * Return: 0, or a negative errno after a dmesg line.
  */
@@ -236,6 +237,7 @@ int ipu_pci_gather_init(struct ipu_pci *ipu)
 	if (ret)
 		goto err;
 	ipu_pci_unmask(ipu, IPU_IRQ_GATHER);
+	ipu->idev.gather = true;
 	return 0;
 
 err:

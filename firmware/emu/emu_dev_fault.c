@@ -16,9 +16,9 @@
 /* What a spec asks for; "set" flags say which fields apply. */
 struct spec {
 	bool fail_set, corrupt_set, hang_set, hang_dma_set, ignore_set,
-	     refuse_set, speed_set, width_set, hold_set;
+	     refuse_set, speed_set, width_set, hold_set, no_gather_set;
 	uint64_t fail_dma, corrupt_dma, hang_launch, hang_dma, ignore_reset;
-	bool refuse_fw, hold_launches;
+	bool refuse_fw, hold_launches, no_gather;
 	enum emu_bad_wb bad_writeback;
 	enum emu_bad_gather bad_gather;
 	unsigned int speed, width;
@@ -132,6 +132,8 @@ static int parse_one(char *item, struct spec *sp)
 		return flag(val, &sp->refuse_fw, &sp->refuse_set);
 	if (!strcmp(item, "hold_launches"))
 		return flag(val, &sp->hold_launches, &sp->hold_set);
+	if (!strcmp(item, "no_gather"))
+		return flag(val, &sp->no_gather, &sp->no_gather_set);
 	if (!strcmp(item, "link_speed")) {
 		sp->speed_set = true;
 		if (number(val, 1, IPU_LINK_MAX_SPEED, &n))
@@ -206,6 +208,14 @@ static void apply_locked(struct emu_dev *dev, const struct spec *sp)
 
 	if (sp->clear)
 		*f = (struct emu_faults){ 0 };
+	/*
+	 * The extension goes: its ring with it (waiting runs fail with
+	 * E_GATHER). Back, it is as after a reset: the host programs it.
+	 */
+	if (sp->no_gather_set && sp->no_gather && !f->no_gather) {
+		emu_log(dev, "injected fault: no gather extension (CAPS without GATHER)");
+		emu_gather_forget_locked(dev);
+	}
 	if (sp->fail_set)
 		f->fail_dma = sp->fail_dma;
 	if (sp->corrupt_set)
@@ -224,6 +234,8 @@ static void apply_locked(struct emu_dev *dev, const struct spec *sp)
 		f->bad_gather = sp->bad_gather;
 	if (sp->hold_set)
 		f->hold_launches = sp->hold_launches;
+	if (sp->no_gather_set)
+		f->no_gather = sp->no_gather;
 	/* Lifted (or cleared): the held launches go on. */
 	if ((sp->clear || sp->hold_set) && !f->hold_launches)
 		emu_queues_kick_locked(dev);

@@ -74,7 +74,7 @@ void emu_gather_destroy(struct emu_dev *dev)
 	pthread_cond_destroy(&dev->gring.cond);
 }
 
-void emu_gather_reset_locked(struct emu_dev *dev)
+void emu_gather_forget_locked(struct emu_dev *dev)
 {
 	struct emu_gring *g = &dev->gring;
 
@@ -83,6 +83,11 @@ void emu_gather_reset_locked(struct emu_dev *dev)
 	g->size = g->ctrl = g->head = g->tail = 0;
 	g->status = g->posted = g->answer_status = 0;
 	g->posted64 = 0;
+}
+
+void emu_gather_reset_locked(struct emu_dev *dev)
+{
+	emu_gather_forget_locked(dev);
 	dev->has_queue_ctx = false;
 }
 
@@ -96,10 +101,18 @@ static uint32_t pending_locked(const struct emu_gring *g)
 	return n;
 }
 
+/*
+ * The no_gather fault: a device without the extension (CAPS lacks GATHER)
+ * has no registers at 0x2c0: they read 0 and ignore writes, as any
+ * unassigned offset does, so its ring never enables and a split run's
+ * first gather fails with E_GATHER.
+ */
 uint32_t emu_gather_reg_read_locked(struct emu_dev *dev, uint32_t off)
 {
 	struct emu_gring *g = &dev->gring;
 
+	if (dev->faults.no_gather)
+		return 0;
 	switch (off) {
 	case IPU_GQ_BASE:
 		return (uint32_t)g->base;
@@ -201,6 +214,8 @@ void emu_gather_reg_write_locked(struct emu_dev *dev, uint32_t off,
 		.base = &g->base, .size = &g->size, .wb_addr = &g->wb_addr,
 	};
 
+	if (dev->faults.no_gather)
+		return;
 	/* BASE, SIZE and WB_ADDR sit where the other queues have theirs. */
 	if (emu_ring_config_write_locked(dev, IPU_NUM_QUEUES, ring_enabled(g),
 					 &rc, off, val))
@@ -306,6 +321,11 @@ static int post_locked(struct emu_gather_call *c, uint64_t part,
 	for (;;) {
 		if (abandoned_locked(c))
 			return -ECANCELED;
+		if (dev->faults.no_gather) {
+			snprintf(msg, msglen, "%s has no gather extension (the no_gather fault)",
+				 dev->name);
+			return -ENOTCONN;
+		}
 		if (!ring_enabled(g) || (g->status & IPU_Q_STATUS_HALTED)) {
 			snprintf(msg, msglen, "the host has no gather ring enabled on %s",
 				 dev->name);

@@ -15,12 +15,15 @@
 /* CAPS 23:16 is the vector count of whichever capability is present. */
 _Static_assert(IPU_MSI_MESSAGES == IPU_MSIX_VECTORS, "CAPS vector count");
 
-static uint32_t caps(void)
+/* The no_gather fault presents a device without the gather extension. */
+static uint32_t caps_locked(const struct emu_dev *dev)
 {
-	return IPU_CAPS_DMA | IPU_CAPS_CMDQ | IPU_CAPS_TELEMETRY |
-	       IPU_CAPS_SOFT_RESET | IPU_CAPS_REPLICAS | IPU_CAPS_GATHER |
-	       IPU_NUM_QUEUES << IPU_CAPS_NQUEUES_SHIFT |
-	       IPU_MSIX_VECTORS << IPU_CAPS_NVEC_SHIFT;
+	uint32_t caps = IPU_CAPS_DMA | IPU_CAPS_CMDQ | IPU_CAPS_TELEMETRY |
+			IPU_CAPS_SOFT_RESET | IPU_CAPS_REPLICAS |
+			IPU_NUM_QUEUES << IPU_CAPS_NQUEUES_SHIFT |
+			IPU_MSIX_VECTORS << IPU_CAPS_NVEC_SHIFT;
+
+	return dev->faults.no_gather ? caps : caps | IPU_CAPS_GATHER;
 }
 
 /* LINK_ID: the same for every IPU of this process (they are linked). */
@@ -71,7 +74,7 @@ static uint32_t read32_locked(struct emu_dev *dev, uint32_t off)
 	case IPU_REG_VERSION:
 		return IPU_SPEC_VERSION;
 	case IPU_REG_CAPS:
-		return caps();
+		return caps_locked(dev);
 	case IPU_REG_LINK_ID:
 		return link_id();
 	case IPU_REG_LINK_INDEX:

@@ -151,6 +151,7 @@ struct emu_faults {
 	enum emu_bad_gather bad_gather;	/* the next gather request's lie */
 	bool refuse_fw;
 	bool hold_launches;	/* launches wait to start until it is lifted */
+	bool no_gather;		/* CAPS without GATHER, its registers inert */
 };
 
 struct emu_dev {
@@ -357,6 +358,8 @@ void emu_gather_reg_write_locked(struct emu_dev *dev, uint32_t off,
 /* Soft reset, FLR, destroy: the ring's registers to reset values; every
  * waiting request fails. */
 void emu_gather_reset_locked(struct emu_dev *dev);
+/* The ring alone as reset (the no_gather fault: the extension goes). */
+void emu_gather_forget_locked(struct emu_dev *dev);
 
 /* emu_dev_fw.c: FW_CTRL = BOOT (dev->lock held). */
 void emu_fw_boot_locked(struct emu_dev *dev);

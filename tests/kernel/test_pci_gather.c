@@ -22,7 +22,10 @@
  *  - stale state: a staging handle destroyed and reused mid-launch is
  *    never handed out; a launch that ended frees its buffers with its
  *    requests never taken; hot removal mid-gather wakes a poller
- *    (POLLHUP).
+ *    (POLLHUP);
+ *  - a PCI IPU without the gather extension (ipu-emu's no_gather) does
+ *    not report IPU_FEATURE_GATHER and refuses split launches
+ *    (-EOPNOTSUPP, ioctl and io_uring) before they reach it.
  * Skipped without two PCI IPUs.
  */
 #include <poll.h>
@@ -31,6 +34,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "kemu.h"
 #include "kpci.h"
 #include "kprog.h"
 #include "ksimd.h"
@@ -716,6 +720,103 @@ static int rescan_teardown(void **state)
 	return kt_teardown(state);
 }
 
+/* The function test_no_gather_device_refuses_split_launches bound without
+ * the extension, "" when none; and its model's number. */
+static char nogather_bdf[16];
+static unsigned int nogather_emu;
+
+/* Bind @bdf again with its model's no_gather fault set to @spec. */
+static void rebind_with(const char *bdf, unsigned int emu, const char *spec)
+{
+	kp_unbind(bdf);
+	ke_fault(emu, spec);
+	kp_bind(bdf);
+}
+
+/*
+ * A PCI IPU without the gather extension (ipu-emu's no_gather: CAPS lacks
+ * GATHER, bound afresh): GET_INFO does not report IPU_FEATURE_GATHER, a
+ * split launch is -EOPNOTSUPP on the ioctl and io_uring paths before it
+ * reaches the device (its buffers are free at once: no launch holds
+ * them), and a launch of one instance still runs. The function is bound
+ * again with the extension (here, or in the teardown of a failed test).
+ */
+static void test_no_gather_device_refuses_split_launches(void **state)
+{
+	struct kp_prog *one;
+	struct ipu_gather_next g;
+	struct ipu_launch l;
+	struct split sp;
+	uint64_t used;
+	int n, watch;
+
+	(void)state;
+	require_ipus();
+	ke_require();
+	n = ipu_of(ipus[0]);
+	assert_true(n >= 0);
+	nogather_emu = (unsigned int)ke_model_ipu((unsigned int)n);
+	snprintf(nogather_bdf, sizeof(nogather_bdf), "%s", ipus[0]);
+	rebind_with(nogather_bdf, nogather_emu, "no_gather=1");
+
+	watch = kt_open(ipu_of(nogather_bdf));
+	used = kt_info(watch).memory_used;
+	assert_int_equal(kt_info(watch).features & IPU_FEATURE_GATHER, 0);
+	assert_true(kt_info(watch).features & IPU_FEATURE_LAUNCH);
+
+	split_prepare(&sp);
+	sp.s[0] = inst_setup(sp.p, sp.image, sp.len, 0, true);
+	l = sp.s[0].l;
+	assert_int_equal(kt_ioctl(sp.s[0].fd, IPU_IOCTL_LAUNCH, &l),
+			 -EOPNOTSUPP);
+	assert_int_equal(l.fence, 0);
+	uring_launch(sp.s[0].fd, IPU_URING_CMD_LAUNCH, &sp.s[0].l);
+	assert_int_equal(ku_one(&ku_r), -EOPNOTSUPP);
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(kt_ioctl(sp.s[0].fd, IPU_IOCTL_GATHER_NEXT, &g),
+			 -EAGAIN);
+	/* Nothing holds the buffers: destroyed, the memory is free again. */
+	assert_int_equal(kt_bo_destroy(sp.s[0].fd, sp.s[0].l.exe_handle), 0);
+	assert_int_equal(kt_bo_destroy(sp.s[0].fd, sp.s[0].l.arena_handle), 0);
+	assert_int_equal(kt_bo_destroy(sp.s[0].fd, sp.s[0].l.staging_handle), 0);
+	assert_int_equal(kt_info(watch).memory_used, used);
+	kt_close(sp.s[0].fd);
+	split_free(&sp);
+
+	/* A program of one instance (and one replica) runs as before. */
+	one = kp_mlp(1);
+	sp.s[0] = inst_setup(one, one->image, one->len, 0, false);
+	sp.s[0].l.num_replicas = 1;
+	assert_int_equal(wait_fence(&sp.s[0], launch(&sp.s[0])), 0);
+	kt_close(sp.s[0].fd);
+	kp_free(one);
+	wait_memory_used(watch, used);
+	kt_close(watch);
+
+	rebind_with(nogather_bdf, nogather_emu, "no_gather=0");
+	nogather_bdf[0] = '\0';
+	n = ipu_of(ipus[0]);
+	assert_true(n >= 0);
+	watch = kt_open(n);
+	assert_true(kt_info(watch).features & IPU_FEATURE_GATHER);
+	kt_close(watch);
+}
+
+/* The extension back and the function bound, even after a failure. */
+static int nogather_teardown(void **state)
+{
+	char ans[128];
+
+	kt_cleanup();
+	if (nogather_bdf[0]) {
+		kt_write_file(KT_PCI_DRIVER "/unbind", nogather_bdf);
+		ke_send("fault", nogather_emu, "no_gather=0", ans, sizeof(ans));
+		kt_write_file(KT_PCI_DRIVER "/bind", nogather_bdf);
+		nogather_bdf[0] = '\0';
+	}
+	return ku_teardown(state);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -732,6 +833,8 @@ int main(void)
 					  lie_teardown),
 		cmocka_unit_test_teardown(test_removal_mid_gather,
 					  rescan_teardown),
+		cmocka_unit_test_setup_teardown(test_no_gather_device_refuses_split_launches,
+						ku_setup, nogather_teardown),
 	};
 
 	kp_init();

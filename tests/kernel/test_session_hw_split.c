@@ -22,14 +22,19 @@
  * on the guests' two PCIe IPUs, whose command queues ask the process for
  * the gathers (gather requests, served by libsession's pci_gather.c): a
  * 2-replica program as 1x2 and 2x1, and the dead instance, whose
- * transport's message is then the survivor's run's message; and a reset
- * mid-gather (the session's bound passing while the transport waits).
+ * transport's message is then the survivor's run's message; a reset
+ * mid-gather (the session's bound passing while the transport waits);
+ * and IPUs without the gather extension (ipu-emu's no_gather), where the
+ * split program's attach fails with -EOPNOTSUPP and says why.
  */
 #include <stdatomic.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 
 #include "ksession.h"
+#ifdef KT_ON_PCI
+#include "kemu.h"
+#endif
 
 #include <ipu/firmware.h>
 
@@ -376,6 +381,74 @@ static void test_reset_mid_gather(void **state)
 		fail_msg("after a reset mid-gather: %s / %s", sh->err[0],
 			 sh->err[1]);
 }
+
+/* The PCI IPUs are bound without the gather extension (ipu-emu's). */
+static bool without_gather;
+
+/*
+ * Bind every PCI IPU again with its model's fault @spec (the rig's N-th
+ * function is the model's ipuN). With @strict, a step that fails fails
+ * the test; a teardown goes on.
+ */
+static void rebind_all(const char *spec, bool strict)
+{
+	char ans[128];
+	unsigned int i;
+
+	for (i = 0; i < nr_ipus; i++) {
+		if (strict) {
+			kp_unbind(ipus[i]);
+			ke_fault(i, spec);
+			kp_bind(ipus[i]);
+			continue;
+		}
+		kt_write_file(KT_PCI_DRIVER "/unbind", ipus[i]);
+		ke_send("fault", i, spec, ans, sizeof(ans));
+		kt_write_file(KT_PCI_DRIVER "/bind", ipus[i]);
+	}
+}
+
+/*
+ * PCIe IPUs without the gather extension (ipu-emu's no_gather, bound
+ * afresh): ipu.ko reports no IPU_FEATURE_GATHER, and the session of a
+ * split program refuses to attach (-EOPNOTSUPP) naming the IPU and why,
+ * rather than a run failing on the device (-EIO). With the extension back
+ * a split run goes as before.
+ */
+static void test_ipus_without_gather_refuse_the_split_program(void **state)
+{
+	int st[REPLICAS], err;
+
+	(void)state;
+	kp_init();
+	require_ipus();
+	ke_require();
+	without_gather = true;
+	rebind_all("no_gather=1", true);
+	memset(sh, 0, offsetof(struct shared, y));
+	memset(sh->err, 0, sizeof(sh->err));
+	sh->count = 2;
+	sh->peer_ms = PEER_MS;
+	err = instance(0, 2);
+	assert_int_equal(err, -EOPNOTSUPP);
+	if (!strstr(sh->err[0], "a PCIe IPU, cannot ask the host for the other instances' data: it has no gather requests"))
+		fail_msg("the attach's message: %s", sh->err[0]);
+	rebind_all("no_gather=0", true);
+	without_gather = false;
+	split(2, -1, PEER_MS, st);
+	if (st[0] || st[1])
+		fail_msg("with the extension back: %s / %s", sh->err[0],
+			 sh->err[1]);
+}
+
+static int gather_teardown(void **state)
+{
+	(void)state;
+	if (without_gather)
+		rebind_all("no_gather=0", false);
+	without_gather = false;
+	return 0;
+}
 #endif
 
 int main(void)
@@ -385,6 +458,8 @@ int main(void)
 		cmocka_unit_test(test_dead_instance_fails_the_other_in_bounded_time),
 #ifdef KT_ON_PCI
 		cmocka_unit_test(test_reset_mid_gather),
+		cmocka_unit_test_teardown(test_ipus_without_gather_refuse_the_split_program,
+					  gather_teardown),
 #endif
 	};
 

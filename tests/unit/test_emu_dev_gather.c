@@ -11,7 +11,8 @@
  * (the deadline), a reset or a disabled ring under a waiting run; a
  * launch without its INSTANCE, a malformed INSTANCE, a staging area too
  * small, ring configuration checks and a ring the device cannot write;
- * the bad_gather fault's lies.
+ * the bad_gather fault's lies; the no_gather fault's device without the
+ * extension.
  *
  * Waits poll the device's registers (TAIL, a status word), never a time.
  */
@@ -648,6 +649,110 @@ static void test_bad_gather_lies_once(void **state)
 	}
 }
 
+/* Every register of the gather ring reads 0 (none there, or at reset). */
+static void assert_ring_reads_0(struct th *t)
+{
+	static const uint32_t regs[] = {
+		IPU_GQ_BASE, IPU_GQ_SIZE, IPU_GQ_CTRL, IPU_GQ_HEAD,
+		IPU_GQ_TAIL, IPU_GQ_WB_ADDR, IPU_GQ_STATUS, IPU_GQ_POSTED,
+		IPU_GQ_ANSWER_STATUS, IPU_GQ_PENDING,
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(regs) / sizeof(regs[0]); i++)
+		assert_int_equal(rd32(t, GREG(regs[i])), 0);
+}
+
+/* Program and enable the ring as ready() does. */
+static void enable_ring(struct th *t)
+{
+	wr64(t, GREG(IPU_GQ_BASE), GUEST_BASE + G_RING(GQ));
+	wr32(t, GREG(IPU_GQ_SIZE), GQ_ENTRIES);
+	wr64(t, GREG(IPU_GQ_WB_ADDR), GUEST_BASE + G_WB(GQ));
+	wr32(t, GREG(IPU_GQ_CTRL), IPU_Q_CTRL_ENABLE);
+}
+
+/* INSTANCE and LAUNCH of instance 1 of 2 at slots @slot, @slot + 1. */
+static void start_at(struct th *t, struct eb *b, uint32_t slot)
+{
+	uint32_t size = put_split_exe(t, b, 1);
+
+	th_mem_write(t, ARENA_AT, b->arenas[1], b->exe.arena_size);
+	put_instance(t, slot, 1, 2, STAGING_SIZE);
+	put_launch(t, slot + 1, size, b->exe.arena_size);
+	wr32(t, QREG(CQ, IPU_Q_TAIL), slot + 2);
+}
+
+/*
+ * The no_gather fault (a device without the extension, for the driver's
+ * tests): CAPS loses GATHER, the run waiting for its answer fails
+ * (E_GATHER), the ring's registers read 0 and ignore writes (no error
+ * logged: they are unassigned offsets), and the next split run fails its
+ * first gather with nothing posted. Lifted (no_gather=0, or clear), the
+ * ring is at its reset values and, programmed again, serves requests.
+ */
+static void test_no_gather_is_a_device_without_the_extension(void **state)
+{
+	static const char *const lifts[] = { "no_gather=0", "clear" };
+	struct ipu_gather_req req;
+	uint32_t m, i, errs;
+	struct eb *b;
+	struct th *t;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		t = ready(0);
+		b = allreduces(2, &m);
+		assert_int_not_equal(emu_dev_fault(t->dev, "no_gather=2"), 0);
+		assert_int_not_equal(emu_dev_fault(t->dev, "no_gather=yes"), 0);
+		assert_true(rd32(t, IPU_REG_CAPS) & IPU_CAPS_GATHER);
+		start_at(t, b, 0);
+		wait_request(t);
+		assert_int_equal(emu_dev_fault(t->dev, i ? "no_gather" :
+						       "no_gather=1"), 0);
+		assert_int_equal(rd32(t, IPU_REG_CAPS),
+				 IPU_CAPS_DMA | IPU_CAPS_CMDQ |
+					 IPU_CAPS_TELEMETRY |
+					 IPU_CAPS_SOFT_RESET |
+					 IPU_CAPS_REPLICAS |
+					 IPU_NUM_QUEUES << IPU_CAPS_NQUEUES_SHIFT |
+					 IPU_MSIX_VECTORS << IPU_CAPS_NVEC_SHIFT);
+		assert_int_equal(wait_done(t, 1),
+				 IPU_DESC_DONE | IPU_CQ_E_GATHER);
+		errs = rd32(t, IPU_REG_ERR_COUNT);
+		assert_ring_reads_0(t);
+		enable_ring(t);
+		wr32(t, GREG(IPU_GQ_HEAD), 1);
+		answer(t, 1, 0);
+		assert_ring_reads_0(t);
+		assert_int_equal(rd32(t, IPU_REG_ERR_COUNT), errs);
+		/* Set again: nothing changes. */
+		assert_int_equal(emu_dev_fault(t->dev, "no_gather=1"), 0);
+		start_at(t, b, 2);
+		assert_int_equal(wait_done(t, 3),
+				 IPU_DESC_DONE | IPU_CQ_E_GATHER);
+		assert_int_equal(status(t, 2), IPU_DESC_DONE | IPU_CQ_OK);
+		assert_ring_reads_0(t);
+
+		assert_int_equal(emu_dev_fault(t->dev, lifts[i]), 0);
+		assert_true(rd32(t, IPU_REG_CAPS) & IPU_CAPS_GATHER);
+		assert_ring_reads_0(t);
+		enable_ring(t);
+		assert_int_equal(rd32(t, GREG(IPU_GQ_STATUS)),
+				 IPU_Q_STATUS_ENABLED);
+		start_at(t, b, 4);
+		req = wait_request(t);
+		assert_int_equal(req.collective, 0);
+		consume(t);
+		answer(t, req.seq, EPROTO);
+		assert_int_equal(wait_done(t, 5),
+				 IPU_DESC_DONE | IPU_CQ_E_GATHER);
+		assert_int_equal(rd32(t, GREG(IPU_GQ_POSTED)), 1);
+		eb_free(b);
+		th_free(t);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -665,6 +770,7 @@ int main(void)
 		cmocka_unit_test(test_no_ring_or_an_unwritable_ring_fails_the_gather),
 		cmocka_unit_test(test_ring_configuration_is_checked),
 		cmocka_unit_test(test_bad_gather_lies_once),
+		cmocka_unit_test(test_no_gather_is_a_device_without_the_extension),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

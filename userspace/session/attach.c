@@ -159,10 +159,12 @@ static uint32_t queue_entries(const struct ipu_session *s)
 	return n > IPU_QUEUE_MAX_ENTRIES ? IPU_QUEUE_MAX_ENTRIES : (uint32_t)n;
 }
 
-/* What kinds of IPU a session holds: how many are PCIe IPUs, and how many
- * ask the host for a split program's gathers themselves. */
+/* What kinds of IPU a session holds: how many are PCIe IPUs, how many
+ * ask the host for a split program's gathers themselves, and the first
+ * PCIe IPU that does not (-1: none). */
 struct ipu_kinds {
 	uint32_t pci, gather;
+	int64_t pci_without_gather;
 };
 
 /*
@@ -177,6 +179,7 @@ static int survey_ipus(struct ipu_session *s, struct ipu_kinds *kinds)
 
 	s->launch_ms = 0;
 	kinds->pci = kinds->gather = 0;
+	kinds->pci_without_gather = -1;
 	for (i = 0; i < s->num_ipus; i++) {
 		err = ipu_device_query(s->devs[i], &info);
 		if (err)
@@ -189,6 +192,10 @@ static int survey_ipus(struct ipu_session *s, struct ipu_kinds *kinds)
 			s->launch_ms = info.launch_timeout_ms;
 		kinds->pci += info.platform == IPU_DEVICE_PLATFORM_PCI;
 		kinds->gather += !!(info.caps & IPU_DEVICE_CAP_GATHER);
+		if (info.platform == IPU_DEVICE_PLATFORM_PCI &&
+		    !(info.caps & IPU_DEVICE_CAP_GATHER) &&
+		    kinds->pci_without_gather < 0)
+			kinds->pci_without_gather = i;
 	}
 	return 0;
 }
@@ -245,6 +252,12 @@ static int serve_instances(struct ipu_session *s,
 		return ipu_sess_fw_gather_start(s);
 	if (kinds->gather == s->num_ipus)
 		return ipu_sess_pci_gather_start(s);
+	/* Its launches would be refused (or fail on the device): say why. */
+	if (kinds->pci_without_gather >= 0)
+		return ipu_sess_err(s, -EOPNOTSUPP,
+				    "attach: the program is split across instances, and %s, a PCIe IPU, cannot ask the host for the other instances' data: it has no gather requests (its device lacks the gather extension, CAPS bit GATHER, or ipu.ko predates IPU_FEATURE_GATHER); %u of the session's %u IPUs lack them",
+				    ipu_device_name(s->devs[kinds->pci_without_gather]),
+				    s->num_ipus - kinds->gather, s->num_ipus);
 	return ipu_sess_err(s, -EOPNOTSUPP,
 			    "attach: the program is split across instances, and %u of its %u IPUs cannot ask the host for the other instances' data (gather requests: a PCIe IPU and ipu.ko with IPU_FEATURE_GATHER)",
 			    s->num_ipus - kinds->gather, s->num_ipus);
