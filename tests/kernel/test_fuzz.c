@@ -1981,6 +1981,42 @@ static void fz_reap(struct fz *f, bool wait)
 	}
 }
 
+/*
+ * The size an io_uring command's cmd_op claims for its payload of v1 size
+ * @v1 in @payload (KU_CMD_BYTES, the SQE128 command area), by draw @r
+ * (< 13): smaller; larger with a zero or non-zero tail (written into
+ * @payload); past the command area. *@wf becomes false for a form the
+ * driver must refuse whatever the device's state.
+ *
+ * A struct that fills the area (LAUNCH's) has no larger form inside it:
+ * it gets the form past the area instead, never a tail byte past
+ * @payload's end.
+ */
+_Static_assert(sizeof(struct ipu_xfer) <= KU_CMD_BYTES &&
+	       sizeof(struct ipu_launch) <= KU_CMD_BYTES,
+	       "io_uring payloads fit the SQE128 command area");
+
+static size_t fz_cmd_size(struct fz *f, unsigned int r, size_t v1,
+			  uint8_t *payload, bool *wf)
+{
+	size_t room = (KU_CMD_BYTES - v1) / 8;	/* larger sizes that fit */
+	size_t size;
+
+	if (r < 4) {
+		size = fz_below(&f->rng, v1);
+		*wf = false;
+	} else if (r < 8 && room) {
+		size = v1 + 8 * (1 + fz_below(&f->rng, room));
+	} else if (r < 11 && room) {
+		size = v1 + 8 * (1 + fz_below(&f->rng, room));
+		payload[v1 + fz_below(&f->rng, size - v1)] = 0x5a;
+	} else {
+		size = KU_CMD_BYTES + 8 * (1 + fz_below(&f->rng, 16));
+		*wf = false;
+	}
+	return size;
+}
+
 /* An io_uring command, possibly malformed: fills @sqe's command area. */
 static bool fz_uring_prep(struct fz *f, struct io_uring_sqe *sqe, bool launch,
 			  bool gone)
@@ -2004,17 +2040,8 @@ static bool fz_uring_prep(struct fz *f, struct io_uring_sqe *sqe, bool launch,
 		kind = ((struct ipu_xfer *)payload)->flags == IPU_XFER_FROM_DEVICE ?
 		       UD_XFER_FROM : UD_XFER_TO;
 	}
-	if (r < 4) {
-		size = fz_below(&f->rng, v1);
-		wf = false;
-	} else if (r < 8) {
-		size = v1 + 8 * (1 + fz_below(&f->rng, (KU_CMD_BYTES - v1) / 8));
-	} else if (r < 11) {
-		size = v1 + 8 * (1 + fz_below(&f->rng, (KU_CMD_BYTES - v1) / 8));
-		payload[v1 + fz_below(&f->rng, size - v1)] = 0x5a;
-	} else if (r < 13) {
-		size = KU_CMD_BYTES + 8 * (1 + fz_below(&f->rng, 16));
-		wf = false;
+	if (r < 13) {
+		size = fz_cmd_size(f, r, v1, payload, &wf);
 	} else if (r < 15) {
 		op = _IOC(_IOC_DIR(op), IPU_IOCTL_TYPE,
 			  fz_pct(&f->rng, 50) ? 0x22 + fz_below(&f->rng, 8) :
@@ -2885,9 +2912,48 @@ static void test_found_uring_xfer_inside_the_last_page_is_efault(void **state)
 			 res, fz_errname(res));
 }
 
+/*
+ * Every form of an io_uring command's payload stays inside the SQE128
+ * command area, whatever the payload struct: LAUNCH's fills the area (80
+ * bytes), and its "larger, non-zero tail" form wrote its tail byte past
+ * the end of fz_uring_prep()'s payload array, into that function's stack
+ * frame (found by review; the fuzzer's own bug, no device needed).
+ */
+static void test_uring_payload_forms_stay_in_the_command_area(void **state)
+{
+	static const size_t v1s[] = { sizeof(struct ipu_xfer),
+				      sizeof(struct ipu_launch) };
+	static struct fz t;
+	uint8_t buf[KU_CMD_BYTES + 16];
+	unsigned int n;
+	size_t i, j;
+
+	(void)state;
+	t.rng = 1;
+	for (i = 0; i < KT_ARRAY_SIZE(v1s); i++) {
+		for (n = 0; n < 13000; n++) {
+			unsigned int r = n % 13;
+			bool wf = true;
+			size_t size;
+
+			memset(buf, 0, KU_CMD_BYTES);
+			memset(buf + KU_CMD_BYTES, 0xcc, sizeof(buf) - KU_CMD_BYTES);
+			size = fz_cmd_size(&t, r, v1s[i], buf, &wf);
+			for (j = KU_CMD_BYTES; j < sizeof(buf); j++)
+				if (buf[j] != 0xcc)
+					fail_msg("payload of %zu bytes, form %u: byte %zu written, past the %d-byte command area",
+						 v1s[i], r, j, KU_CMD_BYTES);
+			if (wf && size > KU_CMD_BYTES)
+				fail_msg("payload of %zu bytes, form %u: a well-formed size %zu, past the %d-byte command area",
+					 v1s[i], r, size, KU_CMD_BYTES);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_uring_payload_forms_stay_in_the_command_area),
 		KT_TEST(test_found_xfer_inside_the_last_page_is_efault),
 		KU_TEST(test_found_uring_xfer_inside_the_last_page_is_efault),
 		KS_TEST(test_random_sequences_keep_the_invariants),
