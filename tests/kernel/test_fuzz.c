@@ -531,7 +531,7 @@ static void fz_sig(int sig, siginfo_t *si, void *uc_)
 {
 	ucontext_t *uc = uc_;
 	uintptr_t pc = 0;
-	char msg[192], *p = msg;
+	char msg[384], *p = msg;
 
 	if (fz_guarded) {
 		fz_guarded = 0;
@@ -553,7 +553,21 @@ static void fz_sig(int sig, siginfo_t *si, void *uc_)
 	p = fz_hex(p, pc - (uintptr_t)__executable_start);
 	p = fz_str(p, "), tid ");
 	p = fz_hex(p, (uintptr_t)syscall(SYS_gettid));
-	p = fz_str(p, "\n");
+	/*
+	 * si_code tells a fault (SEGV_MAPERR 1, SEGV_ACCERR 2, ...) from a
+	 * SIGSEGV the kernel forced (SI_KERNEL 0x80: a signal frame or rseq
+	 * area it could not write) or one sent (SI_USER 0); the sequence's
+	 * seed and op number replay the way to it.
+	 */
+	p = fz_str(p, ", si_code ");
+	p = fz_hex(p, (uintptr_t)(unsigned int)si->si_code);
+	p = fz_str(p, ", in op ");
+	p = fz_hex(p, fz.opno);
+	p = fz_str(p, " of sequence ");
+	p = fz_hex(p, fz.seq);
+	p = fz_str(p, " (IPU_FUZZ_SEED=");
+	p = fz_hex(p, (uintptr_t)fz.seq_seed);
+	p = fz_str(p, ")\n");
 	if (write(STDERR_FILENO, msg, (size_t)(p - msg)) < 0)
 		msg[0] = 0;
 	signal(sig, SIG_DFL);
