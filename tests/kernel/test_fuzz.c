@@ -67,6 +67,8 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <linux/userfaultfd.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -382,7 +384,15 @@ struct fz {
 	/* Buffers. */
 	uint8_t *host;		/* FZ_HOST bytes, read-write */
 	uint8_t *chk;		/* FZ_HOST bytes, the zero checks' own */
-	uint8_t *ro;		/* a read-only page */
+	/*
+	 * A read-only page, and a writable view of the same page (a memfd
+	 * mapped twice): arguments are put in through the alias, so the page
+	 * never turns writable (an mprotect() dance would let an io_uring
+	 * XFER aimed at "read-only" pin it and write it meanwhile, and an
+	 * mprotect() that failed left a memcpy() faulting unguarded).
+	 */
+	uint8_t *ro;
+	uint8_t *ro_alias;
 	uint8_t *none;		/* a PROT_NONE page */
 	uint8_t *argp;		/* two read-write pages then a PROT_NONE one */
 	size_t page;
@@ -474,8 +484,17 @@ static void fz_pause(long ns)
 /* Guarded memory access: SIGBUS / SIGSEGV become a return value            */
 /* ------------------------------------------------------------------------ */
 
-static sigjmp_buf fz_jmp;
-static volatile sig_atomic_t fz_guarded;
+/*
+ * Per thread: a fault is delivered to the thread that made it, and only
+ * that thread's fz_touch() may jump back. Shared, a fault of the chaos
+ * thread while the main thread was inside fz_touch() would have jumped
+ * into the main thread's frame on the chaos thread's behalf: two threads
+ * on one stack, and a crash far from its cause instead of fz_sig()'s
+ * report of it. initial-exec: no allocation on access, async-signal-safe.
+ */
+#define FZ_TLS __thread __attribute__((tls_model("initial-exec")))
+static FZ_TLS sigjmp_buf fz_jmp;
+static FZ_TLS volatile sig_atomic_t fz_guarded;
 
 /* The main program's first byte (the linker's symbol): fault pcs as offsets. */
 extern char __executable_start[];
@@ -514,7 +533,7 @@ static void fz_sig(int sig, siginfo_t *si, void *uc_)
 {
 	ucontext_t *uc = uc_;
 	uintptr_t pc = 0;
-	char msg[192], *p = msg;
+	char msg[384], *p = msg;
 
 	if (fz_guarded) {
 		fz_guarded = 0;
@@ -536,7 +555,21 @@ static void fz_sig(int sig, siginfo_t *si, void *uc_)
 	p = fz_hex(p, pc - (uintptr_t)__executable_start);
 	p = fz_str(p, "), tid ");
 	p = fz_hex(p, (uintptr_t)syscall(SYS_gettid));
-	p = fz_str(p, "\n");
+	/*
+	 * si_code tells a fault (SEGV_MAPERR 1, SEGV_ACCERR 2, ...) from a
+	 * SIGSEGV the kernel forced (SI_KERNEL 0x80: a signal frame or rseq
+	 * area it could not write) or one sent (SI_USER 0); the sequence's
+	 * seed and op number replay the way to it.
+	 */
+	p = fz_str(p, ", si_code ");
+	p = fz_hex(p, (uintptr_t)(unsigned int)si->si_code);
+	p = fz_str(p, ", in op ");
+	p = fz_hex(p, fz.opno);
+	p = fz_str(p, " of sequence ");
+	p = fz_hex(p, fz.seq);
+	p = fz_str(p, " (IPU_FUZZ_SEED=");
+	p = fz_hex(p, (uintptr_t)fz.seq_seed);
+	p = fz_str(p, ")\n");
 	if (write(STDERR_FILENO, msg, (size_t)(p - msg)) < 0)
 		msg[0] = 0;
 	signal(sig, SIG_DFL);
@@ -558,7 +591,8 @@ static void fz_catch_signals(struct sigaction *old_bus, struct sigaction *old_se
 
 /*
  * Touch @len bytes at @p a page at a time (read, or write @val): 0, or the
- * signal that stopped it. Only the thread that calls it may fault.
+ * signal that stopped it. Any thread may call it; a fault of another
+ * thread meanwhile is that thread's own (fz_sig()).
  */
 static int fz_touch(uint8_t *p, size_t len, size_t page, bool write, uint8_t val)
 {
@@ -1214,9 +1248,7 @@ static int fz_ioctl(struct fz *f, int fd, unsigned long cmd, void *arg,
 	if (r < 88) {
 		where = "";
 	} else if (r < 91) {
-		mprotect(f->ro, f->page, PROT_READ | PROT_WRITE);
-		memcpy(f->ro, p, size);
-		mprotect(f->ro, f->page, PROT_READ);
+		memcpy(f->ro_alias, p, size);
 		p = f->ro;
 		ok = false;
 		where = " in a read-only page";
@@ -1720,6 +1752,26 @@ static void fz_unretire(struct fz *f, int64_t before)
 }
 
 /*
+ * The reservation of a released range failed: keep the range taken
+ * anyway, never munmap() it (that frees what the quarantine is for). What
+ * is still mapped stays (a BO or firmware mapping: GUP cannot pin it, and
+ * memory_used then shows the violation too); each page the failed mmap()
+ * left free is reserved where it lies. fz_unretire() unmaps it all later.
+ */
+static void fz_hold_range(struct fz *f, uint8_t *addr, size_t len)
+{
+	size_t off;
+	void *p;
+
+	for (off = 0; off < len; off += f->page) {
+		p = mmap(addr + off, f->page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS |
+			 MAP_FIXED_NOREPLACE | MAP_NORESERVE, -1, 0);
+		if (p != MAP_FAILED && p != addr + off)
+			munmap(p, f->page); /* a kernel without NOREPLACE */
+	}
+}
+
+/*
  * Unmap @len bytes at @addr, part or all of a BO or firmware mapping.
  *
  * Why not always munmap(): an io_uring XFER may carry such a mapping as its
@@ -1758,10 +1810,11 @@ static void fz_release(struct fz *f, uint8_t *addr, size_t len)
 	/* MAP_FIXED replaces the mapping at once: the range is never free. */
 	if (mmap(addr, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED |
 		 MAP_NORESERVE, -1, 0) == MAP_FAILED) {
-		fz_bad(f, "reserving a released mapping's range: %d (%s)", -errno,
-		       fz_errname(-errno));
-		munmap(addr, len);
-		return;
+		int err = -errno;
+
+		fz_bad(f, "reserving a released mapping's range: %d (%s)", err,
+		       fz_errname(err));
+		fz_hold_range(f, addr, len);
 	}
 	f->retired[f->nretired].addr = addr;
 	f->retired[f->nretired].len = len;
@@ -1981,6 +2034,42 @@ static void fz_reap(struct fz *f, bool wait)
 	}
 }
 
+/*
+ * The size an io_uring command's cmd_op claims for its payload of v1 size
+ * @v1 in @payload (KU_CMD_BYTES, the SQE128 command area), by draw @r
+ * (< 13): smaller; larger with a zero or non-zero tail (written into
+ * @payload); past the command area. *@wf becomes false for a form the
+ * driver must refuse whatever the device's state.
+ *
+ * A struct that fills the area (LAUNCH's) has no larger form inside it:
+ * it gets the form past the area instead, never a tail byte past
+ * @payload's end.
+ */
+_Static_assert(sizeof(struct ipu_xfer) <= KU_CMD_BYTES &&
+	       sizeof(struct ipu_launch) <= KU_CMD_BYTES,
+	       "io_uring payloads fit the SQE128 command area");
+
+static size_t fz_cmd_size(struct fz *f, unsigned int r, size_t v1,
+			  uint8_t *payload, bool *wf)
+{
+	size_t room = (KU_CMD_BYTES - v1) / 8;	/* larger sizes that fit */
+	size_t size;
+
+	if (r < 4) {
+		size = fz_below(&f->rng, v1);
+		*wf = false;
+	} else if (r < 8 && room) {
+		size = v1 + 8 * (1 + fz_below(&f->rng, room));
+	} else if (r < 11 && room) {
+		size = v1 + 8 * (1 + fz_below(&f->rng, room));
+		payload[v1 + fz_below(&f->rng, size - v1)] = 0x5a;
+	} else {
+		size = KU_CMD_BYTES + 8 * (1 + fz_below(&f->rng, 16));
+		*wf = false;
+	}
+	return size;
+}
+
 /* An io_uring command, possibly malformed: fills @sqe's command area. */
 static bool fz_uring_prep(struct fz *f, struct io_uring_sqe *sqe, bool launch,
 			  bool gone)
@@ -2004,17 +2093,8 @@ static bool fz_uring_prep(struct fz *f, struct io_uring_sqe *sqe, bool launch,
 		kind = ((struct ipu_xfer *)payload)->flags == IPU_XFER_FROM_DEVICE ?
 		       UD_XFER_FROM : UD_XFER_TO;
 	}
-	if (r < 4) {
-		size = fz_below(&f->rng, v1);
-		wf = false;
-	} else if (r < 8) {
-		size = v1 + 8 * (1 + fz_below(&f->rng, (KU_CMD_BYTES - v1) / 8));
-	} else if (r < 11) {
-		size = v1 + 8 * (1 + fz_below(&f->rng, (KU_CMD_BYTES - v1) / 8));
-		payload[v1 + fz_below(&f->rng, size - v1)] = 0x5a;
-	} else if (r < 13) {
-		size = KU_CMD_BYTES + 8 * (1 + fz_below(&f->rng, 16));
-		wf = false;
+	if (r < 13) {
+		size = fz_cmd_size(f, r, v1, payload, &wf);
 	} else if (r < 15) {
 		op = _IOC(_IOC_DIR(op), IPU_IOCTL_TYPE,
 			  fz_pct(&f->rng, 50) ? 0x22 + fz_below(&f->rng, 8) :
@@ -2694,6 +2774,19 @@ static void *fz_map_or_fail(size_t len, int prot)
 	return p;
 }
 
+/* f->ro and its writable alias f->ro_alias: one memfd page, mapped twice. */
+static void fz_map_ro(struct fz *f)
+{
+	int fd = memfd_create("fuzz-ro", MFD_CLOEXEC);
+
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)f->page), 0);
+	f->ro = kt_mmap(f->page, PROT_READ, MAP_SHARED, fd, 0);
+	f->ro_alias = kt_mmap(f->page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	assert_true(f->ro != MAP_FAILED && f->ro_alias != MAP_FAILED);
+}
+
 static void test_random_sequences_keep_the_invariants(void **state)
 {
 	struct fz *f = &fz;
@@ -2733,7 +2826,7 @@ static void test_random_sequences_keep_the_invariants(void **state)
 	f->host = fz_map_or_fail(FZ_HOST + FZ_GUARD, PROT_NONE);
 	assert_int_equal(mprotect(f->host, FZ_HOST, PROT_READ | PROT_WRITE), 0);
 	f->chk = fz_map_or_fail(FZ_HOST, PROT_READ | PROT_WRITE);
-	f->ro = fz_map_or_fail(f->page, PROT_READ);
+	fz_map_ro(f);
 	f->none = kt_no_access(f->page);
 	f->argp = fz_map_or_fail(3 * f->page, PROT_READ | PROT_WRITE);
 	assert_int_equal(mprotect(f->argp + 2 * f->page, f->page, PROT_NONE), 0);
@@ -2885,9 +2978,201 @@ static void test_found_uring_xfer_inside_the_last_page_is_efault(void **state)
 			 res, fz_errname(res));
 }
 
+/*
+ * Every form of an io_uring command's payload stays inside the SQE128
+ * command area, whatever the payload struct: LAUNCH's fills the area (80
+ * bytes), and its "larger, non-zero tail" form wrote its tail byte past
+ * the end of fz_uring_prep()'s payload array, into that function's stack
+ * frame (found by review; the fuzzer's own bug, no device needed).
+ */
+static void test_uring_payload_forms_stay_in_the_command_area(void **state)
+{
+	static const size_t v1s[] = { sizeof(struct ipu_xfer),
+				      sizeof(struct ipu_launch) };
+	static struct fz t;
+	uint8_t buf[KU_CMD_BYTES + 16];
+	unsigned int n;
+	size_t i, j;
+
+	(void)state;
+	t.rng = 1;
+	for (i = 0; i < KT_ARRAY_SIZE(v1s); i++) {
+		for (n = 0; n < 13000; n++) {
+			unsigned int r = n % 13;
+			bool wf = true;
+			size_t size;
+
+			memset(buf, 0, KU_CMD_BYTES);
+			memset(buf + KU_CMD_BYTES, 0xcc, sizeof(buf) - KU_CMD_BYTES);
+			size = fz_cmd_size(&t, r, v1s[i], buf, &wf);
+			for (j = KU_CMD_BYTES; j < sizeof(buf); j++)
+				if (buf[j] != 0xcc)
+					fail_msg("payload of %zu bytes, form %u: byte %zu written, past the %d-byte command area",
+						 v1s[i], r, j, KU_CMD_BYTES);
+			if (wf && size > KU_CMD_BYTES)
+				fail_msg("payload of %zu bytes, form %u: a well-formed size %zu, past the %d-byte command area",
+					 v1s[i], r, size, KU_CMD_BYTES);
+		}
+	}
+}
+
+/* The other thread of the test below: faults unguarded once A is inside. */
+struct fz_tls_probe {
+	int uffd;
+	uint8_t *none;
+};
+
+static void *fz_tls_probe_fault(void *arg)
+{
+	struct fz_tls_probe *p = arg;
+	struct uffd_msg msg;
+
+	/* A's fault arrives: A sleeps inside fz_touch(), guarded. */
+	if (read(p->uffd, &msg, sizeof(msg)) != sizeof(msg))
+		_exit(4);
+	(void)*(volatile uint8_t *)p->none;
+	_exit(5); /* not reached: the access faults */
+}
+
+/*
+ * In a child: thread A sleeps inside fz_touch() (on a page of a
+ * userfaultfd nobody serves) while thread B faults outside any guarded
+ * access. B must die of it (the process, by SIGSEGV); with one jump
+ * buffer for all threads, B jumped into A's fz_touch() and returned from
+ * it on A's stack (exit 3). 77: no userfaultfd here.
+ */
+static void __attribute__((noreturn)) fz_tls_probe_main(void)
+{
+	size_t page = kt_page_size();
+	struct uffdio_register reg;
+	struct uffdio_api api;
+	struct fz_tls_probe p;
+	pid_t a = (pid_t)syscall(SYS_gettid);
+	uint8_t *region;
+	pthread_t b;
+
+	fz_catch_signals(NULL, NULL);
+	region = mmap(NULL, page, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	p.none = mmap(NULL, page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	p.uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC);
+	if (region == MAP_FAILED || p.none == MAP_FAILED || p.uffd < 0)
+		_exit(77);
+	memset(&api, 0, sizeof(api));
+	api.api = UFFD_API;
+	memset(&reg, 0, sizeof(reg));
+	reg.range.start = (uintptr_t)region;
+	reg.range.len = page;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	if (ioctl(p.uffd, UFFDIO_API, &api) || ioctl(p.uffd, UFFDIO_REGISTER, &reg))
+		_exit(77);
+	if (pthread_create(&b, NULL, fz_tls_probe_fault, &p))
+		_exit(6);
+	fz_touch(region, 1, page, false, 0);
+	_exit((pid_t)syscall(SYS_gettid) == a ? 7 : 3);
+}
+
+/*
+ * Run @probe in a child with its output @quiet (STDOUT_FILENO or
+ * STDERR_FILENO) sent to /dev/null: the report it provokes on purpose is
+ * no news. Returns its wait status; a probe that exits 77 cannot run
+ * here, and the test skips.
+ */
+static int fz_probe(void (*probe)(void), int quiet)
+{
+	pid_t pid;
+	int st;
+
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		if (null < 0 || dup2(null, quiet) < 0)
+			_exit(8);
+		probe();
+		_exit(9);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 77)
+		skip();
+	return st;
+}
+
+static void test_a_fault_of_another_thread_is_its_own(void **state)
+{
+	int st;
+
+	(void)state;
+	/* fz_sig()'s report of the expected fault goes to stderr. */
+	st = fz_probe(fz_tls_probe_main, STDERR_FILENO);
+	if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGSEGV)
+		fail_msg("the faulting thread did not die of its fault: %s %d (3: it jumped into the other thread's fz_touch())",
+			 WIFSIGNALED(st) ? "signal" : "exit status",
+			 WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+}
+
+/*
+ * In a child: mmap() with MAP_FIXED fails (-ENOMEM, by a seccomp filter)
+ * when fz_release() reserves a released mapping's range. The range must
+ * stay taken (the old mapping, or a reservation), never free: a command
+ * still aiming at it would write into whatever the process mapped there
+ * next. Exit 0; 3: the range was free; 77: no seccomp filters here.
+ */
+static void __attribute__((noreturn)) fz_release_probe_main(void)
+{
+	struct sock_filter insns[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_mmap, 0, 3),
+		/* The flags' low word (little-endian). */
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, args[3])),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, MAP_FIXED, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOMEM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { KT_ARRAY_SIZE(insns), insns };
+	static struct fz t;
+	size_t len;
+	uint8_t *a;
+
+	t.page = kt_page_size();
+	len = 4 * t.page;
+	t.ring_used = true;
+	t.retired = calloc(FZ_NRETIRED, sizeof(*t.retired));
+	a = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		 -1, 0);
+	if (!t.retired || a == MAP_FAILED)
+		_exit(6);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
+		_exit(77);
+	fz_release(&t, a, len);
+	/* Free, the range would take a mapping that must not replace. */
+	_exit(mmap(a, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS |
+		   MAP_FIXED_NOREPLACE, -1, 0) == MAP_FAILED ? 0 : 3);
+}
+
+static void test_a_range_fz_release_cannot_reserve_stays_taken(void **state)
+{
+	int st;
+
+	(void)state;
+	/* The violation fz_release() reports goes to stdout. */
+	st = fz_probe(fz_release_probe_main, STDOUT_FILENO);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		fail_msg("fz_release() with MAP_FIXED failing: %s %d (3: it left the range free)",
+			 WIFSIGNALED(st) ? "signal" : "exit status",
+			 WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_uring_payload_forms_stay_in_the_command_area),
+		cmocka_unit_test(test_a_fault_of_another_thread_is_its_own),
+		cmocka_unit_test(test_a_range_fz_release_cannot_reserve_stays_taken),
 		KT_TEST(test_found_xfer_inside_the_last_page_is_efault),
 		KU_TEST(test_found_uring_xfer_inside_the_last_page_is_efault),
 		KS_TEST(test_random_sequences_keep_the_invariants),
