@@ -150,9 +150,11 @@ static inline int ke_stalled(unsigned int ipu)
 {
 	char ans[1024], key[32];
 	const char *p;
+	int err;
 
-	if (ke_port_ask(ke_fd, "status\n", 7, ans, sizeof(ans)))
-		return -EIO;
+	err = ke_port_ask(ke_fd, "status\n", 7, ans, sizeof(ans));
+	if (err)
+		return err;
 	snprintf(key, sizeof(key), " ipu%u ", ipu);
 	p = strstr(ans, key);
 	p = p ? strstr(p, " stalled=") : NULL;
