@@ -42,6 +42,22 @@ run() {
 	st=$?
 }
 
+# mpi_run ARGS...: run mpirun ARGS with every rank's stdout and stderr in
+# files of their own, then $T/out: mpirun's own messages, then each
+# rank's output whole. mpirun's copy of its ranks' output on its own
+# stdout is not line-atomic across ranks (it forwards whatever each
+# read of a rank's pty returns): two ranks' lines came out as one
+# ("instance 0: ...instance 1: ...\n\n", about 1 run in 10 of the
+# Python case), which no pattern over that copy can take apart.
+mpi_run() {
+	rm -rf "$T/ranks"
+	run "${MPIRUN[@]}" --output-filename "$T/ranks:nocopy,nojobid" "$@"
+	local f
+	for f in "$T"/ranks/rank.*/stdout "$T"/ranks/rank.*/stderr; do
+		[ -f "$f" ] && { cat "$f"; echo; }
+	done >>"$T/out"
+}
+
 # agree TEST PATTERN COUNT REF: after a run, the checksums that
 # `sed -n PATTERN` takes from its output must be COUNT lines (one per
 # instance that prints one) of one value, and that value the one the
@@ -70,7 +86,7 @@ agree() {
 # shellcheck disable=SC2034 # set through agree's nameref
 want_ar='' want_w=''
 for n in 1 2 4; do
-	run "${MPIRUN[@]}" -np "$n" "$PROG"
+	mpi_run -np "$n" "$PROG"
 	agree "all-reduce as ${n}x$((4 / n))" \
 		's/.*all-reduce checksum (FNV-1a 64): \([0-9a-f]*\)$/\1/p' 1 want_ar
 	agree "weights as ${n}x$((4 / n)), every instance" \
@@ -87,7 +103,7 @@ for r in 2 4; do
 	want=''
 	for n in 1 2 4; do
 		[ "$n" -le "$r" ] || continue
-		run "${MPIRUN[@]}" -np "$n" "$TRAIN" --replicas "$r" --instance-replicas $((r / n))
+		mpi_run -np "$n" "$TRAIN" --replicas "$r" --instance-replicas $((r / n))
 		agree "demo training, $r replicas as ${n}x$((r / n)), every instance" \
 			's/^weights checksum (FNV-1a 64): \([0-9a-f]*\)$/\1/p' "$n" want
 	done
@@ -131,7 +147,7 @@ for i in range($r): np.save('$T/x$r-%d.npy' % i, x[i])" >"$T/out" 2>&1 ||
 			fail "ipu-run setup, $r replicas" "the 1x$r run failed"
 		fi
 	done
-	run "${MPIRUN[@]}" -np 2 "$IPU_RUN" "$T/split2.ipux" -i "x=$T/x2-{instance}.npy" \
+	mpi_run -np 2 "$IPU_RUN" "$T/split2.ipux" -i "x=$T/x2-{instance}.npy" \
 		-o "y=$T/y{instance}.npy"
 	if [ "$st" -eq 0 ] && same_slices 2; then
 		pass "mpirun -np 2 ipu-run: each instance writes the replicas of 1x2"
@@ -161,7 +177,7 @@ else
 	# shellcheck disable=SC2034 # set through agree's nameref
 	want_py=''
 	for n in 1 2; do
-		IPU_LIB_DIR=$(realpath "$2/lib") run "${MPIRUN[@]}" -x IPU_LIB_DIR -x PYTHONPATH \
+		IPU_LIB_DIR=$(realpath "$2/lib") mpi_run -x IPU_LIB_DIR -x PYTHONPATH \
 			-np "$n" "$PY" "$(dirname "$0")/mpi_python.py"
 		agree "Python as ${n}x$((4 / n)), every instance" \
 			's/^instance [0-9]*: python weights checksum (FNV-1a 64): \([0-9a-f]*\)$/\1/p' \
@@ -171,7 +187,7 @@ fi
 
 # Its refusals, each with a message: an output every instance would write,
 # a bad count, no ipu-run-mpi beside it, a count the launcher contradicts.
-run "${MPIRUN[@]}" -np 2 "$IPU_RUN" "$T/split2.ipux" -i "x=$T/x2-{instance}.npy" -o "y=$T/y.npy"
+mpi_run -np 2 "$IPU_RUN" "$T/split2.ipux" -i "x=$T/x2-{instance}.npy" -o "y=$T/y.npy"
 if [ "$st" -ne 0 ] && grep -qF "2 instances would all write this file: put {instance} in its name" "$T/out"; then
 	pass "ipu-run: one output file for 2 instances is refused"
 else
@@ -190,7 +206,7 @@ if [ "$st" -eq 1 ] && grep -qF "needs ipu-run-mpi next to ipu-run" "$T/out"; the
 else
 	fail "ipu-run --instances without ipu-run-mpi" "exit status $st, no message"
 fi
-run "${MPIRUN[@]}" -np 2 "$IPU_RUN" --instances 4 "$T/split2.ipux" -i "x=$T/x2-{instance}.npy"
+mpi_run -np 2 "$IPU_RUN" --instances 4 "$T/split2.ipux" -i "x=$T/x2-{instance}.npy"
 if [ "$st" -ne 0 ] && grep -qF -- "--instances 4, but the MPI launcher started 2" "$T/out"; then
 	pass "ipu-run --instances 4 under mpirun -np 2 is refused"
 else
@@ -206,7 +222,7 @@ else
 fi
 
 # A bad timeout is refused before anything runs.
-IPU_INSTANCE_TIMEOUT_MS=soon run "${MPIRUN[@]}" -x IPU_INSTANCE_TIMEOUT_MS -np 1 "$PROG"
+IPU_INSTANCE_TIMEOUT_MS=soon mpi_run -x IPU_INSTANCE_TIMEOUT_MS -np 1 "$PROG"
 if [ "$st" -ne 0 ] && grep -qF 'IPU_INSTANCE_TIMEOUT_MS="soon" is not a number of milliseconds' "$T/out"; then
 	pass "a bad IPU_INSTANCE_TIMEOUT_MS is refused with a message"
 else
@@ -216,7 +232,7 @@ fi
 # A killed instance, mpirun's default policy: the job ends, non-zero.
 for n in 2 4; do
 	start=$SECONDS
-	run "${MPIRUN[@]}" -np "$n" "$PROG" --die 1
+	mpi_run -np "$n" "$PROG" --die 1
 	if [ "$st" -eq 124 ]; then
 		fail "killed instance of $n, default policy" "still running after ${BOUND} s"
 	elif [ "$st" -eq 0 ]; then
@@ -230,7 +246,7 @@ done
 # the transport's message.
 for n in 2 4; do
 	start=$SECONDS
-	IPU_INSTANCE_TIMEOUT_MS=$DIE_TIMEOUT_MS run "${MPIRUN[@]}" --enable-recovery \
+	IPU_INSTANCE_TIMEOUT_MS=$DIE_TIMEOUT_MS mpi_run --enable-recovery \
 		-x IPU_INSTANCE_TIMEOUT_MS -np "$n" "$PROG" --die 1
 	got=$(grep -c "no answer from the other instances within $DIE_TIMEOUT_MS ms" "$T/out")
 	if [ "$st" -eq 124 ]; then
