@@ -342,8 +342,14 @@ static void execute(struct emu_run *run, struct outcome *o)
 	}
 	pthread_mutex_unlock(&runs_lock);
 	o->rc = emu_run_errno_to_cmd(err);
-	if (err && err != -ECANCELED && gc.failed)
+	if (err && err != -ECANCELED && gc.failed) {
+		/* The request was replica 0's IPU's, and only its launch
+		 * can carry what the host answered (the driver keeps the
+		 * answer per launch): the others stopped because it failed,
+		 * E_CANCELED, as for a bad image (section 4.4). */
 		o->rc = IPU_CQ_E_GATHER;
+		o->bad = 0;
+	}
 	if (err && err != -ECANCELED)
 		emu_log_limited(run->l[0]->dev, "launch (group %llu): %s",
 				(unsigned long long)d0->group, msg);

@@ -366,8 +366,12 @@ static void test_reset_or_disable_ends_a_waiting_gather(void **state)
  * reference's replicas 0 and 1. With @mismatch, replica 1 names another
  * instance and the run is refused.
  */
-static void two_replicas_per_instance(bool mismatch)
+/* What two_replicas_per_instance() does wrong: nothing, or one of these. */
+enum two_fault { TWO_OK, TWO_MISMATCH, TWO_FAILED_ANSWER };
+
+static void two_replicas_per_instance(enum two_fault fault)
 {
+	const bool mismatch = fault == TWO_MISMATCH;
 	struct th *t[2] = { ready(0), ready(1) };
 	struct ipu_gather_req req;
 	uint32_t m, r, c, size;
@@ -409,6 +413,19 @@ static void two_replicas_per_instance(bool mismatch)
 					     b->tensors[tensor].offset,
 				     (uint32_t)op);
 		consume(t[0]);
+		if (fault == TWO_FAILED_ANSWER) {
+			/* The host's transport failed (a dead peer): the
+			 * request's replica fails with E_GATHER, and only it,
+			 * so that a driver reporting each launch's own cause
+			 * (the answered errno, section 4.4) sees the other
+			 * as the consequence it is: E_CANCELED. */
+			answer(t[0], req.seq, ETIMEDOUT);
+			assert_int_equal(wait_done(t[0], 1),
+					 IPU_DESC_DONE | IPU_CQ_E_GATHER);
+			assert_int_equal(wait_done(t[1], 1),
+					 IPU_DESC_DONE | IPU_CQ_E_CANCELED);
+			goto out;
+		}
 		answer(t[0], req.seq, 0);
 	}
 	for (r = 0; r < 2; r++) {
@@ -427,13 +444,19 @@ out:
 static void test_two_replicas_per_instance_ask_through_replica_0(void **state)
 {
 	(void)state;
-	two_replicas_per_instance(false);
+	two_replicas_per_instance(TWO_OK);
+}
+
+static void test_a_failed_gather_cancels_the_other_replicas(void **state)
+{
+	(void)state;
+	two_replicas_per_instance(TWO_FAILED_ANSWER);
 }
 
 static void test_replicas_naming_other_instances_are_refused(void **state)
 {
 	(void)state;
-	two_replicas_per_instance(true);
+	two_replicas_per_instance(TWO_MISMATCH);
 }
 
 /*
@@ -763,6 +786,7 @@ int main(void)
 		cmocka_unit_test(test_a_host_that_never_answers_meets_the_deadline),
 		cmocka_unit_test(test_reset_or_disable_ends_a_waiting_gather),
 		cmocka_unit_test(test_two_replicas_per_instance_ask_through_replica_0),
+		cmocka_unit_test(test_a_failed_gather_cancels_the_other_replicas),
 		cmocka_unit_test(test_replicas_naming_other_instances_are_refused),
 		cmocka_unit_test(test_a_full_ring_holds_the_run_until_head_moves),
 		cmocka_unit_test(test_answers_racing_the_deadline),
