@@ -19,9 +19,13 @@
  *    bounded time, and ipu-simd serves the next split run as before.
  *
  * The PCI variant (test_pci_session_hw_split.c, KT_ON_PCI) runs the same
- * on the guests' two PCIe IPUs, whose command queues ask the process for
- * the gathers (gather requests, served by libsession's pci_gather.c): a
- * 2-replica program as 1x2 and 2x1, and the dead instance, whose
+ * on the guest's PCIe IPUs, whose command queues ask the process for the
+ * gathers (gather requests, served by libsession's pci_gather.c): a
+ * program of 2 replicas as 1x2 and 2x1 and, as far as the guest's PCI
+ * IPUs go (kernel-check's KERNEL-8ipus boot), of 4 replicas as 1x4, 2x2
+ * and 4x1 and of 8 as 1x8 to 8x1, each instance on IPUs of its own; the
+ * dead instance (with 2 replicas per instance when there are 4 IPUs: the
+ * other replica's launch is the consequence, E_CANCELED), whose
  * transport's message is then the survivor's run's message; a reset
  * mid-gather (the session's bound passing while the transport waits);
  * and IPUs without the gather extension (ipu-emu's no_gather), where the
@@ -38,13 +42,16 @@
 
 #include <ipu/firmware.h>
 
-#ifdef KT_ON_PCI
-#define REPLICAS 2 /* the guests' PCIe IPUs, linked to each other */
-#else
-#define REPLICAS 4
-#endif
+#define MAX_REPLICAS 8
+/*
+ * The program's replicas: 4 on the simulated IPUs. On PCI (all linked:
+ * one ipu-emu) the splits go as wide as the PCIe IPUs there are, up to
+ * widest (setup()), and the other tests take 4 replicas when there are
+ * 4 IPUs, else 2.
+ */
+static uint32_t replicas = 4, widest = 4;
 #define N 1027
-#define XPORT_MAX (REPLICAS * 2 * N * sizeof(float) + 4096)
+#define XPORT_MAX (MAX_REPLICAS * 2 * N * sizeof(float) + 4096)
 /* A transport's bound on a peer, and the short one of the dying test. */
 #define PEER_MS 120000
 #define DIE_MS 1000
@@ -56,10 +63,10 @@ struct shared {
 	uint32_t count;
 	uint32_t peer_ms;
 	uint8_t data[XPORT_MAX];
-	float y[REPLICAS][N], z[REPLICAS][N];
+	float y[MAX_REPLICAS][N], z[MAX_REPLICAS][N];
 	/* Per instance: "own" (a group per replica) and "every" (all_replicas). */
-	float w[REPLICAS][2][REPLICAS][N];
-	char err[REPLICAS][512];
+	float w[MAX_REPLICAS][2][MAX_REPLICAS][N];
+	char err[MAX_REPLICAS][512];
 };
 
 static struct shared *sh;
@@ -144,9 +151,9 @@ static struct ipu_ir *build(uint32_t irf)
 
 	if (ipu_ir_create("split_hw", &ir))
 		return NULL;
-	if (ipu_ir_set_replication_factor(ir, REPLICAS) ||
+	if (ipu_ir_set_replication_factor(ir, replicas) ||
 	    ipu_ir_set_instance_replication_factor(ir, irf) ||
-	    ipu_ir_replica_grouping(ir, REPLICAS / 2, 2, &pairs) ||
+	    ipu_ir_replica_grouping(ir, replicas / 2, 2, &pairs) ||
 	    ipu_ir_replica_grouping(ir, 1, 1, &ones))
 		goto err;
 	sx = ipu_ir_h2d_stream(ir, "x", IPU_DTYPE_FLOAT32, 1, shape);
@@ -181,13 +188,13 @@ static int instance(uint32_t index, uint32_t count)
 {
 	IPU_OPTS(ipu_session_opts, opts, .device = "ipu_hw",
 		 .wait_timeout_ms = wait_ms);
-	const uint32_t irf = REPLICAS / count, base = index * irf;
+	const uint32_t irf = replicas / count, base = index * irf;
 	struct ipufw_instances inst = { index, count, xport_allgather, &inst };
 	static const char *const names[] = { "own", "every" };
 	struct ipu_host_buffer w[2];
 	struct ipu_stream_buffer in, out[2];
 	struct ipu_session *s = NULL;
-	static float x[REPLICAS][N], y[REPLICAS][N], z[REPLICAS][N];
+	static float x[MAX_REPLICAS][N], y[MAX_REPLICAS][N], z[MAX_REPLICAS][N];
 	struct ipu_ir *ir = build(irf);
 	int err;
 
@@ -214,7 +221,7 @@ static int instance(uint32_t index, uint32_t count)
 	for (int i = 0; i < 2; i++)
 		w[i] = (struct ipu_host_buffer){ sh->w[index][i],
 						 IPU_DTYPE_FLOAT32, 2,
-						 { REPLICAS, N } };
+						 { replicas, N } };
 	err = ipu_session_attach(s);
 	if (!err)
 		err = ipu_session_run_with_outputs(s, &in, 1, out, 2, 0);
@@ -236,7 +243,7 @@ static int instance(uint32_t index, uint32_t count)
  * the statuses of their exits into @st. */
 static void split(uint32_t count, int die, uint32_t peer_ms, int *st)
 {
-	pid_t pid[REPLICAS];
+	pid_t pid[MAX_REPLICAS];
 
 	memset(sh, 0, offsetof(struct shared, y));
 	memset(sh->err, 0, sizeof(sh->err));
@@ -260,6 +267,12 @@ static void split(uint32_t count, int die, uint32_t peer_ms, int *st)
 static int setup(void **state)
 {
 	(void)state;
+#ifdef KT_ON_PCI
+	kp_init();
+	for (widest = 2; widest * 2 <= nr_ipus && widest < MAX_REPLICAS;)
+		widest *= 2;
+	replicas = widest < 4 ? widest : 4;
+#endif
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	return sh == MAP_FAILED ? -1 : 0;
@@ -272,36 +285,53 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void test_splits_give_the_bits_of_one_instance(void **state)
+/* A program of @r replicas split every way gives the bits of 1x@r. */
+static void splits_of(uint32_t r)
 {
-	static float y[REPLICAS][N], z[REPLICAS][N], w[2][REPLICAS][N];
-	int st[REPLICAS];
+	static float y[MAX_REPLICAS][N], z[MAX_REPLICAS][N], w[2][MAX_REPLICAS][N];
+	int st[MAX_REPLICAS];
 
-	(void)state;
-	ks_require_simd();
+	replicas = r;
 	memset(sh, 0, sizeof(*sh));
 	if (instance(0, 1))
-		fail_msg("1x4: %s", sh->err[0]);
+		fail_msg("1x%u: %s", replicas, sh->err[0]);
 	memcpy(y, sh->y, sizeof(y));
 	memcpy(z, sh->z, sizeof(z));
 	memcpy(w, sh->w[0], sizeof(w));
-	for (uint32_t count = 2; count <= REPLICAS; count *= 2) {
+	for (uint32_t count = 2; count <= replicas; count *= 2) {
 		memset(sh->y, 0, sizeof(sh->y) * 2 + sizeof(sh->w));
 		split(count, -1, PEER_MS, st);
 		for (uint32_t i = 0; i < count; i++) {
 			if (st[i])
 				fail_msg("%ux%u: instance %u: status %d: %s", count,
-					 REPLICAS / count, i, st[i], sh->err[i]);
+					 replicas / count, i, st[i], sh->err[i]);
 			assert_memory_equal(sh->w[i], w, sizeof(w));
 		}
 		assert_memory_equal(sh->y, y, sizeof(y));
 		assert_memory_equal(sh->z, z, sizeof(z));
+		print_message("%ux%u: the bits of 1x%u\n", count,
+			      replicas / count, replicas);
 	}
+}
+
+static void test_splits_give_the_bits_of_one_instance(void **state)
+{
+	const uint32_t keep = replicas;
+	uint32_t r = 4;
+
+	(void)state;
+	ks_require_simd();
+#ifdef KT_ON_PCI
+	r = 2;
+#endif
+	for (; r <= widest; r *= 2)
+		splits_of(r);
+	replicas = keep;
 }
 
 static void test_dead_instance_fails_the_other_in_bounded_time(void **state)
 {
-	int st[REPLICAS];
+	int st[MAX_REPLICAS];
 	uint64_t t0;
 	off_t from;
 
@@ -360,7 +390,7 @@ static uint64_t memory_used(void)
 static void test_reset_mid_gather(void **state)
 {
 	uint64_t used = memory_used(), t0 = now_ms();
-	int st[REPLICAS], err;
+	int st[MAX_REPLICAS], err;
 
 	(void)state;
 	memset(sh, 0, offsetof(struct shared, y));
@@ -417,7 +447,7 @@ static void rebind_all(const char *spec, bool strict)
  */
 static void test_ipus_without_gather_refuse_the_split_program(void **state)
 {
-	int st[REPLICAS], err;
+	int st[MAX_REPLICAS], err;
 
 	(void)state;
 	kp_init();
