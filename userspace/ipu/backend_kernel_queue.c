@@ -872,7 +872,10 @@ static const char *detail(const struct ipu_cmd *cmd, int res)
 	case -ETIMEDOUT:
 		return "the firmware did not finish in time (launch_timeout_ms); the device was reset";
 	case -EIO:
-		return "the device was reset while the launch was in flight";
+		/* Not only a reset: the PCIe IPU's E_RESET, E_INTERNAL and
+		 * a failed gather without the host's errno, and firmware
+		 * that returned a status no errno names, all arrive so. */
+		return "the device stopped the launch (a reset while it was in flight, or a fault of the device or its firmware: the kernel log and ipu-info say which)";
 	case -ENOEXEC:
 		return "the firmware found no executable in the buffer object";
 	case -EINVAL:
