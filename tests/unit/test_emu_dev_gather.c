@@ -360,15 +360,16 @@ static void test_reset_or_disable_ends_a_waiting_gather(void **state)
 	solo_free(&s);
 }
 
-/*
- * Instance 1 of 2, of 2 replicas on two IPUs (rf 4): only replica 0's IPU
- * asks, for both local operands; the test plays instance 0 with the
- * reference's replicas 0 and 1. With @mismatch, replica 1 names another
- * instance and the run is refused.
- */
 /* What two_replicas_per_instance() does wrong: nothing, or one of these. */
 enum two_fault { TWO_OK, TWO_MISMATCH, TWO_FAILED_ANSWER };
 
+/*
+ * Instance 1 of 2, of 2 replicas on two IPUs (rf 4): only replica 0's IPU
+ * asks, for both local operands; the test plays instance 0 with the
+ * reference's replicas 0 and 1. With TWO_MISMATCH, replica 1 names
+ * another instance and the run is refused; with TWO_FAILED_ANSWER, the
+ * host fails the first gather.
+ */
 static void two_replicas_per_instance(enum two_fault fault)
 {
 	const bool mismatch = fault == TWO_MISMATCH;
