@@ -262,9 +262,11 @@ static int ipu_pci_enable(struct pci_dev *pdev, struct ipu_pci *ipu)
 	version = ipu_pci_rd(ipu, IPU_REG_VERSION);
 	if (ipu_pci_gone(id))
 		return dev_err_probe(dev, -ENODEV, "the function is gone (ID reads all ones)\n");
-	if (id != IPU_ID_VALUE || version >> 16 != IPU_SPEC_VERSION >> 16)
-		return dev_err_probe(dev, -ENODEV, "not an IPU of spec 1.x (ID %#x, VERSION %#x)\n",
-				     id, version);
+	if (id != IPU_ID_VALUE ||
+	    IPU_SPEC_MAJOR(version) != IPU_SPEC_MAJOR(IPU_SPEC_VERSION))
+		return dev_err_probe(dev, -ENODEV,
+				     "not an IPU of spec %u.x (ID %#x, VERSION %#x)\n",
+				     IPU_SPEC_MAJOR(IPU_SPEC_VERSION), id, version);
 
 	/*
 	 * A driver bound before (unbind, rmmod) left the firmware running,

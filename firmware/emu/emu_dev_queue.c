@@ -361,6 +361,18 @@ bool emu_ring_config_write_locked(struct emu_dev *dev, unsigned int qi,
 	return true;
 }
 
+/*
+ * Ring overrun (docs/hardware.md 4.1, as NVMe's invalid doorbell write): a
+ * TAIL that would take back entries the device owns, or publish more than
+ * the free ones, lapping HEAD. Measured from HEAD, a valid TAIL never
+ * lies before the current one; an unchanged TAIL is no error (a driver
+ * may ring twice).
+ */
+static bool tail_laps_locked(const struct emu_queue *q, uint32_t val)
+{
+	return (val - q->head) % q->size < (q->tail - q->head) % q->size;
+}
+
 void emu_queue_reg_write_locked(struct emu_dev *dev, unsigned int qi,
 				uint32_t off, uint32_t val)
 {
@@ -378,8 +390,9 @@ void emu_queue_reg_write_locked(struct emu_dev *dev, unsigned int qi,
 	case IPU_Q_TAIL:
 		if (!enabled(q))
 			break;
-		if (val >= q->size) {
-			emu_err_locked(dev, IPU_ERR_BAD_TAIL, qi, val);
+		if (val >= q->size || tail_laps_locked(q, val)) {
+			emu_err_locked(dev, IPU_ERR_BAD_TAIL, qi,
+				       (uint64_t)q->head << 32 | val);
 			break;
 		}
 		q->tail = val;

@@ -99,6 +99,14 @@ static uint32_t read32_locked(struct emu_dev *dev, uint32_t off)
 		return dev->fw_status;
 	case IPU_REG_FW_VERSION:
 		return dev->fw_version;
+	case IPU_REG_FW_REGION_ADDR:
+	case IPU_REG_FW_REGION_ADDR + 4:
+		/* The first EMU_FW_REGION_SIZE bytes: where ipu.ko stages. */
+		return 0;
+	case IPU_REG_FW_REGION_SIZE:
+		return EMU_FW_REGION_SIZE;
+	case IPU_REG_FW_REGION_SIZE + 4:
+		return 0;
 	case IPU_REG_ERR_COUNT:
 		return dev->err_count;
 	default:

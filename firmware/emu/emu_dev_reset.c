@@ -39,6 +39,8 @@ void emu_regs_reset_locked(struct emu_dev *dev)
 			dev->err_log[i][3] = 0;
 	dev->launches = 0;
 	dev->h2d_bytes = dev->d2h_bytes = 0;
+	for (i = 0; i < sizeof(dev->counter_hi) / sizeof(dev->counter_hi[0]); i++)
+		dev->counter_hi[i] = 0;
 	dev->up_since_ms = emu_now_ms();
 }
 

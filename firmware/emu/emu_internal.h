@@ -191,6 +191,8 @@ struct emu_dev {
 	uint32_t launches;
 	uint64_t h2d_bytes, d2h_bytes;
 	uint64_t up_since_ms;
+	/* The high halves latched by reads of the 64-bit counters' low halves. */
+	uint32_t counter_hi[3];
 	atomic_int running;	/* launches running now */
 	atomic_int dma_busy;	/* DMA descriptors moving now */
 
@@ -361,6 +363,15 @@ void emu_gather_reset_locked(struct emu_dev *dev);
 /* The ring alone as reset (the no_gather fault: the extension goes). */
 void emu_gather_forget_locked(struct emu_dev *dev);
 
+/*
+ * The device memory the firmware owns (docs/hardware.md 8.3): the model's
+ * firmware runs in ipu-emu, not in device memory, but the region is
+ * reserved all the same, at device address 0, as silicon would need it.
+ * Device memory is never smaller (IPU_MEM_MIN_SIZE).
+ */
+#define EMU_FW_REGION_SIZE	IPU_FW_MAX_SIZE
+_Static_assert(EMU_FW_REGION_SIZE <= IPU_MEM_MIN_SIZE, "region fits");
+
 /* emu_dev_fw.c: FW_CTRL = BOOT (dev->lock held). */
 void emu_fw_boot_locked(struct emu_dev *dev);
 
@@ -375,6 +386,7 @@ void emu_flr_locked(struct emu_dev *dev);
 void emu_regs_reset_locked(struct emu_dev *dev);
 
 /* emu_dev_telemetry.c */
-uint32_t emu_telemetry_read_locked(const struct emu_dev *dev, uint32_t off);
+/* A read of the low half of a 64-bit counter latches its high half. */
+uint32_t emu_telemetry_read_locked(struct emu_dev *dev, uint32_t off);
 
 #endif /* IPU_EMU_INTERNAL_H */

@@ -55,7 +55,9 @@
 #define IPU_REG_ID		0x000	/* RO  "IPU0" */
 #define  IPU_ID_VALUE		0x49505530u
 #define IPU_REG_VERSION		0x004	/* RO  spec version major << 16 | minor */
-#define  IPU_SPEC_VERSION	0x00010000u
+#define  IPU_SPEC_VERSION	0x00020000u
+#define  IPU_SPEC_MAJOR(v)	((v) >> 16)
+#define  IPU_SPEC_MINOR(v)	((v) & 0xffffu)
 #define IPU_REG_CAPS		0x008	/* RO */
 #define  IPU_CAPS_DMA		0x1u
 #define  IPU_CAPS_CMDQ		0x2u
@@ -74,7 +76,7 @@
 #define  IPU_STATUS_LINK_DEGRADED 0x8u
 #define IPU_REG_SOFT_RESET	0x018	/* WO  write IPU_SOFT_RESET_MAGIC */
 #define  IPU_SOFT_RESET_MAGIC	0x52534554u /* "RSET" */
-#define IPU_REG_RESET_COUNT	0x01c	/* RO */
+#define IPU_REG_RESET_COUNT	0x01c	/* RO  moves when a soft reset is done */
 #define IPU_REG_SCRATCH		0x020	/* RW */
 #define IPU_REG_IRQ_CAUSE	0x030	/* RW1C */
 #define IPU_REG_IRQ_MASK	0x034	/* RW  1 = masked */
@@ -120,7 +122,15 @@
 #define IPU_FW_ERR_PAYLOAD_CRC	6
 #define IPU_FW_ERR_PAYLOAD	7	/* malformed or missing record */
 #define IPU_FW_ERR_REFUSED	8	/* the device refuses it (fault) */
-#define IPU_FW_ERR_BUSY		9	/* BOOT while READY or a queue enabled */
+#define IPU_FW_ERR_BUSY		9	/* BOOT refused: booting, READY, rings on */
+/*
+ * The device memory the firmware owns from BOOT on (section 8.3): the
+ * host stages the image inside it and never hands its bytes to users.
+ */
+#define IPU_REG_FW_REGION_ADDR	0x118	/* RO64 device address */
+#define IPU_REG_FW_REGION_SIZE	0x120	/* RO64 bytes, >= IPU_FW_MAX_SIZE */
+/* BOOTING lasts at most this long (section 8.2). */
+#define IPU_FW_BOOT_TIMEOUT_MS	1000
 
 /* Telemetry (all RO). */
 #define IPU_REG_TEMP_MC		0x180	/* millidegrees Celsius */
@@ -130,9 +140,13 @@
 #define IPU_REG_MEM_CE		0x190	/* corrected memory errors */
 #define IPU_REG_MEM_UE		0x194	/* uncorrected memory errors */
 #define IPU_REG_LAUNCHES	0x198	/* launches completed */
-#define IPU_REG_DMA_H2D_BYTES	0x1a0	/* RO64 */
-#define IPU_REG_DMA_D2H_BYTES	0x1a8	/* RO64 */
-#define IPU_REG_UPTIME_MS	0x1b0	/* RO64 since FLR */
+/*
+ * 64-bit counters (section 2.3): reading the low half latches the high
+ * half; read low, then high (lo_hi_readq()), or with one 8-byte read.
+ */
+#define IPU_REG_DMA_H2D_BYTES	0x1a0	/* RO64 latched */
+#define IPU_REG_DMA_D2H_BYTES	0x1a8	/* RO64 latched */
+#define IPU_REG_UPTIME_MS	0x1b0	/* RO64 latched, since FLR */
 
 /*
  * Queues: three register blocks, one per queue. (The command queue's
@@ -151,7 +165,7 @@
 #define IPU_Q_HEAD		0x14	/* RO  consumer index */
 #define IPU_Q_WB_ADDR		0x18	/* RW64 writeback bus address, 0 = off */
 #define IPU_Q_STATUS		0x20	/* RO */
-#define  IPU_Q_STATUS_ENABLED	0x1u
+#define  IPU_Q_STATUS_ENABLED	0x1u	/* clears once the ring has stopped */
 #define  IPU_Q_STATUS_BUSY	0x2u
 #define  IPU_Q_STATUS_HALTED	0x4u
 #define IPU_Q_COMPLETED		0x24	/* RO  descriptors completed */
@@ -161,6 +175,13 @@
 #define IPU_RING_MAX		4096
 #define IPU_RING_ALIGN		64
 #define IPU_CQ_DEFAULT_DEADLINE_MS 10000
+/*
+ * Register writes are posted (section 2.1): a ring whose ENABLE was
+ * cleared, and a soft reset, finish within this long of the write
+ * (STATUS reads ENABLED = BUSY = 0; RESET_COUNT has moved). A device that
+ * has not by then is hung: Function Level Reset.
+ */
+#define IPU_STOP_TIMEOUT_MS	1000
 
 /* Error log. */
 #define IPU_REG_ERR_COUNT	0x300	/* RO  errors logged since FLR */
@@ -170,7 +191,7 @@
 #define IPU_ERR_RING_CONFIG	1	/* ENABLE with a bad BASE/SIZE */
 #define IPU_ERR_RING_FETCH	2	/* descriptor read faulted */
 #define IPU_ERR_WRITEBACK	3	/* status or writeback write faulted */
-#define IPU_ERR_BAD_TAIL	4	/* TAIL >= SIZE */
+#define IPU_ERR_BAD_TAIL	4	/* TAIL >= SIZE, or lapping HEAD (overrun) */
 #define IPU_ERR_NO_FIRMWARE	5	/* CMD queue enabled before READY */
 #define IPU_ERR_QUEUE_BUSY	6	/* ring reconfigured while enabled */
 #define IPU_ERR_DESC		7	/* a descriptor completed in error */
@@ -263,7 +284,7 @@ struct ipu_cmd_desc {
 #define IPU_DESC_E_FLAGS	4	/* unknown flag bit */
 #define IPU_DESC_E_RESET	5	/* aborted by a reset */
 #define IPU_DESC_E_DATA		6	/* uncorrectable data error */
-#define IPU_DESC_E_NO_MASTER	7	/* Bus Master Enable clear */
+#define IPU_DESC_E_NO_MASTER	7	/* BME clear: spec 1.x only (4.2) */
 /* Command errors. */
 #define IPU_CQ_OK		0
 #define IPU_CQ_E_NOEXEC	1	/* the image is no executable */
