@@ -61,6 +61,7 @@ struct emu_host_ops {
  *	(syntax in emu_dev_fault()).
  * @msi: present an MSI capability instead of MSI-X (docs/hardware.md
  *	sections 1.2 and 6).
+ * @lenient: EMU_LENIENT_* bits: strict behaviours turned off (0: all on).
  */
 struct emu_dev_opts {
 	unsigned int index;
@@ -68,7 +69,25 @@ struct emu_dev_opts {
 	uint64_t serial;
 	const char *faults;
 	bool msi;
+	unsigned int lenient;
 };
+
+/*
+ * Strict behaviours `ipu-emu --lenient NAME[,NAME...]` turns off, to find
+ * which one a failure needs (the names: emu_lenient_parse()).
+ * EMU_LENIENT_BME ("bme"): v1's bus mastering. BME gates only the data
+ * of DMA descriptors (E_NO_MASTER); descriptor fetches, status words,
+ * writebacks, the gather ring and interrupt messages ignore it, and an
+ * FLR writes E_RESET into the status words in flight.
+ */
+#define EMU_LENIENT_BME		(1u << 0)
+
+/**
+ * emu_lenient_parse() - the bits of a comma-separated list of names
+ * ("bme") into *@mask. -EINVAL on an unknown or empty name, *@mask
+ * unchanged then.
+ */
+int emu_lenient_parse(const char *names, unsigned int *mask);
 
 /**
  * struct emu_region - one BAR as the transport exports it.
