@@ -146,10 +146,12 @@ unsigned int emu_dev_irq_vectors(const struct emu_dev *dev);
 bool emu_dev_has_msi(const struct emu_dev *dev);
 
 /**
- * emu_dev_flr() - Function Level Reset (the client's DEVICE_RESET): every
- * queue stops, in-flight work completes with the spec's reset error, and
- * the registers return to their reset values; device memory is kept
- * unless the spec says otherwise.
+ * emu_dev_flr() - Function Level Reset (the client's DEVICE_RESET): the
+ * Command register clears first, so every queue stops with its in-flight
+ * work abandoned and nothing written to host memory (EMU_LENIENT_BME: the
+ * spec's reset error in their status words, as v1), and the registers
+ * return to their reset values; device memory is kept unless the spec
+ * says otherwise.
  */
 int emu_dev_flr(struct emu_dev *dev);
 
