@@ -61,6 +61,7 @@ struct emu_host_ops {
  *	(syntax in emu_dev_fault()).
  * @msi: present an MSI capability instead of MSI-X (docs/hardware.md
  *	sections 1.2 and 6).
+ * @lenient: EMU_LENIENT_* bits: strict behaviours turned off (0: all on).
  */
 struct emu_dev_opts {
 	unsigned int index;
@@ -68,7 +69,25 @@ struct emu_dev_opts {
 	uint64_t serial;
 	const char *faults;
 	bool msi;
+	unsigned int lenient;
 };
+
+/*
+ * Strict behaviours `ipu-emu --lenient NAME[,NAME...]` turns off, to find
+ * which one a failure needs (the names: emu_lenient_parse()).
+ * EMU_LENIENT_BME ("bme"): v1's bus mastering. BME gates only the data
+ * of DMA descriptors (E_NO_MASTER); descriptor fetches, status words,
+ * writebacks, the gather ring and interrupt messages ignore it, and an
+ * FLR writes E_RESET into the status words in flight.
+ */
+#define EMU_LENIENT_BME		(1u << 0)
+
+/**
+ * emu_lenient_parse() - the bits of a comma-separated list of names
+ * ("bme") into *@mask. -EINVAL on an unknown or empty name, *@mask
+ * unchanged then.
+ */
+int emu_lenient_parse(const char *names, unsigned int *mask);
 
 /**
  * struct emu_region - one BAR as the transport exports it.
@@ -127,10 +146,12 @@ unsigned int emu_dev_irq_vectors(const struct emu_dev *dev);
 bool emu_dev_has_msi(const struct emu_dev *dev);
 
 /**
- * emu_dev_flr() - Function Level Reset (the client's DEVICE_RESET): every
- * queue stops, in-flight work completes with the spec's reset error, and
- * the registers return to their reset values; device memory is kept
- * unless the spec says otherwise.
+ * emu_dev_flr() - Function Level Reset (the client's DEVICE_RESET): the
+ * Command register clears first, so every queue stops with its in-flight
+ * work abandoned and nothing written to host memory (EMU_LENIENT_BME: the
+ * spec's reset error in their status words, as v1), and the registers
+ * return to their reset values; device memory is kept unless the spec
+ * says otherwise.
  */
 int emu_dev_flr(struct emu_dev *dev);
 

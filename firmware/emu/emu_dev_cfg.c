@@ -34,6 +34,13 @@
 #define EXP_DEVCTL2		EXP(0x28)
 #define EXP_LNKCTL2		EXP(0x30)
 #define EXP_DEVCTL_FLR		0x8000u
+/* Device Control's writable bits: 3:0 error reporting enables, 4 Relaxed
+ * Ordering, 7:5 Max_Payload, 8 Extended Tag, 11 No Snoop, 14:12
+ * Max_Read_Request. 9 Phantom Functions and 10 Aux Power PM are RO 0 (the
+ * function has neither); 15 Initiate FLR is handled on write. */
+#define EXP_DEVCTL_WMASK	0x79ffu
+#define PCI_COMMAND_MASTER	0x4u
+#define MSIX_CTRL_FMASK		0x4000u
 #define EXP_LNKSTA_LBMS		0x4000u
 
 static void put8(uint8_t *a, uint32_t off, uint8_t v)
@@ -64,6 +71,7 @@ static void cfg_reset_values(struct emu_dev *dev)
 	uint8_t *c = dev->cfg;
 
 	put16(c, PCI_COMMAND, 0);
+	atomic_store(&dev->bus_master, false);
 	put8(c, PCI_CACHE_LINE, 0);
 	put16(c, PM_PMCSR, 0x0008);	/* D0, No_Soft_Reset */
 	if (dev->opts.msi) {
@@ -137,12 +145,13 @@ void emu_cfg_init(struct emu_dev *dev)
 	put8(c, IPU_CFG_EXP_CAP + 1, 0);
 	put16(c, EXP(0x02), 0x0002);
 	put32(c, EXP(0x04), 0x10008001);	/* MPS 256, RBER, FLR */
-	put16(w, EXP_DEVCTL, 0xffff);		/* FLR bit handled on write */
+	put16(w, EXP_DEVCTL, EXP_DEVCTL_WMASK);
 	put16(x, EXP_DEVSTA, 0x000f);
 	put32(c, EXP(0x0c), IPU_LINK_MAX_WIDTH << 4 | IPU_LINK_MAX_SPEED);
 	put16(w, EXP_LNKCTL, 0x00cb);
 	put16(x, EXP_LNKSTA, EXP_LNKSTA_LBMS);
-	put16(w, EXP_DEVCTL2, 0x001f);
+	/* Device Control 2 RO 0: Device Capabilities 2 offers no completion
+	 * timeout ranges and no timeout disable for it to choose from. */
 	put32(c, EXP(0x2c), 0x1e);		/* 2.5 .. 16 GT/s */
 	put16(w, EXP_LNKCTL2, 0x000f);
 
@@ -164,7 +173,12 @@ void emu_cfg_flr(struct emu_dev *dev)
 
 bool emu_cfg_bus_master_locked(const struct emu_dev *dev)
 {
-	return get16(dev->cfg, PCI_COMMAND) & 0x4;
+	return get16(dev->cfg, PCI_COMMAND) & PCI_COMMAND_MASTER;
+}
+
+bool emu_cfg_msix_function_masked_locked(const struct emu_dev *dev)
+{
+	return !dev->opts.msi && (get16(dev->cfg, MSIX_CTRL) & MSIX_CTRL_FMASK);
 }
 
 int emu_cfg_msi_messages_locked(const struct emu_dev *dev)
@@ -232,8 +246,11 @@ int emu_dev_cfg_write(struct emu_dev *dev, uint32_t off, const void *buf,
 	if ((get16(dev->cfg, PM_PMCSR) & 3) == 1 ||
 	    (get16(dev->cfg, PM_PMCSR) & 3) == 2)
 		put16(dev->cfg, PM_PMCSR, pmcsr);
+	atomic_store(&dev->bus_master, emu_cfg_bus_master_locked(dev));
 	if (flr)
 		emu_flr_locked(dev);
+	/* BME set again, Function Mask cleared: what was held goes out. */
+	emu_bus_kick_locked(dev);
 	pthread_mutex_unlock(&dev->lock);
 	return 0;
 }

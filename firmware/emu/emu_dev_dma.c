@@ -6,6 +6,7 @@
  * memory. Both DMA queues' threads run this at once; they share only the
  * fault counters and statistics, under the device lock.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +48,15 @@ static void corrupt(uint8_t *p, uint32_t len)
 		p[len - 1] ^= 0xff;
 }
 
+/* A data access's outcome: BME refused it (the queue halts), the host
+ * faulted it (the descriptor's error), or it was made. */
+static uint32_t result(int err)
+{
+	if (err == -EPERM)
+		return EMU_DESC_NO_BUS;
+	return err ? IPU_DESC_E_HOST_FAULT : IPU_DESC_OK;
+}
+
 static uint32_t move(struct emu_queue *q, const struct ipu_dma_desc *d,
 		     bool bad)
 {
@@ -55,25 +65,25 @@ static uint32_t move(struct emu_queue *q, const struct ipu_dma_desc *d,
 	int err;
 
 	if (q->q == IPU_QUEUE_H2D) {
-		err = dev->host.dma_read(dev->host.ctx, d->host_addr, at,
-					 d->length);
+		err = emu_bus_read(dev, EMU_BUS_DATA, d->host_addr, at,
+				   d->length);
 		if (!err && bad)
 			corrupt(at, d->length);
-		return err ? IPU_DESC_E_HOST_FAULT : IPU_DESC_OK;
+		return result(err);
 	}
 	if (!bad) {
-		err = dev->host.dma_write(dev->host.ctx, d->host_addr, at,
-					  d->length);
-		return err ? IPU_DESC_E_HOST_FAULT : IPU_DESC_OK;
+		err = emu_bus_write(dev, EMU_BUS_DATA, d->host_addr, at,
+				    d->length);
+		return result(err);
 	}
 	tmp = malloc(d->length);
 	if (!tmp)
 		return IPU_DESC_E_DATA;
 	memcpy(tmp, at, d->length);
 	corrupt(tmp, d->length);
-	err = dev->host.dma_write(dev->host.ctx, d->host_addr, tmp, d->length);
+	err = emu_bus_write(dev, EMU_BUS_DATA, d->host_addr, tmp, d->length);
 	free(tmp);
-	return err ? IPU_DESC_E_HOST_FAULT : IPU_DESC_OK;
+	return result(err);
 }
 
 uint32_t emu_dma_process(struct emu_queue *q, const struct ipu_dma_desc *d)
@@ -81,13 +91,12 @@ uint32_t emu_dma_process(struct emu_queue *q, const struct ipu_dma_desc *d)
 	struct emu_dev *dev = q->dev;
 	struct dma_faults f;
 	uint32_t code;
-	bool master;
 
-	pthread_mutex_lock(&dev->lock);
-	master = emu_cfg_bus_master_locked(dev);
-	pthread_mutex_unlock(&dev->lock);
-	if (!master)
-		return IPU_DESC_E_NO_MASTER;
+	/* BME clear: v1 (--lenient bme) completed the descriptor with
+	 * E_NO_MASTER; silicon cannot even write that status word. */
+	if (!emu_bus_master(dev, EMU_BUS_DATA))
+		return dev->opts.lenient & EMU_LENIENT_BME ?
+			       IPU_DESC_E_NO_MASTER : EMU_DESC_NO_BUS;
 	if (d->flags & ~IPU_DMA_F_ALL)
 		return IPU_DESC_E_FLAGS;
 	if (!d->length || d->length > IPU_DMA_MAX_LEN)

@@ -296,6 +296,21 @@ static void lie_locked(struct emu_dev *dev, struct ipu_gather_req *req)
 	dev->faults.bad_gather = EMU_BAD_GATHER_NONE;
 }
 
+/* A write of the ring at @addr failed with @err: the ring halts, BME
+ * refused it (IPU_ERR_BUS_MASTER, info the ring's id) or the host faulted. */
+static void ring_write_failed_locked(struct emu_dev *dev, int err,
+				     uint64_t addr)
+{
+	struct emu_gring *g = &dev->gring;
+
+	g->status |= IPU_Q_STATUS_HALTED;
+	if (err == -EPERM)
+		emu_err_locked(dev, IPU_ERR_BUS_MASTER, IPU_NUM_QUEUES, addr);
+	else
+		emu_err_locked(dev, IPU_ERR_WRITEBACK,
+			       IPU_NUM_QUEUES << 16 | g->tail, addr);
+}
+
 /*
  * Post the request for part @part (dev->lock held): wait for a free entry,
  * write it, move TAIL, write back, raise GATHER. 0, or -errno with @msg.
@@ -317,6 +332,7 @@ static int post_locked(struct emu_gather_call *c, uint64_t part,
 	};
 	struct ipu_gather_wb wb;
 	uint64_t addr;
+	int err;
 
 	for (;;) {
 		if (abandoned_locked(c))
@@ -340,10 +356,9 @@ static int post_locked(struct emu_gather_call *c, uint64_t part,
 	req.seq = g->seq;
 	lie_locked(dev, &req);
 	addr = g->base + (uint64_t)g->tail * sizeof(req);
-	if (dev->host.dma_write(dev->host.ctx, addr, &req, sizeof(req))) {
-		g->status |= IPU_Q_STATUS_HALTED;
-		emu_err_locked(dev, IPU_ERR_WRITEBACK,
-			       IPU_NUM_QUEUES << 16 | g->tail, addr);
+	err = emu_bus_write(dev, EMU_BUS_CONTROL, addr, &req, sizeof(req));
+	if (err) {
+		ring_write_failed_locked(dev, err, addr);
 		snprintf(msg, msglen, "%s cannot write its gather ring", dev->name);
 		return -EIO;
 	}
@@ -356,12 +371,10 @@ static int post_locked(struct emu_gather_call *c, uint64_t part,
 	wb.tail = g->tail;
 	wb.pending = pending_locked(g);
 	wb.posted = g->posted64;
-	if (g->wb_addr &&
-	    dev->host.dma_write(dev->host.ctx, g->wb_addr, &wb, sizeof(wb))) {
-		g->status |= IPU_Q_STATUS_HALTED;
-		emu_err_locked(dev, IPU_ERR_WRITEBACK,
-			       IPU_NUM_QUEUES << 16 | g->tail, g->wb_addr);
-	}
+	err = g->wb_addr ? emu_bus_write(dev, EMU_BUS_CONTROL, g->wb_addr, &wb,
+					 sizeof(wb)) : 0;
+	if (err)
+		ring_write_failed_locked(dev, err, g->wb_addr);
 	emu_irq_set_locked(dev, IPU_IRQ_GATHER);
 	return 0;
 }

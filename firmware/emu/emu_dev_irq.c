@@ -49,9 +49,7 @@ static void fire_locked(struct emu_dev *dev, uint32_t bits)
 		if (sent[vec])
 			continue;
 		sent[vec] = true;
-		/* -ENOENT: no eventfd for it; the message is lost, as on a
-		 * function whose host never set the vector up. */
-		(void)dev->host.irq(dev->host.ctx, vec);
+		emu_bus_msg_locked(dev, vec);
 	}
 }
 

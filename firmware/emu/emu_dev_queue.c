@@ -61,6 +61,19 @@ static void halt_locked(struct emu_queue *q, uint32_t code, uint32_t idx,
 	emu_err_locked(q->dev, code, q->q << 16 | idx, addr);
 }
 
+/* An access at @addr failed with @err: BME refused it (IPU_ERR_BUS_MASTER,
+ * info the queue) or the host faulted it (@code). */
+static void halt_access_locked(struct emu_queue *q, int err, uint32_t code,
+			       uint32_t idx, uint64_t addr)
+{
+	if (err != -EPERM) {
+		halt_locked(q, code, idx, addr);
+		return;
+	}
+	q->status |= IPU_Q_STATUS_HALTED;
+	emu_err_locked(q->dev, IPU_ERR_BUS_MASTER, q->q, addr);
+}
+
 static void writeback_locked(struct emu_queue *q)
 {
 	struct emu_dev *dev = q->dev;
@@ -70,10 +83,13 @@ static void writeback_locked(struct emu_queue *q)
 		.completed = q->completed64,
 	};
 
+	int err;
+
 	if (!q->wb_addr)
 		return;
-	if (dev->host.dma_write(dev->host.ctx, q->wb_addr, &wb, sizeof(wb)))
-		halt_locked(q, IPU_ERR_WRITEBACK, q->head, q->wb_addr);
+	err = emu_bus_write(dev, EMU_BUS_CONTROL, q->wb_addr, &wb, sizeof(wb));
+	if (err)
+		halt_access_locked(q, err, IPU_ERR_WRITEBACK, q->head, q->wb_addr);
 }
 
 /*
@@ -92,6 +108,7 @@ static bool lie_locked(struct emu_queue *q, enum emu_bad_wb mode)
 		.errors = q->errors,
 		.completed = q->completed64,
 	};
+	int err;
 
 	switch (mode) {
 	case EMU_BAD_WB_EARLY:
@@ -109,9 +126,10 @@ static bool lie_locked(struct emu_queue *q, enum emu_bad_wb mode)
 	}
 	emu_log(dev, "injected fault: queue %u writes back head %u (HEAD %u, TAIL %u)",
 		q->q, wb.head, q->head, q->tail);
-	if (q->wb_addr &&
-	    dev->host.dma_write(dev->host.ctx, q->wb_addr, &wb, sizeof(wb))) {
-		halt_locked(q, IPU_ERR_WRITEBACK, q->head, q->wb_addr);
+	err = q->wb_addr ? emu_bus_write(dev, EMU_BUS_CONTROL, q->wb_addr, &wb,
+					 sizeof(wb)) : 0;
+	if (err) {
+		halt_access_locked(q, err, IPU_ERR_WRITEBACK, q->head, q->wb_addr);
 		return false;
 	}
 	emu_irq_set_locked(dev, cause_bit[q->q]);
@@ -130,12 +148,15 @@ static void complete_locked(struct emu_queue *q, uint32_t idx, uint64_t addr,
 {
 	struct emu_dev *dev = q->dev;
 	uint32_t st = IPU_DESC_DONE | code;
+	int err;
 
 	if (atomic_load(&dev->off_bus))
 		return;
-	if (dev->host.dma_write(dev->host.ctx, addr + status_off[q->q], &st,
-				sizeof(st))) {
-		halt_locked(q, IPU_ERR_WRITEBACK, idx, addr + status_off[q->q]);
+	err = emu_bus_write(dev, EMU_BUS_CONTROL, addr + status_off[q->q], &st,
+			    sizeof(st));
+	if (err) {
+		halt_access_locked(q, err, IPU_ERR_WRITEBACK, idx,
+				   addr + status_off[q->q]);
 		return;
 	}
 	q->head = (idx + 1) % q->size;
@@ -187,7 +208,7 @@ static void *queue_thread(void *arg)
 		}
 		pthread_mutex_unlock(&dev->lock);
 
-		err = dev->host.dma_read(dev->host.ctx, addr, &d, q->dsize);
+		err = emu_bus_read(dev, EMU_BUS_CONTROL, addr, &d, q->dsize);
 		if (err) {
 			code = 0;
 			flags = 0;
@@ -201,8 +222,12 @@ static void *queue_thread(void *arg)
 
 		pthread_mutex_lock(&dev->lock);
 		if (err)
-			halt_locked(q, IPU_ERR_RING_FETCH, idx, addr);
-		else if (!q->discard)
+			halt_access_locked(q, err, IPU_ERR_RING_FETCH, idx, addr);
+		else if (q->discard)
+			;	/* reset: no status from here */
+		else if (code == EMU_DESC_NO_BUS)
+			halt_access_locked(q, -EPERM, 0, idx, d.dma.host_addr);
+		else
 			complete_locked(q, idx, addr, code, flags);
 		q->busy = false;
 		q->status &= ~IPU_Q_STATUS_BUSY;
@@ -451,10 +476,10 @@ void emu_queues_reset_locked(struct emu_dev *dev)
 			st = IPU_DESC_DONE | reset_code[i];
 			/* A ring the host unmapped meanwhile cannot be told. */
 			for (idx = q->head; idx != q->tail; idx = (idx + 1) % q->size)
-				(void)dev->host.dma_write(dev->host.ctx,
-							  q->base + (uint64_t)idx * q->dsize +
-								  status_off[i],
-							  &st, sizeof(st));
+				(void)emu_bus_write(dev, EMU_BUS_CONTROL,
+						    q->base + (uint64_t)idx * q->dsize +
+							    status_off[i],
+						    &st, sizeof(st));
 		}
 		regs_reset(q);
 		q->discard = false;

@@ -68,6 +68,8 @@ static uint32_t read32_locked(struct emu_dev *dev, uint32_t off)
 	if (!dev->opts.msi && off >= IPU_MSIX_TABLE &&
 	    off < IPU_MSIX_TABLE + sizeof(dev->msix))
 		return dev->msix[(off - IPU_MSIX_TABLE) / 4];
+	if (!dev->opts.msi && off >= IPU_MSIX_PBA && off < IPU_MSIX_PBA + 8)
+		return emu_bus_pba_read_locked(dev, off - IPU_MSIX_PBA);
 	switch (off) {
 	case IPU_REG_ID:
 		return IPU_ID_VALUE;
@@ -110,8 +112,7 @@ static uint32_t read32_locked(struct emu_dev *dev, uint32_t off)
 	case IPU_REG_ERR_COUNT:
 		return dev->err_count;
 	default:
-		/* WO registers, the PBA (nothing pending: QEMU emulates it) and
-		 * unassigned offsets. */
+		/* WO registers and unassigned offsets. */
 		return 0;
 	}
 }
@@ -130,6 +131,7 @@ static void write32_locked(struct emu_dev *dev, uint32_t off, uint32_t val)
 	if (!dev->opts.msi && off >= IPU_MSIX_TABLE &&
 	    off < IPU_MSIX_TABLE + sizeof(dev->msix)) {
 		dev->msix[(off - IPU_MSIX_TABLE) / 4] = val;
+		emu_bus_kick_locked(dev);	/* a vector unmasked */
 		return;
 	}
 	switch (off) {

@@ -33,6 +33,7 @@ void emu_regs_reset_locked(struct emu_dev *dev)
 	dev->fw_version = 0;
 	for (i = 0; i < IPU_MSIX_VECTORS * 4; i++)
 		dev->msix[i] = 0;
+	dev->msix_pending = dev->msi_pending = 0;
 	dev->err_count = 0;
 	for (i = 0; i < IPU_ERR_LOG_LEN; i++)
 		dev->err_log[i][0] = dev->err_log[i][1] = dev->err_log[i][2] =
@@ -52,7 +53,10 @@ void emu_soft_reset_locked(struct emu_dev *dev)
 
 void emu_flr_locked(struct emu_dev *dev)
 {
+	/* The Command register clears first: with BME clear, the work in
+	 * flight reaches no host memory (no E_RESET words; the driver
+	 * completes it), unless --lenient bme. */
+	emu_cfg_flr(dev);
 	common_reset_locked(dev);
 	emu_regs_reset_locked(dev);
-	emu_cfg_flr(dev);
 }

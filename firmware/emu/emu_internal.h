@@ -6,6 +6,8 @@
  *   emu_dev_cfg.c    PCI config space (header, PM, MSI-X, PCIe, DSN)
  *   emu_dev_regs.c   the BAR0 register file: access checks and dispatch
  *   emu_dev_irq.c    IRQ_CAUSE/MASK/RAISE -> MSI-X vectors; the error log
+ *   emu_dev_bus.c    the device as a bus master: host memory accesses and
+ *                    interrupt messages, gated by BME; the MSI-X PBA
  *   emu_dev_queue.c  rings: registers, enable/disable, one thread per queue
  *   emu_dev_dma.c    DMA descriptors (queues 0 and 1)
  *   emu_dev_cmd.c    command descriptors (queue 2): NOP, LAUNCH
@@ -170,6 +172,9 @@ struct emu_dev {
 
 	/* Config space (emu_dev_cfg.c). */
 	uint8_t cfg[EMU_CFG_SIZE];
+	/* Command.BME as last written, for the accesses made without the
+	 * lock (emu_dev_bus.c). */
+	atomic_bool bus_master;
 	uint8_t cfg_wmask[EMU_CFG_SIZE];
 	uint8_t cfg_w1c[EMU_CFG_SIZE];
 
@@ -183,6 +188,8 @@ struct emu_dev {
 	uint32_t fw_status;
 	uint32_t fw_version;
 	uint32_t msix[IPU_MSIX_VECTORS * 4];
+	uint32_t msix_pending;	/* the PBA (emu_dev_bus.c) */
+	uint32_t msi_pending;	/* MSI messages held, a bit each */
 	uint32_t err_count;
 	uint32_t err_log[IPU_ERR_LOG_LEN][4];
 
@@ -230,8 +237,38 @@ void emu_cfg_flr(struct emu_dev *dev);
 bool emu_cfg_bus_master_locked(const struct emu_dev *dev);
 /* MSI messages the host enabled: 0 (MSI Enable clear), 1, 2 or 4. */
 int emu_cfg_msi_messages_locked(const struct emu_dev *dev);
+/* MSI-X Message Control's Function Mask. */
+bool emu_cfg_msix_function_masked_locked(const struct emu_dev *dev);
 /* Link Status from dev->link_speed/width, LBMS set when @retrained. */
 void emu_cfg_link_update(struct emu_dev *dev, bool retrained);
+
+/* emu_dev_bus.c: the device as a bus master. */
+enum emu_bus_use {
+	EMU_BUS_CONTROL,	/* descriptors, status, writeback, gather ring */
+	EMU_BUS_DATA,		/* a DMA descriptor's data */
+};
+/* Whether an access for @use may be made now (BME, or --lenient bme). */
+bool emu_bus_master(const struct emu_dev *dev, enum emu_bus_use use);
+/* A host-memory access: 0, -EPERM when BME refuses it (nothing is
+ * accessed; the caller halts with IPU_ERR_BUS_MASTER), or the host's
+ * error (-EFAULT). Lock held or not, as the host ops allow. */
+int emu_bus_read(struct emu_dev *dev, enum emu_bus_use use, uint64_t addr,
+		 void *dst, size_t len);
+int emu_bus_write(struct emu_dev *dev, enum emu_bus_use use, uint64_t addr,
+		  const void *src, size_t len);
+/* Send MSI-X vector (MSI message) @vec, or make it pending (dev->lock). */
+void emu_bus_msg_locked(struct emu_dev *dev, unsigned int vec);
+/* Send what is pending and no longer held: after BME, Function Mask or a
+ * vector's Mask bit changed (dev->lock held). */
+void emu_bus_kick_locked(struct emu_dev *dev);
+/* The MSI-X PBA's dword at @off (RO). */
+uint32_t emu_bus_pba_read_locked(const struct emu_dev *dev, uint32_t off);
+/*
+ * emu_dma_process()'s answer when the descriptor's data needed bus
+ * mastering and BME was clear: the queue halts with IPU_ERR_BUS_MASTER
+ * and the descriptor gets no status word. Not a status code.
+ */
+#define EMU_DESC_NO_BUS		0xffffffffu
 
 /* emu_dev_regs.c */
 int emu_regs_read(struct emu_dev *dev, uint64_t off, void *buf, uint32_t len);

@@ -60,6 +60,12 @@ static const char usage_text[] =
 "                     1M to 64G, with an optional K, M or G suffix\n"
 "                     (default 256M)\n"
 "  --faults SPEC      inject faults into every IPU from the start\n"
+"  --lenient NAME[,NAME...]\n"
+"                     turn a strict (silicon-like) behaviour off in every\n"
+"                     IPU, to find which one a failure needs: bme (Bus\n"
+"                     Master Enable gates only DMA data, as in v1; the\n"
+"                     rest of host memory and interrupts ignore it, and\n"
+"                     an FLR writes E_RESET into the status words)\n"
 "  --trace            log every vfio-user command of every client\n"
 "  --log FILE         append log lines (and anything else written to\n"
 "                     stderr) to FILE instead of stderr\n"
@@ -125,6 +131,7 @@ struct emu {
 	int control_fd;
 	struct control_client clients[MAX_CONTROL_CLIENTS];
 	FILE *log;
+	unsigned int lenient;	/* EMU_LENIENT_* (--lenient) */
 };
 
 /* The write end of the pipe the signal handler writes the signal to. */
@@ -436,7 +443,7 @@ static int start(struct emu *e, uint64_t mem_size, const char *faults,
 		struct emu_dev_opts d = {
 			.index = i, .mem_size = mem_size,
 			.serial = SERIAL_BASE + i, .faults = faults,
-			.msi = ipu->msi,
+			.msi = ipu->msi, .lenient = e->lenient,
 		};
 		struct emu_host_ops host;
 
@@ -484,6 +491,7 @@ int main(int argc, char **argv)
 		{ "control", required_argument, NULL, 'c' },
 		{ "mem-size", required_argument, NULL, 'm' },
 		{ "faults", required_argument, NULL, 'f' },
+		{ "lenient", required_argument, NULL, 'L' },
 		{ "log", required_argument, NULL, 'l' },
 		{ "trace", no_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
@@ -527,6 +535,10 @@ int main(int argc, char **argv)
 			break;
 		case 'f':
 			faults = optarg;
+			break;
+		case 'L':
+			if (emu_lenient_parse(optarg, &e.lenient))
+				die_usage("--lenient %s: the names are: bme", optarg);
 			break;
 		case 'l':
 			log_path = optarg;

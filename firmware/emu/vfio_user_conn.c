@@ -392,14 +392,26 @@ static int do_set_irqs(struct vfu_conn *c, const struct vfu_req *req, int *fds)
 	unsigned int nvec = s->index == c->irq_index ? c->nvec : 0;
 	int ret;
 
-	if (!s->count) {
-		/* start 0, count 0, DATA_NONE: every vector of the index off. */
-		if (nvec)
+	/*
+	 * As Linux VFIO answers it (vfio_set_irqs_validate_and_prepare(),
+	 * vfio_pci_set_irqs_ioctl()): a start past the vectors is refused
+	 * even with count 0; MSI has no masking (-ENOTTY); count 0 masks
+	 * nothing, so MASK/UNMASK with it is refused, as for VFIO's one
+	 * maskable index; count 0 with DATA_NONE and TRIGGER turns every
+	 * vector of the index off, and with any other data changes nothing.
+	 */
+	if (s->start >= nvec || s->count > nvec - s->start)
+		return -EINVAL;
+	if (action != VFIO_IRQ_SET_ACTION_TRIGGER) {
+		if (s->index == VFIO_PCI_MSI_IRQ_INDEX)
+			return -ENOTTY;
+		if (!s->count)
+			return -EINVAL;
+	} else if (!s->count) {
+		if (data == VFIO_IRQ_SET_DATA_NONE)
 			vfu_irq_set_eventfds(c->irq, 0, nvec, NULL);
 		return 0;
 	}
-	if (s->start > nvec || s->count > nvec - s->start)
-		return -EINVAL;
 	if (data == VFIO_IRQ_SET_DATA_EVENTFD) {
 		/* The server never masks on its own: no mask notifications. */
 		if (action != VFIO_IRQ_SET_ACTION_TRIGGER)
@@ -417,9 +429,6 @@ static int do_set_irqs(struct vfu_conn *c, const struct vfu_req *req, int *fds)
 	if (action == VFIO_IRQ_SET_ACTION_TRIGGER)
 		return vfu_irq_trigger(c->irq, s->start, s->count,
 				       req->irqs.bools);
-	/* MSI without per-vector masking: nothing to mask (as VFIO). */
-	if (s->index == VFIO_PCI_MSI_IRQ_INDEX)
-		return -EINVAL;
 	return vfu_irq_mask(c->irq, s->start, s->count, req->irqs.bools,
 			    action == VFIO_IRQ_SET_ACTION_MASK);
 }

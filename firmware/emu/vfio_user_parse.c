@@ -188,9 +188,7 @@ static int parse_set_irqs(const uint8_t *p, size_t n, unsigned int nfds,
 	if (s->index >= VFU_NUM_IRQS || s->count > VFU_MAX_IRQ_COUNT ||
 	    (uint64_t)s->start + s->count > UINT32_MAX)
 		return -EINVAL;
-	/* count 0 is only "all of the index" (with start 0 and no data). */
-	if (!s->count && (data != VFIO_IRQ_SET_DATA_NONE || s->start))
-		return -EINVAL;
+	/* count 0 is VFIO's to answer (vfio_user_conn.c), whatever the data. */
 	/* argsz is the whole request payload; eventfds travel as fds. */
 	want = sizeof(*s) + (data == VFIO_IRQ_SET_DATA_BOOL ? s->count : 0);
 	if (s->argsz != want || n != want)

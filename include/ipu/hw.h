@@ -201,6 +201,7 @@
 #define IPU_ERR_LINK		11	/* link retrained below capability */
 #define IPU_ERR_BAD_RESET	12	/* SOFT_RESET without the magic */
 #define IPU_ERR_GATHER		13	/* an answer to no pending request */
+#define IPU_ERR_BUS_MASTER	14	/* host memory needed, BME clear: halted */
 
 /* MSI-X table and PBA, in BAR0. */
 #define IPU_MSIX_TABLE		0x8000

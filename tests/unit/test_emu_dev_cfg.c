@@ -260,6 +260,28 @@ static void test_link_up_brings_it_back_in_power_on_state(void **state)
 	th_free(t);
 }
 
+/*
+ * Device Control takes exactly its defined bits: 0-3 (error reporting),
+ * 4 Relaxed Ordering, 7:5 Max_Payload, 8 Extended Tag, 11 No Snoop, 14:12
+ * Max_Read_Request; 9 (Phantom Functions) and 10 (Aux Power PM) are RO 0
+ * on a function without them. Device Control 2 is RO 0 while Device
+ * Capabilities 2 reads 0 (no completion timeout ranges, no disable).
+ */
+static void test_device_control_takes_only_defined_bits(void **state)
+{
+	struct th *t = th_new();
+
+	(void)state;
+	cfgw16(t, IPU_CFG_EXP_CAP + 8, 0x7fff);
+	assert_int_equal(cfg16(t, IPU_CFG_EXP_CAP + 8), 0x79ff);
+	cfgw16(t, IPU_CFG_EXP_CAP + 8, 0x0600);
+	assert_int_equal(cfg16(t, IPU_CFG_EXP_CAP + 8), 0);
+	assert_int_equal(cfg32(t, IPU_CFG_EXP_CAP + 0x24), 0);
+	cfgw16(t, IPU_CFG_EXP_CAP + 0x28, 0xffff);
+	assert_int_equal(cfg16(t, IPU_CFG_EXP_CAP + 0x28), 0);
+	th_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -276,6 +298,7 @@ int main(void)
 		cmocka_unit_test(test_degraded_link_shows_in_link_status),
 		cmocka_unit_test(test_off_bus_reads_all_ones),
 		cmocka_unit_test(test_link_up_brings_it_back_in_power_on_state),
+		cmocka_unit_test(test_device_control_takes_only_defined_bits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -777,6 +777,60 @@ static void test_no_gather_is_a_device_without_the_extension(void **state)
 	}
 }
 
+/* Wait until @reg has any of @bits, or @alt's word is non-zero. */
+static void wait_bits_or(struct th *t, uint32_t reg, uint32_t bits,
+			 const uint32_t *alt)
+{
+	time_t end = time(NULL) + WAIT_LIMIT_S;
+
+	while (!(rd32(t, reg) & bits) &&
+	       !__atomic_load_n(alt, __ATOMIC_SEQ_CST)) {
+		assert_true(time(NULL) < end);
+		sched_yield();
+	}
+}
+
+/*
+ * Bus Master Enable clears while the launch is fetched: its gather request is
+ * not written (the ring halts with ERR_BUS_MASTER, info 3 = the gather
+ * ring), and the launch that then fails gets no status word either (the
+ * command queue halts too). Nothing reaches host memory.
+ */
+static void test_bme_clear_refuses_the_gather_ring(void **state)
+{
+	struct th *t = ready(0);
+	struct ipu_gather_req zero = { 0 };
+	uint32_t m, n, i, at;
+	struct eb *b = allreduces(2, &m);
+	const uint32_t *slot = (const uint32_t *)(t->h.mem + G_RING(GQ));
+	bool logged = false;
+
+	(void)state;
+	t->h.gate = GUEST_BASE + G_RING(CQ) + sizeof(struct ipu_cmd_desc);
+	start(t, b, 0, 0);
+	assert_true(th_gate_reached(t));
+	cfgw16(t, 0x04, 0x0002);
+	th_gate_open(t);
+	wait_bits_or(t, GREG(IPU_GQ_STATUS), IPU_Q_STATUS_HALTED, slot);
+	assert_memory_equal(t->h.mem + G_RING(GQ), &zero, sizeof(zero));
+	assert_int_equal(rd32(t, GREG(IPU_GQ_TAIL)), 0);
+	wait_bits_or(t, QREG(CQ, IPU_Q_STATUS), IPU_Q_STATUS_HALTED,
+		     &th_cmd_desc(t, 1)->status);
+	assert_int_equal(status(t, 1), 0);
+	n = rd32(t, IPU_REG_ERR_COUNT);
+	for (i = 0; i < n && i < IPU_ERR_LOG_LEN; i++) {
+		at = IPU_REG_ERR_LOG + IPU_ERR_ENTRY_SIZE * i;
+		if (rd32(t, at) == IPU_ERR_BUS_MASTER &&
+		    rd32(t, at + 4) == IPU_NUM_QUEUES &&
+		    rd32(t, at + 8) == (uint32_t)(GUEST_BASE + G_RING(GQ)))
+			logged = true;
+	}
+	assert_true(logged);
+	assert_true(rd32(t, IPU_REG_STATUS) & IPU_STATUS_QUEUE_ERROR);
+	eb_free(b);
+	th_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -796,6 +850,7 @@ int main(void)
 		cmocka_unit_test(test_ring_configuration_is_checked),
 		cmocka_unit_test(test_bad_gather_lies_once),
 		cmocka_unit_test(test_no_gather_is_a_device_without_the_extension),
+		cmocka_unit_test(test_bme_clear_refuses_the_gather_ring),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -417,6 +417,52 @@ static void test_msix_eventfds_trigger_mask_unmask(void **state)
 		close(efd[i]);
 }
 
+/*
+ * SET_IRQS with count 0 as Linux VFIO answers it (vfio_pci_intrs.c):
+ * DATA_NONE with TRIGGER turns every vector of the index off, whatever
+ * start says; MASK or UNMASK with count 0 is refused (a maskable index
+ * masks the vectors it names, and 0 names none); DATA_BOOL or
+ * DATA_EVENTFD with count 0 changes nothing. A start past the vectors is
+ * refused even with count 0. Only the first drops eventfds.
+ */
+static void test_set_irqs_count_0_as_vfio(void **state)
+{
+	struct tclient *c = *state;
+	int efd[FAKE_MSIX];
+	uint8_t none = 0;
+
+	negotiate(c);
+	for (unsigned int i = 0; i < FAKE_MSIX; i++)
+		efd[i] = make_eventfd();
+	free_reply(expect_ok(c, set_irqs(c, VFIO_IRQ_SET_DATA_EVENTFD |
+		VFIO_IRQ_SET_ACTION_TRIGGER, 0, FAKE_MSIX, efd, FAKE_MSIX, NULL)));
+	expect_error(c, set_irqs(c, VFIO_IRQ_SET_DATA_NONE |
+		VFIO_IRQ_SET_ACTION_MASK, 0, 0, NULL, 0, NULL), EINVAL);
+	expect_error(c, set_irqs(c, VFIO_IRQ_SET_DATA_NONE |
+		VFIO_IRQ_SET_ACTION_UNMASK, 0, 0, NULL, 0, NULL), EINVAL);
+	expect_error(c, set_irqs(c, VFIO_IRQ_SET_DATA_BOOL |
+		VFIO_IRQ_SET_ACTION_MASK, 1, 0, NULL, 0, &none), EINVAL);
+	free_reply(expect_ok(c, set_irqs(c, VFIO_IRQ_SET_DATA_BOOL |
+		VFIO_IRQ_SET_ACTION_TRIGGER, 0, 0, NULL, 0, &none)));
+	free_reply(expect_ok(c, set_irqs(c, VFIO_IRQ_SET_DATA_EVENTFD |
+		VFIO_IRQ_SET_ACTION_TRIGGER, 0, 0, NULL, 0, NULL)));
+	expect_error(c, set_irqs(c, VFIO_IRQ_SET_DATA_NONE |
+		VFIO_IRQ_SET_ACTION_TRIGGER, FAKE_MSIX, 0, NULL, 0, NULL), EINVAL);
+	/* Every eventfd is still there, nothing was triggered. */
+	for (unsigned int i = 0; i < FAKE_MSIX; i++) {
+		assert_int_equal(eventfd_count(efd[i]), 0);
+		assert_int_equal(c->host.irq(c->host.ctx, i), 0);
+		assert_int_equal(eventfd_count(efd[i]), 1);
+	}
+	/* DATA_NONE, TRIGGER, count 0: all off, start notwithstanding. */
+	free_reply(expect_ok(c, set_irqs(c, VFIO_IRQ_SET_DATA_NONE |
+		VFIO_IRQ_SET_ACTION_TRIGGER, 2, 0, NULL, 0, NULL)));
+	for (unsigned int i = 0; i < FAKE_MSIX; i++)
+		assert_int_equal(c->host.irq(c->host.ctx, i), -ENOENT);
+	for (unsigned int i = 0; i < FAKE_MSIX; i++)
+		close(efd[i]);
+}
+
 static void test_msix_vectors_one_at_a_time(void **state)
 {
 	struct tclient *c = *state;
@@ -638,6 +684,7 @@ int main(void)
 		T(test_irq_info),
 		T(test_msix_eventfds_trigger_mask_unmask),
 		T(test_msix_vectors_one_at_a_time),
+		T(test_set_irqs_count_0_as_vfio),
 		T(test_dma_map_read_write_unmap),
 		T(test_dma_read_only_mapping_refuses_writes),
 		T(test_dma_map_without_fd_is_unreachable),
