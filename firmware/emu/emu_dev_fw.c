@@ -19,21 +19,29 @@ static void boot_failed_locked(struct emu_dev *dev, uint32_t code)
 	emu_irq_set_locked(dev, IPU_IRQ_FW_BOOT);
 }
 
+/* READY, BOOTING (a posted boot in progress) or a queue enabled (or
+ * still stopping): the boot is refused and the state stays what it was. */
+bool emu_fw_boot_refused_locked(struct emu_dev *dev)
+{
+	uint32_t state = dev->fw_status & IPU_FW_STATE_MASK;
+	unsigned int q;
+	bool busy = state == IPU_FW_STATE_READY || state == IPU_FW_STATE_BOOTING;
+
+	for (q = 0; q < IPU_NUM_QUEUES; q++)
+		if ((dev->queues[q].ctrl & IPU_Q_CTRL_ENABLE) ||
+		    dev->queues[q].stopping)
+			busy = true;
+	if (busy)
+		emu_err_locked(dev, IPU_ERR_FW_BOOT, IPU_FW_ERR_BUSY,
+			       dev->fw_addr);
+	return busy;
+}
+
 void emu_fw_boot_locked(struct emu_dev *dev)
 {
 	uint32_t code, version = 0;
-	unsigned int q;
 	uint8_t *copy;
 
-	for (q = 0; q < IPU_NUM_QUEUES; q++) {
-		if ((dev->fw_status & IPU_FW_STATE_MASK) == IPU_FW_STATE_READY ||
-		    (dev->queues[q].ctrl & IPU_Q_CTRL_ENABLE)) {
-			/* Refused; the state stays what it was. */
-			emu_err_locked(dev, IPU_ERR_FW_BOOT, IPU_FW_ERR_BUSY,
-				       dev->fw_addr);
-			return;
-		}
-	}
 	dev->fw_status = IPU_FW_STATE_BOOTING;
 	if (!emu_mem_range_ok(dev, dev->fw_addr, dev->fw_size)) {
 		boot_failed_locked(dev, IPU_FW_ERR_RANGE);

@@ -50,6 +50,8 @@ void emu_soft_reset_locked(struct emu_dev *dev)
 
 void emu_flr_locked(struct emu_dev *dev)
 {
+	/* Config writes are not posted: FLR is over when it returns. */
+	emu_posted_cancel_locked(dev);
 	common_reset_locked(dev);
 	emu_regs_reset_locked(dev);
 	emu_cfg_flr(dev);
