@@ -60,6 +60,14 @@ static const char usage_text[] =
 "                     1M to 64G, with an optional K, M or G suffix\n"
 "                     (default 256M)\n"
 "  --faults SPEC      inject faults into every IPU from the start\n"
+"  --posted-window-us N | rand:N\n"
+"                     register writes are posted: a queue or gather ring\n"
+"                     disable, a soft reset or a firmware boot finishes up\n"
+"                     to N microseconds (0..1000000) after the write\n"
+"                     returned, and descriptors already fetched may still\n"
+"                     complete meanwhile (rand:N: uniform in [0, N] per\n"
+"                     write); 0 finishes each before the write returns, as\n"
+"                     spec v1 did (default 200)\n"
 "  --trace            log every vfio-user command of every client\n"
 "  --log FILE         append log lines (and anything else written to\n"
 "                     stderr) to FILE instead of stderr\n"
@@ -82,7 +90,7 @@ static const char usage_text[] =
 "Fault SPEC: a comma-separated list of name[=value] (docs/hardware.md,\n"
 "section 11): fail_dma=K, corrupt_dma=K, hang_launch=K, hang_dma=K,\n"
 "ignore_reset=K, bad_writeback=early|beyond|range|behind, hold_launches[=0|1],\n"
-"refuse_fw[=0|1], link_speed=S, link_width=W, degrade_link, mem_ce=N, mem_ue=N,\n"
+"late_completion[=0|1], refuse_fw[=0|1], link_speed=S, link_width=W, degrade_link, mem_ce=N, mem_ue=N,\n"
 "off_bus, link_down, link_up, clear. Counters count from when the fault is set;\n"
 "1 is the next one.\n"
 "An IPU that falls off the bus (off_bus) reads all ones and its client's\n"
@@ -423,7 +431,7 @@ static void teardown(struct emu *e)
 }
 
 static int start(struct emu *e, uint64_t mem_size, const char *faults,
-		 bool trace)
+		 const struct emu_dev_opts *posted, bool trace)
 {
 	int ret;
 
@@ -437,6 +445,8 @@ static int start(struct emu *e, uint64_t mem_size, const char *faults,
 			.index = i, .mem_size = mem_size,
 			.serial = SERIAL_BASE + i, .faults = faults,
 			.msi = ipu->msi,
+			.posted_window_us = posted->posted_window_us,
+			.posted_window_rand = posted->posted_window_rand,
 		};
 		struct emu_host_ops host;
 
@@ -484,6 +494,7 @@ int main(int argc, char **argv)
 		{ "control", required_argument, NULL, 'c' },
 		{ "mem-size", required_argument, NULL, 'm' },
 		{ "faults", required_argument, NULL, 'f' },
+		{ "posted-window-us", required_argument, NULL, 'p' },
 		{ "log", required_argument, NULL, 'l' },
 		{ "trace", no_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
@@ -493,6 +504,10 @@ int main(int argc, char **argv)
 	uint64_t mem_size = IPU_MEM_DEFAULT_SIZE;
 	const char *faults = NULL, *log_path = NULL;
 	bool trace = false, msi = false;
+	/* Strict unless asked: silicon finishes no stop before the write. */
+	struct emu_dev_opts posted = {
+		.posted_window_us = EMU_POSTED_WINDOW_DEFAULT_US,
+	};
 	struct sigaction sa = { .sa_handler = on_signal };
 	int opt, pipefd[2], ret;
 
@@ -527,6 +542,11 @@ int main(int argc, char **argv)
 			break;
 		case 'f':
 			faults = optarg;
+			break;
+		case 'p':
+			if (emu_dev_posted_window_parse(optarg, &posted))
+				die_usage("--posted-window-us %s: not N or rand:N with N in 0..%u",
+					  optarg, EMU_POSTED_WINDOW_MAX_US);
 			break;
 		case 'l':
 			log_path = optarg;
@@ -574,7 +594,7 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	ret = start(&e, mem_size, faults, trace);
+	ret = start(&e, mem_size, faults, &posted, trace);
 	if (!ret) {
 		printf("ipu-emu: ready\n");
 		fflush(stdout);
