@@ -293,108 +293,80 @@ static unsigned int assert_completion(struct rec *r, unsigned int from)
 	return from + 4;
 }
 
-/*
- * A disable meets a fetched descriptor: the write returns at once, CTRL
- * reads 0, STATUS still ENABLED | BUSY; the descriptor then completes in
- * the spec's order after the write returned, and nothing is written once
- * STATUS says the queue has stopped. With late_completion its data moves
- * no earlier than the whole window after the write.
- */
-static void disable_meets_fetched(bool late)
-{
-	struct rec *r = rec_new(WINDOW_US, late ? "late_completion" : NULL);
-	struct th *t = &r->t;
-	uint64_t before, returned;
-	unsigned int n0, n1;
+/* A write that stops the D2H queue, and the register that says it has. */
+struct stop_case {
+	uint32_t off, val;
+	uint32_t done_reg, done_mask, done_want;
+	bool late;
+};
 
-	fetched(r, 0);
-	n0 = rec_count(r);
-	before = now_us();
-	returned = posted_write(t, QREG(IPU_QUEUE_D2H, IPU_Q_CTRL), 0);
-	assert_int_equal(rd32(t, QREG(IPU_QUEUE_D2H, IPU_Q_CTRL)), 0);
-	assert_int_equal(qstatus(t, IPU_QUEUE_D2H),
-			 IPU_Q_STATUS_ENABLED | IPU_Q_STATUS_BUSY);
-	assert_int_equal(rec_count(r), n0);
-	th_gate_open(t);
-	wait_stopped(t, IPU_QUEUE_D2H, returned);
-	n1 = rec_count(r);
-	assert_int_equal(assert_completion(r, n0), n1);
-	assert_true(r->ev[n0].at_us >= returned);
-	assert_int_equal(th_dma_desc(t, IPU_QUEUE_D2H, 0)->status, IPU_DESC_DONE);
-	assert_int_equal(rd32(t, QREG(IPU_QUEUE_D2H, IPU_Q_HEAD)), 1);
-	if (late)
-		assert_true(r->ev[n0].at_us - before >= WINDOW_US);
-	rec_free_after(r, n1);
-}
+#define DISABLE(late) { QREG(IPU_QUEUE_D2H, IPU_Q_CTRL), 0, \
+	QREG(IPU_QUEUE_D2H, IPU_Q_STATUS), \
+	IPU_Q_STATUS_ENABLED | IPU_Q_STATUS_BUSY, 0, late }
+#define SOFT_RESET(late) { IPU_REG_SOFT_RESET, IPU_SOFT_RESET_MAGIC, \
+	IPU_REG_RESET_COUNT, ~0u, 1, late }
 
-static void test_a_disable_returns_before_its_fetched_descriptor_completes(void **state)
-{
-	(void)state;
-	disable_meets_fetched(false);
-}
-
-static void test_late_completion_completes_a_disabled_queue_s_work_at_the_window_s_end(void **state)
-{
-	(void)state;
-	disable_meets_fetched(true);
-}
+static const struct stop_case disable = DISABLE(false);
+static const struct stop_case disable_late = DISABLE(true);
+static const struct stop_case soft_reset = SOFT_RESET(false);
+static const struct stop_case soft_reset_late = SOFT_RESET(true);
 
 /*
- * A soft reset meets a fetched descriptor and one published behind it:
- * the write returns at once, RESET_COUNT has not moved and the queue is
- * still enabled; the fetched descriptor completes as usual, the other
- * gets E_RESET when the reset is done (RESET_COUNT moves), and nothing is
- * written after that.
+ * A disable or soft reset (@state, a struct stop_case) meets a fetched
+ * descriptor and one published behind it: the write returns at once,
+ * the queue is still ENABLED (and a disable's CTRL reads 0), the stop is
+ * not over; the fetched descriptor then completes in the spec's order
+ * after the write returned, the other is left alone (disable) or gets
+ * E_RESET (reset), and nothing is written once the stop is over. With
+ * late_completion the data moves no earlier than the whole window after
+ * the write.
  */
-static void reset_meets_fetched(bool late)
+static void test_a_stop_returns_before_its_fetched_work_completes(void **state)
 {
-	struct rec *r = rec_new(WINDOW_US, late ? "late_completion" : NULL);
+	const struct stop_case *c = *state;
+	struct rec *r = rec_new(WINDOW_US, c->late ? "late_completion" : NULL);
 	struct th *t = &r->t;
+	bool reset = c->off == IPU_REG_SOFT_RESET;
 	uint64_t before, returned;
 	unsigned int n0, n1, i;
 
 	fetched(r, 1);
 	n0 = rec_count(r);
 	before = now_us();
-	returned = posted_write(t, IPU_REG_SOFT_RESET, IPU_SOFT_RESET_MAGIC);
-	assert_int_equal(rd32(t, IPU_REG_RESET_COUNT), 0);
-	assert_int_equal(qstatus(t, IPU_QUEUE_D2H) & IPU_Q_STATUS_ENABLED,
-			 IPU_Q_STATUS_ENABLED);
+	returned = posted_write(t, c->off, c->val);
+	assert_int_equal(rd32(t, QREG(IPU_QUEUE_D2H, IPU_Q_CTRL)),
+			 reset ? IPU_Q_CTRL_ENABLE : 0);
+	assert_int_equal(qstatus(t, IPU_QUEUE_D2H),
+			 IPU_Q_STATUS_ENABLED | IPU_Q_STATUS_BUSY);
+	assert_int_not_equal(rd32(t, c->done_reg) & c->done_mask, c->done_want);
 	assert_int_equal(rec_count(r), n0);
 	th_gate_open(t);
-	wait_reg(t, IPU_REG_RESET_COUNT, ~0u, 1, returned);
+	wait_reg(t, c->done_reg, c->done_mask, c->done_want, returned);
 	n1 = rec_count(r);
 	i = assert_completion(r, n0);
-	assert_write(r, i, d2h_status_addr(1), 4);
-	assert_int_equal(i + 1, n1);
+	assert_true(r->ev[n0].at_us >= returned);
 	assert_int_equal(th_dma_desc(t, IPU_QUEUE_D2H, 0)->status, IPU_DESC_DONE);
-	assert_int_equal(th_dma_desc(t, IPU_QUEUE_D2H, 1)->status,
-			 IPU_DESC_DONE | IPU_DESC_E_RESET);
-	/* The reset is over: the queue is as reset left it. */
+	if (reset) {
+		assert_write(r, i++, d2h_status_addr(1), 4);
+		assert_int_equal(th_dma_desc(t, IPU_QUEUE_D2H, 1)->status,
+				 IPU_DESC_DONE | IPU_DESC_E_RESET);
+	} else {
+		assert_int_equal(th_dma_desc(t, IPU_QUEUE_D2H, 1)->status, 0);
+		assert_int_equal(rd32(t, QREG(IPU_QUEUE_D2H, IPU_Q_HEAD)), 1);
+	}
+	assert_int_equal(i, n1);
+	/* Over: the queue is stopped (as reset left it). */
 	assert_int_equal(qstatus(t, IPU_QUEUE_D2H), 0);
-	assert_int_equal(rd32(t, QREG(IPU_QUEUE_D2H, IPU_Q_CTRL)), 0);
-	if (late)
+	if (c->late)
 		assert_true(r->ev[n0].at_us - before >= WINDOW_US);
 	rec_free_after(r, n1);
 }
 
-static void test_a_soft_reset_returns_before_its_fetched_descriptor_completes(void **state)
-{
-	(void)state;
-	reset_meets_fetched(false);
-}
-
-static void test_late_completion_completes_a_reset_queue_s_work_at_the_window_s_end(void **state)
-{
-	(void)state;
-	reset_meets_fetched(true);
-}
-
 /* hang_dma: the stalled descriptor ends with E_RESET, moving nothing,
- * within the bound of the write (through a disable, or a soft reset). */
-static void stalled(uint32_t off, uint32_t val, uint32_t done_reg,
-		    uint32_t done_mask, uint32_t done_want)
+ * within the bound of the write (a disable, or a soft reset: @state). */
+static void test_a_stalled_transfer_stops_within_the_bound(void **state)
 {
+	const struct stop_case *c = *state;
 	struct rec *r = rec_new(WINDOW_US, "hang_dma=1,late_completion");
 	struct th *t = &r->t;
 	uint64_t returned;
@@ -405,8 +377,8 @@ static void stalled(uint32_t off, uint32_t val, uint32_t done_reg,
 	wr32(t, QREG(IPU_QUEUE_D2H, IPU_Q_TAIL), 1);
 	while (emu_dev_stalled(t->dev) != 1)
 		sched_yield();
-	returned = posted_write(t, off, val);
-	wait_reg(t, done_reg, done_mask, done_want, returned);
+	returned = posted_write(t, c->off, c->val);
+	wait_reg(t, c->done_reg, c->done_mask, c->done_want, returned);
 	n = rec_count(r);
 	assert_int_equal(th_dma_desc(t, IPU_QUEUE_D2H, 0)->status,
 			 IPU_DESC_DONE | IPU_DESC_E_RESET);
@@ -414,32 +386,29 @@ static void stalled(uint32_t off, uint32_t val, uint32_t done_reg,
 	rec_free_after(r, n);
 }
 
-static void test_a_stalled_transfer_stops_within_the_bound(void **state)
-{
-	(void)state;
-	stalled(QREG(IPU_QUEUE_D2H, IPU_Q_CTRL), 0,
-		QREG(IPU_QUEUE_D2H, IPU_Q_STATUS),
-		IPU_Q_STATUS_ENABLED | IPU_Q_STATUS_BUSY, 0);
-	stalled(IPU_REG_SOFT_RESET, IPU_SOFT_RESET_MAGIC, IPU_REG_RESET_COUNT,
-		~0u, 1);
-}
-
-/* Boot the build's image with a posted window: BOOTING, then READY. */
-static void boot_posted(struct th *t)
+/* Boot the build's image with a posted window: BOOTING when the write
+ * returns (then READY: boot_posted() waits for it); the time just before
+ * the write. */
+static uint64_t boot_start(struct th *t)
 {
 	size_t len = 0;
 	uint8_t *img = th_fw_image(&len);
-	uint64_t returned;
+	uint64_t before;
 
 	assert_non_null(img);
 	th_mem_write(t, 0, img, len);
 	free(img);
 	wr64(t, IPU_REG_FW_ADDR, 0);
 	wr32(t, IPU_REG_FW_SIZE, (uint32_t)len);
+	before = now_us();
 	wr32(t, IPU_REG_FW_CTRL, IPU_FW_CTRL_BOOT);
-	returned = now_us();
 	assert_int_equal(rd32(t, IPU_REG_FW_STATUS), IPU_FW_STATE_BOOTING);
-	wait_reg(t, IPU_REG_FW_STATUS, ~0u, IPU_FW_STATE_READY, returned);
+	return before;
+}
+
+static void boot_posted(struct th *t)
+{
+	wait_reg(t, IPU_REG_FW_STATUS, ~0u, IPU_FW_STATE_READY, boot_start(t));
 }
 
 /* hang_launch: the hung launch ends with E_RESET within the bound. */
@@ -554,28 +523,19 @@ static void test_a_boot_is_posted_and_a_second_one_refused(void **state)
 {
 	struct rec *r = rec_new(WINDOW_US, NULL);
 	struct th *t = &r->t;
-	size_t len = 0;
-	uint8_t *img = th_fw_image(&len);
-	uint64_t returned;
+	uint64_t before;
 
 	(void)state;
-	assert_non_null(img);
-	th_mem_write(t, 0, img, len);
-	free(img);
-	wr64(t, IPU_REG_FW_ADDR, 0);
-	wr32(t, IPU_REG_FW_SIZE, (uint32_t)len);
+	before = boot_start(t);
 	wr32(t, IPU_REG_FW_CTRL, IPU_FW_CTRL_BOOT);
-	returned = now_us();
-	assert_int_equal(rd32(t, IPU_REG_FW_STATUS), IPU_FW_STATE_BOOTING);
-	wr32(t, IPU_REG_FW_CTRL, IPU_FW_CTRL_BOOT);
-	if (now_us() - returned < WINDOW_US) {
+	if (now_us() - before < WINDOW_US) {
 		assert_int_equal(th_last_err(t), IPU_ERR_FW_BOOT);
 		assert_int_equal(rd32(t, IPU_REG_ERR_LOG + IPU_ERR_ENTRY_SIZE *
 					 (rd32(t, IPU_REG_ERR_COUNT) - 1) + 4),
 				 IPU_FW_ERR_BUSY);
 	}
-	wait_reg(t, IPU_REG_FW_STATUS, ~0u, IPU_FW_STATE_READY, returned);
-	assert_true(now_us() - returned >= WINDOW_US);
+	wait_reg(t, IPU_REG_FW_STATUS, ~0u, IPU_FW_STATE_READY, before);
+	assert_true(now_us() - before >= WINDOW_US);
 	assert_true(rd32(t, IPU_REG_IRQ_CAUSE) & IPU_IRQ_FW_BOOT);
 	rec_free_after(r, rec_count(r));
 }
@@ -699,14 +659,18 @@ static void test_the_option_s_syntax(void **state)
 	emu_dev_destroy(dev);
 }
 
+/* A test of one struct stop_case, named after both. */
+#define STOP_TEST(f, c) { #f "/" #c, f, NULL, NULL, (void *)&c }
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_a_disable_returns_before_its_fetched_descriptor_completes),
-		cmocka_unit_test(test_late_completion_completes_a_disabled_queue_s_work_at_the_window_s_end),
-		cmocka_unit_test(test_a_soft_reset_returns_before_its_fetched_descriptor_completes),
-		cmocka_unit_test(test_late_completion_completes_a_reset_queue_s_work_at_the_window_s_end),
-		cmocka_unit_test(test_a_stalled_transfer_stops_within_the_bound),
+		STOP_TEST(test_a_stop_returns_before_its_fetched_work_completes, disable),
+		STOP_TEST(test_a_stop_returns_before_its_fetched_work_completes, disable_late),
+		STOP_TEST(test_a_stop_returns_before_its_fetched_work_completes, soft_reset),
+		STOP_TEST(test_a_stop_returns_before_its_fetched_work_completes, soft_reset_late),
+		STOP_TEST(test_a_stalled_transfer_stops_within_the_bound, disable),
+		STOP_TEST(test_a_stalled_transfer_stops_within_the_bound, soft_reset),
 		cmocka_unit_test(test_a_hung_launch_stops_within_the_bound),
 		cmocka_unit_test(test_the_gather_ring_s_disable_is_posted),
 		cmocka_unit_test(test_reads_see_every_earlier_write),
