@@ -441,6 +441,41 @@ static void test_a_hung_launch_stops_within_the_bound(void **state)
 }
 
 /*
+ * A launch the bad_writeback fault holds before its fetch, when a soft
+ * reset comes: the reset ends the hold, and the launch, whose queue the
+ * reset has stopped, is not run (its image here is no executable: a run
+ * would say E_NOEXEC); it completes E_RESET within the window.
+ */
+static void test_a_launch_its_reset_found_waiting_does_not_run(void **state)
+{
+	struct rec *r = rec_new(WINDOW_US, "bad_writeback=early");
+	struct th *t = &r->t;
+	struct ipu_cmd_desc *d;
+	uint64_t returned;
+
+	(void)state;
+	boot_posted(t);
+	th_ring(t, IPU_QUEUE_CMD, 16);
+	d = th_cmd_desc(t, 0);
+	memset(d, 0, sizeof(*d));
+	d->opcode = IPU_CQ_LAUNCH;
+	d->flags = IPU_CQ_F_IRQ;
+	d->exe_addr = 0x200000;
+	d->exe_size = 64;
+	d->arena_addr = 0x100000;
+	d->arena_size = 64;
+	d->num_replicas = 1;
+	wr32(t, QREG(IPU_QUEUE_CMD, IPU_Q_TAIL), 1);
+	/* The lie's interrupt: the descriptor is held. */
+	assert_true(th_wait_irqs(t, IPU_VEC_CMD, 1));
+	returned = posted_write(t, IPU_REG_SOFT_RESET, IPU_SOFT_RESET_MAGIC);
+	wait_reg(t, IPU_REG_RESET_COUNT, ~0u, 1, returned);
+	assert_int_equal(th_cmd_desc(t, 0)->status,
+			 IPU_DESC_DONE | IPU_CQ_E_RESET);
+	rec_free_after(r, rec_count(r));
+}
+
+/*
  * The gather ring's disable: CTRL reads 0 at once, STATUS stays ENABLED
  * until the stop is over; meanwhile the ring is still the device's (BASE
  * and ENABLE refused with ERR_QUEUE_BUSY); then it may be enabled again.
@@ -672,6 +707,7 @@ int main(void)
 		STOP_TEST(test_a_stalled_transfer_stops_within_the_bound, disable),
 		STOP_TEST(test_a_stalled_transfer_stops_within_the_bound, soft_reset),
 		cmocka_unit_test(test_a_hung_launch_stops_within_the_bound),
+		cmocka_unit_test(test_a_launch_its_reset_found_waiting_does_not_run),
 		cmocka_unit_test(test_the_gather_ring_s_disable_is_posted),
 		cmocka_unit_test(test_reads_see_every_earlier_write),
 		cmocka_unit_test(test_a_boot_is_posted_and_a_second_one_refused),
