@@ -22,7 +22,7 @@
 
 #include <cmocka.h>
 
-#include "emu_dev_helpers.h"
+#include "emu_dev_launch.h"
 
 /* docs/hardware.md v2's bound on a stop (hw.h IPU_STOP_TIMEOUT_MS). */
 #ifndef IPU_STOP_TIMEOUT_MS
@@ -387,8 +387,7 @@ static void test_a_stalled_transfer_stops_within_the_bound(void **state)
 }
 
 /* Boot the build's image with a posted window: BOOTING when the write
- * returns (then READY: boot_posted() waits for it); the time just before
- * the write. */
+ * returns (READY later); the time just before the write. */
 static uint64_t boot_start(struct th *t)
 {
 	size_t len = 0;
@@ -406,9 +405,14 @@ static uint64_t boot_start(struct th *t)
 	return before;
 }
 
-static void boot_posted(struct th *t)
+/* Booted, its command ring enabled, and a LAUNCH published (its image
+ * no executable: a run of it says E_NOEXEC). */
+static void launch_published(struct th *t)
 {
 	wait_reg(t, IPU_REG_FW_STATUS, ~0u, IPU_FW_STATE_READY, boot_start(t));
+	th_ring(t, IPU_QUEUE_CMD, 16);
+	th_launch(t, 0, 0x200000, 64, 0x100000, 64);
+	wr32(t, QREG(IPU_QUEUE_CMD, IPU_Q_TAIL), 1);
 }
 
 /* hang_launch: the hung launch ends with E_RESET within the bound. */
@@ -416,21 +420,10 @@ static void test_a_hung_launch_stops_within_the_bound(void **state)
 {
 	struct rec *r = rec_new(WINDOW_US, "hang_launch=1,late_completion");
 	struct th *t = &r->t;
-	struct ipu_cmd_desc *d;
 	uint64_t returned;
 
 	(void)state;
-	boot_posted(t);
-	th_ring(t, IPU_QUEUE_CMD, 16);
-	d = th_cmd_desc(t, 0);
-	memset(d, 0, sizeof(*d));
-	d->opcode = IPU_CQ_LAUNCH;
-	d->flags = IPU_CQ_F_IRQ;
-	d->exe_size = 64;
-	d->arena_addr = 0x100000;
-	d->arena_size = 64;
-	d->num_replicas = 1;
-	wr32(t, QREG(IPU_QUEUE_CMD, IPU_Q_TAIL), 1);
+	launch_published(t);
 	while (!(qstatus(t, IPU_QUEUE_CMD) & IPU_Q_STATUS_BUSY))
 		sched_yield();
 	returned = posted_write(t, QREG(IPU_QUEUE_CMD, IPU_Q_CTRL), 0);
@@ -444,28 +437,16 @@ static void test_a_hung_launch_stops_within_the_bound(void **state)
  * A launch the bad_writeback fault holds before its fetch, when a soft
  * reset comes: the reset ends the hold, and the launch, whose queue the
  * reset has stopped, is not run (its image here is no executable: a run
- * would say E_NOEXEC); it completes E_RESET within the window.
+ * would say E_NOEXEC); it completes E_RESET when the reset is over.
  */
 static void test_a_launch_its_reset_found_waiting_does_not_run(void **state)
 {
 	struct rec *r = rec_new(WINDOW_US, "bad_writeback=early");
 	struct th *t = &r->t;
-	struct ipu_cmd_desc *d;
 	uint64_t returned;
 
 	(void)state;
-	boot_posted(t);
-	th_ring(t, IPU_QUEUE_CMD, 16);
-	d = th_cmd_desc(t, 0);
-	memset(d, 0, sizeof(*d));
-	d->opcode = IPU_CQ_LAUNCH;
-	d->flags = IPU_CQ_F_IRQ;
-	d->exe_addr = 0x200000;
-	d->exe_size = 64;
-	d->arena_addr = 0x100000;
-	d->arena_size = 64;
-	d->num_replicas = 1;
-	wr32(t, QREG(IPU_QUEUE_CMD, IPU_Q_TAIL), 1);
+	launch_published(t);
 	/* The lie's interrupt: the descriptor is held. */
 	assert_true(th_wait_irqs(t, IPU_VEC_CMD, 1));
 	returned = posted_write(t, IPU_REG_SOFT_RESET, IPU_SOFT_RESET_MAGIC);
