@@ -24,6 +24,14 @@ uint64_t emu_now_ms(void)
 	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
 }
 
+uint64_t emu_now_us(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000 + (uint64_t)t.tv_nsec / 1000;
+}
+
 void emu_log(const struct emu_dev *dev, const char *fmt, ...)
 {
 	char line[512];
@@ -121,6 +129,7 @@ static void mem_destroy(struct emu_dev *dev)
 int emu_dev_create(const struct emu_dev_opts *opts,
 		   const struct emu_host_ops *host, struct emu_dev **out)
 {
+	pthread_condattr_t attr;
 	struct emu_dev *dev;
 	int err;
 
@@ -128,7 +137,8 @@ int emu_dev_create(const struct emu_dev_opts *opts,
 	    !host->irq)
 		return -EINVAL;
 	if (!pow2(opts->mem_size) || opts->mem_size < IPU_MEM_MIN_SIZE ||
-	    opts->mem_size > IPU_MEM_MAX_SIZE)
+	    opts->mem_size > IPU_MEM_MAX_SIZE ||
+	    opts->posted_window_us > EMU_POSTED_WINDOW_MAX_US)
 		return -EINVAL;
 	dev = calloc(1, sizeof(*dev));
 	if (!dev)
@@ -140,7 +150,11 @@ int emu_dev_create(const struct emu_dev_opts *opts,
 	dev->mem_fd = -1;
 	snprintf(dev->name, sizeof(dev->name), "ipu%u", opts->index);
 	pthread_mutex_init(&dev->lock, NULL);
-	pthread_cond_init(&dev->idle, NULL);
+	/* The posted thread waits on it until a deadline. */
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&dev->idle, &attr);
+	pthread_condattr_destroy(&attr);
 	emu_gather_init(dev);
 	err = mem_create(dev);
 	if (err)
@@ -157,6 +171,11 @@ int emu_dev_create(const struct emu_dev_opts *opts,
 	err = emu_queues_start(dev);
 	if (err)
 		goto err_run;
+	err = emu_posted_start(dev);
+	if (err) {
+		emu_dev_destroy(dev);
+		return err;
+	}
 	if (opts->faults) {
 		err = emu_dev_fault(dev, opts->faults);
 		if (err) {
@@ -182,6 +201,7 @@ void emu_dev_destroy(struct emu_dev *dev)
 {
 	if (!dev)
 		return;
+	emu_posted_stop(dev);
 	emu_queues_stop(dev);
 	emu_run_put();
 	mem_destroy(dev);

@@ -62,6 +62,14 @@ struct emu_host_ops {
  * @msi: present an MSI capability instead of MSI-X (docs/hardware.md
  *	sections 1.2 and 6).
  * @lenient: EMU_LENIENT_* bits: strict behaviours turned off (0: all on).
+ * @posted_window_us: register writes are posted (ipu-emu
+ *	--posted-window-us): a queue or gather ring disable, a soft reset and
+ *	a firmware boot finish this long after the write returned, and
+ *	descriptors already fetched may complete meanwhile. 0 (as a
+ *	zero-initialised struct has it): the effect is complete when
+ *	emu_dev_bar_write() returns (spec v1).
+ * @posted_window_rand: each write's window is drawn uniformly from
+ *	[0, @posted_window_us] instead.
  */
 struct emu_dev_opts {
 	unsigned int index;
@@ -70,6 +78,8 @@ struct emu_dev_opts {
 	const char *faults;
 	bool msi;
 	unsigned int lenient;
+	uint32_t posted_window_us;
+	bool posted_window_rand;
 };
 
 /*
@@ -88,6 +98,18 @@ struct emu_dev_opts {
  * unchanged then.
  */
 int emu_lenient_parse(const char *names, unsigned int *mask);
+
+/* The largest posted window, and the window ipu-emu uses without the
+ * option (strict: silicon never completes a stop before the write). */
+#define EMU_POSTED_WINDOW_MAX_US	1000000u
+#define EMU_POSTED_WINDOW_DEFAULT_US	200u
+
+/**
+ * emu_dev_posted_window_parse() - "N" or "rand:N", N in
+ * 0..EMU_POSTED_WINDOW_MAX_US, into @o's posted_window_us and
+ * posted_window_rand. -EINVAL (and @o unchanged) on anything else.
+ */
+int emu_dev_posted_window_parse(const char *s, struct emu_dev_opts *o);
 
 /**
  * struct emu_region - one BAR as the transport exports it.
@@ -130,6 +152,9 @@ int emu_dev_region(struct emu_dev *dev, unsigned int bar, struct emu_region *out
  * emu_dev_bar_read() / emu_dev_bar_write() - a trapped BAR access.
  * BAR0 registers take aligned 4- and 8-byte accesses; anything else is
  * -EINVAL (the transport reports it to the client as an error).
+ * A write is posted: it is received in order (a later read sees it) and
+ * returns without waiting for the work it starts or stops (@posted_window_us
+ * of struct emu_dev_opts); a read is non-posted and synchronous.
  */
 int emu_dev_bar_read(struct emu_dev *dev, unsigned int bar, uint64_t off,
 		     void *buf, uint32_t len);

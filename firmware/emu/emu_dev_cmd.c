@@ -116,6 +116,10 @@ int emu_cmd_process(struct emu_queue *q, const struct ipu_cmd_desc *d)
 		return IPU_CQ_E_RESET;
 	if (hung)
 		return hang(q);
+	/* Its queue was stopped (disable, reset) before it started: a
+	 * posted stop lets started work finish, it starts none. */
+	if (atomic_load(&q->abort))
+		return IPU_CQ_E_RESET;
 	l.deadline_ms = deadline ? emu_now_ms() + deadline : 0;
 
 	atomic_fetch_add(&dev->running, 1);

@@ -108,6 +108,9 @@ uint32_t emu_dma_process(struct emu_queue *q, const struct ipu_dma_desc *d)
 		return IPU_DESC_E_DATA;
 	if (f.hang)
 		return stall(q);
+	/* late_completion: the data, too, moves at the end of the window. */
+	if (!emu_posted_late_wait(q))
+		return IPU_DESC_E_RESET;
 	atomic_fetch_add(&dev->dma_busy, 1);
 	code = move(q, d, f.corrupt);
 	atomic_fetch_sub(&dev->dma_busy, 1);

@@ -16,9 +16,10 @@
 /* What a spec asks for; "set" flags say which fields apply. */
 struct spec {
 	bool fail_set, corrupt_set, hang_set, hang_dma_set, ignore_set,
-	     refuse_set, speed_set, width_set, hold_set, no_gather_set;
+	     refuse_set, speed_set, width_set, hold_set, no_gather_set,
+	     late_set;
 	uint64_t fail_dma, corrupt_dma, hang_launch, hang_dma, ignore_reset;
-	bool refuse_fw, hold_launches, no_gather;
+	bool refuse_fw, hold_launches, no_gather, late_completion;
 	enum emu_bad_wb bad_writeback;
 	enum emu_bad_gather bad_gather;
 	unsigned int speed, width;
@@ -134,6 +135,8 @@ static int parse_one(char *item, struct spec *sp)
 		return flag(val, &sp->hold_launches, &sp->hold_set);
 	if (!strcmp(item, "no_gather"))
 		return flag(val, &sp->no_gather, &sp->no_gather_set);
+	if (!strcmp(item, "late_completion"))
+		return flag(val, &sp->late_completion, &sp->late_set);
 	if (!strcmp(item, "link_speed")) {
 		sp->speed_set = true;
 		if (number(val, 1, IPU_LINK_MAX_SPEED, &n))
@@ -236,6 +239,8 @@ static void apply_locked(struct emu_dev *dev, const struct spec *sp)
 		f->hold_launches = sp->hold_launches;
 	if (sp->no_gather_set)
 		f->no_gather = sp->no_gather;
+	if (sp->late_set)
+		f->late_completion = sp->late_completion;
 	/* Lifted (or cleared): the held launches go on. */
 	if ((sp->clear || sp->hold_set) && !f->hold_launches)
 		emu_queues_kick_locked(dev);

@@ -22,22 +22,26 @@ static void boot_failed_locked(struct emu_dev *dev, uint32_t code)
 /*
  * BOOT is refused (docs/hardware.md 8.2) while a boot is under way or
  * done, and while any ring is enabled or still stopping: firmware that
- * changes under a ring would meet descriptors of the one before.
+ * changes under a ring would meet descriptors of the one before. The state
+ * stays what it was and FW_BOOT stays quiet: the error log entry (and its
+ * ERROR cause) says why.
  */
-static bool boot_busy_locked(const struct emu_dev *dev)
+bool emu_fw_boot_refused_locked(struct emu_dev *dev)
 {
 	uint32_t state = dev->fw_status & IPU_FW_STATE_MASK;
+	bool busy = state == IPU_FW_STATE_READY || state == IPU_FW_STATE_BOOTING;
 	unsigned int q;
 
-	if (state == IPU_FW_STATE_BOOTING || state == IPU_FW_STATE_READY)
-		return true;
 	for (q = 0; q < IPU_NUM_QUEUES; q++)
 		if ((dev->queues[q].ctrl & IPU_Q_CTRL_ENABLE) ||
-		    (dev->queues[q].status &
-		     (IPU_Q_STATUS_ENABLED | IPU_Q_STATUS_BUSY)))
-			return true;
-	return dev->gring.ctrl & IPU_Q_CTRL_ENABLE ||
-	       dev->gring.status & IPU_Q_STATUS_ENABLED;
+		    dev->queues[q].stopping)
+			busy = true;
+	if ((dev->gring.ctrl & IPU_Q_CTRL_ENABLE) || dev->gring.stopping)
+		busy = true;
+	if (busy)
+		emu_err_locked(dev, IPU_ERR_FW_BOOT, IPU_FW_ERR_BUSY,
+			       dev->fw_addr);
+	return busy;
 }
 
 void emu_fw_boot_locked(struct emu_dev *dev)
@@ -45,13 +49,6 @@ void emu_fw_boot_locked(struct emu_dev *dev)
 	uint32_t code, version = 0;
 	uint8_t *copy;
 
-	if (boot_busy_locked(dev)) {
-		/* Refused; the state stays what it was, FW_BOOT stays quiet:
-		 * the error log entry (and its ERROR cause) says why. */
-		emu_err_locked(dev, IPU_ERR_FW_BOOT, IPU_FW_ERR_BUSY,
-			       dev->fw_addr);
-		return;
-	}
 	dev->fw_status = IPU_FW_STATE_BOOTING;
 	if (!emu_mem_range_ok(dev, dev->fw_addr, dev->fw_size)) {
 		boot_failed_locked(dev, IPU_FW_ERR_RANGE);

@@ -83,6 +83,7 @@ void emu_gather_forget_locked(struct emu_dev *dev)
 	g->size = g->ctrl = g->head = g->tail = 0;
 	g->status = g->posted = g->answer_status = 0;
 	g->posted64 = 0;
+	g->stopping = false;
 }
 
 void emu_gather_reset_locked(struct emu_dev *dev)
@@ -143,11 +144,27 @@ uint32_t emu_gather_reg_read_locked(struct emu_dev *dev, uint32_t off)
 	}
 }
 
+void emu_gather_stop_finish_locked(struct emu_dev *dev)
+{
+	dev->gring.stopping = false;
+	dev->gring.status = 0;
+}
+
+/*
+ * A disable: no request is posted after it (a request is posted whole,
+ * under dev->lock, so none is ever half written), the waiting runs fail.
+ * Posted (a window), STATUS.ENABLED clears when the posted thread
+ * finishes the stop.
+ */
 static void enable_locked(struct emu_dev *dev, uint32_t val)
 {
 	struct emu_gring *g = &dev->gring;
+	uint32_t w;
 
-	if ((val & IPU_Q_CTRL_ENABLE) && !ring_enabled(g)) {
+	if ((val & IPU_Q_CTRL_ENABLE) && (g->stopping || dev->resets_pending)) {
+		emu_err_locked(dev, IPU_ERR_QUEUE_BUSY, IPU_NUM_QUEUES,
+			       IPU_GQ_CTRL);
+	} else if ((val & IPU_Q_CTRL_ENABLE) && !ring_enabled(g)) {
 		if (!emu_ring_config_ok(g->base, g->size,
 					sizeof(struct ipu_gather_req),
 					g->wb_addr)) {
@@ -162,8 +179,15 @@ static void enable_locked(struct emu_dev *dev, uint32_t val)
 		g->ctrl = IPU_Q_CTRL_ENABLE;
 	} else if (!(val & IPU_Q_CTRL_ENABLE) && ring_enabled(g)) {
 		g->ctrl = 0;
-		g->status = 0;
 		drop_waiters_locked(g);
+		w = emu_posted_window_locked(dev);
+		if (!w) {
+			g->status = 0;
+			return;
+		}
+		g->stopping = true;
+		g->stop_at = emu_now_us() + w;
+		emu_posted_kick_locked(dev);
 	}
 }
 
@@ -217,8 +241,9 @@ void emu_gather_reg_write_locked(struct emu_dev *dev, uint32_t off,
 	if (dev->faults.no_gather)
 		return;
 	/* BASE, SIZE and WB_ADDR sit where the other queues have theirs. */
-	if (emu_ring_config_write_locked(dev, IPU_NUM_QUEUES, ring_enabled(g),
-					 &rc, off, val))
+	if (emu_ring_config_write_locked(dev, IPU_NUM_QUEUES,
+					 ring_enabled(g) || g->stopping, &rc,
+					 off, val))
 		return;
 	switch (off) {
 	case IPU_GQ_CTRL:

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
+#include <time.h>
 
 #include "emu_internal.h"
 
@@ -221,6 +222,8 @@ static void *queue_thread(void *arg)
 		}
 
 		pthread_mutex_lock(&dev->lock);
+		if (!err)
+			emu_posted_late_wait_locked(q);
 		if (err)
 			halt_access_locked(q, err, IPU_ERR_RING_FETCH, idx, addr);
 		else if (q->discard)
@@ -287,12 +290,48 @@ static void abort_locked(struct emu_queue *q, bool reset)
 	pthread_cond_broadcast(&q->cond);
 }
 
+/*
+ * A posted disable: CTRL reads 0 at once and nothing more is fetched; the
+ * descriptor in progress goes on (a launch is cancelled) and completes
+ * as usual, and the posted thread clears STATUS.ENABLED once @w us have
+ * passed and the queue is idle.
+ */
+static void disable_posted_locked(struct emu_queue *q, uint32_t w)
+{
+	struct emu_dev *dev = q->dev;
+
+	q->stopping = true;
+	q->stop_at = emu_now_us() + w;
+	q->late = emu_posted_take_late_locked(dev) && q->busy;
+	if (q->busy) {
+		abort_locked(q, false);
+		emu_run_kick();
+	}
+	emu_posted_kick_locked(dev);
+}
+
+void emu_queue_stop_finish_locked(struct emu_queue *q)
+{
+	q->stopping = false;
+	q->late = false;
+	/* A soft reset in progress keeps every queue from fetching. */
+	if (!q->dev->resets_pending)
+		atomic_store(&q->abort, false);
+	q->status &= ~IPU_Q_STATUS_ENABLED;
+	if (q->q == IPU_QUEUE_CMD)
+		q->dev->has_queue_ctx = false;
+}
+
 static void enable_locked(struct emu_queue *q, uint32_t val)
 {
 	struct emu_dev *dev = q->dev;
-	uint32_t err;
+	uint32_t err, w;
 
-	if (val & IPU_Q_CTRL_ENABLE && !enabled(q)) {
+	if (val & IPU_Q_CTRL_ENABLE && (q->stopping || dev->resets_pending)) {
+		/* The ring is the device's until the stop (or the soft
+		 * reset) is over. */
+		emu_err_locked(dev, IPU_ERR_QUEUE_BUSY, q->q, IPU_Q_CTRL);
+	} else if (val & IPU_Q_CTRL_ENABLE && !enabled(q)) {
 		err = ring_check_locked(q);
 		if (err) {
 			emu_err_locked(dev, err, q->q, q->base);
@@ -306,6 +345,11 @@ static void enable_locked(struct emu_queue *q, uint32_t val)
 		pthread_cond_broadcast(&q->cond);
 	} else if (!(val & IPU_Q_CTRL_ENABLE) && enabled(q)) {
 		q->ctrl = 0;
+		w = emu_posted_window_locked(dev);
+		if (w) {
+			disable_posted_locked(q, w);
+			return;
+		}
 		if (q->busy) {
 			abort_locked(q, false);
 			emu_run_kick();
@@ -406,7 +450,8 @@ void emu_queue_reg_write_locked(struct emu_dev *dev, unsigned int qi,
 		.base = &q->base, .size = &q->size, .wb_addr = &q->wb_addr,
 	};
 
-	if (emu_ring_config_write_locked(dev, qi, enabled(q), &rc, off, val))
+	if (emu_ring_config_write_locked(dev, qi, enabled(q) || q->stopping,
+					 &rc, off, val))
 		return;
 	switch (off) {
 	case IPU_Q_CTRL:
@@ -458,6 +503,8 @@ static void regs_reset(struct emu_queue *q)
 	q->status = q->completed = q->errors = 0;
 	q->completed64 = 0;
 	q->deadline_ms = q->q == IPU_QUEUE_CMD ? IPU_CQ_DEFAULT_DEADLINE_MS : 0;
+	q->stopping = false;
+	q->late = false;
 }
 
 void emu_queues_reset_locked(struct emu_dev *dev)
@@ -487,12 +534,34 @@ void emu_queues_reset_locked(struct emu_dev *dev)
 	}
 }
 
-int emu_queues_start(struct emu_dev *dev)
+void emu_queues_quiesce_locked(struct emu_dev *dev, uint64_t until,
+			       bool late)
 {
 	struct emu_queue *q;
 	unsigned int i;
+
+	for (i = 0; i < IPU_NUM_QUEUES; i++) {
+		q = &dev->queues[i];
+		if (late && q->busy) {
+			q->late = true;
+			if (q->stop_at < until)
+				q->stop_at = until;
+		}
+		abort_locked(q, false);
+	}
+	emu_run_kick();
+}
+
+int emu_queues_start(struct emu_dev *dev)
+{
+	struct emu_queue *q;
+	pthread_condattr_t attr;
+	unsigned int i;
 	int err;
 
+	/* late_completion waits on it until a deadline. */
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	for (i = 0; i < IPU_NUM_QUEUES; i++) {
 		q = &dev->queues[i];
 		q->dev = dev;
@@ -501,8 +570,9 @@ int emu_queues_start(struct emu_dev *dev)
 						sizeof(struct ipu_dma_desc);
 		regs_reset(q);
 		atomic_init(&q->abort, false);
-		pthread_cond_init(&q->cond, NULL);
+		pthread_cond_init(&q->cond, &attr);
 	}
+	pthread_condattr_destroy(&attr);
 	for (i = 0; i < IPU_NUM_QUEUES; i++) {
 		q = &dev->queues[i];
 		err = -pthread_create(&q->thread, NULL, queue_thread, q);

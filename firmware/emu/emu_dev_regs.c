@@ -143,7 +143,7 @@ static void write32_locked(struct emu_dev *dev, uint32_t off, uint32_t val)
 			/* The ignore_reset fault: a reset that never happens. */
 			emu_log(dev, "injected fault: soft reset ignored");
 		else
-			emu_soft_reset_locked(dev);
+			emu_posted_soft_reset_locked(dev);
 		break;
 	case IPU_REG_SCRATCH:
 		dev->scratch = val;
@@ -169,7 +169,7 @@ static void write32_locked(struct emu_dev *dev, uint32_t off, uint32_t val)
 		break;
 	case IPU_REG_FW_CTRL:
 		if (val & IPU_FW_CTRL_BOOT)
-			emu_fw_boot_locked(dev);
+			emu_posted_boot_locked(dev);
 		break;
 	default:
 		/* RO and unassigned: ignored. */

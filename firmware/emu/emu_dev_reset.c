@@ -57,6 +57,8 @@ void emu_flr_locked(struct emu_dev *dev)
 	 * flight reaches no host memory (no E_RESET words; the driver
 	 * completes it), unless --lenient bme. */
 	emu_cfg_flr(dev);
+	/* Config writes are not posted: FLR is over when it returns. */
+	emu_posted_cancel_locked(dev);
 	common_reset_locked(dev);
 	emu_regs_reset_locked(dev);
 }

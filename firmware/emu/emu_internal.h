@@ -17,6 +17,9 @@
  *   emu_dev_fw.c     firmware boot
  *   emu_dev_fwimage.c  the firmware image format: validation
  *   emu_dev_reset.c  soft reset and FLR
+ *   emu_dev_posted.c posted register writes: the stops, soft resets and
+ *                    boots they start, finished later on the device's
+ *                    posted thread
  *   emu_dev_telemetry.c  temperature, power, clocks, counters
  *   emu_dev_fault.c  fault injection
  *
@@ -30,6 +33,19 @@
  * process-wide lock, never taken before dev->lock (reset holds dev->lock
  * and then takes it; a command thread never takes dev->lock while
  * holding it).
+ *
+ * Posted writes. A register write never waits for a queue, a run or
+ * the posted thread (but with a window of 0, v1's synchronous behaviour,
+ * where it waits on dev->idle as before): it changes registers, sets
+ * abort flags, kicks runs (emu_run_kick(): dev->lock, then the run lock,
+ * as reset does) and leaves the rest to the posted thread. That thread
+ * takes dev->lock alone, waits on dev->idle (a queue went idle, or new
+ * posted work), and finishes a stop or a reset only once the queues
+ * concerned are idle, so it never waits for a run while holding the run
+ * lock and never holds anything a queue thread needs to get idle. A
+ * queue thread that late_completion holds waits on its q->cond, with
+ * dev->lock dropped, until its stop's deadline (FLR and destroy end the
+ * wait at once).
  */
 #ifndef IPU_EMU_INTERNAL_H
 #define IPU_EMU_INTERNAL_H
@@ -79,6 +95,8 @@ struct emu_gring {
 	uint32_t seq;
 	struct emu_gather_wait *waiters;
 	pthread_cond_t cond;
+	bool stopping;		/* CTRL cleared, STATUS.ENABLED until @stop_at */
+	uint64_t stop_at;	/* emu_now_us() */
 };
 
 /**
@@ -94,6 +112,11 @@ struct emu_gring {
  *	thread (reset writes E_RESET over every published one).
  * @cond: wakes the thread (doorbell, enable, abort, stop).
  * @thread: the queue's thread.
+ * @stopping: CTRL.ENABLE was cleared by a posted write and the stop is not
+ *	over: STATUS.ENABLED stays set until @stop_at (emu_now_us()) has
+ *	passed and the queue is idle.
+ * @late: the late_completion fault: the descriptor in progress completes
+ *	(data, status, writeback, interrupt) no earlier than @stop_at.
  */
 struct emu_queue {
 	struct emu_dev *dev;
@@ -117,6 +140,9 @@ struct emu_queue {
 	pthread_cond_t cond;
 	pthread_t thread;
 	bool started;
+	bool stopping;
+	bool late;
+	uint64_t stop_at;
 };
 
 /*
@@ -154,6 +180,7 @@ struct emu_faults {
 	bool refuse_fw;
 	bool hold_launches;	/* launches wait to start until it is lifted */
 	bool no_gather;		/* CAPS without GATHER, its registers inert */
+	bool late_completion;	/* the next disable/soft reset's work ends late */
 };
 
 struct emu_dev {
@@ -162,8 +189,19 @@ struct emu_dev {
 	char name[16];
 
 	pthread_mutex_t lock;
-	pthread_cond_t idle;	/* a queue went idle (busy cleared) */
+	/* A queue went idle (busy cleared), or posted work arrived
+	 * (CLOCK_MONOTONIC). */
+	pthread_cond_t idle;
 	bool stopping;		/* destroy: threads exit */
+
+	/* Posted writes in progress (emu_dev_posted.c). */
+	pthread_t posted_thread;
+	bool posted_started;
+	uint32_t resets_pending;	/* SOFT_RESET writes not finished */
+	uint64_t reset_at;		/* emu_now_us() */
+	bool boot_pending;		/* FW_CTRL BOOT: FW_STATUS BOOTING */
+	uint64_t boot_at;
+	uint64_t rand_state;		/* --posted-window-us rand:N */
 
 	/* Device memory: a memfd, mapped once. */
 	int mem_fd;
@@ -220,6 +258,7 @@ struct emu_dev {
 
 /* emu_dev.c */
 uint64_t emu_now_ms(void);
+uint64_t emu_now_us(void);
 /* A message to stderr, "ipu-emu: ipuN: ...". */
 void emu_log(const struct emu_dev *dev, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -321,6 +360,14 @@ bool emu_ring_config_write_locked(struct emu_dev *dev, unsigned int qi,
 				  bool is_enabled, struct emu_ring_config *rc,
 				  uint32_t off, uint32_t val);
 
+/*
+ * A posted soft reset begins: no queue fetches any more; the descriptors
+ * in progress go on (launches cancelled) and complete with their own
+ * status, no earlier than @until when @late (late_completion).
+ */
+void emu_queues_quiesce_locked(struct emu_dev *dev, uint64_t until,
+			       bool late);
+
 /* Wake every queue thread (a doorbell, off_bus). */
 void emu_queues_kick_locked(struct emu_dev *dev);
 
@@ -409,7 +456,10 @@ void emu_gather_forget_locked(struct emu_dev *dev);
 #define EMU_FW_REGION_SIZE	IPU_FW_MAX_SIZE
 _Static_assert(EMU_FW_REGION_SIZE <= IPU_MEM_MIN_SIZE, "region fits");
 
-/* emu_dev_fw.c: FW_CTRL = BOOT (dev->lock held). */
+/* emu_dev_fw.c: FW_CTRL = BOOT (dev->lock held). Whether it is refused
+ * (busy: the state stays), then the boot itself (FW_STATUS BOOTING, then
+ * READY or FAILED). */
+bool emu_fw_boot_refused_locked(struct emu_dev *dev);
 void emu_fw_boot_locked(struct emu_dev *dev);
 
 /* emu_dev_fwimage.c: validate the @len bytes at @img; IPU_FW_ERR_*, and
@@ -421,6 +471,32 @@ void emu_soft_reset_locked(struct emu_dev *dev);
 void emu_flr_locked(struct emu_dev *dev);
 /* The registers' power-on values (create and FLR). */
 void emu_regs_reset_locked(struct emu_dev *dev);
+
+/* emu_dev_posted.c */
+int emu_posted_start(struct emu_dev *dev);
+/* Destroy: the posted thread exits (dev->stopping set), joined. */
+void emu_posted_stop(struct emu_dev *dev);
+/* This write's window in microseconds (0: act synchronously, as v1). */
+uint32_t emu_posted_window_locked(struct emu_dev *dev);
+/* Take the late_completion fault, if armed (a disable or soft reset). */
+bool emu_posted_take_late_locked(struct emu_dev *dev);
+/* Wake the posted thread: new posted work. */
+void emu_posted_kick_locked(struct emu_dev *dev);
+/* A queue thread about to complete its descriptor (or move its data):
+ * wait while late_completion holds it. The unlocked one (before the
+ * data): false when a reset or FLR abandoned the descriptor meanwhile
+ * (its data must not move). */
+void emu_posted_late_wait_locked(struct emu_queue *q);
+bool emu_posted_late_wait(struct emu_queue *q);
+/* SOFT_RESET and FW_CTRL BOOT, as written. */
+void emu_posted_soft_reset_locked(struct emu_dev *dev);
+void emu_posted_boot_locked(struct emu_dev *dev);
+/* FLR: every posted stop, reset and boot in progress ends now (their
+ * late descriptors are released; the FLR's reset does the rest). */
+void emu_posted_cancel_locked(struct emu_dev *dev);
+/* The queue's and the ring's posted stops, finished (posted thread). */
+void emu_queue_stop_finish_locked(struct emu_queue *q);
+void emu_gather_stop_finish_locked(struct emu_dev *dev);
 
 /* emu_dev_telemetry.c */
 /* A read of the low half of a 64-bit counter latches its high half. */

@@ -66,6 +66,14 @@ static const char usage_text[] =
 "                     Master Enable gates only DMA data, as in v1; the\n"
 "                     rest of host memory and interrupts ignore it, and\n"
 "                     an FLR writes E_RESET into the status words)\n"
+"  --posted-window-us N | rand:N\n"
+"                     register writes are posted: a queue or gather ring\n"
+"                     disable, a soft reset or a firmware boot finishes up\n"
+"                     to N microseconds (0..1000000) after the write\n"
+"                     returned, and descriptors already fetched may still\n"
+"                     complete meanwhile (rand:N: uniform in [0, N] per\n"
+"                     write); 0 finishes each before the write returns, as\n"
+"                     spec v1 did (default 200)\n"
 "  --trace            log every vfio-user command of every client\n"
 "  --log FILE         append log lines (and anything else written to\n"
 "                     stderr) to FILE instead of stderr\n"
@@ -88,7 +96,7 @@ static const char usage_text[] =
 "Fault SPEC: a comma-separated list of name[=value] (docs/hardware.md,\n"
 "section 11): fail_dma=K, corrupt_dma=K, hang_launch=K, hang_dma=K,\n"
 "ignore_reset=K, bad_writeback=early|beyond|range|behind, hold_launches[=0|1],\n"
-"refuse_fw[=0|1], link_speed=S, link_width=W, degrade_link, mem_ce=N, mem_ue=N,\n"
+"late_completion[=0|1], refuse_fw[=0|1], link_speed=S, link_width=W, degrade_link, mem_ce=N, mem_ue=N,\n"
 "off_bus, link_down, link_up, clear. Counters count from when the fault is set;\n"
 "1 is the next one.\n"
 "An IPU that falls off the bus (off_bus) reads all ones and its client's\n"
@@ -430,7 +438,7 @@ static void teardown(struct emu *e)
 }
 
 static int start(struct emu *e, uint64_t mem_size, const char *faults,
-		 bool trace)
+		 const struct emu_dev_opts *posted, bool trace)
 {
 	int ret;
 
@@ -444,6 +452,8 @@ static int start(struct emu *e, uint64_t mem_size, const char *faults,
 			.index = i, .mem_size = mem_size,
 			.serial = SERIAL_BASE + i, .faults = faults,
 			.msi = ipu->msi, .lenient = e->lenient,
+			.posted_window_us = posted->posted_window_us,
+			.posted_window_rand = posted->posted_window_rand,
 		};
 		struct emu_host_ops host;
 
@@ -492,6 +502,7 @@ int main(int argc, char **argv)
 		{ "mem-size", required_argument, NULL, 'm' },
 		{ "faults", required_argument, NULL, 'f' },
 		{ "lenient", required_argument, NULL, 'L' },
+		{ "posted-window-us", required_argument, NULL, 'p' },
 		{ "log", required_argument, NULL, 'l' },
 		{ "trace", no_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
@@ -501,6 +512,10 @@ int main(int argc, char **argv)
 	uint64_t mem_size = IPU_MEM_DEFAULT_SIZE;
 	const char *faults = NULL, *log_path = NULL;
 	bool trace = false, msi = false;
+	/* Strict unless asked: silicon finishes no stop before the write. */
+	struct emu_dev_opts posted = {
+		.posted_window_us = EMU_POSTED_WINDOW_DEFAULT_US,
+	};
 	struct sigaction sa = { .sa_handler = on_signal };
 	int opt, pipefd[2], ret;
 
@@ -539,6 +554,11 @@ int main(int argc, char **argv)
 		case 'L':
 			if (emu_lenient_parse(optarg, &e.lenient))
 				die_usage("--lenient %s: the names are: bme", optarg);
+			break;
+		case 'p':
+			if (emu_dev_posted_window_parse(optarg, &posted))
+				die_usage("--posted-window-us %s: not N or rand:N with N in 0..%u",
+					  optarg, EMU_POSTED_WINDOW_MAX_US);
 			break;
 		case 'l':
 			log_path = optarg;
@@ -586,7 +606,7 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	ret = start(&e, mem_size, faults, trace);
+	ret = start(&e, mem_size, faults, &posted, trace);
 	if (!ret) {
 		printf("ipu-emu: ready\n");
 		fflush(stdout);

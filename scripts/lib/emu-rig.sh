@@ -146,6 +146,11 @@ rig_emu_start() {
 		args+=(--socket "$RIG_SOCKDIR/ipu$i.sock")
 	done
 	args+=(--control "$RIG_SOCKDIR/control.sock" --log "$log")
+	# Register writes are posted on silicon (--posted-window-us, 200 us
+	# by default), but today's driver does not yet wait for a queue's
+	# STATUS or RESET_COUNT after it disables or resets (issue 25 item
+	# 1): until it does, the rig keeps v1's synchronous writes.
+	args+=(--posted-window-us 0)
 	: >"$log"
 	# Its stdout is a pipe this shell reads: the ready line, then EOF
 	# when it exits. stderr goes to the log too (a crash before --log

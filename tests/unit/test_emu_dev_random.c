@@ -145,22 +145,31 @@ static void scribble_rings(struct th *t, uint64_t *s)
 	}
 }
 
-static void test_random_guest_cannot_break_the_device(void **state)
+/* Boot; with posted writes, wait (bounded) until it is no longer BOOTING. */
+static uint32_t boot(struct th *t)
+{
+	time_t end = time(NULL) + WAIT_LIMIT_S;
+	uint32_t st = th_boot(t);
+
+	while (st == IPU_FW_STATE_BOOTING && time(NULL) < end)
+		st = rd32(t, IPU_REG_FW_STATUS);
+	return st;
+}
+
+static void random_guest(struct th *t)
 {
 	const char *env = getenv("IPU_EMU_SEED");
 	uint64_t seed = env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL) | 1;
 	uint64_t s = seed;
-	struct th *t = th_new();
 	uint8_t cfg_before[64], cfg_after[64];
 	uint32_t i, off, val, q;
 	uint64_t v64;
 
-	(void)state;
 	print_message("seed %llu (IPU_EMU_SEED replays it)\n",
 		      (unsigned long long)seed);
 	assert_int_equal(emu_dev_cfg_read(t->dev, 0, cfg_before, 16), 0);
 	th_enable(t);
-	assert_int_equal(th_boot(t), IPU_FW_STATE_READY);
+	assert_int_equal(boot(t), IPU_FW_STATE_READY);
 	for (i = 0; i < OPS; i++) {
 		switch (rnd(&s) % 10) {
 		case 0:
@@ -229,10 +238,28 @@ static void test_random_guest_cannot_break_the_device(void **state)
 	th_free(t);
 }
 
+static void test_random_guest_cannot_break_the_device(void **state)
+{
+	(void)state;
+	random_guest(th_new());
+}
+
+/* The same with posted writes, each with its own window: stops, resets
+ * and boots overlap whatever the guest writes next. */
+static void test_random_guest_cannot_break_a_posting_device(void **state)
+{
+	struct emu_dev_opts o = { .mem_size = 1u << 20, .serial = 1 };
+
+	(void)state;
+	assert_int_equal(emu_dev_posted_window_parse("rand:300", &o), 0);
+	random_guest(th_new_dev(&o, NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_random_guest_cannot_break_the_device),
+		cmocka_unit_test(test_random_guest_cannot_break_a_posting_device),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -249,6 +249,11 @@ static void test_usage_errors(void **state)
 	assert_int_equal(run_usage("--socket", NULL, err, sizeof(err)), 2);
 	assert_int_equal(run_usage("--mem-size", "3M", err, sizeof(err)), 2);
 	assert_non_null(strstr(err, "power of two"));
+	assert_int_equal(run_usage("--posted-window-us", "1000001", err,
+				   sizeof(err)), 2);
+	assert_non_null(strstr(err, "rand:N"));
+	assert_int_equal(run_usage("--posted-window-us", "rand:", err,
+				   sizeof(err)), 2);
 	assert_int_equal(run_usage("--bogus", NULL, err, sizeof(err)), 2);
 	/* A socket path that is a regular file is not replaced. */
 	assert_int_equal(run_usage("--socket", "/dev/null", err,
