@@ -11,17 +11,70 @@
 # shellcheck disable=SC2034 # used by the scripts that source this file
 IPU_KERNEL_MATRIX="6.1 6.12 7.3 debug"
 
-# IPU_KERNEL_WIDE: one more boot of a kernel of the matrix, named
-# KERNEL-Nipus, on a rig of N PCIe IPUs instead of scripts/lib/emu-rig.sh's
-# RIG_IPUS (all linked: one ipu-emu process), running only
-# IPU_KERNEL_WIDE_TESTS: the tests whose programs take more PCI IPUs than
-# the rig's and skip with fewer (splits across instances of 4 and 8
-# replicas, 1x4 to 4x1 and 1x8 to 8x1; the groupings of 8 replicas), and
-# test_emu_pci, which checks that all N came up (not the demo: its 2
-# replicas take 2 of the N, as on the matrix's boots). About a minute: a boot
-# of the whole suite on 8 IPUs would cost what a kernel of the matrix
-# does. scripts/kernel-check boots it after the matrix (scripts/kernel-soak
-# does not: the fuzzer's IPUs are the simulated ones); any KERNEL-Nipus
-# (N from 2 to 8) may be given in IPU_KERNELS.
-IPU_KERNEL_WIDE="6.12-8ipus"
+# IPU_KERNEL_EXTRA: the boots scripts/kernel-check runs after the matrix
+# (scripts/kernel-soak does not: the fuzzer's IPUs are the simulated ones),
+# each a kernel of the matrix with a variant, KERNEL-VARIANT, which changes
+# the rig or the guest's command line and runs only the tests that the
+# change is about (kernel_variant below; IPU_KTEST still overrides them).
+# A boot of the whole suite would cost what a kernel of the matrix does;
+# each of these costs a minute or two:
+#   6.12-8ipus    8 PCIe IPUs instead of scripts/lib/emu-rig.sh's RIG_IPUS
+#                 (all linked: one ipu-emu process), for the tests whose
+#                 programs take more PCI IPUs than the rig's and skip with
+#                 fewer (IPU_KERNEL_WIDE_TESTS)
+#   6.12-swiotlb  swiotlb=force: every streaming DMA mapping bounces through
+#                 the software IO TLB, so a transfer whose data the CPU and
+#                 the device do not hand over with the right dma_sync_*, or
+#                 that was mapped in the wrong direction, sees stale bytes
+#                 (IPU_KERNEL_DMA_TESTS)
+#   6.12-iommu    a virtual IOMMU (QEMU's intel-iommu, with interrupt
+#                 remapping and caching mode) in strict mode: the device
+#                 reaches guest memory only at the I/O virtual addresses
+#                 the driver mapped, and nothing from the moment
+#                 dma_unmap_*() returns (IPU_KERNEL_DMA_TESTS)
+IPU_KERNEL_EXTRA="6.12-8ipus 6.12-swiotlb 6.12-iommu"
+# The wide boot's tests: splits across instances of 4 and 8 replicas, 1x4
+# to 4x1 and 1x8 to 8x1, the groupings of 8 replicas, and test_emu_pci,
+# which checks that all N came up (not the demo: its 2 replicas take 2 of
+# the N, as on the matrix's boots).
 IPU_KERNEL_WIDE_TESTS="test_emu_pci test_pci_session_hw_*"
+# The DMA boots' tests: what moves data to and from a PCI IPU (the
+# test_pci_* variants of the suite, the demo on the PCI IPUs,
+# test_pci_demo_hw, removals and resets with DMA mapped), and
+# test_emu_pci; not the slow ones that add no mapping the others do not
+# make: the UAPI fuzzer, the leak and launch-limit counts, libsession's
+# random programs and its splits across instances (test_pci_session_hw_run
+# and test_pci_gather run launches and gathers here). "!" excludes
+# (tests/kernel/guest-init's ipu.test).
+IPU_KERNEL_DMA_TESTS="test_emu_pci test_pci_* !test_pci_fuzz !test_pci_leaks !test_pci_launch_limits !test_pci_session_hw_random !test_pci_session_hw_split"
+
+# kernel_variant K: split a name of IPU_KERNELS into the kernel and its
+# variant. Sets KV_KERNEL (6.12 of 6.12-iommu), KV_VARIANT (empty for a
+# kernel of the matrix), KV_IPUS (the number of PCIe IPUs, empty: the
+# rig's), KV_TESTS (the tests' globs, empty: all), KV_CMDLINE (added to the
+# guest's kernel command line) and KV_IOMMU (1: the machine has a virtual
+# IOMMU, scripts/lib/emu-rig.sh's RIG_IOMMU). Returns 1 for a variant it
+# does not know. Variants: Nipus (N from 2 to 8), swiotlb, iommu.
+kernel_variant() {
+	KV_KERNEL=$1 KV_VARIANT='' KV_IPUS='' KV_TESTS='' KV_CMDLINE='' KV_IOMMU=0
+	[[ $1 =~ ^([^-]+)-(.+)$ ]] || return 0
+	KV_KERNEL=${BASH_REMATCH[1]} KV_VARIANT=${BASH_REMATCH[2]}
+	case $KV_VARIANT in
+	[2-8]ipus)
+		KV_IPUS=${KV_VARIANT%ipus}
+		KV_TESTS=$IPU_KERNEL_WIDE_TESTS
+		;;
+	swiotlb)
+		KV_CMDLINE="swiotlb=force"
+		KV_TESTS=$IPU_KERNEL_DMA_TESTS
+		;;
+	iommu)
+		# strict: each unmap invalidates the IOTLB before it
+		# returns (the default, lazy, frees IOVAs in batches).
+		KV_CMDLINE="intel_iommu=on iommu.strict=1"
+		KV_IOMMU=1
+		KV_TESTS=$IPU_KERNEL_DMA_TESTS
+		;;
+	*) return 1 ;;
+	esac
+}

@@ -296,6 +296,32 @@ static inline bool kp_is_msi(unsigned int fn)
 }
 
 /*
+ * The MSI messages the guest grants the rig's MSI functions, of the
+ * IPU_MSI_MESSAGES the driver asks for: x86 grants more than one only
+ * with interrupt remapping, which the rig's KERNEL-iommu boot has
+ * (IPU_EMU_IOMMU=1 on the guest's command line, scripts/lib/emu-rig.sh's
+ * RIG_IOMMU). With all of them the queues have their own vectors, as with
+ * MSI-X; with one, one handler serves every cause.
+ */
+static inline unsigned int kp_msi_messages(void)
+{
+	const char *p = getenv("IPU_EMU_IOMMU");
+
+	return p && !strcmp(p, "1") ? IPU_MSI_MESSAGES : 1;
+}
+
+/*
+ * The /proc/interrupts name (kp_proc_interrupts()) of vector 0 of the
+ * rig's function @fn, ipu@n: ipuN-misc when the queues have their own
+ * vectors, ipuN when one vector serves every cause.
+ */
+static inline void kp_vec0_name(char *buf, size_t len, unsigned int fn, int n)
+{
+	snprintf(buf, len, kp_is_msi(fn) && kp_msi_messages() == 1 ?
+		 "ipu%d" : "ipu%d-misc", n);
+}
+
+/*
  * The rig's first MSI function, its index in ipus[] (test_pci_msi's
  * subject, and the one function the rig lets test_pci_device_del unplug);
  * skips the test when the rig attached none.

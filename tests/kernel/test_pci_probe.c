@@ -207,8 +207,9 @@ static void test_hwmon_reports_temperature_and_power(void **state)
 
 /*
  * Issue 10's check, with the driver bound: the doorbell raises MSI-X
- * vector 0 (MSI message 0 on the rig's MSI function, whose one vector is
- * named ipuN), which the guest takes and counts, on every kernel.
+ * vector 0 (MSI message 0 on the rig's MSI function, named ipuN when it
+ * is the one vector: kp_vec0_name()), which the guest takes and counts,
+ * on every kernel.
  */
 static void test_doorbell_raises_msix_vector_0_counted_by_the_guest(void **state)
 {
@@ -222,7 +223,7 @@ static void test_doorbell_raises_msix_vector_0_counted_by_the_guest(void **state
 	for (i = 0; i < nr_ipus; i++) {
 		n = ipu_of(ipus[i]);
 		assert_true(n >= 0);
-		snprintf(name, sizeof(name), kp_is_msi(i) ? "ipu%d" : "ipu%d-misc", n);
+		kp_vec0_name(name, sizeof(name), i, n);
 		before = kp_proc_interrupts(name);
 		if (before < 0)
 			fail_msg("no %s line in /proc/interrupts", name);
