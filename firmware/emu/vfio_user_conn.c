@@ -141,8 +141,16 @@ void vfu_conn_attach(struct vfu_conn *c, struct emu_dev *dev)
 
 void vfu_conn_disconnect(struct vfu_conn *c)
 {
+	/*
+	 * Mappings and eventfds first: the reset below may still try to
+	 * write status words or raise a vector, and none of it may reach
+	 * the memory or the eventfds of the next client, which is not
+	 * taken before this returns.
+	 */
 	vfu_dma_unmap_all(c->dma);
 	vfu_irq_reset(c->irq);
+	if (c->dev)
+		emu_dev_client_lost(c->dev);
 	c->negotiated = false;
 	c->log_budget = LOG_ERROR_BUDGET;
 	memset(&c->client, 0, sizeof(c->client));

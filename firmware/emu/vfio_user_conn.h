@@ -7,9 +7,13 @@
  *
  * The state lives as long as the device: the DMA mapping table and the
  * MSI-X eventfds back the device's host ops even between clients. A client
- * that goes away takes its mappings and eventfds with it
- * (vfu_conn_disconnect()); the device keeps its state, as the
- * specification's "Client Disconnection" section asks.
+ * that goes away takes its mappings and eventfds with it, and the device
+ * is reset to its power-on state before the next client is served
+ * (vfu_conn_disconnect()): the next client is another guest, which must
+ * find no queue running at the last one's ring addresses. (The
+ * specification's "Client Disconnection" section lets a server keep the
+ * device's state for a client that reconnects; QEMU's client does not,
+ * and a device with DMA running cannot be kept safely.)
  */
 #ifndef IPU_EMU_VFIO_USER_CONN_H
 #define IPU_EMU_VFIO_USER_CONN_H
@@ -75,7 +79,10 @@ void vfu_conn_handle(struct vfu_conn *c, const void *msg, size_t len,
  */
 void vfu_conn_error(const struct vfu_hdr *req, int err, struct vfu_out *out);
 
-/** vfu_conn_disconnect() - the client is gone: drop its mappings and fds. */
+/**
+ * vfu_conn_disconnect() - the client is gone: drop its mappings and fds,
+ * then reset the device (emu_dev_client_lost()).
+ */
 void vfu_conn_disconnect(struct vfu_conn *c);
 
 /** vfu_conn_set_trace() - log every command and its outcome (debugging). */

@@ -237,6 +237,55 @@ static inline void free_reply(struct treply *r)
 	free(r);
 }
 
+/* A 32-bit REGION_READ of @region at @off, which must succeed. */
+static inline uint32_t treg_read32(struct tclient *c, uint32_t region,
+				   uint64_t off)
+{
+	struct vfu_region_rw rw = { off, region, 4 };
+	struct treply *r;
+	uint32_t v;
+
+	r = expect_ok(c, send_cmd(c, VFU_CMD_REGION_READ, &rw, sizeof(rw),
+				  NULL, 0));
+	assert_int_equal(r->len, sizeof(rw) + 4);
+	memcpy(&v, r->payload + sizeof(rw), 4);
+	free_reply(r);
+	return v;
+}
+
+/* A REGION_WRITE of @len bytes (at most 8) at @off, which must succeed. */
+static inline void treg_write(struct tclient *c, uint32_t region,
+			      uint64_t off, const void *v, uint32_t len)
+{
+	uint8_t buf[sizeof(struct vfu_region_rw) + 8];
+	struct vfu_region_rw rw = { off, region, len };
+
+	assert_true(len <= 8);
+	memcpy(buf, &rw, sizeof(rw));
+	memcpy(buf + sizeof(rw), v, len);
+	free_reply(expect_ok(c, send_cmd(c, VFU_CMD_REGION_WRITE, buf,
+					 sizeof(rw) + len, NULL, 0)));
+}
+
+static inline void treg_write32(struct tclient *c, uint32_t region,
+				uint64_t off, uint32_t v)
+{
+	treg_write(c, region, off, &v, 4);
+}
+
+/* DMA_MAP [@addr, @addr + @size) of @fd (-1: none) at offset 0, R/W. */
+static inline uint16_t send_dma_map(struct tclient *c, uint64_t addr,
+				    uint64_t size, int fd)
+{
+	struct vfu_dma_map m = {
+		.argsz = sizeof(m),
+		.flags = VFIO_DMA_MAP_FLAG_READ | VFIO_DMA_MAP_FLAG_WRITE,
+		.offset = 0, .addr = addr, .size = size,
+	};
+
+	return send_cmd(c, VFU_CMD_DMA_MAP, &m, sizeof(m), &fd, fd >= 0);
+}
+
 /* VERSION with QEMU's proposal, checked. */
 static inline void negotiate(struct tclient *c)
 {
