@@ -77,10 +77,14 @@ static const char usage_text[] =
 "Control commands:\n"
 "  status             ok, then per IPU: client=connected|listening,\n"
 "                     negotiated=yes|no, dma_maps=N, clients=N,\n"
-"                     off_bus=yes|no\n"
+"                     off_bus=yes|no|unknown, stalled=N\n"
 "  fault ipuN SPEC    inject faults into ipuN at once (SPEC as below)\n"
 "  reset ipuN         Function Level Reset of ipuN\n"
 "  help               list the commands\n"
+"An IPU busy with its client for more than a few seconds answers\n"
+"\"error: ... Connection timed out\" (status: off_bus=unknown); a client\n"
+"that takes more than 3 seconds to send one message, or to take one\n"
+"reply, is dropped.\n"
 "\n"
 "Fault SPEC: a comma-separated list of name[=value] (docs/hardware.md,\n"
 "section 11): fail_dma=K, corrupt_dma=K, hang_launch=K, hang_dma=K,\n"
@@ -260,7 +264,8 @@ static void control_command(struct emu *e, char *line, char *ans, size_t size)
 				e->ipu[i].name,
 				st.connected ? "connected" : "listening",
 				st.negotiated ? "yes" : "no", st.dma_maps,
-				st.clients, off > 0 ? "yes" : "no",
+				st.clients,
+				off < 0 ? "unknown" : off ? "yes" : "no",
 				stalled > 0 ? stalled : 0);
 		}
 		return;

@@ -57,7 +57,9 @@ int vfu_server_adopt(struct vfu_server *s, int fd);
 /**
  * vfu_server_call() - run @fn(dev, @arg) on the server's thread and return
  * what it returns; afterwards a device that fell off the bus loses its
- * client. -ESHUTDOWN once the server is stopping.
+ * client. -ESHUTDOWN once the server is stopping; -ETIMEDOUT (@fn not
+ * run) when the thread did not take the call within its limit (seconds:
+ * it takes a call between two messages, and a message has a deadline).
  */
 int vfu_server_call(struct vfu_server *s,
 		    int (*fn)(struct emu_dev *dev, void *arg), void *arg);

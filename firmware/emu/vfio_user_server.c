@@ -5,9 +5,16 @@
  * threads post (the control socket's fault injection) between messages,
  * so that every emu_dev_* call of the device comes from this one thread.
  *
- * A client that stalls mid-message or stops reading replies is dropped
- * after CLIENT_TIMEOUT_S: the thread must stay free for the next client,
- * posted calls and shutdown.
+ * Liveness: the thread must stay free for the next client, posted calls
+ * and shutdown, whatever the client does. Each message it receives, and
+ * each reply it sends, has MSG_DEADLINE_MS from its first byte (not per
+ * recvmsg(): a client trickling a byte now and then would restart that
+ * for ever); a client past it is dropped. A posted call waits between two
+ * messages at most, and its caller gives up after CALL_LIMIT_MS (the
+ * control socket answers with an error) if the thread has not taken it
+ * by then. So no client holds its IPU's thread, the control socket or a
+ * SIGTERM (which stops every thread) longer than about MSG_DEADLINE_MS
+ * plus what the device call in progress takes.
  */
 #include <errno.h>
 #include <poll.h>
@@ -16,6 +23,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "vfio_user.h"
@@ -23,7 +31,8 @@
 #include "vfio_user_parse.h"
 #include "vfio_user_sock.h"
 
-#define CLIENT_TIMEOUT_S	5
+#define MSG_DEADLINE_MS		3000
+#define CALL_LIMIT_MS		8000
 
 struct vfu_server {
 	struct vfu_conn *conn;
@@ -40,11 +49,11 @@ struct vfu_server {
 
 	pthread_mutex_t call_lock;	/* one vfu_server_call() at a time */
 	pthread_mutex_t lock;		/* protects the mailbox and status */
-	pthread_cond_t cond;		/* a posted call finished */
+	pthread_cond_t cond;		/* a posted call finished (monotonic) */
 	int (*call_fn)(struct emu_dev *dev, void *arg);
 	void *call_arg;
 	int call_ret;
-	bool call_posted, call_done;
+	bool call_posted, call_taken, call_done;
 	bool running;			/* the thread may still run a call */
 	int adopt_fd;			/* next client to serve, or -1 */
 	bool stopping;
@@ -77,7 +86,14 @@ int vfu_server_create(const struct vfu_server_opts *opts,
 	s->log = opts->log;
 	pthread_mutex_init(&s->call_lock, NULL);
 	pthread_mutex_init(&s->lock, NULL);
-	pthread_cond_init(&s->cond, NULL);
+	{
+		pthread_condattr_t ca;
+
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&s->cond, &ca);
+		pthread_condattr_destroy(&ca);
+	}
 	s->name = strdup(opts->name ? opts->name : "ipu");
 	s->buf = malloc(VFU_MAX_MSG);
 	s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -140,10 +156,6 @@ static void drop_client(struct vfu_server *s, const char *why, int err)
 
 static void take_client(struct vfu_server *s, int fd)
 {
-	struct timeval tv = { .tv_sec = CLIENT_TIMEOUT_S };
-
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	s->client_fd = fd;
 	pthread_mutex_lock(&s->lock);
 	s->status.connected = true;
@@ -159,7 +171,7 @@ static void send_reply(struct vfu_server *s, const struct vfu_out *out)
 	if (!out->send)
 		return;
 	ret = vfu_sock_send(s->client_fd, &out->hdr, out->payload, out->len,
-			    out->fd);
+			    out->fd, MSG_DEADLINE_MS);
 	if (ret)
 		drop_client(s, "client lost while sending a reply", -ret);
 }
@@ -174,7 +186,8 @@ static void serve_one(struct vfu_server *s)
 	ssize_t n;
 	int err = 0;
 
-	n = vfu_sock_recv(s->client_fd, s->buf, VFU_MAX_MSG, fds, &nfds);
+	n = vfu_sock_recv(s->client_fd, s->buf, VFU_MAX_MSG, fds, &nfds,
+			  MSG_DEADLINE_MS);
 	if (n > 0) {
 		vfu_conn_handle(s->conn, s->buf, (size_t)n, fds, nfds, &out);
 		/*
@@ -224,11 +237,12 @@ static bool run_mailbox(struct vfu_server *s)
 	if (read(s->wake_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 		return false;
 	pthread_mutex_lock(&s->lock);
-	if (s->call_posted && !s->call_done) {
+	if (s->call_posted && !s->call_taken) {
 		int (*fn)(struct emu_dev *, void *) = s->call_fn;
 		void *arg = s->call_arg;
 		int ret;
 
+		s->call_taken = true;	/* its caller waits for it now */
 		pthread_mutex_unlock(&s->lock);
 		ret = s->dev ? fn(s->dev, arg) : -ENODEV;
 		pthread_mutex_lock(&s->lock);
@@ -330,6 +344,7 @@ int vfu_server_adopt(struct vfu_server *s, int fd)
 int vfu_server_call(struct vfu_server *s,
 		    int (*fn)(struct emu_dev *dev, void *arg), void *arg)
 {
+	struct timespec limit;
 	int ret;
 
 	if (!s->started)
@@ -344,14 +359,30 @@ int vfu_server_call(struct vfu_server *s,
 	s->call_fn = fn;
 	s->call_arg = arg;
 	s->call_posted = true;
+	s->call_taken = false;
 	s->call_done = false;
 	pthread_mutex_unlock(&s->lock);
 	wake(s);
+	clock_gettime(CLOCK_MONOTONIC, &limit);
+	limit.tv_sec += CALL_LIMIT_MS / 1000;
+	limit.tv_nsec += (CALL_LIMIT_MS % 1000) * 1000000L;
+	if (limit.tv_nsec >= 1000000000L) {
+		limit.tv_sec++;
+		limit.tv_nsec -= 1000000000L;
+	}
 	pthread_mutex_lock(&s->lock);
-	/* Until it ran, or the thread is gone: @arg must outlive its use. */
-	while (!s->call_done && s->running)
-		pthread_cond_wait(&s->cond, &s->lock);
-	ret = s->call_done ? s->call_ret : -ESHUTDOWN;
+	/*
+	 * Until it ran, or the thread is gone. A call the thread has not
+	 * taken by the limit is withdrawn; one it has taken is waited for,
+	 * since @arg must outlive its use (a device call ends).
+	 */
+	while (!s->call_done && s->running) {
+		if (pthread_cond_timedwait(&s->cond, &s->lock, &limit) ==
+		    ETIMEDOUT && !s->call_taken)
+			break;
+	}
+	ret = s->call_done ? s->call_ret :
+	      s->running ? -ETIMEDOUT : -ESHUTDOWN;
 	s->call_posted = false;
 	pthread_mutex_unlock(&s->lock);
 	pthread_mutex_unlock(&s->call_lock);
