@@ -193,6 +193,19 @@ void vfu_conn_error(const struct vfu_hdr *req, int err, struct vfu_out *out)
 	out->hdr.error = (uint32_t)err;
 }
 
+/*
+ * The reply names only what the client proposed (the specification: a
+ * subset), with this server's values; for the rest the client assumes the
+ * defaults, which this server must therefore meet. No "migration": its
+ * absence says the server does not support it. No "write_multiple"
+ * either: QEMU would then send REGION_WRITE_MULTI.
+ */
+_Static_assert(VFU_MAX_FDS >= VFU_DEFAULT_MAX_FDS &&
+	       VFU_MAX_XFER >= VFU_DEFAULT_MAX_XFER &&
+	       (VFU_PAGE_SIZE & VFU_DEFAULT_PGSIZES) &&
+	       VFU_MAX_DMA_MAPS >= VFU_DEFAULT_MAX_DMA_MAPS,
+	       "a client without a proposal assumes the defaults");
+
 static int do_version(struct vfu_conn *c, const struct vfu_req *req,
 		      struct vfu_out *out)
 {

@@ -58,11 +58,15 @@ enum vfu_cmd {
 /* What this server accepts: at most this many fds in one message (QEMU
  * sends one eventfd per MSI-X vector, in chunks of this size), data
  * transfers of at most VFU_MAX_XFER bytes, a VERSION's JSON of at most
- * VFU_MAX_VERSION_DATA bytes and VFU_MAX_DMA_MAPS mappings at once. */
+ * VFU_MAX_VERSION_DATA bytes and VFU_MAX_DMA_MAPS mappings at once.
+ * The VERSION reply may only name capabilities the client proposed, and a
+ * client assumes the specification's default for the others: each limit
+ * here is at least that default (QEMU 11 refuses a max_dma_maps above it,
+ * and a max_msg_fds above 16). */
 #define VFU_MAX_FDS		16u
 #define VFU_MAX_XFER		(1u << 20)
 #define VFU_MAX_VERSION_DATA	4096u
-#define VFU_MAX_DMA_MAPS	1024u
+#define VFU_MAX_DMA_MAPS	VFU_DEFAULT_MAX_DMA_MAPS
 #define VFU_PAGE_SIZE		4096u
 
 struct vfu_hdr {
