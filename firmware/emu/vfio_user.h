@@ -5,7 +5,9 @@
  * socket, serves one client at a time (QEMU's vfio-user-pci) and goes back
  * to listening when the client leaves. Every emu_dev_* call for the device
  * is made from that thread, as emu_dev.h asks; other threads reach the
- * device through vfu_server_call().
+ * device through vfu_server_call(). Each client's socket is read by a
+ * reader thread of its own, so that the client's answers to the device's
+ * DMA_READ/WRITE requests arrive while the server thread is busy.
  *
  * Order of use: vfu_server_create() (binds and listens), emu_dev_create()
  * with vfu_server_host_ops(), vfu_server_start(); at the end

@@ -107,6 +107,17 @@ struct vfu_region_rw {
 	uint32_t count;
 };
 
+/*
+ * DMA_READ / DMA_WRITE, server to client: the request (a write's data
+ * follows) and the reply's head (a read's data follows). The
+ * specification's layout; a DMA_WRITE reply may also carry a 32-bit count
+ * or nothing (QEMU sends the bare header).
+ */
+struct vfu_dma_rw {
+	uint64_t addr;
+	uint64_t count;
+};
+
 /* DEVICE_SET_IRQS: struct vfio_irq_set without its flexible data[] (the
  * bools follow; eventfds travel as fds), so it can sit inside a struct. */
 struct vfu_irq_set {
@@ -129,6 +140,7 @@ _Static_assert(sizeof(struct vfu_hdr) == 16, "vfio-user header is 16 bytes");
 _Static_assert(sizeof(struct vfu_dma_map) == 32, "DMA_MAP payload");
 _Static_assert(sizeof(struct vfu_dma_unmap) == 24, "DMA_UNMAP payload");
 _Static_assert(sizeof(struct vfu_region_rw) == 16, "REGION_READ payload");
+_Static_assert(sizeof(struct vfu_dma_rw) == 16, "DMA_READ payload");
 _Static_assert(sizeof(struct vfio_device_info) >= 16, "DEVICE_GET_INFO");
 _Static_assert(sizeof(struct vfio_region_info) == 32, "REGION_INFO payload");
 _Static_assert(sizeof(struct vfio_irq_info) == 16, "IRQ_INFO payload");
