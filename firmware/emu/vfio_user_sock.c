@@ -90,6 +90,20 @@ static int wait_ready(int sock, short events, uint64_t deadline)
 }
 
 /*
+ * After a non-blocking call failed with errno: 0 to try it again (it was
+ * interrupted, or @sock is ready for @events now), or the error
+ * (-ETIMEDOUT past @deadline).
+ */
+static int after_failure(int sock, short events, uint64_t deadline)
+{
+	if (errno == EINTR)
+		return 0;
+	if (errno != EAGAIN)
+		return -errno;
+	return wait_ready(sock, events, deadline);
+}
+
+/*
  * Read exactly @len bytes into @buf (NULL: drop them), collecting fds, by
  * @deadline (0: none).
  * Return: bytes read (< @len only at end of stream) or a negative errno.
@@ -122,11 +136,7 @@ static ssize_t read_full(int sock, void *buf, size_t len, int *fds,
 		mh.msg_controllen = sizeof(ctl.buf);
 		n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
 		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno != EAGAIN)
-				return -errno;
-			ret = wait_ready(sock, POLLIN, deadline);
+			ret = after_failure(sock, POLLIN, deadline);
 			if (ret)
 				return ret;
 			continue;
@@ -230,13 +240,8 @@ int vfu_sock_send(int sock, const struct vfu_hdr *hdr, const void *payload,
 		}
 		n = sendmsg(sock, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0) {
-			int ret;
+			int ret = after_failure(sock, POLLOUT, deadline);
 
-			if (errno == EINTR)
-				continue;
-			if (errno != EAGAIN)
-				return -errno;
-			ret = wait_ready(sock, POLLOUT, deadline);
 			if (ret)
 				return ret;
 			continue;
