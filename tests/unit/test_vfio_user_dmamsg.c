@@ -25,7 +25,6 @@
 
 #define RAM_ADDR	0x40000000ull
 #define RAM_SIZE	(64u * 1024)
-#define WAIT_MS		10000
 
 /* The client's memory: what it answers DMA requests from. */
 static uint8_t ram[RAM_SIZE];
@@ -78,65 +77,17 @@ static int dma_end(struct dma_call *d)
 	return d->ret;
 }
 
-/* The next message of the server, a request: false on a closed stream. */
-static bool recv_request(struct tclient *c, struct treply *r)
-{
-	struct pollfd p = { .fd = c->sock, .events = POLLIN };
-
-	memset(&r->hdr, 0, sizeof(r->hdr));
-	r->nfds = 0;
-	assert_int_equal(poll(&p, 1, WAIT_MS), 1);
-	if (!read_full(c->sock, &r->hdr, sizeof(r->hdr), r))
-		return false;
-	r->len = r->hdr.size - sizeof(r->hdr);
-	assert_true(r->len <= sizeof(r->payload));
-	assert_true(read_full(c->sock, r->payload, r->len, r));
-	return true;
-}
-
-/*
- * Answer one DMA request from ram[], as a client would (the spec's
- * layout: address, count, data); the request's count is returned.
- */
+/* Answer one DMA request from ram[]; its count. */
 static uint64_t answer_one(struct tclient *c)
 {
 	struct treply *r = malloc(sizeof(*r));
-	struct vfu_dma_rw rw;
-	uint8_t *out;
-	struct vfu_hdr h;
-	size_t olen;
+	uint64_t n;
 
 	assert_non_null(r);
-	assert_true(recv_request(c, r));
-	assert_int_equal(r->hdr.flags & VFU_FLAG_TYPE_MASK, VFU_TYPE_COMMAND);
-	assert_true(r->len >= sizeof(rw));
-	memcpy(&rw, r->payload, sizeof(rw));
-	assert_true(rw.addr >= RAM_ADDR &&
-		    rw.addr + rw.count <= RAM_ADDR + RAM_SIZE);
-	h = r->hdr;
-	h.flags = VFU_TYPE_REPLY;
-	if (r->hdr.cmd == VFU_CMD_DMA_WRITE) {
-		assert_int_equal(r->len, sizeof(rw) + rw.count);
-		memcpy(ram + (rw.addr - RAM_ADDR), r->payload + sizeof(rw),
-		       rw.count);
-		olen = sizeof(rw);
-	} else {
-		assert_int_equal(r->hdr.cmd, VFU_CMD_DMA_READ);
-		assert_int_equal(r->len, sizeof(rw));
-		olen = sizeof(rw) + rw.count;
-	}
-	out = malloc(sizeof(h) + olen);
-	assert_non_null(out);
-	h.size = (uint32_t)(sizeof(h) + olen);
-	memcpy(out, &h, sizeof(h));
-	memcpy(out + sizeof(h), &rw, sizeof(rw));
-	if (r->hdr.cmd == VFU_CMD_DMA_READ)
-		memcpy(out + sizeof(h) + sizeof(rw), ram + (rw.addr - RAM_ADDR),
-		       rw.count);
-	send_raw(c->sock, out, sizeof(h) + olen, NULL, 0);
-	free(out);
+	assert_true(recv_any(c, r));
+	n = tclient_answer_dma(c, r, ram, RAM_ADDR, RAM_SIZE);
 	free(r);
-	return rw.count;
+	return n;
 }
 
 /* Answer requests until @len bytes went, each at most @max. */
@@ -248,7 +199,7 @@ static void test_a_client_that_never_answers_is_dropped(void **state)
 	assert_non_null(r);
 	start(c, 1u << 20, -1);
 	dma_start(&d);
-	assert_true(recv_request(c, r));
+	assert_true(recv_any(c, r));
 	assert_int_equal(r->hdr.cmd, VFU_CMD_DMA_READ);
 	assert_int_equal(dma_end(&d), -EFAULT);
 	assert_true(peer_closed(c->sock));

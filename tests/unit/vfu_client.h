@@ -203,6 +203,68 @@ static inline bool recv_reply(struct tclient *c, uint16_t id, struct treply *r)
 	return true;
 }
 
+/*
+ * Answer the server's DMA_READ or DMA_WRITE request @r (already read) from
+ * the client memory @ram, which sits at bus address @base (@size bytes),
+ * in the specification's layout. Returns the request's count.
+ */
+static inline uint64_t tclient_answer_dma(struct tclient *c,
+					  const struct treply *r, uint8_t *ram,
+					  uint64_t base, size_t size)
+{
+	struct vfu_dma_rw rw;
+	struct vfu_hdr h = r->hdr;
+	uint8_t *out;
+	size_t olen;
+
+	assert_int_equal(r->hdr.flags & VFU_FLAG_TYPE_MASK, VFU_TYPE_COMMAND);
+	assert_true(r->len >= sizeof(rw));
+	memcpy(&rw, r->payload, sizeof(rw));
+	assert_true(rw.addr >= base && rw.count <= size &&
+		    rw.addr - base <= size - rw.count);
+	h.flags = VFU_TYPE_REPLY;
+	if (r->hdr.cmd == VFU_CMD_DMA_WRITE) {
+		assert_int_equal(r->len, sizeof(rw) + rw.count);
+		memcpy(ram + (rw.addr - base), r->payload + sizeof(rw),
+		       rw.count);
+		olen = sizeof(rw);
+	} else {
+		assert_int_equal(r->hdr.cmd, VFU_CMD_DMA_READ);
+		assert_int_equal(r->len, sizeof(rw));
+		olen = sizeof(rw) + rw.count;
+	}
+	out = malloc(sizeof(h) + olen);
+	assert_non_null(out);
+	h.size = (uint32_t)(sizeof(h) + olen);
+	memcpy(out, &h, sizeof(h));
+	memcpy(out + sizeof(h), &rw, sizeof(rw));
+	if (r->hdr.cmd == VFU_CMD_DMA_READ)
+		memcpy(out + sizeof(h) + sizeof(rw), ram + (rw.addr - base),
+		       rw.count);
+	send_raw(c->sock, out, sizeof(h) + olen, NULL, 0);
+	free(out);
+	return rw.count;
+}
+
+/* The next message of the server, whatever it is (bounded wait); false
+ * at the end of the stream. */
+static inline bool recv_any(struct tclient *c, struct treply *r)
+{
+	struct pollfd p = { .fd = c->sock, .events = POLLIN };
+
+	memset(&r->hdr, 0, sizeof(r->hdr));
+	r->nfds = 0;
+	r->len = 0;
+	assert_int_equal(poll(&p, 1, 10000), 1);
+	if (!read_full(c->sock, &r->hdr, sizeof(r->hdr), r))
+		return false;
+	assert_true(r->hdr.size >= sizeof(r->hdr));
+	r->len = r->hdr.size - sizeof(r->hdr);
+	assert_true(r->len <= sizeof(r->payload));
+	assert_true(read_full(c->sock, r->payload, r->len, r));
+	return true;
+}
+
 /* A reply must come, and be an error with @err. */
 static inline void expect_error(struct tclient *c, uint16_t id, int err)
 {
