@@ -219,13 +219,12 @@ static void *reader_main(void *arg)
 					  fds, &nfds, MSG_DEADLINE_MS);
 		}
 		memcpy(&hdr, s->buf, sizeof(hdr));
-		if (n > 0 && (hdr.flags & VFU_FLAG_TYPE_MASK) == VFU_TYPE_REPLY) {
-			/* Replies carry no fds; any that came are dropped. */
-			for (unsigned int i = 0; i < nfds; i++)
-				close(fds[i]);
-			vfu_conn_reply(s->conn, s->buf, (size_t)n);
+		/* A reply to a request of ours goes to its waiter; one that
+		 * answers none is refused as any malformed message is. */
+		if (n > 0 && !nfds &&
+		    (hdr.flags & VFU_FLAG_TYPE_MASK) == VFU_TYPE_REPLY &&
+		    !vfu_conn_reply(s->conn, s->buf, (size_t)n))
 			continue;
-		}
 		last = n == 0 || (n < 0 && n != -EMSGSIZE && n != -EINVAL &&
 				  n != -E2BIG);
 		m = malloc(sizeof(*m) + (n > 0 ? (size_t)n : sizeof(hdr)));

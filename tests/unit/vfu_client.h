@@ -186,8 +186,9 @@ static inline bool read_full(int sock, void *buf, size_t len, struct treply *r)
 	return true;
 }
 
-/* The next reply, which must answer message @id; false at end of stream. */
-static inline bool recv_reply(struct tclient *c, uint16_t id, struct treply *r)
+/* The next message of the server, whatever it is; false at end of
+ * stream. */
+static inline bool read_msg(struct tclient *c, struct treply *r)
 {
 	memset(&r->hdr, 0, sizeof(r->hdr));
 	r->nfds = 0;
@@ -198,6 +199,14 @@ static inline bool recv_reply(struct tclient *c, uint16_t id, struct treply *r)
 	r->len = r->hdr.size - sizeof(r->hdr);
 	assert_true(r->len <= sizeof(r->payload));
 	assert_true(read_full(c->sock, r->payload, r->len, r));
+	return true;
+}
+
+/* The next reply, which must answer message @id; false at end of stream. */
+static inline bool recv_reply(struct tclient *c, uint16_t id, struct treply *r)
+{
+	if (!read_msg(c, r))
+		return false;
 	assert_int_equal(r->hdr.msg_id, id);
 	assert_int_equal(r->hdr.flags & VFU_FLAG_TYPE_MASK, VFU_TYPE_REPLY);
 	return true;
@@ -252,17 +261,8 @@ static inline bool recv_any(struct tclient *c, struct treply *r)
 {
 	struct pollfd p = { .fd = c->sock, .events = POLLIN };
 
-	memset(&r->hdr, 0, sizeof(r->hdr));
-	r->nfds = 0;
-	r->len = 0;
 	assert_int_equal(poll(&p, 1, 10000), 1);
-	if (!read_full(c->sock, &r->hdr, sizeof(r->hdr), r))
-		return false;
-	assert_true(r->hdr.size >= sizeof(r->hdr));
-	r->len = r->hdr.size - sizeof(r->hdr);
-	assert_true(r->len <= sizeof(r->payload));
-	assert_true(read_full(c->sock, r->payload, r->len, r));
-	return true;
+	return read_msg(c, r);
 }
 
 /* A reply must come, and be an error with @err. */
