@@ -181,6 +181,18 @@ bool emu_dev_has_msi(const struct emu_dev *dev);
 int emu_dev_flr(struct emu_dev *dev);
 
 /**
+ * emu_dev_client_lost() - the transport lost its client (the connection
+ * closed, broke or timed out, or the transport dropped it) and has
+ * dropped its DMA mappings and interrupts: stop every queue and the
+ * gather ring, abandon the work in flight, unload the firmware, return
+ * every register to its power-on value and scrub device memory (zeros),
+ * so that the next client finds the device as at power-on and nothing of
+ * the last one runs on. Injected faults stay (they are the operator's).
+ * Returns when the device has stopped.
+ */
+int emu_dev_client_lost(struct emu_dev *dev);
+
+/**
  * emu_dev_fault() - inject faults, from the command line or the control
  * socket. @spec is a comma-separated list of "name[=value]"; the names
  * and their meaning are in docs/hardware.md (Fault injection). Returns

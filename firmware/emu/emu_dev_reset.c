@@ -7,6 +7,10 @@
  * returns the function to its power-on state but for device memory, the
  * memory error counts and the link.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+
 #include "emu_internal.h"
 
 /* The registers soft reset and FLR both return to reset values. */
@@ -61,4 +65,27 @@ void emu_flr_locked(struct emu_dev *dev)
 	emu_posted_cancel_locked(dev);
 	common_reset_locked(dev);
 	emu_regs_reset_locked(dev);
+}
+
+/*
+ * The transport lost its client (emu_dev.h): an FLR, and more, since the
+ * next client is another guest. FLR keeps device memory; a new client
+ * must find none of the last one's data there, so it is scrubbed: the
+ * memfd's pages are given back (they read as zeros, through the device's
+ * mapping and any client's), or zeroed by hand where the kernel cannot
+ * punch holes. The transport has already dropped the client's mappings
+ * and eventfds, so whatever the reset would write to host memory or
+ * signal goes nowhere.
+ */
+int emu_dev_client_lost(struct emu_dev *dev)
+{
+	if (!dev)
+		return -EINVAL;
+	pthread_mutex_lock(&dev->lock);
+	emu_flr_locked(dev);
+	if (fallocate(dev->mem_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+		      0, (off_t)dev->mem_size))
+		memset(dev->mem, 0, dev->mem_size);
+	pthread_mutex_unlock(&dev->lock);
+	return 0;
 }

@@ -80,18 +80,25 @@ static const char usage_text[] =
 "  --help             print this help and exit\n"
 "\n"
 "Once every socket listens, ipu-emu prints \"ipu-emu: ready\" on stdout.\n"
-"Each IPU serves one client at a time; when the client disconnects, its\n"
-"DMA mappings and interrupt eventfds are dropped, the device keeps its\n"
-"state, and the socket accepts the next client. SIGTERM or SIGINT closes\n"
-"every socket, removes the socket files and exits with status 0.\n"
+"Each IPU serves one client at a time. When the client is lost (it\n"
+"disconnects, its stream breaks or stalls, or the IPU drops it), its DMA\n"
+"mappings and interrupt eventfds are dropped and the IPU is reset to its\n"
+"power-on state (queues stopped with nothing written to guest memory,\n"
+"firmware unloaded, device memory zeroed) before the socket accepts the\n"
+"next client. SIGTERM or SIGINT closes every socket, removes the socket\n"
+"files and exits with status 0.\n"
 "\n"
 "Control commands:\n"
 "  status             ok, then per IPU: client=connected|listening,\n"
 "                     negotiated=yes|no, dma_maps=N, clients=N,\n"
-"                     off_bus=yes|no\n"
+"                     off_bus=yes|no|unknown, stalled=N\n"
 "  fault ipuN SPEC    inject faults into ipuN at once (SPEC as below)\n"
 "  reset ipuN         Function Level Reset of ipuN\n"
 "  help               list the commands\n"
+"An IPU busy with its client for more than a few seconds answers\n"
+"\"error: ... Connection timed out\" (status: off_bus=unknown); a client\n"
+"that takes more than 3 seconds to send one message, or to take one\n"
+"reply, is dropped.\n"
 "\n"
 "Fault SPEC: a comma-separated list of name[=value] (docs/hardware.md,\n"
 "section 11): fail_dma=K, corrupt_dma=K, hang_launch=K, hang_dma=K,\n"
@@ -272,7 +279,8 @@ static void control_command(struct emu *e, char *line, char *ans, size_t size)
 				e->ipu[i].name,
 				st.connected ? "connected" : "listening",
 				st.negotiated ? "yes" : "no", st.dma_maps,
-				st.clients, off > 0 ? "yes" : "no",
+				st.clients,
+				off < 0 ? "unknown" : off ? "yes" : "no",
 				stalled > 0 ? stalled : 0);
 		}
 		return;

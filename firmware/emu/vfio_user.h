@@ -5,7 +5,9 @@
  * socket, serves one client at a time (QEMU's vfio-user-pci) and goes back
  * to listening when the client leaves. Every emu_dev_* call for the device
  * is made from that thread, as emu_dev.h asks; other threads reach the
- * device through vfu_server_call().
+ * device through vfu_server_call(). Each client's socket is read by a
+ * reader thread of its own, so that the client's answers to the device's
+ * DMA_READ/WRITE requests arrive while the server thread is busy.
  *
  * Order of use: vfu_server_create() (binds and listens), emu_dev_create()
  * with vfu_server_host_ops(), vfu_server_start(); at the end
@@ -57,7 +59,9 @@ int vfu_server_adopt(struct vfu_server *s, int fd);
 /**
  * vfu_server_call() - run @fn(dev, @arg) on the server's thread and return
  * what it returns; afterwards a device that fell off the bus loses its
- * client. -ESHUTDOWN once the server is stopping.
+ * client. -ESHUTDOWN once the server is stopping; -ETIMEDOUT (@fn not
+ * run) when the thread did not take the call within its limit (seconds:
+ * it takes a call between two messages, and a message has a deadline).
  */
 int vfu_server_call(struct vfu_server *s,
 		    int (*fn)(struct emu_dev *dev, void *arg), void *arg);

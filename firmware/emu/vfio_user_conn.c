@@ -22,6 +22,7 @@
 #include "vfio_user_dma.h"
 #include "vfio_user_irq.h"
 #include "vfio_user_parse.h"
+#include "vfio_user_remote.h"
 
 /* Error lines one client may cause before the log goes quiet. */
 #define LOG_ERROR_BUDGET	64
@@ -29,6 +30,9 @@
 struct vfu_conn {
 	struct emu_dev *dev;
 	struct vfu_dma *dma;
+	struct vfu_remote *remote;	/* DMA_READ/WRITE to the client */
+	void (*on_failed)(void *ctx);	/* a DMA request went unanswered */
+	void *failed_ctx;
 	struct vfu_irq *irq;		/* VFU_MAX_IRQ_COUNT slots */
 	unsigned int nvec;		/* the device's vectors (messages) */
 	uint32_t irq_index;		/* VFIO's MSI-X or MSI index */
@@ -67,6 +71,22 @@ static void logf_(struct vfu_conn *c, bool error, const char *fmt, ...)
 	va_end(ap);
 }
 
+static int remote_rw(void *ctx, uint64_t addr, void *buf, size_t len,
+		     bool write)
+{
+	struct vfu_conn *c = ctx;
+
+	return vfu_remote_rw(c->remote, addr, buf, len, write);
+}
+
+static void remote_failed(void *ctx)
+{
+	struct vfu_conn *c = ctx;
+
+	if (c->on_failed)
+		c->on_failed(c->failed_ctx);
+}
+
 int vfu_conn_create(const char *name, FILE *log, struct vfu_conn **out)
 {
 	struct vfu_conn *c = calloc(1, sizeof(*c));
@@ -80,11 +100,15 @@ int vfu_conn_create(const char *name, FILE *log, struct vfu_conn **out)
 	ret = vfu_dma_create(VFU_MAX_DMA_MAPS, &c->dma);
 	if (!ret)
 		ret = vfu_irq_create(VFU_MAX_IRQ_COUNT, &c->irq);
+	if (!ret)
+		ret = vfu_remote_create(remote_failed, c, &c->remote);
 	if (ret) {
+		vfu_irq_destroy(c->irq);
 		vfu_dma_destroy(c->dma);
 		free(c);
 		return ret;
 	}
+	vfu_dma_set_remote(c->dma, remote_rw, c);
 	*out = c;
 	return 0;
 }
@@ -93,9 +117,43 @@ void vfu_conn_destroy(struct vfu_conn *c)
 {
 	if (!c)
 		return;
+	vfu_remote_destroy(c->remote);
 	vfu_irq_destroy(c->irq);
 	vfu_dma_destroy(c->dma);
 	free(c);
+}
+
+void vfu_conn_on_failed(struct vfu_conn *c, void (*fn)(void *ctx), void *ctx)
+{
+	c->on_failed = fn;
+	c->failed_ctx = ctx;
+}
+
+void vfu_conn_connect(struct vfu_conn *c, int sock)
+{
+	vfu_remote_attach(c->remote, sock, VFU_DEFAULT_MAX_XFER);
+}
+
+int vfu_conn_send(struct vfu_conn *c, const struct vfu_out *out,
+		  unsigned int limit_ms)
+{
+	return vfu_remote_send(c->remote, &out->hdr, out->payload, out->len,
+			       out->fd, limit_ms);
+}
+
+int vfu_conn_reply(struct vfu_conn *c, const void *msg, size_t len)
+{
+	int ret = vfu_remote_reply(c->remote, msg, len);
+
+	if (ret)
+		logf_(c, true, "a reply (%zu bytes) that answers no DMA request of ours: %s",
+		      len, ret == -ENOENT ? "late or unknown" : "malformed");
+	return ret;
+}
+
+bool vfu_conn_client_failed(struct vfu_conn *c)
+{
+	return vfu_remote_failed(c->remote);
 }
 
 static int host_dma_read(void *ctx, uint64_t addr, void *dst, size_t len)
@@ -141,8 +199,17 @@ void vfu_conn_attach(struct vfu_conn *c, struct emu_dev *dev)
 
 void vfu_conn_disconnect(struct vfu_conn *c)
 {
+	/*
+	 * Mappings and eventfds first: the reset below may still try to
+	 * write status words or raise a vector, and none of it may reach
+	 * the memory or the eventfds of the next client, which is not
+	 * taken before this returns.
+	 */
+	vfu_remote_detach(c->remote);	/* waiting device threads fail now */
 	vfu_dma_unmap_all(c->dma);
 	vfu_irq_reset(c->irq);
+	if (c->dev)
+		emu_dev_client_lost(c->dev);
 	c->negotiated = false;
 	c->log_budget = LOG_ERROR_BUDGET;
 	memset(&c->client, 0, sizeof(c->client));
@@ -185,6 +252,20 @@ void vfu_conn_error(const struct vfu_hdr *req, int err, struct vfu_out *out)
 	out->hdr.error = (uint32_t)err;
 }
 
+/*
+ * The reply names only what the client proposed (the specification: a
+ * subset), with this server's values; for the rest the client assumes the
+ * defaults, which this server must therefore meet. No "migration": its
+ * absence says the server does not support it. No "write_multiple"
+ * either: QEMU would then send REGION_WRITE_MULTI.
+ */
+_Static_assert(VFU_MAX_FDS >= VFU_DEFAULT_MAX_FDS, "default max_msg_fds");
+_Static_assert(VFU_MAX_XFER >= VFU_DEFAULT_MAX_XFER,
+	       "default max_data_xfer_size");
+_Static_assert((VFU_PAGE_SIZE & VFU_DEFAULT_PGSIZES) != 0, "default pgsizes");
+_Static_assert(VFU_MAX_DMA_MAPS >= VFU_DEFAULT_MAX_DMA_MAPS,
+	       "default max_dma_maps");
+
 static int do_version(struct vfu_conn *c, const struct vfu_req *req,
 		      struct vfu_out *out)
 {
@@ -219,6 +300,8 @@ static int do_version(struct vfu_conn *c, const struct vfu_req *req,
 	out->len = sizeof(v) + (size_t)n;
 	c->client = caps;
 	c->negotiated = true;
+	/* Our DMA_READ/WRITE requests carry at most this much. */
+	vfu_remote_set_max_xfer(c->remote, caps.max_data_xfer_size);
 	logf_(c, false, "client negotiated vfio-user %u.%u (proposed %u.%u)",
 	      v.major, v.minor, req->version.major, req->version.minor);
 	return 0;

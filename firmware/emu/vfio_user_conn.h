@@ -7,9 +7,13 @@
  *
  * The state lives as long as the device: the DMA mapping table and the
  * MSI-X eventfds back the device's host ops even between clients. A client
- * that goes away takes its mappings and eventfds with it
- * (vfu_conn_disconnect()); the device keeps its state, as the
- * specification's "Client Disconnection" section asks.
+ * that goes away takes its mappings and eventfds with it, and the device
+ * is reset to its power-on state before the next client is served
+ * (vfu_conn_disconnect()): the next client is another guest, which must
+ * find no queue running at the last one's ring addresses. (The
+ * specification's "Client Disconnection" section lets a server keep the
+ * device's state for a client that reconnects; QEMU's client does not,
+ * and a device with DMA running cannot be kept safely.)
  */
 #ifndef IPU_EMU_VFIO_USER_CONN_H
 #define IPU_EMU_VFIO_USER_CONN_H
@@ -75,7 +79,41 @@ void vfu_conn_handle(struct vfu_conn *c, const void *msg, size_t len,
  */
 void vfu_conn_error(const struct vfu_hdr *req, int err, struct vfu_out *out);
 
-/** vfu_conn_disconnect() - the client is gone: drop its mappings and fds. */
+/**
+ * vfu_conn_connect() - a client connected on @sock (not owned): the
+ * device's DMA to memory the server cannot map goes to it as DMA_READ /
+ * DMA_WRITE requests (vfio_user_remote.c), until vfu_conn_disconnect().
+ */
+void vfu_conn_connect(struct vfu_conn *c, int sock);
+
+/**
+ * vfu_conn_send() - send the reply @out to the client, in turn with the
+ * device's requests, within @limit_ms. Return: 0 or a negative errno.
+ */
+int vfu_conn_send(struct vfu_conn *c, const struct vfu_out *out,
+		  unsigned int limit_ms);
+
+/**
+ * vfu_conn_reply() - a reply message of the client (to a DMA_READ or
+ * DMA_WRITE request): given to the device thread waiting for it. Any
+ * thread but one waiting for a reply. Return: 0, -ENOENT (no request
+ * waits for it: logged, harmless) or -EINVAL (malformed: logged).
+ */
+int vfu_conn_reply(struct vfu_conn *c, const void *msg, size_t len);
+
+/**
+ * vfu_conn_on_failed() - @fn(@ctx) is called, from a device thread, when
+ * the client left a DMA request unanswered past its limit: the transport
+ * must drop it (vfu_conn_client_failed() says so until then).
+ */
+void vfu_conn_on_failed(struct vfu_conn *c, void (*fn)(void *ctx), void *ctx);
+bool vfu_conn_client_failed(struct vfu_conn *c);
+
+/**
+ * vfu_conn_disconnect() - the client is gone: fail the device's requests
+ * waiting for it, drop its mappings and fds, then reset the device
+ * (emu_dev_client_lost()). The socket may be closed once this returns.
+ */
 void vfu_conn_disconnect(struct vfu_conn *c);
 
 /** vfu_conn_set_trace() - log every command and its outcome (debugging). */

@@ -9,6 +9,13 @@
  * map and unmap take it for writing, which waits for copies in progress.
  * The lock prefers writers, so a stream of copies cannot starve an unmap
  * (the client waits for its reply).
+ *
+ * A range the server could not map (no fd, or a file that could shrink)
+ * is reached through the remote hook (DMA_READ/DMA_WRITE messages,
+ * vfio_user_remote.c), without the lock: the reply may take a while, and
+ * the message loop that maps and unmaps must not wait for it. A copy that
+ * needs the hook is therefore checked whole first, then done a mapping at
+ * a time, each looked up again (an unmap in between faults the rest).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,6 +41,8 @@ struct vfu_dma {
 	pthread_rwlock_t lock;	/* protects maps[] and count */
 	struct dma_map *maps;	/* sorted by addr, disjoint */
 	unsigned int count, max;
+	vfu_dma_remote_fn remote;	/* set once, before any copy */
+	void *remote_ctx;
 };
 
 int vfu_dma_create(unsigned int max_maps, struct vfu_dma **out)
@@ -65,6 +74,12 @@ int vfu_dma_create(unsigned int max_maps, struct vfu_dma **out)
 	}
 	*out = dma;
 	return 0;
+}
+
+void vfu_dma_set_remote(struct vfu_dma *dma, vfu_dma_remote_fn fn, void *ctx)
+{
+	dma->remote = fn;
+	dma->remote_ctx = ctx;
 }
 
 static void release(struct dma_map *m)
@@ -146,7 +161,8 @@ int vfu_dma_map(struct vfu_dma *dma, uint64_t addr, uint64_t size, int fd,
 		 * QEMU's memory-backend-memfd seals its RAM against that
 		 * by default (seal=on). An unsealed file is recorded like
 		 * memory the client did not share: the range exists, and
-		 * the device's accesses there fault (an IOMMU fault).
+		 * the device reaches it through the remote hook (DMA_READ /
+		 * DMA_WRITE messages), never by a mapping.
 		 */
 		seals = fcntl(fd, F_GET_SEALS);
 		if (seals < 0 || !(seals & F_SEAL_SHRINK))
@@ -224,10 +240,13 @@ unsigned int vfu_dma_count(struct vfu_dma *dma)
 
 /*
  * With the lock held for reading: check that [addr, addr + len) is covered
- * by consecutive mappings with @flag, then (when @buf is not NULL) copy.
+ * by consecutive mappings with @flag, mapped or reachable through the
+ * remote hook (*@remote set when some are the latter), then (@copy) copy
+ * what is mapped.
  */
 static int walk_locked(struct vfu_dma *dma, uint64_t addr, uint8_t *buf,
-		       size_t len, uint32_t flag, bool to_guest, bool copy)
+		       size_t len, uint32_t flag, bool to_guest, bool copy,
+		       bool *remote)
 {
 	unsigned int i = lower_bound(dma, addr);
 	uint64_t at = addr;
@@ -240,13 +259,16 @@ static int walk_locked(struct vfu_dma *dma, uint64_t addr, uint8_t *buf,
 		if (i >= dma->count)
 			return -EFAULT;
 		m = &dma->maps[i];
-		if (m->addr > at || !m->va || !(m->flags & flag))
+		if (m->addr > at || !(m->flags & flag) ||
+		    (!m->va && !dma->remote))
 			return -EFAULT;
+		if (!m->va)
+			*remote = true;
 		off = at - m->addr;
 		n = m->size - off;
 		if (n > len - done)
 			n = len - done;
-		if (copy) {
+		if (copy && m->va) {
 			if (to_guest)
 				memcpy(m->va + off, buf + done, n);
 			else
@@ -259,9 +281,53 @@ static int walk_locked(struct vfu_dma *dma, uint64_t addr, uint8_t *buf,
 	return 0;
 }
 
+/*
+ * The copy of a range checked whole, some of it reached through the
+ * remote hook: one mapping at a time, the lock held only for a memcpy.
+ */
+static int copy_with_remote(struct vfu_dma *dma, uint64_t addr, uint8_t *buf,
+			    size_t len, uint32_t flag, bool to_guest)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		uint64_t at = addr + done, n;
+		const struct dma_map *m;
+		unsigned int i;
+		int ret;
+
+		pthread_rwlock_rdlock(&dma->lock);
+		i = lower_bound(dma, at);
+		m = i < dma->count ? &dma->maps[i] : NULL;
+		if (!m || m->addr > at || !(m->flags & flag)) {
+			pthread_rwlock_unlock(&dma->lock);
+			return -EFAULT;	/* unmapped meanwhile */
+		}
+		n = m->size - (at - m->addr);
+		if (n > len - done)
+			n = len - done;
+		if (m->va) {
+			if (to_guest)
+				memcpy(m->va + (at - m->addr), buf + done, n);
+			else
+				memcpy(buf + done, m->va + (at - m->addr), n);
+			pthread_rwlock_unlock(&dma->lock);
+		} else {
+			pthread_rwlock_unlock(&dma->lock);
+			ret = dma->remote(dma->remote_ctx, at, buf + done, n,
+					  to_guest);
+			if (ret)
+				return ret;
+		}
+		done += n;
+	}
+	return 0;
+}
+
 static int dma_copy(struct vfu_dma *dma, uint64_t addr, uint8_t *buf,
 		    size_t len, bool to_guest)
 {
+	bool remote = false;
 	uint32_t flag = to_guest ? VFIO_DMA_MAP_FLAG_WRITE :
 				   VFIO_DMA_MAP_FLAG_READ;
 	int ret;
@@ -272,11 +338,14 @@ static int dma_copy(struct vfu_dma *dma, uint64_t addr, uint8_t *buf,
 		return -EFAULT;
 	pthread_rwlock_rdlock(&dma->lock);
 	/* Check all before copying any: a fault copies nothing. */
-	ret = walk_locked(dma, addr, buf, len, flag, to_guest, false);
-	if (!ret)
-		ret = walk_locked(dma, addr, buf, len, flag, to_guest, true);
+	ret = walk_locked(dma, addr, buf, len, flag, to_guest, false, &remote);
+	if (!ret && !remote)
+		ret = walk_locked(dma, addr, buf, len, flag, to_guest, true,
+				  &remote);
 	pthread_rwlock_unlock(&dma->lock);
-	return ret;
+	if (ret || !remote)
+		return ret;
+	return copy_with_remote(dma, addr, buf, len, flag, to_guest);
 }
 
 int vfu_dma_read(struct vfu_dma *dma, uint64_t addr, void *dst, size_t len)

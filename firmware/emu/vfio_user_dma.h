@@ -10,10 +10,18 @@
 #ifndef IPU_EMU_VFIO_USER_DMA_H
 #define IPU_EMU_VFIO_USER_DMA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 struct vfu_dma;
+
+/*
+ * How a copy reaches a range the server could not map: @len bytes at bus
+ * address @addr from or (@write) to @buf; 0 or -EFAULT.
+ */
+typedef int (*vfu_dma_remote_fn)(void *ctx, uint64_t addr, void *buf,
+				 size_t len, bool write);
 
 /** vfu_dma_create() - an empty table allowing @max_maps mappings. */
 int vfu_dma_create(unsigned int max_maps, struct vfu_dma **out);
@@ -21,19 +29,26 @@ int vfu_dma_create(unsigned int max_maps, struct vfu_dma **out);
 void vfu_dma_destroy(struct vfu_dma *dma);
 
 /**
+ * vfu_dma_set_remote() - reach ranges the server could not map through
+ * @fn(@ctx, ...) (before any copy; without it, such ranges fault).
+ */
+void vfu_dma_set_remote(struct vfu_dma *dma, vfu_dma_remote_fn fn, void *ctx);
+
+/**
  * vfu_dma_map() - add the bus range [@addr, @addr + @size) backed by @fd at
  * @offset, readable and/or writable by the device as @flags
  * (VFIO_DMA_MAP_FLAG_READ/WRITE) say. @fd is mmap()ed and then closed
  * here whatever the outcome (the mapping keeps the memory); -1 records a
- * range the client did not share, which the device cannot reach (its
- * accesses fault as outside every mapping). Return: 0, -EEXIST (overlaps
+ * range the client did not share, which the device reaches through the
+ * remote hook (vfu_dma_set_remote()), or not at all without one. Return: 0, -EEXIST (overlaps
  * a mapping), -ENOSPC (table full), -EINVAL (@fd is not a regular file or
  * the range runs past its end), or mmap()'s errno.
  *
  * Only a file sealed against shrinking (F_SEAL_SHRINK, as QEMU's
  * memory-backend-memfd is by default) is mapped: a client could shrink
  * any other file under the device and turn its next DMA into SIGBUS. An
- * unsealed file's range is recorded as not shared (accesses fault).
+ * unsealed file's range is recorded as not shared (reached through the
+ * remote hook).
  */
 int vfu_dma_map(struct vfu_dma *dma, uint64_t addr, uint64_t size, int fd,
 		uint64_t offset, uint32_t flags);
@@ -55,7 +70,8 @@ unsigned int vfu_dma_count(struct vfu_dma *dma);
  * vfu_dma_read() / vfu_dma_write() - copy @len bytes at bus address @addr
  * from / to guest memory. The range may span adjacent mappings; every
  * byte must lie in a mapping that allows the access, or nothing is copied
- * and the result is -EFAULT (an IOMMU fault on real hardware).
+ * and the result is -EFAULT (an IOMMU fault on real hardware). A range
+ * reached through the remote hook may also fail part way (-EFAULT).
  */
 int vfu_dma_read(struct vfu_dma *dma, uint64_t addr, void *dst, size_t len);
 int vfu_dma_write(struct vfu_dma *dma, uint64_t addr, const void *src,

@@ -282,3 +282,56 @@ int vfu_parse(const void *msg, size_t len, unsigned int nfds,
 		return -EINVAL;
 	}
 }
+
+int vfu_parse_dma_reply(const void *msg, size_t len, struct vfu_dma_reply *out)
+{
+	const uint8_t *p = msg;
+	struct vfu_dma_rw rw;
+	uint32_t type;
+	size_t n;
+
+	memset(out, 0, sizeof(*out));
+	if (len < sizeof(out->hdr))
+		return -EINVAL;
+	memcpy(&out->hdr, p, sizeof(out->hdr));
+	type = out->hdr.flags & VFU_FLAG_TYPE_MASK;
+	if (out->hdr.size != len || type != VFU_TYPE_REPLY ||
+	    (out->hdr.flags & ~(VFU_FLAG_TYPE_MASK | VFU_FLAG_ERROR)))
+		return -EINVAL;
+	if (out->hdr.cmd != VFU_CMD_DMA_READ &&
+	    out->hdr.cmd != VFU_CMD_DMA_WRITE)
+		return -EINVAL;
+	p += sizeof(out->hdr);
+	n = len - sizeof(out->hdr);
+	/* "If an error occurs, the reply message must only include the
+	 * reply header." */
+	if (out->hdr.flags & VFU_FLAG_ERROR)
+		return n ? -EINVAL : 0;
+	if (out->hdr.cmd == VFU_CMD_DMA_WRITE) {
+		uint32_t count32;
+
+		if (n == 0)
+			return 0;
+		if (n == sizeof(rw.addr) + sizeof(count32)) {
+			memcpy(&out->addr, p, sizeof(out->addr));
+			memcpy(&count32, p + sizeof(out->addr), sizeof(count32));
+			out->count = count32;
+			return 0;
+		}
+		if (n != sizeof(rw))
+			return -EINVAL;
+		memcpy(&rw, p, sizeof(rw));
+		out->addr = rw.addr;
+		out->count = rw.count;
+		return 0;
+	}
+	if (n < sizeof(rw))
+		return -EINVAL;
+	memcpy(&rw, p, sizeof(rw));
+	if (rw.count != n - sizeof(rw))
+		return -EINVAL;
+	out->addr = rw.addr;
+	out->count = rw.count;
+	out->data = p + sizeof(rw);
+	return 0;
+}

@@ -85,6 +85,32 @@ struct vfu_req {
 int vfu_parse(const void *msg, size_t len, unsigned int nfds,
 	      struct vfu_req *req);
 
+/**
+ * struct vfu_dma_reply - the client's reply to a DMA_READ or DMA_WRITE
+ * request of the server, checked and decoded.
+ * @hdr: its header (msg_id and cmd name the request; VFU_FLAG_ERROR set
+ *	for an error reply, whose other members are 0).
+ * @addr, @count: what the reply says it transferred (a DMA_WRITE reply
+ *	may say nothing: 0).
+ * @data: a DMA_READ reply's @count bytes, in the message buffer.
+ */
+struct vfu_dma_reply {
+	struct vfu_hdr hdr;
+	uint64_t addr, count;
+	const void *data;
+};
+
+/**
+ * vfu_parse_dma_reply() - validate and decode the reply message @msg of
+ * @len bytes: a header of the reply type whose size is @len, the command
+ * DMA_READ or DMA_WRITE, known flags and no No_reply; an error reply with
+ * no payload; a DMA_READ reply's payload the address, the count and
+ * exactly count bytes; a DMA_WRITE reply's payload empty, or the address
+ * and a 32-bit (the specification) or 64-bit count. Return: 0 and @out
+ * filled, or -EINVAL.
+ */
+int vfu_parse_dma_reply(const void *msg, size_t len, struct vfu_dma_reply *out);
+
 /** vfu_cmd_name() - the command's name for logs ("?" when unknown). */
 const char *vfu_cmd_name(unsigned int cmd);
 

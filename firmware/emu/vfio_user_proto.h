@@ -58,11 +58,15 @@ enum vfu_cmd {
 /* What this server accepts: at most this many fds in one message (QEMU
  * sends one eventfd per MSI-X vector, in chunks of this size), data
  * transfers of at most VFU_MAX_XFER bytes, a VERSION's JSON of at most
- * VFU_MAX_VERSION_DATA bytes and VFU_MAX_DMA_MAPS mappings at once. */
+ * VFU_MAX_VERSION_DATA bytes and VFU_MAX_DMA_MAPS mappings at once.
+ * The VERSION reply may only name capabilities the client proposed, and a
+ * client assumes the specification's default for the others: each limit
+ * here is at least that default (QEMU 11 refuses a max_dma_maps above it,
+ * and a max_msg_fds above 16). */
 #define VFU_MAX_FDS		16u
 #define VFU_MAX_XFER		(1u << 20)
 #define VFU_MAX_VERSION_DATA	4096u
-#define VFU_MAX_DMA_MAPS	1024u
+#define VFU_MAX_DMA_MAPS	VFU_DEFAULT_MAX_DMA_MAPS
 #define VFU_PAGE_SIZE		4096u
 
 struct vfu_hdr {
@@ -103,6 +107,17 @@ struct vfu_region_rw {
 	uint32_t count;
 };
 
+/*
+ * DMA_READ / DMA_WRITE, server to client: the request (a write's data
+ * follows) and the reply's head (a read's data follows). The
+ * specification's layout; a DMA_WRITE reply may also carry a 32-bit count
+ * or nothing (QEMU sends the bare header).
+ */
+struct vfu_dma_rw {
+	uint64_t addr;
+	uint64_t count;
+};
+
 /* DEVICE_SET_IRQS: struct vfio_irq_set without its flexible data[] (the
  * bools follow; eventfds travel as fds), so it can sit inside a struct. */
 struct vfu_irq_set {
@@ -125,6 +140,7 @@ _Static_assert(sizeof(struct vfu_hdr) == 16, "vfio-user header is 16 bytes");
 _Static_assert(sizeof(struct vfu_dma_map) == 32, "DMA_MAP payload");
 _Static_assert(sizeof(struct vfu_dma_unmap) == 24, "DMA_UNMAP payload");
 _Static_assert(sizeof(struct vfu_region_rw) == 16, "REGION_READ payload");
+_Static_assert(sizeof(struct vfu_dma_rw) == 16, "DMA_READ payload");
 _Static_assert(sizeof(struct vfio_device_info) >= 16, "DEVICE_GET_INFO");
 _Static_assert(sizeof(struct vfio_region_info) == 32, "REGION_INFO payload");
 _Static_assert(sizeof(struct vfio_irq_info) == 16, "IRQ_INFO payload");

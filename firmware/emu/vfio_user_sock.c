@@ -4,10 +4,19 @@
  * socket, with file descriptors as SCM_RIGHTS. Received fds are always
  * close-on-exec (MSG_CMSG_CLOEXEC); fds the kernel had to drop for lack of
  * room (MSG_CTRUNC) are reported as too many, never half-used.
+ *
+ * Deadlines: a timeout per recvmsg() or sendmsg() (SO_RCVTIMEO) bounds
+ * nothing, since a peer that moves one byte now and then restarts it
+ * every time. A whole message has one deadline instead: every call is
+ * non-blocking, and the waits between them (poll()) share what is left
+ * of it.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -45,12 +54,62 @@ static int take_fds(struct msghdr *mh, int *fds, unsigned int *nfds)
 	return too_many ? -E2BIG : 0;
 }
 
+static uint64_t now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+/* A deadline @limit_ms from now, 0 (none) for a @limit_ms of 0. */
+static uint64_t deadline_in(unsigned int limit_ms)
+{
+	return limit_ms ? now_ms() + limit_ms : 0;
+}
+
 /*
- * Read exactly @len bytes into @buf (NULL: drop them), collecting fds.
+ * Wait until @sock is ready for @events or @deadline (0: none) passes.
+ * Return: 0 or -ETIMEDOUT.
+ */
+static int wait_ready(int sock, short events, uint64_t deadline)
+{
+	for (;;) {
+		struct pollfd p = { .fd = sock, .events = events };
+		uint64_t now = deadline ? now_ms() : 0;
+		int n;
+
+		if (deadline && now >= deadline)
+			return -ETIMEDOUT;
+		n = poll(&p, 1, deadline ? (int)(deadline - now) : -1);
+		if (n > 0)
+			return 0;
+		if (n < 0 && errno != EINTR)
+			return -errno;
+	}
+}
+
+/*
+ * After a non-blocking call failed with errno: 0 to try it again (it was
+ * interrupted, or @sock is ready for @events now), or the error
+ * (-ETIMEDOUT past @deadline).
+ */
+static int after_failure(int sock, short events, uint64_t deadline)
+{
+	if (errno == EINTR)
+		return 0;
+	if (errno != EAGAIN)
+		return -errno;
+	return wait_ready(sock, events, deadline);
+}
+
+/*
+ * Read exactly @len bytes into @buf (NULL: drop them), collecting fds, by
+ * @deadline (0: none).
  * Return: bytes read (< @len only at end of stream) or a negative errno.
  */
 static ssize_t read_full(int sock, void *buf, size_t len, int *fds,
-			 unsigned int *nfds, int *fd_err)
+			 unsigned int *nfds, int *fd_err, uint64_t deadline)
 {
 	union {
 		char buf[CMSG_SPACE(VFU_MAX_FDS * sizeof(int))];
@@ -75,11 +134,12 @@ static ssize_t read_full(int sock, void *buf, size_t len, int *fds,
 		mh.msg_iovlen = 1;
 		mh.msg_control = ctl.buf;
 		mh.msg_controllen = sizeof(ctl.buf);
-		n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+		n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
 		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
+			ret = after_failure(sock, POLLIN, deadline);
+			if (ret)
+				return ret;
+			continue;
 		}
 		ret = take_fds(&mh, fds, nfds);
 		if (ret)
@@ -92,14 +152,15 @@ static ssize_t read_full(int sock, void *buf, size_t len, int *fds,
 }
 
 ssize_t vfu_sock_recv(int sock, void *buf, size_t cap, int *fds,
-		      unsigned int *nfds)
+		      unsigned int *nfds, unsigned int limit_ms)
 {
+	uint64_t deadline = deadline_in(limit_ms);
 	struct vfu_hdr hdr;
 	int fd_err = 0;
 	ssize_t n;
 
 	*nfds = 0;
-	n = read_full(sock, &hdr, sizeof(hdr), fds, nfds, &fd_err);
+	n = read_full(sock, &hdr, sizeof(hdr), fds, nfds, &fd_err, deadline);
 	if (n < 0)
 		return n;
 	if (!n && !*nfds)
@@ -112,14 +173,14 @@ ssize_t vfu_sock_recv(int sock, void *buf, size_t cap, int *fds,
 		return -EINVAL;
 	if (hdr.size > cap) {
 		n = read_full(sock, NULL, hdr.size - sizeof(hdr), fds, nfds,
-			      &fd_err);
+			      &fd_err, deadline);
 		if (n < 0)
 			return n;
 		return (size_t)n < hdr.size - sizeof(hdr) ? -ECONNRESET :
 							    -EMSGSIZE;
 	}
 	n = read_full(sock, (char *)buf + sizeof(hdr), hdr.size - sizeof(hdr),
-		      fds, nfds, &fd_err);
+		      fds, nfds, &fd_err, deadline);
 	if (n < 0)
 		return n;
 	if ((size_t)n < hdr.size - sizeof(hdr))
@@ -130,8 +191,9 @@ ssize_t vfu_sock_recv(int sock, void *buf, size_t cap, int *fds,
 }
 
 int vfu_sock_send(int sock, const struct vfu_hdr *hdr, const void *payload,
-		  size_t len, int fd)
+		  size_t len, int fd, unsigned int limit_ms)
 {
+	uint64_t deadline = deadline_in(limit_ms);
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
@@ -176,11 +238,13 @@ int vfu_sock_send(int sock, const struct vfu_hdr *hdr, const void *payload,
 			cm->cmsg_len = CMSG_LEN(sizeof(int));
 			memcpy(CMSG_DATA(cm), &fd, sizeof(int));
 		}
-		n = sendmsg(sock, &mh, MSG_NOSIGNAL);
+		n = sendmsg(sock, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
+			int ret = after_failure(sock, POLLOUT, deadline);
+
+			if (ret)
+				return ret;
+			continue;
 		}
 		fd_sent = true;
 		sent += (size_t)n;

@@ -15,7 +15,10 @@
 
 /**
  * vfu_sock_recv() - read one message into @buf (@cap bytes) and the fds
- * that came with it into @fds (room for VFU_MAX_FDS; *@nfds set).
+ * that came with it into @fds (room for VFU_MAX_FDS; *@nfds set), all of
+ * it within @limit_ms of the call (0: no limit). Call it when the first
+ * byte is there (poll() said so): the limit is then the message's deadline
+ * from its first byte.
  *
  * Return: the message's length; 0 when the peer closed the socket before a
  * message began; -EMSGSIZE when the header announces more than @cap bytes
@@ -24,18 +27,20 @@
  * header, -E2BIG when more fds came than VFU_MAX_FDS (those that did come
  * are in @fds: the caller refuses the message and closes them), or
  * another negative errno when the socket failed mid-message (closed,
- * timed out: the stream is lost). Every fd received is in @fds whatever
+ * -ETIMEDOUT past the deadline: the stream is lost). Every fd received is in @fds whatever
  * the return, except when the return is 0.
  */
 ssize_t vfu_sock_recv(int sock, void *buf, size_t cap, int *fds,
-		      unsigned int *nfds);
+		      unsigned int *nfds, unsigned int limit_ms);
 
 /**
  * vfu_sock_send() - send @hdr and @len bytes of @payload, with @fd (not
- * closed) as ancillary data unless it is -1. Return: 0 or a negative errno.
+ * closed) as ancillary data unless it is -1, all within @limit_ms (0: no
+ * limit). Return: 0 or a negative errno (-ETIMEDOUT: the peer did not
+ * take it in time, and the stream is lost).
  */
 int vfu_sock_send(int sock, const struct vfu_hdr *hdr, const void *payload,
-		  size_t len, int fd);
+		  size_t len, int fd, unsigned int limit_ms);
 
 /**
  * vfu_sock_listen() - a UNIX stream socket listening at @path (@backlog

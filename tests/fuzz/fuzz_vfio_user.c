@@ -10,14 +10,16 @@
  * trip a sanitizer.
  *
  * Input: byte 0 bit 0 = negotiate VERSION first; then records of
- *   u8 fdspec (bits 0-1: fd count, bit 2: eventfds instead of memfds),
+ *   u8 fdspec (bits 0-1: fd count, bit 2: eventfds instead of memfds,
+ *   bit 3: the message is a reply of the client to a DMA_READ/WRITE
+ *   request, given to the reply parser and vfu_conn_reply()),
  *   u16 length, length bytes of message;
  * the last 16 bytes, if any remain, are a bus address and length for a
  * device read and write.
  *
  *	scripts/fuzz [SECONDS]	builds this with clang and runs it
  *
- * fuzz-build: firmware/emu/vfio_user_parse.c firmware/emu/vfio_user_caps.c firmware/emu/vfio_user_conn.c firmware/emu/vfio_user_dma.c firmware/emu/vfio_user_irq.c -luring -lpthread
+ * fuzz-build: firmware/emu/vfio_user_parse.c firmware/emu/vfio_user_caps.c firmware/emu/vfio_user_conn.c firmware/emu/vfio_user_dma.c firmware/emu/vfio_user_irq.c firmware/emu/vfio_user_remote.c firmware/emu/vfio_user_sock.c -luring -lpthread
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -33,6 +35,7 @@
 #include "unit/open_fds.h"
 #include "../firmware/emu/vfio_user_conn.h"
 #include "../firmware/emu/vfio_user_parse.h"
+#include "../firmware/emu/vfio_user_remote.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -105,12 +108,41 @@ static void make_fds(uint8_t spec, int *fds, unsigned int *n)
 	}
 }
 
+/*
+ * A client's reply: the parser's verdict must hold up (a DMA_READ reply's
+ * data inside the message), and with no request waiting nothing may take
+ * it.
+ */
+static void reply(const uint8_t *msg, size_t len)
+{
+	struct vfu_dma_reply r;
+
+	if (!vfu_parse_dma_reply(msg, len, &r)) {
+		const uint8_t *d = r.data;
+
+		if (r.hdr.size != len)
+			bug("reply accepted with a wrong size");
+		if (d && (d < msg || r.count > len ||
+			  (size_t)(d - msg) > len - r.count))
+			bug("reply data outside the message");
+		for (uint64_t i = 0; d && i < r.count; i++)
+			reply_sum += d[i];
+	}
+	if (!vfu_conn_reply(conn, msg, len))
+		bug("a reply taken with no request waiting");
+}
+
 static void handle(const uint8_t *msg, size_t len, uint8_t spec)
 {
 	struct vfu_out out;
 	struct vfu_hdr in = { 0 };
 	unsigned int nfds;
 	int fds[4];
+
+	if (spec & 8) {
+		reply(msg, len);
+		return;
+	}
 
 	make_fds(spec, fds, &nfds);
 	if (len >= sizeof(in))

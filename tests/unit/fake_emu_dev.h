@@ -30,7 +30,7 @@ struct emu_dev {
 	uint8_t cfg[EMU_CFG_SIZE];
 	uint8_t bar0[FAKE_BAR0_SIZE];
 	int mem_fd;
-	unsigned int flr_count, fault_count;
+	unsigned int flr_count, fault_count, lost_count;
 	bool off_bus;
 };
 
@@ -158,6 +158,14 @@ bool emu_dev_has_msi(const struct emu_dev *dev)
 int emu_dev_flr(struct emu_dev *dev)
 {
 	dev->flr_count++;
+	memset(dev->bar0, 0, sizeof(dev->bar0));
+	return 0;
+}
+
+/* The client went: counted, and BAR0 to zeros as FLR. */
+int emu_dev_client_lost(struct emu_dev *dev)
+{
+	dev->lost_count++;
 	memset(dev->bar0, 0, sizeof(dev->bar0));
 	return 0;
 }

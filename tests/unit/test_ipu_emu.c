@@ -5,22 +5,27 @@
  * listens, a vfio-user client per IPU socket, the control socket's
  * commands and answers, a client disconnect returning the IPU to
  * listening, off_bus closing the client's socket, SIGTERM exiting 0 with
- * the socket files removed, and usage errors exiting 2.
+ * the socket files removed, and usage errors exiting 2; a client that
+ * trickles its message a byte at a time holds neither another IPU, nor
+ * the control socket, nor SIGTERM.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 
 #include <cmocka.h>
 
+#include "ipu/hw.h"
 #include "vfu_client.h"
 
 struct emu {
@@ -117,10 +122,44 @@ static void emu_start(struct emu *e)
 	assert_string_equal(line, "ipu-emu: ready");
 }
 
-static int wait_exit(pid_t pid)
+/* Safety limit of every wait for the program to exit. */
+#define EXIT_LIMIT_MS	20000
+
+/*
+ * Whether the program exited within EXIT_LIMIT_MS: its pidfd says so, or
+ * (valgrind knows no pidfd_open) the end of its stdout @out, a pipe only
+ * the program holds; -1 when that was read to its end already.
+ */
+static bool exited_in_time(pid_t pid, int out)
+{
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	struct pollfd p = { .fd = pidfd >= 0 ? pidfd : out, .events = POLLIN };
+	char sink[256];
+	bool ok = false;
+
+	if (pidfd < 0 && out < 0)
+		return true;
+	while (poll(&p, 1, EXIT_LIMIT_MS) == 1) {
+		if (pidfd >= 0 || read(out, sink, sizeof(sink)) <= 0) {
+			ok = true;
+			break;
+		}
+	}
+	if (pidfd >= 0)
+		close(pidfd);
+	return ok;
+}
+
+/* The program's exit status, once it exited (a bounded wait). */
+static int wait_exit(pid_t pid, int out)
 {
 	int st;
 
+	if (!exited_in_time(pid, out)) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		fail_msg("ipu-emu did not exit within %d ms", EXIT_LIMIT_MS);
+	}
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	assert_true(WIFEXITED(st));
 	return WEXITSTATUS(st);
@@ -131,7 +170,7 @@ static void emu_stop(struct emu *e)
 	struct stat st;
 
 	assert_int_equal(kill(e->pid, SIGTERM), 0);
-	assert_int_equal(wait_exit(e->pid), 0);
+	assert_int_equal(wait_exit(e->pid, e->out), 0);
 	close(e->out);
 	assert_int_equal(lstat(e->sock[0], &st), -1);
 	assert_int_equal(lstat(e->sock[1], &st), -1);
@@ -216,6 +255,91 @@ static void test_sigterm_with_a_client_connected(void **state)
 	close(c.sock);
 }
 
+/*
+ * A client that sends a message a byte at a time, each byte well within
+ * any per-call timeout, until the server closes its socket or it is told
+ * to stop (@stop, an eventfd, which also paces it).
+ */
+struct trickler {
+	int sock, stop;
+	pthread_t thread;
+};
+
+static void *trickle(void *arg)
+{
+	struct trickler *t = arg;
+	struct vfu_hdr h = { .msg_id = 77, .cmd = VFU_CMD_REGION_WRITE,
+			     .size = 4096 };
+	uint8_t msg[4096] = { 0 };
+
+	memcpy(msg, &h, sizeof(h));
+	for (size_t i = 0; i < sizeof(msg); i++) {
+		struct pollfd p = { .fd = t->stop, .events = POLLIN };
+
+		if (send(t->sock, msg + i, 1, MSG_NOSIGNAL) != 1)
+			break;
+		if (poll(&p, 1, 300) != 0)
+			break;
+	}
+	return NULL;
+}
+
+static void trickle_start(struct trickler *t, const char *path)
+{
+	struct tclient c = { .sock = connect_to(path) };
+
+	negotiate(&c);
+	t->sock = c.sock;
+	t->stop = make_eventfd();
+	assert_int_equal(pthread_create(&t->thread, NULL, trickle, t), 0);
+}
+
+static void trickle_end(struct trickler *t)
+{
+	uint64_t one = 1;
+
+	assert_int_equal(write(t->stop, &one, sizeof(one)), sizeof(one));
+	pthread_join(t->thread, NULL);
+	close(t->stop);
+	close(t->sock);
+}
+
+/*
+ * A client of ipu0 trickles a message: ipu1 serves its own client, the
+ * control socket answers (the trickler is dropped at its message's
+ * deadline), and SIGTERM, sent while a second trickler is at it, ends
+ * the program within the safety limit.
+ */
+static void test_a_trickling_client_holds_nothing(void **state)
+{
+	struct tclient c = { .sock = -1 };
+	struct trickler t;
+	char ans[1024];
+	struct emu e;
+	int ctl;
+
+	(void)state;
+	emu_start(&e);
+	trickle_start(&t, e.sock[0]);
+	c.sock = connect_to(e.sock[1]);
+	negotiate(&c);
+	assert_int_equal(treg_read32(&c, VFIO_PCI_BAR0_REGION_INDEX,
+				     IPU_REG_ID), IPU_ID_VALUE);
+	ctl = connect_to(e.ctl);
+	control(ctl, "status\n", ans, sizeof(ans));
+	assert_true(!strncmp(ans, "ok ", 3));
+	assert_true(peer_closed(t.sock));
+	trickle_end(&t);
+	control(ctl, "status\n", ans, sizeof(ans));
+	assert_non_null(strstr(ans, "ipu0 client=listening"));
+	close(ctl);
+	close(c.sock);
+
+	trickle_start(&t, e.sock[0]);
+	emu_stop(&e);
+	trickle_end(&t);
+}
+
 static int run_usage(const char *a1, const char *a2, char *err, size_t size)
 {
 	char path[PATH_MAX];
@@ -236,7 +360,7 @@ static int run_usage(const char *a1, const char *a2, char *err, size_t size)
 	err[n > 0 ? n : 0] = '\0';
 	close(out);
 	close(efd);
-	return wait_exit(pid);
+	return wait_exit(pid, -1);
 }
 
 static void test_usage_errors(void **state)
@@ -267,6 +391,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_serves_each_ipu_and_stops_on_sigterm),
 		cmocka_unit_test(test_sigterm_with_a_client_connected),
+		cmocka_unit_test(test_a_trickling_client_holds_nothing),
 		cmocka_unit_test(test_usage_errors),
 	};
 

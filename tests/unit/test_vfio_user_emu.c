@@ -26,37 +26,11 @@
 
 #define MEM_SIZE	(1u << 20)
 
-static uint32_t read32(struct tclient *c, uint32_t region, uint64_t off)
-{
-	struct vfu_region_rw rw = { off, region, 4 };
-	struct treply *r;
-	uint32_t v;
-
-	r = expect_ok(c, send_cmd(c, VFU_CMD_REGION_READ, &rw, sizeof(rw),
-				  NULL, 0));
-	assert_int_equal(r->len, sizeof(rw) + 4);
-	memcpy(&v, r->payload + sizeof(rw), 4);
-	free_reply(r);
-	return v;
-}
-
-static void write32(struct tclient *c, uint32_t region, uint64_t off,
-		    uint32_t v)
-{
-	uint8_t buf[sizeof(struct vfu_region_rw) + 4];
-	struct vfu_region_rw rw = { off, region, 4 };
-
-	memcpy(buf, &rw, sizeof(rw));
-	memcpy(buf + sizeof(rw), &v, 4);
-	free_reply(expect_ok(c, send_cmd(c, VFU_CMD_REGION_WRITE, buf,
-					 sizeof(buf), NULL, 0)));
-}
-
 static void test_identity_in_config_space(void **state)
 {
 	struct tclient *c = *state;
-	uint32_t id = read32(c, VFIO_PCI_CONFIG_REGION_INDEX, 0);
-	uint32_t class = read32(c, VFIO_PCI_CONFIG_REGION_INDEX, 8);
+	uint32_t id = treg_read32(c, VFIO_PCI_CONFIG_REGION_INDEX, 0);
+	uint32_t class = treg_read32(c, VFIO_PCI_CONFIG_REGION_INDEX, 8);
 
 	assert_int_equal(id & 0xffff, IPU_PCI_VENDOR_ID);
 	assert_int_equal(id >> 16, IPU_PCI_DEVICE_ID);
@@ -67,7 +41,7 @@ static void test_bar0_id_register(void **state)
 {
 	struct tclient *c = *state;
 
-	assert_int_equal(read32(c, VFIO_PCI_BAR0_REGION_INDEX, IPU_REG_ID),
+	assert_int_equal(treg_read32(c, VFIO_PCI_BAR0_REGION_INDEX, IPU_REG_ID),
 			 IPU_ID_VALUE);
 }
 
@@ -90,7 +64,7 @@ static void test_bar2_is_the_device_memory(void **state)
 	assert_true(map != MAP_FAILED);
 	/* A byte written through the mapping reads back by message. */
 	map[4096] = 0x3c;
-	assert_int_equal(read32(c, VFIO_PCI_BAR2_REGION_INDEX, 4096) & 0xff,
+	assert_int_equal(treg_read32(c, VFIO_PCI_BAR2_REGION_INDEX, 4096) & 0xff,
 			 0x3c);
 	munmap(map, MEM_SIZE);
 	free_reply(r);
@@ -119,12 +93,12 @@ static void test_irq_self_test_fires_msix_vector_0(void **state)
 					 sizeof(s), efd, IPU_MSIX_VECTORS)));
 	/* The spec's self-test: unmask SW, raise it, vector 0 fires once
 	 * (with Bus Master: a message is a write the function makes). */
-	write32(c, VFIO_PCI_CONFIG_REGION_INDEX, 0x04, 0x0006);
-	write32(c, VFIO_PCI_BAR0_REGION_INDEX, IPU_REG_IRQ_MASK, ~IPU_IRQ_SW);
-	write32(c, VFIO_PCI_BAR0_REGION_INDEX, IPU_REG_IRQ_RAISE, IPU_IRQ_SW);
+	treg_write32(c, VFIO_PCI_CONFIG_REGION_INDEX, 0x04, 0x0006);
+	treg_write32(c, VFIO_PCI_BAR0_REGION_INDEX, IPU_REG_IRQ_MASK, ~IPU_IRQ_SW);
+	treg_write32(c, VFIO_PCI_BAR0_REGION_INDEX, IPU_REG_IRQ_RAISE, IPU_IRQ_SW);
 	assert_int_equal(eventfd_count(efd[0]), 1);
 	assert_int_equal(eventfd_count(efd[1]), 0);
-	write32(c, VFIO_PCI_BAR0_REGION_INDEX, IPU_REG_IRQ_CAUSE, IPU_IRQ_SW);
+	treg_write32(c, VFIO_PCI_BAR0_REGION_INDEX, IPU_REG_IRQ_CAUSE, IPU_IRQ_SW);
 	for (unsigned int i = 0; i < IPU_MSIX_VECTORS; i++)
 		close(efd[i]);
 }
@@ -166,7 +140,7 @@ static void test_msi_irq_info(void **state)
 	assert_false(ii.flags & VFIO_IRQ_INFO_MASKABLE);
 	assert_int_equal(irq_info(c, VFIO_PCI_MSIX_IRQ_INDEX).count, 0);
 	/* The capability QEMU's client reads to emulate MSI. */
-	assert_int_equal(read32(c, VFIO_PCI_CONFIG_REGION_INDEX, IPU_CFG_MSI_CAP),
+	assert_int_equal(treg_read32(c, VFIO_PCI_CONFIG_REGION_INDEX, IPU_CFG_MSI_CAP),
 			 0x0084 << 16 | IPU_CFG_EXP_CAP << 8 | 0x05);
 }
 
@@ -180,18 +154,18 @@ static void test_msi_self_test_fires_message_0(void **state)
 	struct tclient *c = *state;
 	int efd = make_eventfd();
 
-	write32(c, VFIO_PCI_CONFIG_REGION_INDEX, 0x04, 0x0006);
-	write32(c, VFIO_PCI_CONFIG_REGION_INDEX, IPU_CFG_MSI_CAP,
+	treg_write32(c, VFIO_PCI_CONFIG_REGION_INDEX, 0x04, 0x0006);
+	treg_write32(c, VFIO_PCI_CONFIG_REGION_INDEX, IPU_CFG_MSI_CAP,
 		(uint32_t)IPU_MSI_CTRL_ENABLE << 16);
 	free_reply(expect_ok(c, set_eventfds(c, VFIO_PCI_MSI_IRQ_INDEX, 0, 1,
 					     &efd, 1)));
-	write32(c, VFIO_PCI_BAR0_REGION_INDEX, IPU_REG_IRQ_MASK, ~IPU_IRQ_SW);
-	write32(c, VFIO_PCI_BAR0_REGION_INDEX, IPU_REG_IRQ_RAISE, IPU_IRQ_SW);
+	treg_write32(c, VFIO_PCI_BAR0_REGION_INDEX, IPU_REG_IRQ_MASK, ~IPU_IRQ_SW);
+	treg_write32(c, VFIO_PCI_BAR0_REGION_INDEX, IPU_REG_IRQ_RAISE, IPU_IRQ_SW);
 	assert_int_equal(eventfd_count(efd), 1);
-	write32(c, VFIO_PCI_BAR0_REGION_INDEX, IPU_REG_IRQ_CAUSE, IPU_IRQ_SW);
+	treg_write32(c, VFIO_PCI_BAR0_REGION_INDEX, IPU_REG_IRQ_CAUSE, IPU_IRQ_SW);
 	/* MSI disabled: the cause latches, no message. */
-	write32(c, VFIO_PCI_CONFIG_REGION_INDEX, IPU_CFG_MSI_CAP, 0);
-	write32(c, VFIO_PCI_BAR0_REGION_INDEX, IPU_REG_IRQ_RAISE, IPU_IRQ_SW);
+	treg_write32(c, VFIO_PCI_CONFIG_REGION_INDEX, IPU_CFG_MSI_CAP, 0);
+	treg_write32(c, VFIO_PCI_BAR0_REGION_INDEX, IPU_REG_IRQ_RAISE, IPU_IRQ_SW);
 	assert_int_equal(eventfd_count(efd), 0);
 	/* All off: count 0, DATA_NONE. */
 	{
@@ -248,13 +222,13 @@ static void test_msi_hostile_set_irqs(void **state)
 	expect_error(c, send_cmd(c, VFU_CMD_DEVICE_SET_IRQS, mask_buf,
 				 sizeof(m), NULL, 0), ENOTTY);
 	/* Still served: 4 messages, each cause on its own. */
-	write32(c, VFIO_PCI_CONFIG_REGION_INDEX, 0x04, 0x0006);
-	write32(c, VFIO_PCI_CONFIG_REGION_INDEX, IPU_CFG_MSI_CAP,
+	treg_write32(c, VFIO_PCI_CONFIG_REGION_INDEX, 0x04, 0x0006);
+	treg_write32(c, VFIO_PCI_CONFIG_REGION_INDEX, IPU_CFG_MSI_CAP,
 		(uint32_t)(IPU_MSI_CTRL_ENABLE | 2 << IPU_MSI_CTRL_MME_SHIFT) << 16);
 	free_reply(expect_ok(c, set_eventfds(c, VFIO_PCI_MSI_IRQ_INDEX, 0, 4,
 					     efd, 4)));
-	write32(c, VFIO_PCI_BAR0_REGION_INDEX, IPU_REG_IRQ_MASK, ~IPU_IRQ_SW);
-	write32(c, VFIO_PCI_BAR0_REGION_INDEX, IPU_REG_IRQ_RAISE, IPU_IRQ_SW);
+	treg_write32(c, VFIO_PCI_BAR0_REGION_INDEX, IPU_REG_IRQ_MASK, ~IPU_IRQ_SW);
+	treg_write32(c, VFIO_PCI_BAR0_REGION_INDEX, IPU_REG_IRQ_RAISE, IPU_IRQ_SW);
 	assert_int_equal(eventfd_count(efd[0]), 1);
 	assert_int_equal(eventfd_count(efd[1]), 0);
 	for (unsigned int i = 0; i < 5; i++)
@@ -265,13 +239,13 @@ static void test_device_reset_restores_reset_values(void **state)
 {
 	struct tclient *c = *state;
 
-	write32(c, VFIO_PCI_BAR0_REGION_INDEX, IPU_REG_IRQ_MASK, 0);
-	assert_int_equal(read32(c, VFIO_PCI_BAR0_REGION_INDEX,
+	treg_write32(c, VFIO_PCI_BAR0_REGION_INDEX, IPU_REG_IRQ_MASK, 0);
+	assert_int_equal(treg_read32(c, VFIO_PCI_BAR0_REGION_INDEX,
 				IPU_REG_IRQ_MASK), 0);
 	free_reply(expect_ok(c, send_cmd(c, VFU_CMD_DEVICE_RESET, NULL, 0,
 					 NULL, 0)));
 	/* Reset value of IRQ_MASK: everything masked. */
-	assert_int_equal(read32(c, VFIO_PCI_BAR0_REGION_INDEX,
+	assert_int_equal(treg_read32(c, VFIO_PCI_BAR0_REGION_INDEX,
 				IPU_REG_IRQ_MASK) & IPU_IRQ_ALL, IPU_IRQ_ALL);
 }
 
@@ -307,10 +281,10 @@ static void test_link_down_reads_all_ones_and_keeps_the_socket(void **state)
 	struct tclient *c = *state;
 
 	assert_int_equal(vfu_server_call(c->srv, fault_fn, "link_down"), 0);
-	assert_int_equal(read32(c, VFIO_PCI_BAR0_REGION_INDEX, IPU_REG_ID),
+	assert_int_equal(treg_read32(c, VFIO_PCI_BAR0_REGION_INDEX, IPU_REG_ID),
 			 0xffffffffu);
 	/* Answered again: the first answer did not close the socket. */
-	assert_int_equal(read32(c, VFIO_PCI_BAR0_REGION_INDEX, IPU_REG_VERSION),
+	assert_int_equal(treg_read32(c, VFIO_PCI_BAR0_REGION_INDEX, IPU_REG_VERSION),
 			 0xffffffffu);
 }
 

@@ -186,8 +186,9 @@ static inline bool read_full(int sock, void *buf, size_t len, struct treply *r)
 	return true;
 }
 
-/* The next reply, which must answer message @id; false at end of stream. */
-static inline bool recv_reply(struct tclient *c, uint16_t id, struct treply *r)
+/* The next message of the server, whatever it is; false at end of
+ * stream. */
+static inline bool read_msg(struct tclient *c, struct treply *r)
 {
 	memset(&r->hdr, 0, sizeof(r->hdr));
 	r->nfds = 0;
@@ -198,9 +199,70 @@ static inline bool recv_reply(struct tclient *c, uint16_t id, struct treply *r)
 	r->len = r->hdr.size - sizeof(r->hdr);
 	assert_true(r->len <= sizeof(r->payload));
 	assert_true(read_full(c->sock, r->payload, r->len, r));
+	return true;
+}
+
+/* The next reply, which must answer message @id; false at end of stream. */
+static inline bool recv_reply(struct tclient *c, uint16_t id, struct treply *r)
+{
+	if (!read_msg(c, r))
+		return false;
 	assert_int_equal(r->hdr.msg_id, id);
 	assert_int_equal(r->hdr.flags & VFU_FLAG_TYPE_MASK, VFU_TYPE_REPLY);
 	return true;
+}
+
+/*
+ * Answer the server's DMA_READ or DMA_WRITE request @r (already read) from
+ * the client memory @ram, which sits at bus address @base (@size bytes),
+ * in the specification's layout. Returns the request's count.
+ */
+static inline uint64_t tclient_answer_dma(struct tclient *c,
+					  const struct treply *r, uint8_t *ram,
+					  uint64_t base, size_t size)
+{
+	struct vfu_dma_rw rw;
+	struct vfu_hdr h = r->hdr;
+	uint8_t *out;
+	size_t olen;
+
+	assert_int_equal(r->hdr.flags & VFU_FLAG_TYPE_MASK, VFU_TYPE_COMMAND);
+	assert_true(r->len >= sizeof(rw));
+	memcpy(&rw, r->payload, sizeof(rw));
+	assert_true(rw.addr >= base && rw.count <= size &&
+		    rw.addr - base <= size - rw.count);
+	h.flags = VFU_TYPE_REPLY;
+	if (r->hdr.cmd == VFU_CMD_DMA_WRITE) {
+		assert_int_equal(r->len, sizeof(rw) + rw.count);
+		memcpy(ram + (rw.addr - base), r->payload + sizeof(rw),
+		       rw.count);
+		olen = sizeof(rw);
+	} else {
+		assert_int_equal(r->hdr.cmd, VFU_CMD_DMA_READ);
+		assert_int_equal(r->len, sizeof(rw));
+		olen = sizeof(rw) + rw.count;
+	}
+	out = malloc(sizeof(h) + olen);
+	assert_non_null(out);
+	h.size = (uint32_t)(sizeof(h) + olen);
+	memcpy(out, &h, sizeof(h));
+	memcpy(out + sizeof(h), &rw, sizeof(rw));
+	if (r->hdr.cmd == VFU_CMD_DMA_READ)
+		memcpy(out + sizeof(h) + sizeof(rw), ram + (rw.addr - base),
+		       rw.count);
+	send_raw(c->sock, out, sizeof(h) + olen, NULL, 0);
+	free(out);
+	return rw.count;
+}
+
+/* The next message of the server, whatever it is (bounded wait); false
+ * at the end of the stream. */
+static inline bool recv_any(struct tclient *c, struct treply *r)
+{
+	struct pollfd p = { .fd = c->sock, .events = POLLIN };
+
+	assert_int_equal(poll(&p, 1, 10000), 1);
+	return read_msg(c, r);
 }
 
 /* A reply must come, and be an error with @err. */
@@ -235,6 +297,55 @@ static inline void free_reply(struct treply *r)
 	for (unsigned int i = 0; i < r->nfds; i++)
 		close(r->fds[i]);
 	free(r);
+}
+
+/* A 32-bit REGION_READ of @region at @off, which must succeed. */
+static inline uint32_t treg_read32(struct tclient *c, uint32_t region,
+				   uint64_t off)
+{
+	struct vfu_region_rw rw = { off, region, 4 };
+	struct treply *r;
+	uint32_t v;
+
+	r = expect_ok(c, send_cmd(c, VFU_CMD_REGION_READ, &rw, sizeof(rw),
+				  NULL, 0));
+	assert_int_equal(r->len, sizeof(rw) + 4);
+	memcpy(&v, r->payload + sizeof(rw), 4);
+	free_reply(r);
+	return v;
+}
+
+/* A REGION_WRITE of @len bytes (at most 8) at @off, which must succeed. */
+static inline void treg_write(struct tclient *c, uint32_t region,
+			      uint64_t off, const void *v, uint32_t len)
+{
+	uint8_t buf[sizeof(struct vfu_region_rw) + 8];
+	struct vfu_region_rw rw = { off, region, len };
+
+	assert_true(len <= 8);
+	memcpy(buf, &rw, sizeof(rw));
+	memcpy(buf + sizeof(rw), v, len);
+	free_reply(expect_ok(c, send_cmd(c, VFU_CMD_REGION_WRITE, buf,
+					 sizeof(rw) + len, NULL, 0)));
+}
+
+static inline void treg_write32(struct tclient *c, uint32_t region,
+				uint64_t off, uint32_t v)
+{
+	treg_write(c, region, off, &v, 4);
+}
+
+/* DMA_MAP [@addr, @addr + @size) of @fd (-1: none) at offset 0, R/W. */
+static inline uint16_t send_dma_map(struct tclient *c, uint64_t addr,
+				    uint64_t size, int fd)
+{
+	struct vfu_dma_map m = {
+		.argsz = sizeof(m),
+		.flags = VFIO_DMA_MAP_FLAG_READ | VFIO_DMA_MAP_FLAG_WRITE,
+		.offset = 0, .addr = addr, .size = size,
+	};
+
+	return send_cmd(c, VFU_CMD_DMA_MAP, &m, sizeof(m), &fd, fd >= 0);
 }
 
 /* VERSION with QEMU's proposal, checked. */
@@ -307,15 +418,20 @@ static inline int tclient_teardown(void **state)
 	return 0;
 }
 
-/* The peer closed: a read sees end of stream (bounded wait). */
+/*
+ * The peer closed: a read sees end of stream, or ECONNRESET (Linux's word
+ * for a peer that closed with bytes of ours unread), within a bounded wait.
+ */
 static inline bool peer_closed(int sock)
 {
 	struct pollfd p = { .fd = sock, .events = POLLIN };
+	ssize_t n;
 	char b;
 
 	if (poll(&p, 1, 10000) != 1)
 		return false;
-	return recv(sock, &b, 1, MSG_DONTWAIT) == 0;
+	n = recv(sock, &b, 1, MSG_DONTWAIT);
+	return n == 0 || (n < 0 && errno == ECONNRESET);
 }
 
 static inline int make_eventfd(void)
