@@ -477,9 +477,18 @@ static void *server_main(void *arg)
 			if (fd >= 0)
 				take_client(s, fd);
 		}
-		/* A client that left may have an adopted successor. */
-		if (s->client_fd < 0)
-			wake(s);
+		/*
+		 * A client that left may have an adopted successor, which the
+		 * mailbox takes. Only then: a wake with nothing to take would
+		 * bring the next poll() back at once, and the one after, and
+		 * spin the thread until the next client.
+		 */
+		if (s->client_fd < 0) {
+			pthread_mutex_lock(&s->lock);
+			if (s->adopt_fd >= 0)
+				wake(s);
+			pthread_mutex_unlock(&s->lock);
+		}
 	}
 	drop_client(s, "server stopping: client's socket closed", 0);
 	pthread_mutex_lock(&s->lock);

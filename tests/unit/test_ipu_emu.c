@@ -340,6 +340,75 @@ static void test_a_trickling_client_holds_nothing(void **state)
 	trickle_end(&t);
 }
 
+/*
+ * The read and write system calls the program's threads made so far
+ * (/proc/PID/io), or -1 without task I/O accounting.
+ */
+static long long emu_syscalls(pid_t pid)
+{
+	long long r = -1, w = -1;
+	char path[64], key[32];
+	long long v;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/io", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fscanf(f, "%31s %lld", key, &v) == 2) {
+		if (!strcmp(key, "syscr:"))
+			r = v;
+		else if (!strcmp(key, "syscw:"))
+			w = v;
+	}
+	fclose(f);
+	return r < 0 || w < 0 ? -1 : r + w;
+}
+
+/*
+ * An IPU whose client left goes back to waiting: its server thread makes
+ * no system call until the next client, command or signal. (It once woke
+ * itself on every pass after a client had left, spinning a core.) The
+ * wait is for the IPU to listen again (an event); then a quiet spell in
+ * which an idle program makes no read or write at all, and a spinning
+ * one thousands, however slow the machine.
+ */
+static void test_an_ipu_whose_client_left_is_idle(void **state)
+{
+	struct tclient c = { .sock = -1 };
+	long long before, after;
+	char ans[1024];
+	struct emu e;
+	int ctl;
+
+	(void)state;
+	emu_start(&e);
+	c.sock = connect_to(e.sock[0]);
+	negotiate(&c);
+	close(c.sock);
+	ctl = connect_to(e.ctl);
+	for (int i = 0; i < 2000; i++) {
+		control(ctl, "status\n", ans, sizeof(ans));
+		if (strstr(ans, "ipu0 client=listening"))
+			break;
+		usleep(10000);
+	}
+	assert_non_null(strstr(ans, "ipu0 client=listening"));
+	before = emu_syscalls(e.pid);
+	if (before < 0) {
+		close(ctl);
+		emu_stop(&e);
+		skip();
+	}
+	usleep(300000);
+	after = emu_syscalls(e.pid);
+	print_message("ipu-emu: %lld reads and writes in a quiet 300 ms\n",
+		      after - before);
+	assert_true(after - before < 20);
+	close(ctl);
+	emu_stop(&e);
+}
+
 static int run_usage(const char *a1, const char *a2, char *err, size_t size)
 {
 	char path[PATH_MAX];
@@ -392,6 +461,7 @@ int main(void)
 		cmocka_unit_test(test_serves_each_ipu_and_stops_on_sigterm),
 		cmocka_unit_test(test_sigterm_with_a_client_connected),
 		cmocka_unit_test(test_a_trickling_client_holds_nothing),
+		cmocka_unit_test(test_an_ipu_whose_client_left_is_idle),
 		cmocka_unit_test(test_usage_errors),
 	};
 
