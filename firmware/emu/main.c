@@ -74,6 +74,11 @@ static const char usage_text[] =
 "                     complete meanwhile (rand:N: uniform in [0, N] per\n"
 "                     write); 0 finishes each before the write returns, as\n"
 "                     spec v1 did (default 200)\n"
+"  --remote-dma       reach client memory shared without a sealed memfd\n"
+"                     with DMA_READ/DMA_WRITE requests in the vfio-user\n"
+"                     specification's layout (QEMU 11's client uses a layout\n"
+"                     of its own: with QEMU, share guest RAM as a memfd);\n"
+"                     without it the device's DMA there faults\n"
 "  --trace            log every vfio-user command of every client\n"
 "  --log FILE         append log lines (and anything else written to\n"
 "                     stderr) to FILE instead of stderr\n"
@@ -147,6 +152,7 @@ struct emu {
 	struct control_client clients[MAX_CONTROL_CLIENTS];
 	FILE *log;
 	unsigned int lenient;	/* EMU_LENIENT_* (--lenient) */
+	bool remote_dma;	/* --remote-dma */
 };
 
 /* The write end of the pipe the signal handler writes the signal to. */
@@ -454,7 +460,7 @@ static int start(struct emu *e, uint64_t mem_size, const char *faults,
 		struct ipu *ipu = &e->ipu[i];
 		struct vfu_server_opts so = {
 			.path = ipu->path, .name = ipu->name, .log = e->log,
-			.trace = trace,
+			.trace = trace, .remote_dma = e->remote_dma,
 		};
 		struct emu_dev_opts d = {
 			.index = i, .mem_size = mem_size,
@@ -512,6 +518,7 @@ int main(int argc, char **argv)
 		{ "lenient", required_argument, NULL, 'L' },
 		{ "posted-window-us", required_argument, NULL, 'p' },
 		{ "log", required_argument, NULL, 'l' },
+		{ "remote-dma", no_argument, NULL, 'r' },
 		{ "trace", no_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -573,6 +580,9 @@ int main(int argc, char **argv)
 			break;
 		case 't':
 			trace = true;
+			break;
+		case 'r':
+			e.remote_dma = true;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);

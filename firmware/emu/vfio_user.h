@@ -32,12 +32,20 @@ struct vfu_server;
  * @name: the device's name in log lines ("ipu0").
  * @log: where protocol events and errors go, or NULL.
  * @trace: also log every command the client sends (debugging).
+ * @remote_dma: reach client memory the server cannot map (shared with no
+ *	fd, or as a file not sealed against shrinking) with DMA_READ /
+ *	DMA_WRITE requests in the vfio-user specification's layout. Off, the
+ *	device's DMA there fails as an IOMMU fault would. Off by default:
+ *	QEMU 11's client parses these messages in a layout of its own (a
+ *	32-bit count, data at payload offset 12), so the specification's
+ *	DMA_WRITE would put shifted bytes into such a guest's memory.
  */
 struct vfu_server_opts {
 	const char *path;
 	const char *name;
 	FILE *log;
 	bool trace;
+	bool remote_dma;
 };
 
 /** vfu_server_create() - bind and listen on @opts->path. */

@@ -108,7 +108,6 @@ int vfu_conn_create(const char *name, FILE *log, struct vfu_conn **out)
 		free(c);
 		return ret;
 	}
-	vfu_dma_set_remote(c->dma, remote_rw, c);
 	*out = c;
 	return 0;
 }
@@ -218,6 +217,11 @@ void vfu_conn_disconnect(struct vfu_conn *c)
 void vfu_conn_set_trace(struct vfu_conn *c, bool trace)
 {
 	c->trace = trace;
+}
+
+void vfu_conn_set_remote_dma(struct vfu_conn *c, bool on)
+{
+	vfu_dma_set_remote(c->dma, on ? remote_rw : NULL, c);
 }
 
 unsigned int vfu_conn_dma_maps(struct vfu_conn *c)

@@ -67,6 +67,7 @@ static void init(void)
 
 	if (vfu_conn_create("fuzz", NULL, &conn))
 		bug("vfu_conn_create failed");
+	vfu_conn_set_remote_dma(conn, true);
 	vfu_conn_host_ops(conn, &host);
 	if (emu_dev_create(&o, &host, &dev))
 		bug("emu_dev_create failed");

@@ -10,6 +10,7 @@
  * from a thread of the test as the device's own threads would.
  */
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -206,6 +207,37 @@ static void test_a_client_that_never_answers_is_dropped(void **state)
 	free(r);
 }
 
+/*
+ * Without remote DMA (ipu-emu's default, for QEMU's layout differs):
+ * the device's DMA to fd-less memory fails as an IOMMU fault would, no
+ * request reaches the client, and the client stays served.
+ */
+static int setup_no_remote(void **state)
+{
+	int ret;
+
+	tclient_remote_dma = false;
+	ret = tclient_setup(state);
+	tclient_remote_dma = true;
+	return ret;
+}
+
+static void test_without_remote_dma_unmappable_memory_faults(void **state)
+{
+	struct tclient *c = *state;
+	uint8_t buf[16];
+	struct dma_call d = { c, RAM_ADDR, buf, sizeof(buf), false, false, 0,
+			      0 };
+	struct pollfd p = { .fd = c->sock, .events = POLLIN };
+
+	start(c, 1u << 20, -1);
+	dma_start(&d);
+	assert_int_equal(dma_end(&d), -EFAULT);
+	assert_int_equal(poll(&p, 1, 0), 0);
+	free_reply(expect_ok(c, send_dma_map(c, RAM_ADDR + RAM_SIZE, 4096,
+					     -1)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -215,6 +247,9 @@ int main(void)
 		T(test_fdless_memory_is_reached_in_client_sized_parts),
 		T(test_a_device_call_waiting_for_a_reply_completes),
 		T(test_a_client_that_never_answers_is_dropped),
+		cmocka_unit_test_setup_teardown(
+			test_without_remote_dma_unmappable_memory_faults,
+			setup_no_remote, tclient_teardown),
 #undef T
 	};
 

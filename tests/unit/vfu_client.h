@@ -52,11 +52,19 @@ static inline void tclient_connect(struct tclient *c)
 	c->sock = sv[0];
 }
 
+/*
+ * Whether the next server reaches unmappable client memory with DMA_READ /
+ * DMA_WRITE (vfu_server_opts.remote_dma): the tests speak the protocol's
+ * layout, so on unless a test of the program's default turns it off.
+ */
+static bool tclient_remote_dma = true;
+
 /* A server for a device made with @dopts, and a client connected to it. */
 static inline void tclient_start_opts(struct tclient *c,
 				      const struct emu_dev_opts *dopts)
 {
-	struct vfu_server_opts so = { .path = NULL, .name = "test" };
+	struct vfu_server_opts so = { .path = NULL, .name = "test",
+				      .remote_dma = tclient_remote_dma };
 
 	memset(c, 0, sizeof(*c));
 	so.log = getenv("VFU_TEST_LOG") ? stderr : NULL;
