@@ -94,27 +94,66 @@ static bool pow2(uint64_t v)
 	return v && !(v & (v - 1));
 }
 
-static int mem_create(struct emu_dev *dev)
+/* A memfd of the BAR's size, sealed at it; -errno on failure. */
+static int mem_fd_new(const struct emu_dev *dev)
 {
-	void *p;
+	int fd, err;
 
-	dev->mem_fd = memfd_create(dev->name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (dev->mem_fd < 0)
-		return -errno;
-	if (ftruncate(dev->mem_fd, (off_t)dev->mem_size))
+	fd = memfd_create(dev->name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
 		return -errno;
 	/* The fd goes to the client: one that shrank the file would have
 	 * every device access past the new end take SIGBUS. Its size is
 	 * the BAR's for good (the transport asks the same of the client's
 	 * memory, vfio_user_dma.c). */
-	if (fcntl(dev->mem_fd, F_ADD_SEALS,
-		  F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL))
-		return -errno;
+	if (ftruncate(fd, (off_t)dev->mem_size) ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+static int mem_create(struct emu_dev *dev)
+{
+	void *p;
+
+	dev->mem_fd = mem_fd_new(dev);
+	if (dev->mem_fd < 0)
+		return dev->mem_fd;
 	p = mmap(NULL, dev->mem_size, PROT_READ | PROT_WRITE, MAP_SHARED,
 		 dev->mem_fd, 0);
 	if (p == MAP_FAILED)
 		return -errno;
 	dev->mem = p;
+	return 0;
+}
+
+/*
+ * Device memory for the next client (emu_internal.h). A client that went
+ * may keep its mapping of the old memfd (the fd was its own to map), so
+ * punching holes in that file would not do: the next client's data would
+ * land in pages the last one still maps. A new file is mapped over the
+ * old one's pages at the same address (MAP_FIXED replaces a mapping in
+ * one step), so a device thread that holds dev->mem never sees it
+ * unmapped; the old file lives on only in the old client's mapping.
+ */
+int emu_mem_renew_locked(struct emu_dev *dev)
+{
+	int fd = mem_fd_new(dev);
+
+	if (fd < 0)
+		return fd;
+	if (mmap(dev->mem, dev->mem_size, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	close(dev->mem_fd);
+	dev->mem_fd = fd;
 	return 0;
 }
 

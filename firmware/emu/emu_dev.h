@@ -185,10 +185,14 @@ int emu_dev_flr(struct emu_dev *dev);
  * closed, broke or timed out, or the transport dropped it) and has
  * dropped its DMA mappings and interrupts: stop every queue and the
  * gather ring, abandon the work in flight, unload the firmware, return
- * every register to its power-on value and scrub device memory (zeros),
- * so that the next client finds the device as at power-on and nothing of
- * the last one runs on. Injected faults stay (they are the operator's).
- * Returns when the device has stopped.
+ * every register to its power-on value and give it new device memory
+ * (zeros, in a memfd the last client never had: it may keep its mapping
+ * of the old one), so that the next client finds the device as at
+ * power-on and nothing of the last one runs on or is shared with it.
+ * Injected faults stay (they are the operator's). Returns when the
+ * device has stopped: 0, or -errno when no new memory could be made (the
+ * old is zeroed then, but the last client may still map it: serve no
+ * other client).
  */
 int emu_dev_client_lost(struct emu_dev *dev);
 

@@ -70,22 +70,28 @@ void emu_flr_locked(struct emu_dev *dev)
 /*
  * The transport lost its client (emu_dev.h): an FLR, and more, since the
  * next client is another guest. FLR keeps device memory; a new client
- * must find none of the last one's data there, so it is scrubbed: the
- * memfd's pages are given back (they read as zeros, through the device's
- * mapping and any client's), or zeroed by hand where the kernel cannot
- * punch holes. The transport has already dropped the client's mappings
- * and eventfds, so whatever the reset would write to host memory or
- * signal goes nowhere.
+ * must find none of the last one's data there, and must share none with
+ * it: the last client may keep its mapping of BAR2's memfd, so the
+ * device takes a new one (emu_mem_renew_locked()). Should that fail (no
+ * memory for a new file), the old file is scrubbed instead and the error
+ * returned: the transport then serves no other client on this device
+ * (the old client could still read it). The transport has already
+ * dropped the client's mappings and eventfds, so whatever the reset
+ * would write to host memory or signal goes nowhere.
  */
 int emu_dev_client_lost(struct emu_dev *dev)
 {
+	int err;
+
 	if (!dev)
 		return -EINVAL;
 	pthread_mutex_lock(&dev->lock);
 	emu_flr_locked(dev);
-	if (fallocate(dev->mem_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+	err = emu_mem_renew_locked(dev);
+	if (err &&
+	    fallocate(dev->mem_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 		      0, (off_t)dev->mem_size))
 		memset(dev->mem, 0, dev->mem_size);
 	pthread_mutex_unlock(&dev->lock);
-	return 0;
+	return err;
 }

@@ -203,7 +203,8 @@ struct emu_dev {
 	uint64_t boot_at;
 	uint64_t rand_state;		/* --posted-window-us rand:N */
 
-	/* Device memory: a memfd, mapped once. */
+	/* Device memory: a memfd, mapped at @mem; a new one mapped there for
+	 * each new client (emu_mem_renew_locked()). */
 	int mem_fd;
 	uint8_t *mem;
 	uint64_t mem_size;
@@ -267,6 +268,9 @@ void emu_log_limited(const struct emu_dev *dev, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Whether [addr, addr + len) lies in device memory. */
 bool emu_mem_range_ok(const struct emu_dev *dev, uint64_t addr, uint64_t len);
+/* New zeroed device memory at the same address, in a new memfd (the old
+ * one's pages stay only with whoever still maps them); -errno. */
+int emu_mem_renew_locked(struct emu_dev *dev);
 
 /* emu_dev_cfg.c */
 void emu_cfg_init(struct emu_dev *dev);

@@ -94,9 +94,11 @@ static const char usage_text[] =
 "files and exits with status 0.\n"
 "\n"
 "Control commands:\n"
-"  status             ok, then per IPU: client=connected|listening,\n"
+"  status             ok, then per IPU: client=connected|listening|retired,\n"
 "                     negotiated=yes|no, dma_maps=N, clients=N,\n"
-"                     off_bus=yes|no|unknown, stalled=N\n"
+"                     off_bus=yes|no|unknown, stalled=N (retired: no new\n"
+"                     device memory could be made for a next client, so\n"
+"                     none is served)\n"
 "  fault ipuN SPEC    inject faults into ipuN at once (SPEC as below)\n"
 "  reset ipuN         Function Level Reset of ipuN\n"
 "  help               list the commands\n"
@@ -283,7 +285,8 @@ static void control_command(struct emu *e, char *line, char *ans, size_t size)
 			used += (size_t)snprintf(ans + used, size - used,
 				" %s client=%s negotiated=%s dma_maps=%u clients=%lu off_bus=%s stalled=%d",
 				e->ipu[i].name,
-				st.connected ? "connected" : "listening",
+				st.connected ? "connected" :
+				st.retired ? "retired" : "listening",
 				st.negotiated ? "yes" : "no", st.dma_maps,
 				st.clients,
 				off < 0 ? "unknown" : off ? "yes" : "no",

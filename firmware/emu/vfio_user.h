@@ -60,7 +60,8 @@ int vfu_server_start(struct vfu_server *s, struct emu_dev *dev);
 
 /**
  * vfu_server_adopt() - serve the already-connected socket @fd (taken over)
- * as the next client, e.g. one end of a socketpair in a test.
+ * as the next client, e.g. one end of a socketpair in a test. -ENODEV
+ * (@fd closed) once the server is retired (vfu_server_status).
  */
 int vfu_server_adopt(struct vfu_server *s, int fd);
 
@@ -80,9 +81,11 @@ int vfu_server_call(struct vfu_server *s,
  * @negotiated: it completed VERSION.
  * @dma_maps: DMA mappings it made.
  * @clients: clients served since start.
+ * @retired: no client is served again: the device could not be given
+ *	device memory that its last client does not map.
  */
 struct vfu_server_status {
-	bool connected, negotiated;
+	bool connected, negotiated, retired;
 	unsigned int dma_maps;
 	unsigned long clients;
 };

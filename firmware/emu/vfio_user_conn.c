@@ -196,8 +196,10 @@ void vfu_conn_attach(struct vfu_conn *c, struct emu_dev *dev)
 					      VFIO_PCI_MSIX_IRQ_INDEX;
 }
 
-void vfu_conn_disconnect(struct vfu_conn *c)
+int vfu_conn_disconnect(struct vfu_conn *c)
 {
+	int ret = 0;
+
 	/*
 	 * Mappings and eventfds first: the reset below may still try to
 	 * write status words or raise a vector, and none of it may reach
@@ -208,10 +210,11 @@ void vfu_conn_disconnect(struct vfu_conn *c)
 	vfu_dma_unmap_all(c->dma);
 	vfu_irq_reset(c->irq);
 	if (c->dev)
-		emu_dev_client_lost(c->dev);
+		ret = emu_dev_client_lost(c->dev);
 	c->negotiated = false;
 	c->log_budget = LOG_ERROR_BUDGET;
 	memset(&c->client, 0, sizeof(c->client));
+	return ret;
 }
 
 void vfu_conn_set_trace(struct vfu_conn *c, bool trace)

@@ -113,8 +113,10 @@ bool vfu_conn_client_failed(struct vfu_conn *c);
  * vfu_conn_disconnect() - the client is gone: fail the device's requests
  * waiting for it, drop its mappings and fds, then reset the device
  * (emu_dev_client_lost()). The socket may be closed once this returns.
+ * Returns emu_dev_client_lost()'s error: the device could not be given
+ * device memory the last client does not map, and must serve no other.
  */
-void vfu_conn_disconnect(struct vfu_conn *c);
+int vfu_conn_disconnect(struct vfu_conn *c);
 
 /** vfu_conn_set_trace() - log every command and its outcome (debugging). */
 void vfu_conn_set_trace(struct vfu_conn *c, bool trace);

@@ -84,6 +84,9 @@ struct vfu_server {
 	bool running;			/* the thread may still run a call */
 	int adopt_fd;			/* next client to serve, or -1 */
 	bool stopping;
+	/* The device could not be made another client's (no new device
+	 * memory, emu_dev_client_lost()): no client is served again. */
+	bool retired;
 	struct vfu_server_status status;
 	/* The reader's queue (under @lock). */
 	struct inmsg *queue, **queue_tail;
@@ -287,6 +290,7 @@ static struct inmsg *dequeue(struct vfu_server *s)
 static void drop_client(struct vfu_server *s, const char *why, int err)
 {
 	struct inmsg *m;
+	int ret;
 
 	if (s->client_fd < 0)
 		return;
@@ -311,7 +315,20 @@ static void drop_client(struct vfu_server *s, const char *why, int err)
 	s->reader_stop = false;
 	pthread_mutex_unlock(&s->lock);
 	/* Then the device's requests fail, the device resets; then close. */
-	vfu_conn_disconnect(s->conn);
+	ret = vfu_conn_disconnect(s->conn);
+	if (ret) {
+		/* The last client may still map what a next one would use. */
+		pthread_mutex_lock(&s->lock);
+		s->retired = true;
+		s->status.retired = true;
+		pthread_mutex_unlock(&s->lock);
+		if (s->listen_fd >= 0) {
+			close(s->listen_fd);
+			s->listen_fd = -1;
+		}
+		slog(s, "no new device memory for another client: serving none",
+		     -ret);
+	}
 	pthread_mutex_lock(&s->lock);
 	s->status.connected = false;
 	s->status.negotiated = false;
@@ -325,6 +342,10 @@ static void take_client(struct vfu_server *s, int fd)
 {
 	int ret;
 
+	if (s->retired) {
+		close(fd);
+		return;
+	}
 	s->client_fd = fd;
 	vfu_conn_connect(s->conn, fd);
 	pthread_mutex_lock(&s->lock);
@@ -522,8 +543,8 @@ int vfu_server_adopt(struct vfu_server *s, int fd)
 	int ret = 0;
 
 	pthread_mutex_lock(&s->lock);
-	if (s->stopping || s->adopt_fd >= 0)
-		ret = s->stopping ? -ESHUTDOWN : -EBUSY;
+	if (s->stopping || s->adopt_fd >= 0 || s->retired)
+		ret = s->stopping ? -ESHUTDOWN : s->retired ? -ENODEV : -EBUSY;
 	else
 		s->adopt_fd = fd;
 	pthread_mutex_unlock(&s->lock);

@@ -48,26 +48,17 @@ static void test_bar0_id_register(void **state)
 static void test_bar2_is_the_device_memory(void **state)
 {
 	struct tclient *c = *state;
-	struct vfio_region_info ri = { .argsz = 256,
-				       .index = VFIO_PCI_BAR2_REGION_INDEX };
-	struct treply *r;
+	struct vfio_region_info ri;
 	uint8_t *map;
 
-	r = expect_ok(c, send_cmd(c, VFU_CMD_DEVICE_GET_REGION_INFO, &ri,
-				  sizeof(ri), NULL, 0));
-	memcpy(&ri, r->payload, sizeof(ri));
+	map = tbar2_map(c, &ri);
 	assert_int_equal(ri.size, MEM_SIZE);
 	assert_true(ri.flags & VFIO_REGION_INFO_FLAG_MMAP);
-	assert_int_equal(r->nfds, 1);
-	map = mmap(NULL, MEM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
-		   r->fds[0], (off_t)ri.offset);
-	assert_true(map != MAP_FAILED);
 	/* A byte written through the mapping reads back by message. */
 	map[4096] = 0x3c;
 	assert_int_equal(treg_read32(c, VFIO_PCI_BAR2_REGION_INDEX, 4096) & 0xff,
 			 0x3c);
 	munmap(map, MEM_SIZE);
-	free_reply(r);
 }
 
 static void test_irq_self_test_fires_msix_vector_0(void **state)

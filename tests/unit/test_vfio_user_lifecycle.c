@@ -6,14 +6,19 @@
  * addresses, a launch in flight and device memory written leaves nothing
  * for the next client to find: that client's memory, mapped at the same
  * bus addresses, is never written; the registers read their power-on
- * values; BAR2 reads zeros.
+ * values; BAR2 reads zeros. And a client that keeps its mapping of BAR2
+ * after it went (a guest's QEMU still running, or a hostile process)
+ * shares no device memory with the next.
  */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -52,25 +57,16 @@ static int fault_fn(struct emu_dev *dev, void *arg)
 /* Boot the build's firmware image, written through BAR2's mapping. */
 static void boot(struct tclient *c)
 {
-	struct vfio_region_info ri = { .argsz = 256,
-				       .index = VFIO_PCI_BAR2_REGION_INDEX };
+	struct vfio_region_info ri;
 	size_t len = 0;
 	uint8_t *img = th_fw_image(&len), *bar2;
 	uint64_t zero = 0;
-	struct treply *r;
 
 	assert_non_null(img);
-	r = expect_ok(c, send_cmd(c, VFU_CMD_DEVICE_GET_REGION_INFO, &ri,
-				  sizeof(ri), NULL, 0));
-	memcpy(&ri, r->payload, sizeof(ri));
-	assert_int_equal(r->nfds, 1);
+	bar2 = tbar2_map(c, &ri);
 	assert_true(len <= ri.size);
-	bar2 = mmap(NULL, ri.size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		    r->fds[0], (off_t)ri.offset);
-	assert_true(bar2 != MAP_FAILED);
 	memcpy(bar2, img, len);
 	munmap(bar2, ri.size);
-	free_reply(r);
 	free(img);
 	treg_write(c, BAR0, IPU_REG_FW_ADDR, &zero, 8);
 	treg_write32(c, BAR0, IPU_REG_FW_SIZE, (uint32_t)len);
@@ -167,11 +163,120 @@ static void test_a_lost_client_leaves_the_next_a_device_at_power_on(void **state
 	close(fd_b);
 }
 
+/*
+ * A maps BAR2 and goes, keeping the mapping. What B then puts in device
+ * memory (by the BAR, or the device's own writes) A cannot read, and what
+ * A writes through its old mapping B never sees.
+ */
+static void test_a_lost_client_s_bar2_mapping_is_not_the_next_s(void **state)
+{
+	struct tclient *c = *state;
+	uint32_t secret = 0x5ec2e7, forged = 0xbadc0de;
+	struct vfio_region_info ri_a, ri_b;
+	uint8_t *old_a, *bar_b;
+	uint32_t v;
+
+	old_a = tbar2_map(c, &ri_a);
+	memcpy(old_a + 0x300, &forged, 4);
+	close(c->sock);
+	tclient_connect(c);
+	negotiate(c);
+
+	/* A's bytes went with A: B's device memory starts zeroed. */
+	assert_int_equal(treg_read32(c, VFIO_PCI_BAR2_REGION_INDEX, 0x300), 0);
+	treg_write(c, VFIO_PCI_BAR2_REGION_INDEX, 0x200, &secret, 4);
+	bar_b = tbar2_map(c, &ri_b);
+	memcpy(&v, bar_b + 0x200, 4);
+	assert_int_equal(v, secret);
+
+	memcpy(&v, old_a + 0x200, 4);
+	assert_int_equal(v, 0);
+	memcpy(old_a + 0x400, &forged, 4);
+	assert_int_equal(treg_read32(c, VFIO_PCI_BAR2_REGION_INDEX, 0x400), 0);
+	memcpy(&v, bar_b + 0x400, 4);
+	assert_int_equal(v, 0);
+
+	munmap(old_a, ri_a.size);
+	munmap(bar_b, ri_b.size);
+}
+
+/*
+ * Every free descriptor of this process taken (the server's thread is
+ * ours), so that the next memfd_create() fails with EMFILE; the fds are
+ * stored in @held (at most @max) and their count returned.
+ */
+static int fds_exhaust(int *held, int max, struct rlimit *saved)
+{
+	struct rlimit lim;
+	int n = 0, fd;
+
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, saved), 0);
+	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	close(fd);
+	lim = *saved;
+	lim.rlim_cur = (rlim_t)fd + (rlim_t)max / 2;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &lim), 0);
+	while (n < max && (fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
+		held[n++] = fd;
+	assert_true(n < max);
+	return n;
+}
+
+static void fds_release(int *held, int n, const struct rlimit *saved)
+{
+	while (n--)
+		close(held[n]);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, saved), 0);
+}
+
+/*
+ * A goes (its stream ends) when no file can be made for new device memory:
+ * the IPU retires, serving nobody else (A may still map what B would use).
+ * Its old memory is zeroed all the same.
+ */
+static void test_no_new_device_memory_retires_the_ipu(void **state)
+{
+	struct tclient *c = *state;
+	uint32_t pattern = 0x77777777, v;
+	struct vfu_server_status st;
+	time_t end = time(NULL) + WAIT_LIMIT_S;
+	struct rlimit saved;
+	struct vfio_region_info ri;
+	int held[64], n, sv[2];
+	uint8_t *old_a;
+
+	old_a = tbar2_map(c, &ri);
+	memcpy(old_a + 0x500, &pattern, 4);
+	n = fds_exhaust(held, 64, &saved);
+	assert_int_equal(shutdown(c->sock, SHUT_RDWR), 0);
+	do {
+		vfu_server_status(c->srv, &st);
+		assert_true(time(NULL) < end);
+	} while (!st.retired);
+	fds_release(held, n, &saved);
+	assert_false(st.connected);
+
+	memcpy(&v, old_a + 0x500, 4);
+	assert_int_equal(v, 0);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv),
+			 0);
+	assert_int_equal(vfu_server_adopt(c->srv, sv[1]), -ENODEV);
+	close(sv[0]);
+	munmap(old_a, ri.size);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(
 			test_a_lost_client_leaves_the_next_a_device_at_power_on,
+			tclient_setup_negotiated, tclient_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_a_lost_client_s_bar2_mapping_is_not_the_next_s,
+			tclient_setup_negotiated, tclient_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_no_new_device_memory_retires_the_ipu,
 			tclient_setup_negotiated, tclient_teardown),
 	};
 

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -458,6 +459,29 @@ static inline uint64_t eventfd_count(int fd)
 	if (read(fd, &v, sizeof(v)) != sizeof(v))
 		return 0;
 	return v;
+}
+
+/*
+ * Map BAR2 through the fd the server hands out with its REGION_INFO, which
+ * is left in @ri. Unmap with munmap(p, ri->size).
+ */
+static inline uint8_t *tbar2_map(struct tclient *c, struct vfio_region_info *ri)
+{
+	struct treply *r;
+	uint8_t *p;
+
+	memset(ri, 0, sizeof(*ri));
+	ri->argsz = 256;
+	ri->index = VFIO_PCI_BAR2_REGION_INDEX;
+	r = expect_ok(c, send_cmd(c, VFU_CMD_DEVICE_GET_REGION_INFO, ri,
+				  sizeof(*ri), NULL, 0));
+	memcpy(ri, r->payload, sizeof(*ri));
+	assert_int_equal(r->nfds, 1);
+	p = mmap(NULL, ri->size, PROT_READ | PROT_WRITE, MAP_SHARED, r->fds[0],
+		 (off_t)ri->offset);
+	assert_true(p != MAP_FAILED);
+	free_reply(r);
+	return p;
 }
 
 #endif /* VFU_CLIENT_H */
