@@ -18,6 +18,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -34,6 +35,15 @@ struct emu {
 	char dir[64];
 	char sock[2][128], ctl[128];
 };
+
+/*
+ * The program a test started and has not yet seen exit: a failed assertion
+ * leaves the test half way, and the teardown (emu_leftover()) kills it, so
+ * that it neither outlives the suite nor holds its sockets for the next.
+ * A copy: the test's own struct emu is on a stack frame the failure left.
+ */
+static struct emu running;
+static bool is_running;
 
 /* build/.../tests/unit/test_ipu_emu -> build/.../firmware/ipu-emu */
 static void emu_path(char *buf, size_t size)
@@ -61,6 +71,8 @@ static pid_t spawn(char *const argv[], int *out_fd, int *err_fd)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (!pid) {
+		/* Nor does it outlive a test killed at its time limit. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		dup2(out[1], 1);
 		dup2(err[1], 2);
 		execv(argv[0], argv);
@@ -118,6 +130,8 @@ static void emu_start(struct emu *e)
 	argv[a++] = "1M";
 	argv[a++] = NULL;
 	e->pid = spawn(argv, &e->out, NULL);
+	running = *e;
+	is_running = true;
 	assert_true(read_line(e->out, line, sizeof(line)));
 	assert_string_equal(line, "ipu-emu: ready");
 }
@@ -170,6 +184,7 @@ static void emu_stop(struct emu *e)
 	struct stat st;
 
 	assert_int_equal(kill(e->pid, SIGTERM), 0);
+	is_running = false;
 	assert_int_equal(wait_exit(e->pid, e->out), 0);
 	close(e->out);
 	assert_int_equal(lstat(e->sock[0], &st), -1);
@@ -455,14 +470,34 @@ static void test_usage_errors(void **state)
 	assert_int_equal(run_usage("--help", NULL, err, sizeof(err)), 0);
 }
 
+/* Teardown: kill what a failed test left running, and its files. */
+static int emu_leftover(void **state)
+{
+	struct emu *e = &running;
+	int st;
+
+	(void)state;
+	if (!is_running)
+		return 0;
+	is_running = false;
+	kill(e->pid, SIGKILL);
+	waitpid(e->pid, &st, 0);
+	close(e->out);
+	unlink(e->sock[0]);
+	unlink(e->sock[1]);
+	unlink(e->ctl);
+	rmdir(e->dir);
+	return 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_serves_each_ipu_and_stops_on_sigterm),
-		cmocka_unit_test(test_sigterm_with_a_client_connected),
-		cmocka_unit_test(test_a_trickling_client_holds_nothing),
-		cmocka_unit_test(test_an_ipu_whose_client_left_is_idle),
-		cmocka_unit_test(test_usage_errors),
+		cmocka_unit_test_teardown(test_serves_each_ipu_and_stops_on_sigterm, emu_leftover),
+		cmocka_unit_test_teardown(test_sigterm_with_a_client_connected, emu_leftover),
+		cmocka_unit_test_teardown(test_a_trickling_client_holds_nothing, emu_leftover),
+		cmocka_unit_test_teardown(test_an_ipu_whose_client_left_is_idle, emu_leftover),
+		cmocka_unit_test_teardown(test_usage_errors, emu_leftover),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
