@@ -183,7 +183,7 @@ $(O)/tests/unit/test_ipu_info: TEST_LIBS += $(PCI_LIBS)
 # JSON reader's tests only theirs: the rest calls into a device).
 VFU_TESTS := test_vfio_user test_vfio_user_malformed test_vfio_user_emu \
 	test_vfio_user_lifecycle test_vfio_user_dmamsg test_vfio_user_dmamsg_emu \
-	test_ipu_emu \
+	test_vfio_user_queue test_ipu_emu \
 	$(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_emu_attack*.c))
 $(VFU_TESTS:%=$(O)/tests/unit/%): $(VFU_OBJS)
 # test_ipu_emu runs the program.

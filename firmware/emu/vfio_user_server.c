@@ -21,8 +21,9 @@
  * vfio_user_remote.c) are answered on that socket while the server thread
  * may be inside a device call waiting for the device thread that waits
  * for that answer. The reader hands replies over at once and queues
- * commands (at most QUEUE_MAX_BYTES of them) for the server thread, which
- * carries them out in order, one between two looks at its mailbox.
+ * commands (at most QUEUE_MAX_BYTES of them, holding at most
+ * QUEUE_MAX_FDS fds) for the server thread, which carries them out in
+ * order, one between two looks at its mailbox.
  */
 #include <errno.h>
 #include <poll.h>
@@ -43,6 +44,14 @@
 #define CALL_LIMIT_MS		8000
 /* Commands read and not yet carried out: the reader waits beyond this. */
 #define QUEUE_MAX_BYTES		(2 * VFU_MAX_MSG)
+/*
+ * And beyond this many of the fds they came with: every fd is one of the
+ * process's, shared by every IPU it serves, and a client that sent small
+ * messages with VFU_MAX_FDS fds each while the server thread was busy
+ * would otherwise exhaust them (another IPU's client then cannot connect,
+ * nor its device get new memory).
+ */
+#define QUEUE_MAX_FDS		(2 * VFU_MAX_FDS)
 
 /*
  * One message the reader took from the socket, for the server thread:
@@ -90,7 +99,8 @@ struct vfu_server {
 	struct vfu_server_status status;
 	/* The reader's queue (under @lock). */
 	struct inmsg *queue, **queue_tail;
-	size_t queued;			/* bytes */
+	size_t queued;			/* bytes (allocated) */
+	unsigned int queued_fds;
 	bool reader_stop;		/* the client is being dropped */
 	pthread_cond_t room;		/* the queue shrank, or reader_stop */
 };
@@ -247,8 +257,9 @@ static void *reader_main(void *arg)
 			memcpy(m->data, s->buf, m->size);
 		}
 		pthread_mutex_lock(&s->lock);
-		while (m && s->queue && s->queued + m->size > QUEUE_MAX_BYTES &&
-		       !s->reader_stop)
+		while (m && s->queue && !s->reader_stop &&
+		       (s->queued + sizeof(*m) + m->size > QUEUE_MAX_BYTES ||
+			s->queued_fds + m->nfds > QUEUE_MAX_FDS))
 			pthread_cond_wait(&s->room, &s->lock);
 		if (s->reader_stop) {
 			pthread_mutex_unlock(&s->lock);
@@ -259,7 +270,8 @@ static void *reader_main(void *arg)
 		if (m) {
 			*s->queue_tail = m;
 			s->queue_tail = &m->next;
-			s->queued += m->size;
+			s->queued += sizeof(*m) + m->size;
+			s->queued_fds += m->nfds;
 		}
 		pthread_mutex_unlock(&s->lock);
 		wake(s);
@@ -280,7 +292,8 @@ static struct inmsg *dequeue(struct vfu_server *s)
 		s->queue = m->next;
 		if (!s->queue)
 			s->queue_tail = &s->queue;
-		s->queued -= m->size;
+		s->queued -= sizeof(*m) + m->size;
+		s->queued_fds -= m->nfds;
 		pthread_cond_broadcast(&s->room);
 	}
 	pthread_mutex_unlock(&s->lock);
@@ -358,6 +371,8 @@ static void take_client(struct vfu_server *s, int fd)
 		drop_client(s, "client dropped: no reader thread", ret);
 		return;
 	}
+	/* For top -H and gdb; and the tests find it by this name. */
+	pthread_setname_np(s->reader, "vfu-reader");
 	s->reader_started = true;
 }
 
