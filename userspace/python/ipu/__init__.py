@@ -37,11 +37,12 @@ message.
 Needs Debian's /usr/bin/python3 with python3-numpy (another ``python3``
 first on PATH may lack NumPy).
 """
-from . import dtypes, fp8_utils, ops
+from . import dtypes, fp8_utils, ops, utils
 from .context import get_current_graph, gcg
 from .dtypes import (bfloat16, bool, dtype, float8_143, float8_152, float16,
                      float32, float64, int8, int32, int64, uint8)
-from .errors import (DeviceBusyError, DeviceError, DeviceTimeoutError,
+from .errors import (ConversionError, DeviceBusyError, DeviceError,
+                     DeviceTimeoutError,
                      DTypeError, Error, IrError, LayoutError, NoDeviceError,
                      NotAttachedError, NotFoundError, ReadOnlyError,
                      SessionClosedError, ShapeError, StreamError,
@@ -60,11 +61,11 @@ __all__ = [
     "TensorSpec", "HostToDeviceStream", "DeviceToHostStream",
     "ReplicaGrouping", "variable", "constant", "h2d_stream", "d2h_stream",
     "graph_input", "graph_output", "get_current_graph", "gcg", "ipu", "ops",
-    "dtypes", "fp8_utils", "dtype", "float32", "float16", "bfloat16",
+    "dtypes", "fp8_utils", "utils", "dtype", "float32", "float16", "bfloat16",
     "float8_143", "float8_152", "int32", "int8", "uint8", "bool", "float64",
     "int64", "Error", "IrError", "NotAttachedError", "DeviceBusyError",
     "NoDeviceError", "DeviceError", "DeviceTimeoutError", "StreamError",
     "ShapeError", "DTypeError", "LayoutError", "TensorTypeError",
     "ReadOnlyError", "UnsupportedError", "SessionClosedError",
-    "NotFoundError",
+    "ConversionError", "NotFoundError",
 ]

@@ -4,9 +4,11 @@
 ``ipu.int8``, ``ipu.uint8``, ``ipu.bool``, and the host-only
 ``ipu.float64`` and ``ipu.int64`` (inputs downcast to 32 bits, S12).
 
-NumPy has no bfloat16 or FP8: their host arrays hold the codes, uint16 for
-bfloat16 and uint8 for FP8 (PopXL's convention; see
-:mod:`ipu.fp8_utils` to convert).
+NumPy has no bfloat16 or FP8: host arrays of bfloat16 hold its codes as
+uint16; those of FP8 hold its codes in PopXL's structured dtypes
+:data:`np_dtype_float8_143` and :data:`np_dtype_float8_152` (one byte, the
+format in the field's name; :mod:`ipu.fp8_utils` converts). Where FP8 data
+goes in, plain uint8 codes are taken too, the format being the tensor's.
 """
 import numpy as np
 
@@ -39,8 +41,9 @@ class dtype:
         dtype._by_name[name] = self
 
     def as_numpy(self):
-        """The NumPy dtype of host arrays of this type (uint8 for FP8,
-        uint16 for bfloat16: the codes)."""
+        """The NumPy dtype of host arrays of this type (for FP8 PopXL's
+        structured np_dtype_float8_143 / _152, uint16 for bfloat16: the
+        codes)."""
         return self._np
 
     def __repr__(self):
@@ -56,8 +59,13 @@ class dtype:
 float32 = dtype("float32", 1, np.float32, True)
 float16 = dtype("float16", 2, np.float16, True)
 bfloat16 = dtype("bfloat16", 3, np.uint16, True)
-float8_143 = dtype("float8_143", 4, np.uint8, True)
-float8_152 = dtype("float8_152", 5, np.uint8, True)
+#: PopXL's NumPy dtypes of FP8 host data: the codes, one byte each, in a
+#: field named for the format, so that an array says which format it holds.
+np_dtype_float8_143 = np.dtype([("float8_143", "u1")])
+np_dtype_float8_152 = np.dtype([("float8_152", "u1")])
+
+float8_143 = dtype("float8_143", 4, np_dtype_float8_143, True)
+float8_152 = dtype("float8_152", 5, np_dtype_float8_152, True)
 int32 = dtype("int32", 6, np.int32, False)
 int8 = dtype("int8", 7, np.int8, False)
 uint8 = dtype("uint8", 8, np.uint8, False)
@@ -69,7 +77,8 @@ int64 = dtype("int64", 11, np.int64, False, on_device=False)
 # with (the host representation of each type; uint16 only for bfloat16).
 _np_to_code = {np.dtype(d): c for d, c in (
     (np.float32, 1), (np.float16, 2), (np.int32, 6), (np.int8, 7),
-    (np.uint8, 8), (np.bool_, 9), (np.float64, 10), (np.int64, 11))}
+    (np.uint8, 8), (np.bool_, 9), (np.float64, 10), (np.int64, 11),
+    (np_dtype_float8_143, 4), (np_dtype_float8_152, 5))}
 
 
 def from_name(name):
@@ -99,8 +108,11 @@ def from_numpy(np_dtype):
 def host_code(np_dtype, target=None):
     """The C dtype to tag a host buffer of NumPy dtype @np_dtype with when
     it is for a stream or tensor of ipu dtype @target: uint16 arrays hold
-    bfloat16 codes; None if NumPy's type has no C equivalent."""
+    bfloat16 codes, uint8 ones FP8 codes of @target's format; None if
+    NumPy's type has no C equivalent."""
     np_dtype = np.dtype(np_dtype)
     if target is bfloat16 and np_dtype == np.uint16:
         return bfloat16._code
+    if target is not None and target.is_fp8 and np_dtype == np.uint8:
+        return target._code
     return _np_to_code.get(np_dtype)

@@ -72,6 +72,9 @@ _SUBCLASSES = (
     of more than one replica)."""),
     ("SessionClosedError", "Error", ValueError,
      """The session was closed; make a new one."""),
+    ("ConversionError", "Error", RuntimeError,
+     """A host conversion of :mod:`ipu.fp8_utils` was given a dtype or a
+    scale it does not support (PopXL raises RuntimeError)."""),
 )
 
 

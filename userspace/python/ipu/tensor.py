@@ -244,6 +244,9 @@ def host_array(data, dt, what):
     want = dt.as_numpy()
     if arr.dtype == want:
         return np.ascontiguousarray(arr)
+    if dt.is_fp8 and arr.dtype == np.uint8:
+        # Codes of the tensor's format (dtypes.host_code()).
+        return np.ascontiguousarray(arr).view(want)
     src = dtypes.host_code(arr.dtype)
     if src is None:
         raise IrError("%s: data of NumPy dtype %s cannot become %s" %
