@@ -44,7 +44,7 @@ def _to_float32_odd(x):
     past float32's range stays finite (FP8 saturates it or makes it NaN as
     asked; only an infinite input is an infinity)."""
     with np.errstate(over="ignore"):
-        f = np.ascontiguousarray(x, np.float32)
+        f = np.require(x, np.float32, "C")
     wide = f.astype(np.float64)
     inexact = np.isfinite(x) & (wide != x)
     away = inexact & (np.abs(wide) > np.abs(x))
@@ -124,7 +124,7 @@ def host_pow2scale_cast_from_fp8(src, dtype=None, log2_scale=0):
         raise ConversionError("%s: dtype %r is not supported (ipu.float16, "
                               "ipu.float32 or ipu.float64)" % (what, dtype))
     s = _scale(log2_scale, what)
-    codes = np.ascontiguousarray(a).view(np.uint8)
+    codes = np.require(a, requirements="C").view(np.uint8)
     vals = np.empty(a.shape, np.float32)
     _lib.host_pow2scale_cast_from_fp8(vals.ctypes.data, codes.ctypes.data,
                                       codes.size, fmt._code, 0)

@@ -207,6 +207,29 @@ class Variable(Tensor):
         g = self.replica_grouping.num_groups
         return ((g,) if g > 1 else ()) + self.shape
 
+    # In-place operators update the variable, as PopXL's do (its
+    # ``w += x`` is ``ops.add_(w, x)``): the result is written back with
+    # copy_var_update_, so it must keep the variable's dtype and shape,
+    # and the name stays bound to the variable. (Other tensors are not
+    # updated in place by libipuir: their names are rebound to the
+    # result, Tensor's plain operators.)
+    def _update(self, opname, o):
+        from . import ops
+        ops.var_updates.copy_var_update_(self, getattr(ops, opname)(self, o))
+        return self
+
+    def __iadd__(self, o):
+        return self._update("add", o)
+
+    def __isub__(self, o):
+        return self._update("sub", o)
+
+    def __imul__(self, o):
+        return self._update("mul", o)
+
+    def __itruediv__(self, o):
+        return self._update("div", o)
+
 
 class Constant(Tensor):
     """A constant (PopXL's ``popxl.Constant``): a value fixed when the
@@ -240,18 +263,19 @@ def host_array(data, dt, what):
     """@data (array-like or number) as a C-contiguous NumPy array of ipu
     dtype @dt's host representation, converted as the device converts
     (ipu_dtype_convert: saturating, FP8 and bfloat16 from floats)."""
+    # np.require, not np.ascontiguousarray: that makes 0-d data 1-d.
     arr = np.asarray(data)
     want = dt.as_numpy()
     if arr.dtype == want:
-        return np.ascontiguousarray(arr)
+        return np.require(arr, requirements="C")
     if dt.is_fp8 and arr.dtype == np.uint8:
         # Codes of the tensor's format (dtypes.host_code()).
-        return np.ascontiguousarray(arr).view(want)
+        return np.require(arr, requirements="C").view(want)
     src = dtypes.host_code(arr.dtype)
     if src is None:
         raise IrError("%s: data of NumPy dtype %s cannot become %s" %
                       (what, arr.dtype, dt.name))
-    src_arr = np.ascontiguousarray(arr)
+    src_arr = np.require(arr, requirements="C")
     out = np.empty(arr.shape, want)
     _lib.ipu_dtype_convert(out.ctypes.data, dt._code, src_arr.ctypes.data,
                            src, src_arr.size)

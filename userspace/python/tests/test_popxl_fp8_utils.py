@@ -104,3 +104,10 @@ def test_finite_values_past_float32_saturate_unless_nan_on_overflow():
     np.testing.assert_array_equal(sat, [0x7F, 0xFF, 0x80])
     nan = host_pow2scale_cast_to_fp8(big, ipu.float8_152).view(np.uint8)
     np.testing.assert_array_equal(nan, [0x80, 0x80, 0x80])
+
+
+def test_0d_values_stay_0d():
+    c = host_pow2scale_cast_to_fp8(np.float32(0.75), ipu.float8_143)
+    assert c.shape == () and c.view(np.uint8) == 0b00111100
+    out = host_pow2scale_cast_from_fp8(c, ipu.float32)
+    assert out.shape == () and out == np.float32(0.75)

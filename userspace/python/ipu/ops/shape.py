@@ -3,6 +3,7 @@
 import ctypes
 
 from .. import _lib
+from ..errors import IrError
 from ._util import current_ir, ints, result, tensor_of
 
 
@@ -28,7 +29,12 @@ def slice(t, start=None, stop=None, step=None, axis=None):  # noqa: A001
     """t[start:stop:step] along the given axes (PopXL's ``ops.slice``):
     Python's rules (negative bounds count from the end, out-of-range ones
     clamp), steps >= 1, not empty. Each of @start, @stop, @step, @axis is
-    an int or a list; @axis defaults to 0, 1, ..."""
+    an int or a list; @axis defaults to 0, 1, ...
+
+    Raises:
+        ipu.IrError (a ValueError, as PopXL's): those given are not all
+            of one length (an int counts as a list of one).
+    """
     ir = current_ir()
     x = tensor_of(ir, t, None, "slice")
 
@@ -36,7 +42,14 @@ def slice(t, start=None, stop=None, step=None, axis=None):  # noqa: A001
         return None if v is None else (list(v) if hasattr(v, "__len__")
                                        else [v])
     lists = [as_list(v) for v in (start, stop, step, axis)]
-    n = max((len(v) for v in lists if v is not None), default=0)
+    lens = {len(v) for v in lists if v is not None}
+    if len(lens) > 1:
+        raise IrError("slice: start, stop, step and axis must be of one "
+                      "length; given %s" % ", ".join(
+                          "%s of length %d" % (k, len(v)) for k, v in
+                          zip(("start", "stop", "step", "axis"), lists)
+                          if v is not None))
+    n = max(lens, default=0)
     if n == 0:
         return x
     c = [ints(v, ct)[0] for v, ct in zip(lists, (ctypes.c_int64,) * 3 +

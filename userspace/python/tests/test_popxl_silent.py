@@ -1,0 +1,128 @@
+# SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
+"""Where the package once differed from PopXL without saying so (issue 26's
+"silent differences"), each as PopXL's documentation has it: in-place
+operators on variables update the variable, 0-d data stays 0-d, slice
+arguments of different lengths are a ValueError, and a program whose
+host transfers per run of a stream differ from num_host_transfers is
+refused when the Session is made. (The FP8 conversions:
+test_popxl_fp8_utils.py.)"""
+import numpy as np
+import pytest
+
+import ipu
+from conftest import session
+
+
+# --- in-place operators ----------------------------------------------------
+
+def _inplace_ir(op, start, x, dtype=ipu.float32):
+    """w = variable(start); w <op>= x; and w read back after the run."""
+    ir = ipu.Ir()
+    with ir.main_graph:
+        w = ipu.variable(np.array(start, dtype.as_numpy()), dtype, name="w")
+        if isinstance(x, np.ndarray):
+            x = ipu.constant(x)
+        keep = w
+        if op == "+":
+            w += x
+        elif op == "-":
+            w -= x
+        elif op == "*":
+            w *= x
+        elif op == "/":
+            w /= x
+        y = ipu.d2h_stream(keep.shape, dtype, name="y")
+        ipu.ops.host_store(y, keep)
+    return ir, keep, w, y
+
+
+@pytest.mark.parametrize("op,want", [("+", [3.0, 6.0]), ("-", [-1.0, -2.0]),
+                                     ("*", [2.0, 8.0]), ("/", [0.5, 0.5])])
+def test_inplace_operators_update_the_variable(op, want):
+    ir, keep, w, y = _inplace_ir(op, [1.0, 2.0],
+                                 np.array([2.0, 4.0], np.float32))
+    # The name still names the variable, which holds the result.
+    assert w is keep
+    with session(ir) as s:
+        out = s.run({})[y]
+        s.weights_to_host()
+        got = s.get_tensor_data(keep)
+    np.testing.assert_array_equal(out, want)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_inplace_operator_with_a_number_on_an_int_variable():
+    ir, keep, w, y = _inplace_ir("+", [1, 2], 5, ipu.int32)
+    with session(ir) as s:
+        s.run({})
+        s.weights_to_host()
+        np.testing.assert_array_equal(s.get_tensor_data(keep), [6, 7])
+
+
+def test_inplace_operator_that_changes_the_shape_is_refused():
+    ir = ipu.Ir()
+    with ir.main_graph:
+        w = ipu.variable(np.zeros(2, np.float32), name="w")
+        x = ipu.constant(np.ones((3, 2), np.float32))
+        with pytest.raises(ipu.IrError):
+            w += x
+
+
+def test_inplace_operator_on_a_non_variable_rebinds_the_name():
+    # Only variables are updated in place (libipuir); another tensor's
+    # name is rebound to the result, as for an immutable Python value.
+    ir = ipu.Ir()
+    with ir.main_graph:
+        t = ipu.constant(np.ones(2, np.float32))
+        t0 = t
+        t += 1.0
+        assert t is not t0 and not isinstance(t, ipu.Variable)
+
+
+# --- 0-d data --------------------------------------------------------------
+
+@pytest.mark.parametrize("data", [np.float32(3.5), np.array(3.5, np.float32),
+                                  3.5])
+def test_0d_variables_and_constants_stay_0d(data):
+    ir = ipu.Ir()
+    with ir.main_graph:
+        v = ipu.variable(data, ipu.float32, name="v")
+        c = ipu.constant(data, ipu.float32, name="c")
+        y = ipu.d2h_stream((), ipu.float32, name="y")
+        ipu.ops.host_store(y, v * c)
+    assert v.shape == () and c.shape == ()
+    with session(ir) as s:
+        got = s.get_tensor_data(v)
+        assert got.shape == () and got == np.float32(3.5)
+        out = s.run({})[y]
+    assert out.shape == () and out == np.float32(3.5 * 3.5)
+
+
+# --- ops.slice -------------------------------------------------------------
+
+@pytest.mark.parametrize("kw", [
+    dict(start=[0, 1], stop=[2]),
+    dict(start=[0], stop=[2, 3], axis=[0]),
+    dict(start=[0, 0], stop=[1, 1], step=[1]),
+    dict(start=[0], stop=[1], axis=[0, 1]),
+    dict(start=0, stop=[1, 2]),
+])
+def test_slice_arguments_of_different_lengths_are_a_value_error(kw):
+    ir = ipu.Ir()
+    with ir.main_graph:
+        t = ipu.constant(np.arange(12, dtype=np.float32).reshape(3, 4))
+        with pytest.raises(ValueError, match="length"):
+            ipu.ops.slice(t, **kw)
+
+
+def test_slice_lists_of_one_length_still_slice():
+    ir = ipu.Ir()
+    with ir.main_graph:
+        t = ipu.constant(np.arange(12, dtype=np.float32).reshape(3, 4))
+        y = ipu.d2h_stream((2, 2), ipu.float32, name="y")
+        ipu.ops.host_store(y, ipu.ops.slice(t, start=[1, 0], stop=[3, 4],
+                                            step=[1, 2], axis=[0, 1]))
+    with session(ir) as s:
+        out = s.run({})[y]
+    np.testing.assert_array_equal(
+        out, np.arange(12, dtype=np.float32).reshape(3, 4)[1:3, 0:4:2])
