@@ -346,7 +346,7 @@ static int ipu_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 
 	ret = ipu_device_register(&ipu->idev);
 	if (ret)
-		goto err_gather_fini;
+		goto err_hwmon_fini;
 	ipu_pci_irq_debugfs(ipu);
 	pci_set_drvdata(pdev, ipu);
 	dev_info(&pdev->dev, "%s: %llu MiB, firmware %u.%u.%u, serial %016llx, %s, %d vector%s\n",
@@ -356,6 +356,8 @@ static int ipu_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		 ipu->nvec, ipu->nvec == 1 ? "" : "s");
 	return 0;
 
+err_hwmon_fini:
+	ipu_pci_hwmon_fini(ipu);
 err_gather_fini:
 	ipu_pci_gather_fini(ipu);
 err_cmd_fini:
@@ -376,6 +378,8 @@ static void ipu_pci_remove(struct pci_dev *pdev)
 {
 	struct ipu_pci *ipu = pci_get_drvdata(pdev);
 
+	/* First: its readers use ipu and BAR0 (ipu_pci_hwmon.c). */
+	ipu_pci_hwmon_fini(ipu);
 	/*
 	 * Our own reference: unregistering drops the device's, and open
 	 * files may or may not hold others; the interrupt handlers need
