@@ -161,7 +161,9 @@ struct ipu_pci_gatherq {
  * @gone_work: unbinds the driver from a function that fell off the bus,
  *	so that its files get -ENODEV and its resources go as in remove().
  * @hwmon: the hwmon device (ipu_pci_hwmon.c), whose reads use this
- *	structure: unregistered before remove() drops its reference.
+ *	structure: unregistered before remove() drops its reference; NULL
+ *	without IPU_CAPS_TELEMETRY.
+ * @caps: CAPS as read at probe (ipu_pci_check_caps()).
  */
 struct ipu_pci {
 	struct ipu_device idev;
@@ -189,6 +191,7 @@ struct ipu_pci {
 	atomic_t gone;
 	struct work_struct gone_work;
 	struct device *hwmon;
+	u32 caps;
 };
 
 static inline struct ipu_pci *to_ipu_pci(struct ipu_device *idev)

@@ -74,6 +74,9 @@ int ipu_pci_hwmon_init(struct ipu_pci *ipu)
 {
 	struct device *hw;
 
+	/* No sensors to show (CAPS bit 2, spec section 3). */
+	if (!(ipu->caps & IPU_CAPS_TELEMETRY))
+		return 0;
 	hw = hwmon_device_register_with_info(&ipu->pdev->dev, "ipu", ipu,
 					     &ipu_pci_hwmon_chip, NULL);
 	if (IS_ERR(hw)) {
@@ -87,13 +90,15 @@ int ipu_pci_hwmon_init(struct ipu_pci *ipu)
 
 /**
  * ipu_pci_hwmon_fini - unregister the sensors, waiting for reads in progress
- * @ipu: the device, its sensors registered
+ * @ipu: the device (nothing to do when it has no sensors)
  *
  * Before remove() tears down anything a read uses, and before the
  * reference that keeps @ipu is dropped.
  */
 void ipu_pci_hwmon_fini(struct ipu_pci *ipu)
 {
+	if (!ipu->hwmon)
+		return;
 	hwmon_device_unregister(ipu->hwmon);
 	ipu->hwmon = NULL;
 }
