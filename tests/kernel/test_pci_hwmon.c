@@ -38,8 +38,6 @@ struct readers {
 
 static struct readers *rd;
 static pid_t pids[READERS];
-static int link_down_emu = -1;
-static char link_down_remove[PATH_MAX];
 
 /* temp1_input of @bdf's hwmonN into @path; false while it has none. */
 static bool temp_path(const char *bdf, char *path, size_t len)
@@ -141,38 +139,15 @@ static void stop_readers(void)
 	}
 }
 
-/* The first record of @klog with a sign of a kernel bug, in @line. */
-static bool klog_bug(int klog, char *line, size_t len)
+/* Fail if the log from @klog on has a sign of a kernel bug. */
+static void assert_klog_clean(int klog, const char *when)
 {
 	static const char *const bad[] = { "KASAN", "BUG", "WARNING",
 					   "general protection", "Oops",
 					   "Call Trace" };
-	char rec[8192];
-	ssize_t n;
-	size_t i;
-
-	for (;;) {
-		n = read(klog, rec, sizeof(rec) - 1);
-		if (n < 0 && (errno == EPIPE || errno == EINTR))
-			continue;
-		if (n < 0 && errno == EAGAIN)
-			return false;
-		if (n <= 0)
-			fail_msg("reading /dev/kmsg: %s", n ? strerror(errno) : "EOF");
-		rec[n] = '\0';
-		for (i = 0; i < KT_ARRAY_SIZE(bad); i++)
-			if (strstr(rec, bad[i])) {
-				snprintf(line, len, "%.*s", (int)len - 1, rec);
-				return true;
-			}
-	}
-}
-
-static void assert_klog_clean(int klog, const char *when)
-{
 	char line[512];
 
-	if (klog_bug(klog, line, sizeof(line)))
+	if (kt_klog_find(klog, bad, KT_ARRAY_SIZE(bad), line, sizeof(line)))
 		fail_msg("%s: the kernel log says %s", when, line);
 }
 
@@ -218,9 +193,7 @@ static void test_hwmon_read_while_the_function_falls_off_the_bus(void **state)
 	klog = kt_klog_from_now();
 	start_readers(bdf);
 	wait_each_reader_reads();
-	fn_path(link_down_remove, sizeof(link_down_remove), bdf, "remove");
-	link_down_emu = (int)emu;
-	ke_fault(emu, "link_down");
+	ku_link_down(emu, bdf);
 	/* A reader's all-ones read unbinds the driver (its gone work). */
 	for (i = 0; i < KS_POLLS; i++) {
 		driver_of(bdf, drv, sizeof(drv));
@@ -232,10 +205,7 @@ static void test_hwmon_read_while_the_function_falls_off_the_bus(void **state)
 		fail_msg("ipu.ko still bound to %s after link_down", bdf);
 
 	/* Back on the bus, found again, and read again. */
-	ke_fault(emu, "link_up");
-	kp_remove(bdf);
-	kp_rescan(bdf);
-	link_down_emu = -1;
+	ku_relink(emu, bdf);
 	wait_each_reader_reads();
 	stop_readers();
 	assert_klog_clean(klog, "hwmon read across a surprise removal");
@@ -251,13 +221,7 @@ static int hwmon_teardown(void **state)
 		munmap((void *)rd, sizeof(*rd));
 		rd = NULL;
 	}
-	if (link_down_emu >= 0) {
-		ke_fault((unsigned int)link_down_emu, "link_up");
-		kt_write_file(link_down_remove, "1");
-		kt_write_file("/sys/bus/pci/rescan", "1");
-		link_down_emu = -1;
-	}
-	return kt_teardown(state);
+	return ku_relink_teardown(state);
 }
 
 int main(void)
