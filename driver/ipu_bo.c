@@ -9,6 +9,7 @@
  */
 #include <linux/genalloc.h>
 #include <linux/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 
 #include <uapi/linux/ipu.h>
@@ -62,6 +63,37 @@ static u64 ipu_bo_mmap_offset(const struct ipu_bo *bo)
 	return (u64)bo->handle << IPU_BO_MMAP_SHIFT;
 }
 
+/* Device memory a new buffer's clearing does per step: ms on a PCIe BAR. */
+#define IPU_BO_CLEAR_STEP (16ULL << 20)
+
+/*
+ * Zero a new buffer's @size bytes at device offset @dev_off, a step at a
+ * time: a buffer may be the whole device (64 GiB through a BAR takes
+ * seconds). Each step is its own unplug guard section, so that removal
+ * waits for one step, not for the whole buffer; between steps the CPU is
+ * yielded and a dying process stops. No one else sees the buffer yet (it
+ * has no handle), so stopping half way leaks nothing.
+ *
+ * Return: 0, -ENODEV once the device is unplugged, -EINTR on a fatal signal.
+ */
+static int ipu_bo_clear(struct ipu_device *idev, u64 dev_off, u64 size)
+{
+	u64 done, n;
+	int idx;
+
+	for (done = 0; done < size; done += n) {
+		n = min_t(u64, size - done, IPU_BO_CLEAR_STEP);
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		if (ipu_dev_enter(idev, &idx))
+			return -ENODEV;
+		ipu_hw_mem_clear(idev, dev_off + done, n);
+		ipu_dev_exit(idx);
+		cond_resched();
+	}
+	return 0;
+}
+
 int ipu_ioctl_bo_create(struct ipu_file *ifile, void *data)
 {
 	struct ipu_bo_create_call *call = data;
@@ -104,8 +136,11 @@ int ipu_ioctl_bo_create(struct ipu_file *ifile, void *data)
 	bo->size = size;
 	get_device(&idev->dev);
 	bo->idev = idev;
+	ipu_dev_exit(idx);
 	/* Nobody may see what an earlier user left in this range. */
-	ipu_hw_mem_clear(idev, ipu_bo_dev_off(bo), size);
+	ret = ipu_bo_clear(idev, ipu_bo_dev_off(bo), size);
+	if (ret)
+		goto err_put_bo;
 
 	ret = xa_alloc(&ifile->bos, &handle, bo,
 		       XA_LIMIT(1, IPU_BO_MAX_HANDLE), GFP_KERNEL_ACCOUNT);
@@ -114,7 +149,6 @@ int ipu_ioctl_bo_create(struct ipu_file *ifile, void *data)
 		goto err_put_bo;
 	}
 	bo->handle = handle;
-	ipu_dev_exit(idx);
 
 	args->size = size;
 	args->handle = handle;
@@ -124,7 +158,6 @@ int ipu_ioctl_bo_create(struct ipu_file *ifile, void *data)
 	return 0;
 
 err_put_bo:
-	ipu_dev_exit(idx);
 	ipu_bo_put(bo);
 	return ret;
 err_exit:

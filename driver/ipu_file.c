@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * File operations of /dev/ipuN: open, release, ioctl, mmap.
+ * File operations of /dev/ipuN: open, release, ioctl, mmap, poll and
+ * io_uring commands. There is no read or write: data moves by XFER and
+ * mmap, and read(2), write(2) and their io_uring forms fail EINVAL at once.
  *
  * Everything a file acquires (buffer objects, the attachment) is released
  * when it is closed, so a crashed or killed process leaves nothing behind.
@@ -49,6 +51,15 @@ static int ipu_open(struct inode *inode, struct file *filp)
 	ipu_dev_exit(idx);
 
 	filp->private_data = ifile;
+	/*
+	 * Nothing here blocks on IOCB_NOWAIT's behalf, as there is no read
+	 * or write at all. Without the flag io_uring takes its nonblocking
+	 * attempt of a READ or WRITE to be unsafe and, the file being
+	 * pollable, waits for EPOLLIN or EPOLLOUT before it tries: a READ
+	 * would wait until a gather request came, for ever on most files,
+	 * instead of failing EINVAL as read(2) does (issue 25, item 10).
+	 */
+	filp->f_mode |= FMODE_NOWAIT;
 	return nonseekable_open(inode, filp);
 
 err_free_file:
@@ -86,10 +97,21 @@ static long ipu_unlocked_ioctl(struct file *filp, unsigned int cmd,
 	return ipu_ioctl(filp->private_data, cmd, arg);
 }
 
-/* Readable while a gather request of the file's split launches waits. */
+/*
+ * Readable (EPOLLIN | EPOLLPRI | EPOLLRDNORM) while a gather request of
+ * the file's split launches waits; always writable (EPOLLOUT |
+ * EPOLLWRNORM) on a live device, as a file without poll of its own is:
+ * a write does not block, it fails EINVAL at once, and a poller waiting
+ * for writable would otherwise sleep for ever. EPOLLERR | EPOLLHUP alone
+ * once the device is unplugged.
+ */
 static __poll_t ipu_poll(struct file *filp, poll_table *wait)
 {
-	return ipu_gather_poll(filp->private_data, filp, wait);
+	__poll_t mask = ipu_gather_poll(filp->private_data, filp, wait);
+
+	if (!(mask & EPOLLHUP))
+		mask |= EPOLLOUT | EPOLLWRNORM;
+	return mask;
 }
 
 static int ipu_mmap(struct file *filp, struct vm_area_struct *vma)

@@ -21,6 +21,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
 #include <linux/iopoll.h>
+#include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
@@ -230,6 +231,52 @@ static const struct ipu_hw_ops ipu_pci_ops = {
 	.release = ipu_pci_release,
 };
 
+/*
+ * BAR2 as the spec's section 2 has it: 64-bit prefetchable memory (mapped
+ * write-combining and into users' address spaces, which only memory
+ * without read side effects allows), a power of two from 1 MiB to 64 GiB
+ * (the device memory the allocator hands out).
+ */
+static int ipu_pci_check_bar2(struct pci_dev *pdev)
+{
+	unsigned long flags = pci_resource_flags(pdev, IPU_BAR_MEM);
+	u64 len = pci_resource_len(pdev, IPU_BAR_MEM);
+	unsigned long want = IORESOURCE_MEM | IORESOURCE_MEM_64 |
+			     IORESOURCE_PREFETCH;
+
+	if ((flags & want) != want || !is_power_of_2(len) ||
+	    len < IPU_MEM_MIN_SIZE || len > IPU_MEM_MAX_SIZE)
+		return dev_err_probe(&pdev->dev, -ENODEV,
+				     "BAR2 is not 64-bit prefetchable memory of a power of two from 1 MiB to 64 GiB (flags %#lx, %llu bytes)\n",
+				     flags, len);
+	return 0;
+}
+
+/* What the driver cannot work without: both data paths, and their queues. */
+#define IPU_PCI_CAPS_NEEDED (IPU_CAPS_DMA | IPU_CAPS_CMDQ)
+
+/*
+ * CAPS (spec section 3): a function without the DMA queues or the command
+ * queue cannot be driven, and is refused. Bits the driver does not know
+ * are left alone: a later minor version only adds what a driver of a
+ * lower one may ignore (spec section 1). GATHER is read where the gather
+ * ring is set up (ipu_pci_gather.c); TELEMETRY decides whether hwmon has
+ * sensors to show.
+ */
+static int ipu_pci_check_caps(struct ipu_pci *ipu)
+{
+	u32 caps = ipu_pci_rd(ipu, IPU_REG_CAPS);
+	u32 queues = (caps >> IPU_CAPS_NQUEUES_SHIFT) & 0xff;
+
+	if ((caps & IPU_PCI_CAPS_NEEDED) != IPU_PCI_CAPS_NEEDED ||
+	    queues < IPU_NUM_QUEUES)
+		return dev_err_probe(&ipu->pdev->dev, -ENODEV,
+				     "CAPS %#x: no DMA queues or no command queue, or fewer than %u queues\n",
+				     caps, IPU_NUM_QUEUES);
+	ipu->caps = caps;
+	return 0;
+}
+
 /* Enable, claim and map the function, and check it is the spec's. */
 static int ipu_pci_enable(struct pci_dev *pdev, struct ipu_pci *ipu)
 {
@@ -245,9 +292,12 @@ static int ipu_pci_enable(struct pci_dev *pdev, struct ipu_pci *ipu)
 		return dev_err_probe(dev, ret, "cannot claim the BARs\n");
 
 	if (pci_resource_len(pdev, IPU_BAR_REGS) < IPU_BAR_REGS_SIZE ||
-	    !(pci_resource_flags(pdev, IPU_BAR_REGS) & IORESOURCE_MEM) ||
-	    !(pci_resource_flags(pdev, IPU_BAR_MEM) & IORESOURCE_MEM))
-		return dev_err_probe(dev, -ENODEV, "BARs not as the spec says\n");
+	    !(pci_resource_flags(pdev, IPU_BAR_REGS) & IORESOURCE_MEM))
+		return dev_err_probe(dev, -ENODEV, "BAR0 is not memory of %u KiB\n",
+				     IPU_BAR_REGS_SIZE >> 10);
+	ret = ipu_pci_check_bar2(pdev);
+	if (ret)
+		return ret;
 	ipu->regs = pcim_iomap(pdev, IPU_BAR_REGS, IPU_BAR_REGS_SIZE);
 	if (!ipu->regs)
 		return dev_err_probe(dev, -ENOMEM, "cannot map BAR0\n");
@@ -267,6 +317,10 @@ static int ipu_pci_enable(struct pci_dev *pdev, struct ipu_pci *ipu)
 		return dev_err_probe(dev, -ENODEV,
 				     "not an IPU of spec %u.x (ID %#x, VERSION %#x)\n",
 				     IPU_SPEC_MAJOR(IPU_SPEC_VERSION), id, version);
+
+	ret = ipu_pci_check_caps(ipu);
+	if (ret)
+		return ret;
 
 	/*
 	 * A driver bound before (unbind, rmmod) left the firmware running,
@@ -346,7 +400,7 @@ static int ipu_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 
 	ret = ipu_device_register(&ipu->idev);
 	if (ret)
-		goto err_gather_fini;
+		goto err_hwmon_fini;
 	ipu_pci_irq_debugfs(ipu);
 	pci_set_drvdata(pdev, ipu);
 	dev_info(&pdev->dev, "%s: %llu MiB, firmware %u.%u.%u, serial %016llx, %s, %d vector%s\n",
@@ -356,6 +410,8 @@ static int ipu_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		 ipu->nvec, ipu->nvec == 1 ? "" : "s");
 	return 0;
 
+err_hwmon_fini:
+	ipu_pci_hwmon_fini(ipu);
 err_gather_fini:
 	ipu_pci_gather_fini(ipu);
 err_cmd_fini:
@@ -376,6 +432,8 @@ static void ipu_pci_remove(struct pci_dev *pdev)
 {
 	struct ipu_pci *ipu = pci_get_drvdata(pdev);
 
+	/* First: its readers use ipu and BAR0 (ipu_pci_hwmon.c). */
+	ipu_pci_hwmon_fini(ipu);
 	/*
 	 * Our own reference: unregistering drops the device's, and open
 	 * files may or may not hold others; the interrupt handlers need

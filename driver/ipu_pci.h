@@ -160,6 +160,10 @@ struct ipu_pci_gatherq {
  *	stop as for @removing, and @gone_work unbinds the driver.
  * @gone_work: unbinds the driver from a function that fell off the bus,
  *	so that its files get -ENODEV and its resources go as in remove().
+ * @hwmon: the hwmon device (ipu_pci_hwmon.c), whose reads use this
+ *	structure: unregistered before remove() drops its reference; NULL
+ *	without IPU_CAPS_TELEMETRY.
+ * @caps: CAPS as read at probe (ipu_pci_check_caps()).
  */
 struct ipu_pci {
 	struct ipu_device idev;
@@ -186,6 +190,8 @@ struct ipu_pci {
 	bool removing;
 	atomic_t gone;
 	struct work_struct gone_work;
+	struct device *hwmon;
+	u32 caps;
 };
 
 static inline struct ipu_pci *to_ipu_pci(struct ipu_device *idev)
@@ -308,6 +314,7 @@ int ipu_pci_gather_answer(struct ipu_device *idev, u32 seq, u32 gen,
 			  int status);
 
 int ipu_pci_hwmon_init(struct ipu_pci *ipu);
+void ipu_pci_hwmon_fini(struct ipu_pci *ipu);
 
 extern const struct attribute_group *ipu_pci_dev_groups[];
 

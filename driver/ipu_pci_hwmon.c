@@ -3,8 +3,13 @@
  * The PCIe IPU's telemetry as hwmon (docs/hardware.md section 3):
  * temp1_input from TEMP_MC (millidegrees already) and power1_input from
  * POWER_MW (in microwatts, as hwmon counts), so that `sensors` shows the
- * IPU. Registered managed on the PCI function: it goes when the function
- * is unbound, before the BAR mapping it reads.
+ * IPU. The attributes are world-readable, so a reader may be inside one
+ * at any time: the hwmon device is unregistered first thing in remove()
+ * (and on probe's error path), which waits for the reads in progress,
+ * while everything a read touches (the structure, BAR0's mapping) is
+ * still there. Not devm_: devres would unregister it only after remove()
+ * returned, when remove()'s put may have freed the structure already
+ * (issue 25, item 2).
  */
 #include <linux/hwmon.h>
 #include <linux/pci.h>
@@ -61,7 +66,7 @@ static const struct hwmon_chip_info ipu_pci_hwmon_chip = {
 
 /**
  * ipu_pci_hwmon_init - register the IPU's temperature and power sensors
- * @ipu: the device
+ * @ipu: the device; undone by ipu_pci_hwmon_fini()
  *
  * Return: 0, or a negative errno after a dmesg line.
  */
@@ -69,12 +74,31 @@ int ipu_pci_hwmon_init(struct ipu_pci *ipu)
 {
 	struct device *hw;
 
-	hw = devm_hwmon_device_register_with_info(&ipu->pdev->dev, "ipu", ipu,
-						  &ipu_pci_hwmon_chip, NULL);
+	/* No sensors to show (CAPS bit 2, spec section 3). */
+	if (!(ipu->caps & IPU_CAPS_TELEMETRY))
+		return 0;
+	hw = hwmon_device_register_with_info(&ipu->pdev->dev, "ipu", ipu,
+					     &ipu_pci_hwmon_chip, NULL);
 	if (IS_ERR(hw)) {
 		dev_err(&ipu->pdev->dev, "cannot register hwmon: %ld\n",
 			PTR_ERR(hw));
 		return PTR_ERR(hw);
 	}
+	ipu->hwmon = hw;
 	return 0;
+}
+
+/**
+ * ipu_pci_hwmon_fini - unregister the sensors, waiting for reads in progress
+ * @ipu: the device (nothing to do when it has no sensors)
+ *
+ * Before remove() tears down anything a read uses, and before the
+ * reference that keeps @ipu is dropped.
+ */
+void ipu_pci_hwmon_fini(struct ipu_pci *ipu)
+{
+	if (!ipu->hwmon)
+		return;
+	hwmon_device_unregister(ipu->hwmon);
+	ipu->hwmon = NULL;
 }

@@ -36,11 +36,6 @@
 /* Bound on waiting for an interrupt the device raises at once (self-test). */
 #define IPU_PCI_IRQ_WAIT_MS 1000
 
-static void ipu_pci_free_vectors(void *data)
-{
-	pci_free_irq_vectors(data);
-}
-
 /**
  * ipu_pci_irq_alloc - allocate the function's vectors, released with it
  * @ipu: the device, enabled and bus master
@@ -66,7 +61,12 @@ int ipu_pci_irq_alloc(struct ipu_pci *ipu)
 				     "cannot allocate %d MSI-X vectors nor an MSI message\n",
 				     IPU_MSIX_VECTORS);
 	ipu->nvec = ret;
-	return devm_add_action_or_reset(&pdev->dev, ipu_pci_free_vectors, pdev);
+	/*
+	 * Nothing to undo here: on a function pcim_enable_device() enabled,
+	 * the PCI core frees the vectors itself when the driver unbinds or
+	 * probe fails (its devres action pcim_msi_release, 6.1 to 7.3).
+	 */
+	return 0;
 }
 
 /**

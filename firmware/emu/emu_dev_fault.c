@@ -17,13 +17,13 @@
 struct spec {
 	bool fail_set, corrupt_set, hang_set, hang_dma_set, ignore_set,
 	     refuse_set, speed_set, width_set, hold_set, no_gather_set,
-	     late_set;
+	     late_set, caps_xor_set;
 	uint64_t fail_dma, corrupt_dma, hang_launch, hang_dma, ignore_reset;
 	bool refuse_fw, hold_launches, no_gather, late_completion;
 	enum emu_bad_wb bad_writeback;
 	enum emu_bad_gather bad_gather;
 	unsigned int speed, width;
-	uint64_t mem_ce, mem_ue;
+	uint64_t mem_ce, mem_ue, caps_xor;
 	bool off_bus, link_down, link_up, clear;
 };
 
@@ -135,6 +135,10 @@ static int parse_one(char *item, struct spec *sp)
 		return flag(val, &sp->hold_launches, &sp->hold_set);
 	if (!strcmp(item, "no_gather"))
 		return flag(val, &sp->no_gather, &sp->no_gather_set);
+	if (!strcmp(item, "caps_xor")) {
+		sp->caps_xor_set = true;
+		return number(val, 0, UINT32_MAX, &sp->caps_xor);
+	}
 	if (!strcmp(item, "late_completion"))
 		return flag(val, &sp->late_completion, &sp->late_set);
 	if (!strcmp(item, "link_speed")) {
@@ -241,6 +245,8 @@ static void apply_locked(struct emu_dev *dev, const struct spec *sp)
 		f->no_gather = sp->no_gather;
 	if (sp->late_set)
 		f->late_completion = sp->late_completion;
+	if (sp->caps_xor_set)
+		f->caps_xor = (uint32_t)sp->caps_xor;
 	/* Lifted (or cleared): the held launches go on. */
 	if ((sp->clear || sp->hold_set) && !f->hold_launches)
 		emu_queues_kick_locked(dev);

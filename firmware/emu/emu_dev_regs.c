@@ -15,7 +15,10 @@
 /* CAPS 23:16 is the vector count of whichever capability is present. */
 _Static_assert(IPU_MSI_MESSAGES == IPU_MSIX_VECTORS, "CAPS vector count");
 
-/* The no_gather fault presents a device without the gather extension. */
+/*
+ * The no_gather fault presents a device without the gather extension; the
+ * caps_xor fault changes what CAPS says, and nothing the device does.
+ */
 static uint32_t caps_locked(const struct emu_dev *dev)
 {
 	uint32_t caps = IPU_CAPS_DMA | IPU_CAPS_CMDQ | IPU_CAPS_TELEMETRY |
@@ -23,7 +26,9 @@ static uint32_t caps_locked(const struct emu_dev *dev)
 			IPU_NUM_QUEUES << IPU_CAPS_NQUEUES_SHIFT |
 			IPU_MSIX_VECTORS << IPU_CAPS_NVEC_SHIFT;
 
-	return dev->faults.no_gather ? caps : caps | IPU_CAPS_GATHER;
+	if (!dev->faults.no_gather)
+		caps |= IPU_CAPS_GATHER;
+	return caps ^ dev->faults.caps_xor;
 }
 
 /* LINK_ID: the same for every IPU of this process (they are linked). */

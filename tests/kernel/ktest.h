@@ -893,6 +893,36 @@ static inline int kt_klog_from_now(void)
 	return fd;
 }
 
+/*
+ * The first record of @fd (from kt_klog_from_now()) that contains one of
+ * the @n strings @bad, copied into @line; false when none (read to the
+ * end of the log).
+ */
+static inline bool kt_klog_find(int fd, const char *const *bad, size_t n,
+				char *line, size_t len)
+{
+	char rec[8192];
+	ssize_t got;
+	size_t i;
+
+	for (;;) {
+		got = read(fd, rec, sizeof(rec) - 1);
+		if (got < 0 && (errno == EPIPE || errno == EINTR))
+			continue; /* records were overwritten: read on */
+		if (got < 0 && errno == EAGAIN)
+			return false;
+		if (got <= 0)
+			fail_msg("reading /dev/kmsg: %s", got ? strerror(errno) : "EOF");
+		rec[got] = '\0';
+		for (i = 0; i < n; i++) {
+			if (strstr(rec, bad[i])) {
+				snprintf(line, len, "%.*s", (int)len - 1, rec);
+				return true;
+			}
+		}
+	}
+}
+
 /* Bit set of the ipuN present in /sys/class/ipu (N < 64). */
 static inline uint64_t kt_present(void)
 {

@@ -73,4 +73,46 @@ static inline int ku_works_again(unsigned int n, uint8_t *buf, uint8_t *back,
 	return fd;
 }
 
+/* The function ku_link_down() took off the bus, for ku_relink_teardown(). */
+static int ku_down_emu __attribute__((unused)) = -1;
+static char ku_down_remove[PATH_MAX] __attribute__((unused));
+
+/*
+ * ipu-emu's function @emu, at @bdf, off the bus (link_down: reads all
+ * ones, writes dropped); a failed test's ku_relink_teardown() brings it
+ * back for the later tests.
+ */
+static inline void ku_link_down(unsigned int emu, const char *bdf)
+{
+	fn_path(ku_down_remove, sizeof(ku_down_remove), bdf, "remove");
+	ku_down_emu = (int)emu;
+	ke_fault(emu, "link_down");
+}
+
+/*
+ * ipu-emu's function @emu back on the bus (link_up), and found again at
+ * @bdf as pciehp finds a re-seated card: the PCI core removes the dead
+ * function, a rescan enumerates it afresh and ipu.ko probes it.
+ */
+static inline void ku_relink(unsigned int emu, const char *bdf)
+{
+	ke_fault(emu, "link_up");
+	kp_remove(bdf);
+	kp_rescan(bdf);
+	ku_down_emu = -1;
+}
+
+/* kt_teardown(), and no function left off the bus by a failed test. */
+static inline int ku_relink_teardown(void **state)
+{
+	kt_cleanup();
+	if (ku_down_emu >= 0) {
+		ke_fault((unsigned int)ku_down_emu, "link_up");
+		kt_write_file(ku_down_remove, "1");
+		kt_write_file("/sys/bus/pci/rescan", "1");
+		ku_down_emu = -1;
+	}
+	return kt_teardown(state);
+}
+
 #endif /* IPU_TESTS_KUNPLUG_H */

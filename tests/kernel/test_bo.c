@@ -265,6 +265,53 @@ static void test_new_bo_never_shows_bytes_of_a_closed_file(void **state)
 	assert_all_memory_zero(second, total);
 }
 
+/*
+ * A process killed while it creates and destroys buffers of all device
+ * memory (each BO_CREATE clears the whole of it, a step at a time, and
+ * stops between steps when the process is killed): it dies of the
+ * signal, nothing stays allocated, and the device gives all its memory,
+ * zeroed, to the next owner.
+ */
+static void test_killed_in_bo_create_of_all_memory_leaves_nothing(void **state)
+{
+	int observer = kt_open(0), ready[2], st;
+	uint64_t total = kt_info(observer).memory_total;
+	char node[32];
+	pid_t pid;
+
+	(void)state;
+	kt_node(0, node, sizeof(node));
+	kt_pipe(ready);
+	pid = kt_fork();
+	if (pid == 0) {
+		struct ipu_attach at = { 0 };
+		struct ipu_bo_create c;
+		struct ipu_bo_destroy d;
+		int fd = open(node, O_RDWR | O_CLOEXEC);
+
+		kt_child_check(fd >= 0, 2);
+		kt_child_check(!ioctl(fd, IPU_IOCTL_ATTACH, &at), 3);
+		kt_pipe_send(ready[1], 'r');
+		for (;;) {
+			memset(&c, 0, sizeof(c));
+			c.size = total;
+			kt_child_check(!ioctl(fd, IPU_IOCTL_BO_CREATE, &c), 4);
+			memset(&d, 0, sizeof(d));
+			d.handle = c.handle;
+			kt_child_check(!ioctl(fd, IPU_IOCTL_BO_DESTROY, &d), 5);
+		}
+	}
+	kt_close(ready[1]);
+	assert_int_equal(kt_pipe_recv(ready[0]), 'r');
+	assert_int_equal(kill(pid, SIGKILL), 0);
+	st = kt_wait(pid);
+	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+	assert_int_equal(kt_info(observer).memory_used, 0);
+	assert_int_equal(kt_info(observer).owner_pid, 0);
+	assert_int_equal(kt_attach(observer), 0);
+	assert_all_memory_zero(observer, total);
+}
+
 /* BO_INFO ----------------------------------------------------------------- */
 
 static void test_bo_info_reports_what_bo_create_returned(void **state)
@@ -466,6 +513,7 @@ int main(void)
 		KT_TEST(test_bo_create_with_unknown_flags_is_einval),
 		KT_TEST(test_bo_create_with_null_argument_is_efault),
 		KT_TEST(test_bo_create_of_all_device_memory_works),
+		KT_TEST(test_killed_in_bo_create_of_all_memory_leaves_nothing),
 		KT_TEST(test_bo_create_larger_than_device_memory_is_enospc),
 		KT_TEST(test_bo_create_of_u64_max_bytes_is_enospc),
 		KT_TEST(test_bo_create_when_memory_is_full_is_enospc),

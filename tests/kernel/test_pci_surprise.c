@@ -187,22 +187,6 @@ static pid_t start(void (*loop)(int fd, uint32_t bo, int ready), int fd,
 	return pid;
 }
 
-/* The function off the bus (its ipu-emu index), for relink_teardown(). */
-static int link_down_emu = -1;
-static char link_down_remove[PATH_MAX];
-
-/*
- * ipu-emu's function @emu back on the bus (link_up), and found again at
- * @bdf as pciehp finds a re-seated card: the PCI core removes the dead
- * function, a rescan enumerates it afresh and ipu.ko probes it.
- */
-static void relink(unsigned int emu, const char *bdf)
-{
-	ke_fault(emu, "link_up");
-	kp_remove(bdf);
-	kp_rescan(bdf);
-}
-
 static void test_off_the_bus_mid_transfer_unplugs_the_device(void **state)
 {
 	unsigned int emu, n;
@@ -232,9 +216,7 @@ static void test_off_the_bus_mid_transfer_unplugs_the_device(void **state)
 	fd = open_with_bo(n, &bo);
 	p1 = start(child_ioctl, fd, bo, r1);
 	p2 = start(child_uring, fd, bo, r2);
-	fn_path(link_down_remove, sizeof(link_down_remove), bdf, "remove");
-	link_down_emu = (int)emu;
-	ke_fault(emu, "link_down");
+	ku_link_down(emu, bdf);
 
 	/* Every transfer, in flight or later, fails -ENODEV. */
 	st = kt_wait(p1);
@@ -257,22 +239,8 @@ static void test_off_the_bus_mid_transfer_unplugs_the_device(void **state)
 	assert_int_equal(ipu_of(bdf), -1);
 
 	/* Back on the bus, found again, and it works. */
-	relink(emu, bdf);
-	link_down_emu = -1;
+	ku_relink(emu, bdf);
 	ku_works_again((unsigned int)ipu_of(bdf), buf, back, LEN, 41);
-}
-
-/* A failed test leaves no function off the bus for the later tests. */
-static int relink_teardown(void **state)
-{
-	kt_cleanup();
-	if (link_down_emu >= 0) {
-		ke_fault((unsigned int)link_down_emu, "link_up");
-		kt_write_file(link_down_remove, "1");
-		kt_write_file("/sys/bus/pci/rescan", "1");
-		link_down_emu = -1;
-	}
-	return kt_teardown(state);
 }
 
 int main(void)
@@ -281,7 +249,7 @@ int main(void)
 		KT_TEST(test_remove_ends_a_stalled_transfer),
 		KT_TEST(test_unbind_revokes_mappings_of_device_memory),
 		cmocka_unit_test_teardown(test_off_the_bus_mid_transfer_unplugs_the_device,
-					  relink_teardown),
+					  ku_relink_teardown),
 	};
 
 	kp_init();

@@ -252,30 +252,8 @@ static bool klog_bad(int fd, char *line, size_t len)
 	static const char *const bad[] = { "WARNING", "Call Trace", "BUG",
 					   "vmalloc error", "allocation failure",
 					   "Oops" };
-	char rec[8192];
-	ssize_t n;
-	size_t i;
 
-	for (;;) {
-		n = read(fd, rec, sizeof(rec) - 1);
-		if (n < 0 && errno == EPIPE)
-			continue; /* records were overwritten: read on */
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EAGAIN)
-			return false;
-		if (n <= 0)
-			fail_msg("reading /dev/kmsg: %s", n ? strerror(errno) : "EOF");
-		rec[n] = '\0';
-		for (i = 0; i < KT_ARRAY_SIZE(bad); i++) {
-			if (strstr(rec, bad[i])) {
-				n = n < (ssize_t)len - 1 ? n : (ssize_t)len - 1;
-				memcpy(line, rec, (size_t)n);
-				line[n] = '\0';
-				return true;
-			}
-		}
-	}
+	return kt_klog_find(fd, bad, KT_ARRAY_SIZE(bad), line, len);
 }
 
 static uint64_t mem_total_kib(void)

@@ -268,6 +268,31 @@ static void test_telemetry_idle_values_and_memory_errors(void **state)
 	th_free(t);
 }
 
+/*
+ * caps_xor: CAPS reads XOR the value (a device that says something else,
+ * for the driver's probe checks), until caps_xor=0 or clear.
+ */
+static void test_caps_xor_changes_what_caps_says(void **state)
+{
+	struct th *t = th_new();
+
+	(void)state;
+	assert_int_equal(emu_dev_fault(t->dev, "caps_xor=-1"), -EINVAL);
+	assert_int_equal(emu_dev_fault(t->dev, "caps_xor"), -EINVAL);
+	assert_int_equal(emu_dev_fault(t->dev, "caps_xor=4294967296"), -EINVAL);
+	assert_int_equal(rd32(t, IPU_REG_CAPS), 0x0004033f);
+	assert_int_equal(emu_dev_fault(t->dev, "caps_xor=2"), 0);
+	assert_int_equal(rd32(t, IPU_REG_CAPS), 0x0004033d);
+	assert_int_equal(emu_dev_fault(t->dev, "caps_xor=192"), 0);
+	assert_int_equal(rd32(t, IPU_REG_CAPS), 0x000403ff);
+	assert_int_equal(emu_dev_fault(t->dev, "caps_xor=0"), 0);
+	assert_int_equal(rd32(t, IPU_REG_CAPS), 0x0004033f);
+	assert_int_equal(emu_dev_fault(t->dev, "caps_xor=4"), 0);
+	assert_int_equal(emu_dev_fault(t->dev, "clear"), 0);
+	assert_int_equal(rd32(t, IPU_REG_CAPS), 0x0004033f);
+	th_free(t);
+}
+
 static void test_bad_fault_specs_change_nothing(void **state)
 {
 	static const char *const bad[] = {
@@ -320,6 +345,7 @@ int main(void)
 		cmocka_unit_test(test_soft_reset_keeps_firmware_and_log),
 		cmocka_unit_test(test_flr_returns_to_power_on_but_keeps_memory),
 		cmocka_unit_test(test_telemetry_idle_values_and_memory_errors),
+		cmocka_unit_test(test_caps_xor_changes_what_caps_says),
 		cmocka_unit_test(test_bad_fault_specs_change_nothing),
 		cmocka_unit_test(test_bad_creation_options_are_refused),
 	};

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_pci_caps.c - what the probe makes of CAPS (docs/hardware.md
+ * section 3; issue 25, item 11), on the rig's last function, its CAPS
+ * changed by ipu-emu's caps_xor fault (the device itself unchanged):
+ *  - without the DMA queues (bit 0) or the command queue (bit 1) the
+ *    function cannot be driven: the bind fails with one dmesg line that
+ *    names CAPS, and leaves no device;
+ *  - bits the spec does not name (6 and 7) are ignored, as a later minor
+ *    version may add them: the function binds and moves bytes;
+ *  - without TELEMETRY (bit 2) the function binds with no hwmon device;
+ * and with CAPS as it was, the function binds with its hwmon again.
+ * Skipped without PCI IPUs or without the control port.
+ */
+#include "kunplug.h"
+
+#define LEN (1u << 20)
+
+/* The function whose CAPS the test changed, "" when none. */
+static char caps_bdf[16];
+
+/* Unbind the last function and make its CAPS read XOR @xor. */
+static const char *caps_xor(unsigned int xor)
+{
+	char spec[32];
+
+	require_ipus();
+	ke_require();
+	snprintf(caps_bdf, sizeof(caps_bdf), "%s", ipus[nr_ipus - 1]);
+	kp_unbind(caps_bdf);
+	snprintf(spec, sizeof(spec), "caps_xor=%u", xor);
+	ke_fault(nr_ipus - 1, spec);
+	return caps_bdf;
+}
+
+/* CAPS as it was, and the function bound with its hwmon. */
+static void caps_back(void)
+{
+	char path[PATH_MAX];
+
+	ke_fault(nr_ipus - 1, "caps_xor=0");
+	kp_bind(caps_bdf);
+	fn_path(path, sizeof(path), caps_bdf, "hwmon");
+	if (access(path, F_OK))
+		fail_msg("%s bound again without its hwmon", caps_bdf);
+	caps_bdf[0] = '\0';
+}
+
+static void test_caps_without_the_command_queue_fails_the_probe(void **state)
+{
+	(void)state;
+	bind_fails_with(caps_xor(IPU_CAPS_CMDQ), "CAPS 0x4033d");
+	caps_back();
+}
+
+static void test_caps_without_the_dma_queues_fails_the_probe(void **state)
+{
+	(void)state;
+	bind_fails_with(caps_xor(IPU_CAPS_DMA), "CAPS 0x4033e");
+	caps_back();
+}
+
+static void test_caps_bits_the_spec_does_not_name_are_ignored(void **state)
+{
+	uint8_t *buf = kt_alloc(LEN), *back = kt_alloc(LEN);
+	const char *bdf = caps_xor(0xc0);
+
+	(void)state;
+	kp_bind(bdf);
+	ku_works_again((unsigned int)ipu_of(bdf), buf, back, LEN, 5);
+	kt_cleanup();
+	kp_unbind(bdf);
+	caps_back();
+}
+
+static void test_caps_without_telemetry_binds_without_hwmon(void **state)
+{
+	const char *bdf = caps_xor(IPU_CAPS_TELEMETRY);
+	char path[PATH_MAX];
+
+	(void)state;
+	kp_bind(bdf);
+	fn_path(path, sizeof(path), bdf, "hwmon");
+	if (!access(path, F_OK))
+		fail_msg("%s has a hwmon device without TELEMETRY in CAPS", bdf);
+	kp_unbind(bdf);
+	caps_back();
+}
+
+/* A failed test still leaves CAPS as it was and the function bound. */
+static int caps_teardown(void **state)
+{
+	kt_cleanup();
+	if (caps_bdf[0]) {
+		ke_fault(nr_ipus - 1, "caps_xor=0");
+		kt_write_file(KT_PCI_DRIVER "/unbind", caps_bdf);
+		kt_write_file(KT_PCI_DRIVER "/bind", caps_bdf);
+		caps_bdf[0] = '\0';
+	}
+	return kt_teardown(state);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_caps_without_the_command_queue_fails_the_probe,
+					  caps_teardown),
+		cmocka_unit_test_teardown(test_caps_without_the_dma_queues_fails_the_probe,
+					  caps_teardown),
+		cmocka_unit_test_teardown(test_caps_bits_the_spec_does_not_name_are_ignored,
+					  caps_teardown),
+		cmocka_unit_test_teardown(test_caps_without_telemetry_binds_without_hwmon,
+					  caps_teardown),
+	};
+
+	kp_init();
+	return KT_RUN(tests);
+}
