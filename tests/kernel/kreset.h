@@ -28,6 +28,13 @@ static inline void kr_flr(const char *bdf)
 		fail_msg("write %s: %s", path, strerror(-err));
 }
 
+/* Teardown of a test that set faults on the first function. */
+static inline int kr_clear_teardown(void **state)
+{
+	ke_fault(0, "clear");
+	return kt_teardown(state);
+}
+
 /* Push the MLP's launch on attached @fd: its fence. */
 static inline uint64_t kr_launch(int fd)
 {

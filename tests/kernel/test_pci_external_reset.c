@@ -10,8 +10,9 @@
  *  - mid-launch: the launch the FLR ended fails with -EIO, and the next
  *    one on the same file runs;
  *  - readers of mem_errors_* and hwmon's temp1_input during FLRs (BAR0
- *    reads all ones meanwhile) never make the driver conclude that the
- *    function fell off the bus: no unbind, the device keeps working;
+ *    reads all ones meanwhile), the PCI core's or the driver's own (RESET
+ *    with the soft reset ignored), never make the driver conclude that
+ *    the function fell off the bus: no unbind, the device keeps working;
  *  - a buffer mapped at the start of the pool keeps its bytes across the
  *    FLR (the firmware is staged in its own region, section 8.3).
  * Skipped without PCI IPUs or without ipu-emu's control port.
@@ -37,12 +38,6 @@ static void test_launches_run_after_an_external_flr_while_idle(void **state)
 	kr_flr(ipus[0]);
 	kr_flr(ipus[0]);
 	assert_int_equal(kr_run(fd), 0);
-}
-
-static int clear_teardown(void **state)
-{
-	ke_fault(0, "clear");
-	return kt_teardown(state);
 }
 
 static void test_an_external_flr_mid_launch_fails_it_with_eio(void **state)
@@ -113,6 +108,25 @@ static void test_readers_during_external_flrs_never_unbind(void **state)
 		fail_msg("the driver logged \"%s\" during the FLRs", line);
 }
 
+static void test_readers_during_the_driver_s_flrs_never_unbind(void **state)
+{
+	int fd = ke_open_first(), n = ipu_of(ipus[0]), i;
+	struct ipu_reset r = { 0 };
+	pid_t pid;
+
+	(void)state;
+	pid = start_readers(ipus[0]);
+	/* A function taken for gone fails RESET and the launch -ENODEV. */
+	for (i = 0; i < READER_FLRS; i++) {
+		ke_fault(0, "ignore_reset=1");
+		assert_int_equal(kt_ioctl(fd, IPU_IOCTL_RESET, &r), 0);
+	}
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	assert_int_equal(kr_run(fd), 0);
+	assert_int_equal(ipu_of(ipus[0]), n);
+}
+
 static void test_a_mapped_buffer_keeps_its_bytes_across_an_external_flr(void **state)
 {
 	const size_t len = 4u << 20;
@@ -133,8 +147,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		KT_TEST(test_launches_run_after_an_external_flr_while_idle),
 		cmocka_unit_test_teardown(test_an_external_flr_mid_launch_fails_it_with_eio,
-					  clear_teardown),
+					  kr_clear_teardown),
 		KT_TEST(test_readers_during_external_flrs_never_unbind),
+		cmocka_unit_test_teardown(test_readers_during_the_driver_s_flrs_never_unbind,
+					  kr_clear_teardown),
 		KT_TEST(test_a_mapped_buffer_keeps_its_bytes_across_an_external_flr),
 	};
 

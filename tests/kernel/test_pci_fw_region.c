@@ -80,12 +80,6 @@ static void test_no_buffer_covers_the_firmware_region(void **state)
 	assert_int_equal(kt_info(fd).memory_used, total);
 }
 
-static int clear_teardown(void **state)
-{
-	ke_fault(0, "clear");
-	return kt_teardown(state);
-}
-
 static void test_a_mapped_buffer_keeps_its_bytes_across_the_driver_s_flr(void **state)
 {
 	const size_t len = 4u << 20;
@@ -113,7 +107,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		KT_TEST(test_no_buffer_covers_the_firmware_region),
 		cmocka_unit_test_teardown(test_a_mapped_buffer_keeps_its_bytes_across_the_driver_s_flr,
-					  clear_teardown),
+					  kr_clear_teardown),
 	};
 
 	kp_init();
