@@ -13,6 +13,8 @@
 #include "kemu.h"
 #include "kprog.h"
 
+#include <time.h>
+
 /* A launch's bound only: a KASAN guest on TCG is slow. */
 #define KR_WAIT_NS (60LL * 1000 * 1000 * 1000)
 
@@ -53,9 +55,14 @@ static inline uint64_t kr_launch(int fd)
 /* The status of the launch of @fence (WAIT itself must work). */
 static inline int kr_wait(int fd, uint64_t fence)
 {
+	struct timespec now;
 	int status;
 
-	assert_int_equal(kt_wait_fence(fd, fence, KR_WAIT_NS, &status), 0);
+	/* WAIT's timeout is an absolute CLOCK_MONOTONIC time. */
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	assert_int_equal(kt_wait_fence(fd, fence,
+				       now.tv_sec * 1000000000LL + now.tv_nsec +
+				       KR_WAIT_NS, &status), 0);
 	return status;
 }
 
