@@ -30,6 +30,7 @@
 #include <uapi/linux/ipu.h>
 
 #include "compat.h"
+#include "ipu_launch.h"
 #include "ipu_pci.h"
 
 /* Soft reset completes within 100 ms on silicon (spec section 9.1). */
@@ -58,6 +59,26 @@ static void ipu_pci_gone_work(struct work_struct *work)
 	ipu_device_put(&ipu->idev);
 }
 
+/*
+ * A reset of the function begins or ends (the PCI core's FLR, AER's
+ * recovery, the driver's own FLR): BAR0 may read all ones in between,
+ * which then says nothing about removal (ipu_pci_check_gone()).
+ */
+static void ipu_pci_reset_begin(struct ipu_pci *ipu)
+{
+	atomic_inc(&ipu->resets);
+	atomic_inc(&ipu->reset_gen);
+	/* Before the reset's first access makes BAR0 read all ones. */
+	smp_mb__after_atomic();
+}
+
+static void ipu_pci_reset_end(struct ipu_pci *ipu)
+{
+	/* After the reset's last access: the registers answer again. */
+	smp_mb__before_atomic();
+	atomic_dec(&ipu->resets);
+}
+
 /**
  * ipu_pci_check_gone - surprise removal: whether a read says the function is gone
  * @ipu: the device
@@ -68,16 +89,33 @@ static void ipu_pci_gone_work(struct work_struct *work)
  * ID confirms is removal. The first such read stops the driver touching
  * the function, wakes the transfers waiting for it (they fail -ENODEV) and
  * queues the driver's unbinding (ipu_pci_gone_work()), which completes
- * everything else in flight with -ENODEV as remove() does. Callable from
+ * everything else in flight with -ENODEV as remove() does. Reads that
+ * may have overlapped a reset of the function (ipu_pci_reset_begin())
+ * prove nothing: the function is not taken for gone then. Callable from
  * any context, interrupt handlers included.
  *
  * Return: true when the function is gone.
  */
 bool ipu_pci_check_gone(struct ipu_pci *ipu, u32 val)
 {
+	int gen;
+
 	if (ipu_pci_is_gone(ipu))
 		return true;
-	if (!ipu_pci_gone(val) || !ipu_pci_gone(ipu_pci_rd(ipu, IPU_REG_ID)))
+	if (!ipu_pci_gone(val) || atomic_read(&ipu->resets))
+		return false;
+	/*
+	 * A reset under way when ID is read began after the line above: it
+	 * moved reset_gen. One that ended before ID is read left ID readable.
+	 */
+	gen = atomic_read(&ipu->reset_gen);
+	/* The generation before ID's read: pairs with ipu_pci_reset_begin(). */
+	rmb();
+	if (!ipu_pci_gone(ipu_pci_rd(ipu, IPU_REG_ID)))
+		return false;
+	/* ID's read before the second look: pairs with ipu_pci_reset_begin(). */
+	rmb();
+	if (atomic_read(&ipu->resets) || atomic_read(&ipu->reset_gen) != gen)
 		return false;
 	if (atomic_xchg(&ipu->gone, 1))
 		return true;
@@ -88,6 +126,37 @@ bool ipu_pci_check_gone(struct ipu_pci *ipu, u32 val)
 	get_device(&ipu->idev.dev);
 	queue_work(ipu_wq, &ipu->gone_work);
 	return true;
+}
+
+/**
+ * ipu_pci_read_live - read a register for a reader beside the device's work
+ * @ipu: the device, bound
+ * @reg: the register (BAR0 offset)
+ * @val: out: its value
+ *
+ * For readers the driver does not serialise with resets (sysfs, hwmon):
+ * all ones read during a reset of the function is no value, and no
+ * removal either.
+ *
+ * Return: 0, -ENODEV when the function fell off the bus, -EAGAIN when the
+ * read overlapped a reset (try again once it is done).
+ */
+int ipu_pci_read_live(struct ipu_pci *ipu, u32 reg, u32 *val)
+{
+	int gen = atomic_read(&ipu->reset_gen);
+
+	/* The generation before the read: pairs with ipu_pci_reset_begin(). */
+	rmb();
+	*val = ipu_pci_rd(ipu, reg);
+	if (!ipu_pci_gone(*val))
+		return 0;
+	if (ipu_pci_check_gone(ipu, *val))
+		return -ENODEV;
+	/* The read before the second look: pairs with ipu_pci_reset_begin(). */
+	rmb();
+	if (atomic_read(&ipu->resets) || atomic_read(&ipu->reset_gen) != gen)
+		return -EAGAIN;
+	return 0;
 }
 
 /**
@@ -155,25 +224,37 @@ static int ipu_pci_flr(struct ipu_pci *ipu)
 	int ret;
 
 	dev_warn(dev, "soft reset did not complete: Function Level Reset\n");
+	/* Its reset_prepare/reset_done are ours: ipu_pci_core_reset_prepare(). */
+	WRITE_ONCE(ipu->flr_task, current);
 	ret = pci_try_reset_function(ipu->pdev);
+	WRITE_ONCE(ipu->flr_task, NULL);
 	if (ret) {
 		dev_err(dev, "Function Level Reset failed: %d\n", ret);
 		return ret;
 	}
-	/*
-	 * The error log starts again from ERR_COUNT 0 (spec section 7):
-	 * without this, the next error would replay a whole log of stale
-	 * entries, or be lost. The FLR masked every cause, so vector 0's
-	 * thread, once done with what came before, cannot run meanwhile.
-	 */
+	return 0;
+}
+
+/*
+ * After an FLR (the driver's or the PCI core's): the error log restarts
+ * from ERR_COUNT 0 (spec section 7), so the count reported goes back to
+ * 0 (without this, the next error would replay a whole log of stale
+ * entries, or be lost; the FLR masked every cause, so vector 0's thread,
+ * once done with what came before, cannot run meanwhile); the firmware is
+ * off, booted again from the kept image.
+ */
+static int ipu_pci_after_flr(struct ipu_pci *ipu)
+{
 	synchronize_irq(pci_irq_vector(ipu->pdev, IPU_VEC_MISC));
 	ipu->err_seen = 0;
-	return 0;
+	return ipu_pci_fw_boot(ipu);
 }
 
 /*
  * ipu_hw_ops.reset: soft reset, FLR when that fails; then the interrupt
  * mask (reset to all masked) and the queues, whose rings the reset ended.
+ * After a reset the PCI core did (@core_reset: reset_done, error
+ * recovery) only the second half: the firmware booted and the queues.
  * After an FLR whose firmware does not boot again, the queues are
  * restarted all the same: DMA needs no firmware, and the command queue,
  * which does, then refuses launches at once (-EIO) rather than leaving
@@ -187,14 +268,19 @@ static int ipu_pci_reset(struct ipu_device *idev)
 	if (ipu_pci_is_gone(ipu))
 		return -ENODEV;
 	ipu_pci_gather_stop(ipu);
-	ret = ipu_pci_soft_reset(ipu);
-	if (ret == -EIO) {
-		ret = ipu_pci_flr(ipu);
-		if (!ret)
-			fw_ret = ipu_pci_fw_load(ipu);
+	if (ipu->core_reset) {
+		ipu->core_reset = false;
+		fw_ret = ipu_pci_after_flr(ipu);
+	} else {
+		ret = ipu_pci_soft_reset(ipu);
+		if (ret == -EIO) {
+			ret = ipu_pci_flr(ipu);
+			if (!ret)
+				fw_ret = ipu_pci_after_flr(ipu);
+		}
+		if (ret)
+			return ret;
 	}
-	if (ret)
-		return ret;
 	ipu_pci_unmask(ipu, 0);
 	ret = ipu_pci_dma_reset(ipu);
 	cmd_ret = ipu_pci_cmd_reset(ipu);
@@ -210,11 +296,17 @@ static void ipu_pci_fill_info(struct ipu_device *idev, struct ipu_info *info)
 	info->firmware_version = ipu->fw_version;
 	info->pci_domain = ipu->pci_domain;
 	info->pci_bdf = ipu->pci_bdf;
+	/* The firmware's region is no user's (spec section 8.3). */
+	info->memory_total -= ipu->fw_region_size;
+	info->memory_used -= ipu->fw_region_size;
 }
 
 static void ipu_pci_release(struct ipu_device *idev)
 {
-	kfree(to_ipu_pci(idev));
+	struct ipu_pci *ipu = to_ipu_pci(idev);
+
+	kvfree(ipu->fw_image);
+	kfree(ipu);
 }
 
 static const struct ipu_hw_ops ipu_pci_ops = {
@@ -370,6 +462,12 @@ static int ipu_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		goto err_free;
 	/* From here on the device's refcount owns ipu: see ipu_pci_release(). */
+	ret = ipu_pci_fw_region_init(ipu);
+	if (ret)
+		goto err_put;
+	ret = ipu_pci_fw_read(ipu);
+	if (ret)
+		goto err_put;
 	ret = ipu_pci_request_irqs(ipu);
 	if (ret)
 		goto err_put;
@@ -379,7 +477,7 @@ static int ipu_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 			ipu_pci_irq_kind(ipu), IPU_VEC_MISC, ret);
 		goto err_free_irqs;
 	}
-	ret = ipu_pci_fw_load(ipu);
+	ret = ipu_pci_fw_boot(ipu);
 	if (ret)
 		goto err_free_irqs;
 	ret = ipu_pci_dma_init(ipu);
@@ -421,6 +519,7 @@ err_dma_fini:
 err_free_irqs:
 	ipu_pci_free_irqs(ipu);
 err_put:
+	ipu_pci_fw_region_fini(ipu);
 	ipu_device_put(&ipu->idev);
 	return ret;
 err_free:
@@ -448,8 +547,149 @@ static void ipu_pci_remove(struct pci_dev *pdev)
 	ipu_pci_cmd_fini(ipu);
 	ipu_pci_dma_fini(ipu);
 	ipu_pci_free_irqs(ipu);
+	/* No buffer is created once unregistered: the region goes back. */
+	ipu_pci_fw_region_fini(ipu);
 	ipu_device_put(&ipu->idev);
 }
+
+/*
+ * Resets the PCI core does (spec sections 9.2 and 12): an FLR through
+ * sysfs `reset`, a hypervisor's or DPC's, and the slot or bus reset of
+ * AER's recovery. The core calls reset_prepare before and reset_done
+ * after, both under the device lock (remove() cannot run between them),
+ * from one task. Between them the driver's work waits: the device's lock
+ * (held from prepare to done) keeps the watchdog and RESET out, and
+ * readers of BAR0 beside it know that all ones means nothing
+ * (ipu_pci_reset_begin()). After it the function is brought back as after
+ * the driver's own FLR: the firmware booted from the kept image, the
+ * rings enabled again, the launches it ended failed with -EIO (the
+ * transfers it ended too, by their ring's generation), and the reset
+ * counted; open files carry over.
+ */
+static void ipu_pci_core_reset_prepare(struct pci_dev *pdev)
+{
+	struct ipu_pci *ipu = pci_get_drvdata(pdev);
+
+	/* The probe's own FLR (drvdata not set yet). */
+	if (!ipu)
+		return;
+	ipu_pci_reset_begin(ipu);
+	/* The driver's own FLR: its caller holds the lock and recovers. */
+	if (READ_ONCE(ipu->flr_task) == current)
+		return;
+	/*
+	 * No unplug guard to enter: the device lock the core holds keeps
+	 * remove(), the only unplug of a PCI IPU, out until reset_done.
+	 */
+	mutex_lock(&ipu->idev.lock);
+	ipu->core_reset_entered = true;
+	ipu_pci_gather_stop(ipu);
+}
+
+/*
+ * The function was reset by the PCI core: bring it back, under the
+ * device's lock. Returns the reset's result (0 when the firmware booted).
+ */
+static int ipu_pci_core_recover(struct ipu_pci *ipu)
+{
+	struct device *dev = &ipu->pdev->dev;
+	int ret;
+
+	lockdep_assert_held(&ipu->idev.lock);
+	ipu->core_reset = true;
+	ret = ipu_launch_reset_locked(&ipu->idev, -EIO, -EIO);
+	ipu->core_reset = false;
+	if (ret)
+		dev_err(dev, "the function did not come back from its reset: %d\n",
+			ret);
+	return ret;
+}
+
+static void ipu_pci_core_reset_done(struct pci_dev *pdev)
+{
+	struct ipu_pci *ipu = pci_get_drvdata(pdev);
+
+	if (!ipu)
+		return;
+	if (ipu->core_reset_entered) {
+		ipu->core_reset_entered = false;
+		if (!ipu_pci_core_recover(ipu) && ipu->aer_frozen)
+			ipu->aer_recovered = true;
+		mutex_unlock(&ipu->idev.lock);
+	}
+	ipu_pci_reset_end(ipu);
+}
+
+/*
+ * AER (Documentation/PCI/pci-error-recovery.rst). A non-fatal error
+ * leaves the function working: carry on. A fatal one freezes the link:
+ * the core resets the slot or bus (its reset_prepare/reset_done above
+ * bring the function back), then slot_reset brings it back if that did
+ * not. Until then BAR0 may read all ones, which is no removal. A
+ * permanent failure is a removal, which the core does.
+ */
+static pci_ers_result_t ipu_pci_error_detected(struct pci_dev *pdev,
+					       pci_channel_state_t state)
+{
+	struct ipu_pci *ipu = pci_get_drvdata(pdev);
+
+	dev_warn(&pdev->dev, "PCIe error reported (channel state %d)\n",
+		 (__force int)state);
+	if (state == pci_channel_io_normal)
+		return PCI_ERS_RESULT_CAN_RECOVER;
+	if (state == pci_channel_io_perm_failure)
+		return PCI_ERS_RESULT_DISCONNECT;
+	if (!ipu->aer_frozen) {
+		ipu->aer_frozen = true;
+		ipu->aer_recovered = false;
+		ipu_pci_reset_begin(ipu);
+	}
+	return PCI_ERS_RESULT_NEED_RESET;
+}
+
+static pci_ers_result_t ipu_pci_mmio_enabled(struct pci_dev *pdev)
+{
+	return PCI_ERS_RESULT_RECOVERED;
+}
+
+static pci_ers_result_t ipu_pci_slot_reset(struct pci_dev *pdev)
+{
+	struct ipu_pci *ipu = pci_get_drvdata(pdev);
+	int ret;
+
+	pci_restore_state(pdev);
+	if (!ipu->aer_frozen || ipu->aer_recovered)
+		return PCI_ERS_RESULT_RECOVERED;
+	/*
+	 * The core reset the slot without reset_prepare/reset_done. It
+	 * holds the device lock: remove(), hence unplug, waits.
+	 */
+	mutex_lock(&ipu->idev.lock);
+	ret = ipu_pci_core_recover(ipu);
+	mutex_unlock(&ipu->idev.lock);
+	ipu->aer_recovered = !ret;
+	return ret ? PCI_ERS_RESULT_DISCONNECT : PCI_ERS_RESULT_RECOVERED;
+}
+
+static void ipu_pci_resume(struct pci_dev *pdev)
+{
+	struct ipu_pci *ipu = pci_get_drvdata(pdev);
+
+	if (ipu->aer_frozen) {
+		ipu->aer_frozen = false;
+		ipu_pci_reset_end(ipu);
+	}
+	dev_info(&pdev->dev, "recovered from the PCIe error\n");
+}
+
+static const struct pci_error_handlers ipu_pci_err_handlers = {
+	.error_detected = ipu_pci_error_detected,
+	.mmio_enabled = ipu_pci_mmio_enabled,
+	.slot_reset = ipu_pci_slot_reset,
+	.resume = ipu_pci_resume,
+	.reset_prepare = ipu_pci_core_reset_prepare,
+	.reset_done = ipu_pci_core_reset_done,
+};
 
 static const struct pci_device_id ipu_pci_ids[] = {
 	{ PCI_DEVICE_SUB(IPU_PCI_VENDOR_ID, IPU_PCI_DEVICE_ID,
@@ -463,6 +703,7 @@ static struct pci_driver ipu_pci_driver = {
 	.id_table = ipu_pci_ids,
 	.probe = ipu_pci_probe,
 	.remove = ipu_pci_remove,
+	.err_handler = &ipu_pci_err_handlers,
 	/* ipu_pci_sysfs.c: the memory error counters */
 	.dev_groups = ipu_pci_dev_groups,
 };

@@ -8,6 +8,7 @@
 
 #include <linux/completion.h>
 #include <linux/io.h>
+#include <linux/atomic.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -20,6 +21,7 @@
 
 struct iov_iter;
 struct pci_dev;
+struct task_struct;
 
 /* Entries of the command ring: 511 launches on the device at most. */
 #define IPU_PCI_CMD_RING 512
@@ -132,6 +134,12 @@ struct ipu_pci_gatherq {
  * @mem_phys: bus address of BAR2, for the PFNs of mmap.
  * @serial: from the Device Serial Number capability.
  * @fw_version: FW_VERSION after a successful boot.
+ * @fw_image: the firmware image, read and checked once at probe
+ *	(ipu_pci_fw.c), kvmalloc'd; every boot stages this copy.
+ * @fw_size: its bytes.
+ * @fw_region: FW_REGION_ADDR: the device memory offset of the firmware's
+ *	region (spec section 8.3), reserved in the buffer pool.
+ * @fw_region_size: FW_REGION_SIZE, or 0 once the reservation is given back.
  * @pci_domain: PCI domain, for GET_INFO (kept: @pdev may be gone).
  * @pci_bdf: bus << 8 | devfn, for GET_INFO.
  * @irq_names: the name of each vector's handler (only [0] with one vector).
@@ -164,6 +172,21 @@ struct ipu_pci_gatherq {
  *	structure: unregistered before remove() drops its reference; NULL
  *	without IPU_CAPS_TELEMETRY.
  * @caps: CAPS as read at probe (ipu_pci_check_caps()).
+ * @resets: resets of the function under way (the PCI core's
+ *	reset_prepare to reset_done, AER's error_detected to resume): BAR0
+ *	may read all ones meanwhile, which then says nothing about removal.
+ * @reset_gen: bumped as each of them begins, so that a reader whose reads
+ *	overlapped a reset that ended since knows it (ipu_pci_check_gone()).
+ * @flr_task: the task in the driver's own FLR (ipu_pci_flr()), whose
+ *	reset_prepare/reset_done are its own business.
+ * @core_reset: the PCI core reset the function (an FLR it started, or a
+ *	slot or bus reset of error recovery): ipu_pci_reset() skips its own
+ *	and only brings the function back.
+ * @core_reset_entered: reset_prepare took the device's lock: reset_done
+ *	recovers and gives it back.
+ * @aer_frozen: AER reported a fatal error (error_detected to resume).
+ * @aer_recovered: the function was brought back since (by reset_done
+ *	of the core's slot or bus reset, or by slot_reset).
  */
 struct ipu_pci {
 	struct ipu_device idev;
@@ -173,6 +196,10 @@ struct ipu_pci {
 	phys_addr_t mem_phys;
 	u64 serial;
 	u32 fw_version;
+	void *fw_image;
+	size_t fw_size;
+	u64 fw_region;
+	u64 fw_region_size;
 	u32 pci_domain;
 	u32 pci_bdf;
 	char irq_names[IPU_MSIX_VECTORS][IPU_PCI_IRQ_NAME_LEN];
@@ -192,6 +219,13 @@ struct ipu_pci {
 	struct work_struct gone_work;
 	struct device *hwmon;
 	u32 caps;
+	atomic_t resets;
+	atomic_t reset_gen;
+	struct task_struct *flr_task;
+	bool core_reset;
+	bool core_reset_entered;
+	bool aer_frozen;
+	bool aer_recovered;
 };
 
 static inline struct ipu_pci *to_ipu_pci(struct ipu_device *idev)
@@ -275,6 +309,7 @@ static inline bool ipu_pci_irq_one(struct ipu_pci *ipu)
 }
 
 bool ipu_pci_check_gone(struct ipu_pci *ipu, u32 val);
+int ipu_pci_read_live(struct ipu_pci *ipu, u32 reg, u32 *val);
 
 int ipu_pci_irq_alloc(struct ipu_pci *ipu);
 const char *ipu_pci_irq_kind(struct ipu_pci *ipu);
@@ -285,7 +320,10 @@ int ipu_pci_irq_selftest(struct ipu_pci *ipu);
 void ipu_pci_irq_debugfs(struct ipu_pci *ipu);
 bool ipu_pci_present(struct ipu_pci *ipu);
 
-int ipu_pci_fw_load(struct ipu_pci *ipu);
+int ipu_pci_fw_region_init(struct ipu_pci *ipu);
+void ipu_pci_fw_region_fini(struct ipu_pci *ipu);
+int ipu_pci_fw_read(struct ipu_pci *ipu);
+int ipu_pci_fw_boot(struct ipu_pci *ipu);
 
 int ipu_pci_dma(struct ipu_device *idev, u64 dev_off, struct iov_iter *iter,
 		bool to_device);

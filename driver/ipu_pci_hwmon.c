@@ -33,13 +33,17 @@ static int ipu_pci_hwmon_read(struct device *dev,
 	struct ipu_pci *ipu = dev_get_drvdata(dev);
 	u32 reg = type == hwmon_temp ? IPU_REG_TEMP_MC : IPU_REG_POWER_MW;
 	u32 v;
+	int ret;
 
 	if (type != hwmon_temp && type != hwmon_power)
 		return -EOPNOTSUPP;
-	v = ipu_pci_rd(ipu, reg);
-	/* The function fell off the bus (section 10). */
-	if (ipu_pci_check_gone(ipu, v))
-		return -ENODEV;
+	/*
+	 * -ENODEV when the function fell off the bus (section 10); -EAGAIN
+	 * when the read overlapped a reset, whose all ones is no reading.
+	 */
+	ret = ipu_pci_read_live(ipu, reg, &v);
+	if (ret)
+		return ret;
 	if (type == hwmon_temp)
 		*val = (s32)v;
 	else

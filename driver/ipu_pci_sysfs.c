@@ -8,7 +8,9 @@
  *
  * They are the PCI driver's dev_groups: the driver core adds them once
  * probe succeeded and removes them before remove() runs (draining readers),
- * so the function's drvdata and BAR0 mapping outlive every read.
+ * so the function's drvdata and BAR0 mapping outlive every read. A read
+ * during a reset of the function (BAR0 reads all ones) fails -EAGAIN
+ * rather than showing all ones or taking the device for gone.
  */
 #include <linux/device.h>
 #include <linux/pci.h>
@@ -19,11 +21,12 @@ static ssize_t ipu_pci_counter_show(struct device *dev, u32 reg, char *buf)
 {
 	struct ipu_pci *ipu = pci_get_drvdata(to_pci_dev(dev));
 	u32 v;
+	int ret;
 
-	v = ipu_pci_rd(ipu, reg);
-	/* The function fell off the bus (section 10). */
-	if (ipu_pci_check_gone(ipu, v))
-		return -ENODEV;
+	/* -ENODEV off the bus (section 10), -EAGAIN during a reset. */
+	ret = ipu_pci_read_live(ipu, reg, &v);
+	if (ret)
+		return ret;
 	return sysfs_emit(buf, "%u\n", v);
 }
 
