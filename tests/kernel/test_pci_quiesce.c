@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_pci_quiesce.c - ipu.ko lets go of memory the device may write only
+ * once the device has stopped (docs/hardware.md 2.1, 4.1, 9.1): a disable
+ * and a soft reset are posted writes, and until the queue's STATUS reads
+ * idle (RESET_COUNT moved) the device may still complete what it had
+ * fetched. ipu-emu's late_completion fault holds that work in flight for
+ * the rig's whole posted window (--posted-window-us), the latest the spec
+ * allows:
+ *  - a transfer whose device lied in its writeback (bad_writeback) is
+ *    stopped, and returns only after the stop: the late data never lands
+ *    in the user's buffer after the call returned, and the queue, whose
+ *    stop the driver waited for, enables again (the next transfer works);
+ *  - remove() while a transfer is stalled on the device (hang_dma) with
+ *    its completion late: the transfer ends with -ENODEV, the function
+ *    binds again and works (on the IOMMU boot, a late write into a ring or
+ *    buffer the driver had unmapped would be refused by the model and the
+ *    queue found halted);
+ *  - transfers racing resets (RESET) end at once, 0 or -EIO, never after
+ *    the driver's 30 s DMA deadline: a transfer never posts to a ring the
+ *    reset disabled while the reset waits for it.
+ * Skipped without PCI IPUs or without ipu-emu's control port.
+ */
+#include <poll.h>
+#include <time.h>
+
+#include "kunplug.h"
+
+#define LEN (64 * 1024)
+#define BIG (4u << 20)
+#define RESETS 40
+/* Far beyond a reset's bound (IPU_STOP_TIMEOUT_MS), far below 30 s. */
+#define XFER_MAX_MS 10000
+
+static void test_a_lie_is_stopped_before_the_call_returns(void **state)
+{
+	uint8_t *buf = kt_alloc(LEN), *back = kt_alloc(LEN);
+	uint8_t *seen = kt_alloc(LEN);
+	int fd = ke_open_first();
+	uint32_t bo = kt_bo(fd, LEN, NULL);
+	size_t i;
+
+	(void)state;
+	kt_fill(buf, LEN, 23);
+	assert_int_equal(kt_write_bo(fd, bo, 0, buf, LEN), 0);
+	memset(back, 0x5a, LEN);
+	/*
+	 * The lie fails the transfer; the disable that follows releases the
+	 * held descriptor, whose data moves at the end of the window.
+	 */
+	ke_fault(0, "bad_writeback=early,late_completion");
+	assert_int_equal(kt_read_bo(fd, bo, 0, back, LEN), -EIO);
+	/* What moved before the return may be anything (spec 9.3). */
+	memcpy(seen, back, LEN);
+	/* The driver waited for the stop: the queue enables again. */
+	assert_int_equal(kt_read_bo(fd, bo, 0, buf, LEN), 0);
+	assert_pattern(buf, LEN, 23);
+	for (i = 0; i < LEN; i++)
+		if (back[i] != seen[i])
+			fail_msg("byte %zu written by the device after the transfer returned",
+				 i);
+}
+
+static void test_remove_waits_for_a_late_completion(void **state)
+{
+	uint8_t *buf = kt_alloc(BIG), *back = kt_alloc(BIG);
+	unsigned int emu = nr_ipus - 1;
+	const char *bdf;
+	uint32_t bo;
+	int fd, n;
+	pid_t pid;
+
+	(void)state;
+	require_ipus();
+	ke_require();
+	bdf = ipus[emu];
+	n = ipu_of(bdf);
+	if (n < 0)
+		fail_msg("%s has no ipuN (not bound?)", bdf);
+	fd = kt_open((unsigned int)n);
+	assert_int_equal(kt_attach(fd), 0);
+	bo = kt_bo(fd, BIG, NULL);
+	ke_fault(emu, "late_completion");
+	pid = ku_stalled_transfer(fd, bo, BIG, emu);
+	kp_unbind(bdf);
+	assert_int_equal(child_exit_errno(kt_wait(pid)), ENODEV);
+	assert_int_equal(kt_close(fd), 0);
+	kp_bind(bdf);
+	ku_works_again((unsigned int)ipu_of(bdf), buf, back, BIG, 29);
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * A child moving @len bytes to and from @bo until @stop closes: exits 0,
+ * or 1 when a transfer failed other than with -EIO or took longer than
+ * XFER_MAX_MS.
+ */
+static void race_child(int fd, uint32_t bo, int ready, int stop)
+{
+	uint8_t *host = kl_host(LEN);
+	unsigned int i;
+	struct pollfd p = { .fd = stop, .events = POLLIN };
+
+	kt_pipe_send(ready, 'r');
+	for (i = 0; !poll(&p, 1, 0); i++) {
+		int64_t t0 = now_ms();
+		int err = i & 1 ? kt_read_bo(fd, bo, 0, host, LEN) :
+				  kt_write_bo(fd, bo, 0, host, LEN);
+
+		if ((err && err != -EIO) || now_ms() - t0 > XFER_MAX_MS) {
+			fprintf(stderr, "transfer %u: %d after %lld ms\n", i, err,
+				(long long)(now_ms() - t0));
+			_exit(1);
+		}
+	}
+	_exit(0);
+}
+
+static void test_transfers_racing_resets_end_at_once(void **state)
+{
+	int fd = ke_open_first(), ready[2], stop[2], i, k;
+	uint32_t bo = kt_bo(fd, LEN, NULL);
+	pid_t pid[2];
+
+	(void)state;
+	kt_pipe(ready);
+	kt_pipe(stop);
+	for (k = 0; k < 2; k++) {
+		pid[k] = kt_fork_opt(true);
+		if (pid[k] == 0)
+			race_child(fd, bo, ready[1], stop[0]);
+		assert_int_equal(kt_pipe_recv(ready[0]), 'r');
+	}
+	for (i = 0; i < RESETS; i++)
+		assert_int_equal(kt_reset(fd), 0);
+	kt_close(stop[1]);
+	for (k = 0; k < 2; k++)
+		assert_int_equal(child_exit_errno(kt_wait(pid[k])), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		KT_TEST(test_a_lie_is_stopped_before_the_call_returns),
+		KT_TEST(test_remove_waits_for_a_late_completion),
+		KT_TEST(test_transfers_racing_resets_end_at_once),
+	};
+
+	kp_init();
+	return KT_RUN(tests);
+}
