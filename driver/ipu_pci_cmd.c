@@ -401,7 +401,7 @@ static void ipu_pci_cmd_free_irq(struct ipu_pci *ipu)
  * @ipu: the device, its firmware READY (the queue refuses to enable
  *	before, spec section 4.1)
  *
- * The ring is managed (dmam_*); its vector is ipuN-cmd.
+ * The ring is managed (ipu_pci_coherent_alloc()); its vector is ipuN-cmd.
  *
  * Return: 0, or a negative errno after a dmesg line.
  */
@@ -413,10 +413,9 @@ int ipu_pci_cmd_init(struct ipu_pci *ipu)
 
 	spin_lock_init(&cq->lock);
 	cq->regs = ipu->regs + IPU_REG_QUEUE(IPU_QUEUE_CMD);
-	cq->ring = dmam_alloc_coherent(dev, IPU_PCI_CMD_RING * sizeof(*cq->ring),
-				       &cq->ring_dma, GFP_KERNEL);
-	cq->wb = dmam_alloc_coherent(dev, sizeof(*cq->wb), &cq->wb_dma,
-				     GFP_KERNEL);
+	cq->ring = ipu_pci_coherent_alloc(ipu, IPU_PCI_CMD_RING *
+					  sizeof(*cq->ring), &cq->ring_dma);
+	cq->wb = ipu_pci_coherent_alloc(ipu, sizeof(*cq->wb), &cq->wb_dma);
 	if (!cq->ring || !cq->wb) {
 		ret = -ENOMEM;
 		goto err;
@@ -442,8 +441,11 @@ err:
  * ipu_pci_cmd_fini - stop the command queue and free its vector
  * @ipu: the device, unregistered (its launches failed; none can start)
  *
- * Disabling stops the launch in progress (spec section 4.1) before the
- * ring's last references to buffers go.
+ * Disabling stops the launch in progress (spec section 4.1), and the
+ * queue has stopped once its STATUS says so: only then do the ring's last
+ * references to buffers go. A queue that does not stop keeps its ring
+ * and writeback (ipu_pci_ring_stop()); the buffers of its launches are
+ * device memory, which no file can reach once the device is unplugged.
  */
 void ipu_pci_cmd_fini(struct ipu_pci *ipu)
 {
@@ -452,8 +454,11 @@ void ipu_pci_cmd_fini(struct ipu_pci *ipu)
 	spin_lock(&cq->lock);
 	cq->enabled = false;
 	spin_unlock(&cq->lock);
-	if (ipu_pci_present(ipu))
-		ipu_pci_cmd_wr(cq, IPU_Q_CTRL, 0);
+	if (ipu_pci_ring_stop(ipu, cq->regs,
+			      IPU_Q_STATUS_ENABLED | IPU_Q_STATUS_BUSY, "cmd")) {
+		ipu_pci_coherent_leak(ipu, cq->ring);
+		ipu_pci_coherent_leak(ipu, cq->wb);
+	}
 	ipu_pci_cmd_free_irq(ipu);
 	ipu_pci_cmd_drop(cq);
 }
