@@ -112,10 +112,17 @@ void ipu_pci_hung(struct ipu_pci *ipu)
 {
 	WRITE_ONCE(ipu->hung, true);
 	pci_clear_master(ipu->pdev);
-	if (!atomic_xchg(&ipu->gone, 1)) {
-		dev_err(&ipu->pdev->dev, "the device is hung: unplugging\n");
+	if (atomic_xchg(&ipu->gone, 1))
+		return;
+	dev_err(&ipu->pdev->dev, "the device is hung: unplugging\n");
+	/*
+	 * Found by remove() itself: nothing to queue, and an unbinding
+	 * queued now would unbind the driver bound next (a hung function,
+	 * unlike one that fell off the bus, can be bound again: probe
+	 * resets it).
+	 */
+	if (!READ_ONCE(ipu->removing))
 		ipu_pci_unplug(ipu);
-	}
 }
 
 /**

@@ -181,6 +181,7 @@ struct emu_faults {
 	bool hold_launches;	/* launches wait to start until it is lifted */
 	bool no_gather;		/* CAPS without GATHER, its registers inert */
 	bool late_completion;	/* the next disable/soft reset's work ends late */
+	bool never_idle;	/* no ring's stop finishes (broken silicon) */
 };
 
 struct emu_dev {

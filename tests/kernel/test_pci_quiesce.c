@@ -18,7 +18,13 @@
  *    queue found halted);
  *  - transfers racing resets (RESET) end at once, 0 or -EIO, never after
  *    the driver's 30 s DMA deadline: a transfer never posts to a ring the
- *    reset disabled while the reset waits for it.
+ *    reset disabled while the reset waits for it;
+ *  - a device whose rings never stop (ipu-emu's never_idle, broken
+ *    silicon): remove() returns within the stop's bound, leaving the
+ *    rings their memory; a transfer whose stop never comes fails, keeps
+ *    its pages and unplugs the device (its files get -ENODEV). Nothing
+ *    crashes (KASAN on the debug kernel), and the function, its fault
+ *    lifted, binds again (probe's FLR) and works.
  * Skipped without PCI IPUs or without ipu-emu's control port.
  */
 #include <poll.h>
@@ -61,29 +67,37 @@ static void test_a_lie_is_stopped_before_the_call_returns(void **state)
 				 i);
 }
 
+/* The rig's last function, which the tests unbind: its bdf and ipuN. */
+static const char *last_fn(unsigned int *emu, int *n)
+{
+	require_ipus();
+	ke_require();
+	*emu = nr_ipus - 1;
+	*n = ipu_of(ipus[*emu]);
+	if (*n < 0)
+		fail_msg("%s has no ipuN (not bound?)", ipus[*emu]);
+	return ipus[*emu];
+}
+
 static void test_remove_waits_for_a_late_completion(void **state)
 {
 	uint8_t *buf = kt_alloc(BIG), *back = kt_alloc(BIG);
-	unsigned int emu = nr_ipus - 1;
+	unsigned int emu;
 	const char *bdf;
 	uint32_t bo;
-	int fd, n;
+	int fd, n, st;
 	pid_t pid;
 
 	(void)state;
-	require_ipus();
-	ke_require();
-	bdf = ipus[emu];
-	n = ipu_of(bdf);
-	if (n < 0)
-		fail_msg("%s has no ipuN (not bound?)", bdf);
+	bdf = last_fn(&emu, &n);
 	fd = kt_open((unsigned int)n);
 	assert_int_equal(kt_attach(fd), 0);
 	bo = kt_bo(fd, BIG, NULL);
 	ke_fault(emu, "late_completion");
 	pid = ku_stalled_transfer(fd, bo, BIG, emu);
 	kp_unbind(bdf);
-	assert_int_equal(child_exit_errno(kt_wait(pid)), ENODEV);
+	st = kt_wait(pid);
+	assert_int_equal(child_exit_errno(st), ENODEV);
 	assert_int_equal(kt_close(fd), 0);
 	kp_bind(bdf);
 	ku_works_again((unsigned int)ipu_of(bdf), buf, back, BIG, 29);
@@ -98,16 +112,18 @@ static int64_t now_ms(void)
 }
 
 /*
- * A child moving @len bytes to and from @bo until @stop closes: exits 0,
- * or 1 when a transfer failed other than with -EIO or took longer than
+ * A child moving LEN bytes to and from @bo until the pipe @stop closes
+ * (the child closes its copy of the write end, @stop_w): exits 0, or 1
+ * when a transfer failed other than with -EIO or took longer than
  * XFER_MAX_MS.
  */
-static void race_child(int fd, uint32_t bo, int ready, int stop)
+static void race_child(int fd, uint32_t bo, int ready, int stop, int stop_w)
 {
 	uint8_t *host = kl_host(LEN);
 	unsigned int i;
 	struct pollfd p = { .fd = stop, .events = POLLIN };
 
+	close(stop_w);
 	kt_pipe_send(ready, 'r');
 	for (i = 0; !poll(&p, 1, 0); i++) {
 		int64_t t0 = now_ms();
@@ -125,7 +141,7 @@ static void race_child(int fd, uint32_t bo, int ready, int stop)
 
 static void test_transfers_racing_resets_end_at_once(void **state)
 {
-	int fd = ke_open_first(), ready[2], stop[2], i, k;
+	int fd = ke_open_first(), ready[2], stop[2], i, k, st;
 	uint32_t bo = kt_bo(fd, LEN, NULL);
 	pid_t pid[2];
 
@@ -135,14 +151,79 @@ static void test_transfers_racing_resets_end_at_once(void **state)
 	for (k = 0; k < 2; k++) {
 		pid[k] = kt_fork_opt(true);
 		if (pid[k] == 0)
-			race_child(fd, bo, ready[1], stop[0]);
+			race_child(fd, bo, ready[1], stop[0], stop[1]);
 		assert_int_equal(kt_pipe_recv(ready[0]), 'r');
 	}
 	for (i = 0; i < RESETS; i++)
 		assert_int_equal(kt_reset(fd), 0);
 	kt_close(stop[1]);
-	for (k = 0; k < 2; k++)
-		assert_int_equal(child_exit_errno(kt_wait(pid[k])), 0);
+	for (k = 0; k < 2; k++) {
+		st = kt_wait(pid[k]);
+		assert_int_equal(child_exit_errno(st), 0);
+	}
+}
+
+/* The fault lifted and the function bound again, whatever the test did. */
+static int never_idle_teardown(void **state)
+{
+	kt_cleanup();
+	if (ke_open()) {
+		char ans[256];
+
+		ke_send("fault", nr_ipus - 1, "never_idle=0", ans, sizeof(ans));
+		if (ipu_of(ipus[nr_ipus - 1]) < 0)
+			kt_write_file(KT_PCI_DRIVER "/bind", ipus[nr_ipus - 1]);
+	}
+	return kt_teardown(state);
+}
+
+static void test_remove_leaves_rings_that_never_stop_their_memory(void **state)
+{
+	uint8_t *buf = kt_alloc(LEN), *back = kt_alloc(LEN);
+	unsigned int emu;
+	const char *bdf;
+	struct ipu_info info;
+	int fd, n;
+
+	(void)state;
+	bdf = last_fn(&emu, &n);
+	fd = ku_works_again((unsigned int)n, buf, back, LEN, 31);
+	ke_fault(emu, "never_idle");
+	/* Returns: each stop is bounded, the first one found hung. */
+	kp_unbind(bdf);
+	assert_int_equal(kt_get_info(fd, &info), -ENODEV);
+	assert_int_equal(kt_close(fd), 0);
+	ke_fault(emu, "never_idle=0");
+	kp_bind(bdf);
+	ku_works_again((unsigned int)ipu_of(bdf), buf, back, LEN, 37);
+}
+
+static void test_a_transfer_whose_queue_never_stops_unplugs_the_device(void **state)
+{
+	uint8_t *buf = kt_alloc(LEN), *back = kt_alloc(LEN);
+	unsigned int emu, i;
+	const char *bdf;
+	struct ipu_info info;
+	uint32_t bo;
+	int fd, n;
+
+	(void)state;
+	bdf = last_fn(&emu, &n);
+	fd = kt_open((unsigned int)n);
+	assert_int_equal(kt_attach(fd), 0);
+	bo = kt_bo(fd, LEN, NULL);
+	/* The lie makes the driver stop the queue, which never stops. */
+	ke_fault(emu, "bad_writeback=early,never_idle");
+	assert_int_equal(kt_read_bo(fd, bo, 0, back, LEN), -EIO);
+	/* The driver unbinds itself from the hung device. */
+	for (i = 0; i < KS_POLLS && ipu_of(bdf) >= 0; i++)
+		ks_pause();
+	assert_int_equal(ipu_of(bdf), -1);
+	assert_int_equal(kt_get_info(fd, &info), -ENODEV);
+	assert_int_equal(kt_close(fd), 0);
+	ke_fault(emu, "never_idle=0");
+	kp_bind(bdf);
+	ku_works_again((unsigned int)ipu_of(bdf), buf, back, LEN, 41);
 }
 
 int main(void)
@@ -151,6 +232,10 @@ int main(void)
 		KT_TEST(test_a_lie_is_stopped_before_the_call_returns),
 		KT_TEST(test_remove_waits_for_a_late_completion),
 		KT_TEST(test_transfers_racing_resets_end_at_once),
+		cmocka_unit_test_teardown(test_remove_leaves_rings_that_never_stop_their_memory,
+					  never_idle_teardown),
+		cmocka_unit_test_teardown(test_a_transfer_whose_queue_never_stops_unplugs_the_device,
+					  never_idle_teardown),
 	};
 
 	kp_init();
