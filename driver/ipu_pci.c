@@ -114,15 +114,18 @@ void ipu_pci_hung(struct ipu_pci *ipu)
 	pci_clear_master(ipu->pdev);
 	if (atomic_xchg(&ipu->gone, 1))
 		return;
-	dev_err(&ipu->pdev->dev, "the device is hung: unplugging\n");
 	/*
 	 * Found by remove() itself: nothing to queue, and an unbinding
 	 * queued now would unbind the driver bound next (a hung function,
 	 * unlike one that fell off the bus, can be bound again: probe
 	 * resets it).
 	 */
-	if (!READ_ONCE(ipu->removing))
-		ipu_pci_unplug(ipu);
+	if (READ_ONCE(ipu->removing)) {
+		dev_err(&ipu->pdev->dev, "the device is hung\n");
+		return;
+	}
+	dev_err(&ipu->pdev->dev, "the device is hung: unplugging\n");
+	ipu_pci_unplug(ipu);
 }
 
 /**
