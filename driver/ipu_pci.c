@@ -33,8 +33,8 @@
 #include "ipu_launch.h"
 #include "ipu_pci.h"
 
-/* Soft reset completes within 100 ms on silicon (spec section 9.1). */
-#define IPU_PCI_RESET_WAIT_US 100000
+/* A soft reset is done within IPU_STOP_TIMEOUT_MS (spec section 9.1). */
+#define IPU_PCI_RESET_WAIT_US (IPU_STOP_TIMEOUT_MS * USEC_PER_MSEC)
 
 /* True when a register read says the function fell off the bus. */
 static bool ipu_pci_gone(u32 val)
@@ -79,6 +79,19 @@ static void ipu_pci_reset_end(struct ipu_pci *ipu)
 	atomic_dec(&ipu->resets);
 }
 
+/*
+ * Stop using a function that is gone or hung (@ipu->gone just set): wake
+ * the transfers waiting for it and queue the driver's unbinding.
+ */
+static void ipu_pci_unplug(struct ipu_pci *ipu)
+{
+	ipu_pci_dma_abort(ipu);
+	/* The work's own references: removal may run before it. */
+	pci_dev_get(ipu->pdev);
+	get_device(&ipu->idev.dev);
+	queue_work(ipu_wq, &ipu->gone_work);
+}
+
 /**
  * ipu_pci_check_gone - surprise removal: whether a read says the function is gone
  * @ipu: the device
@@ -117,14 +130,10 @@ bool ipu_pci_check_gone(struct ipu_pci *ipu, u32 val)
 	rmb();
 	if (atomic_read(&ipu->resets) || atomic_read(&ipu->reset_gen) != gen)
 		return false;
-	if (atomic_xchg(&ipu->gone, 1))
-		return true;
-	dev_err(&ipu->pdev->dev, "the function fell off the bus (registers read all ones): unplugging\n");
-	ipu_pci_dma_abort(ipu);
-	/* The work's own references: removal may run before it. */
-	pci_dev_get(ipu->pdev);
-	get_device(&ipu->idev.dev);
-	queue_work(ipu_wq, &ipu->gone_work);
+	if (!atomic_xchg(&ipu->gone, 1)) {
+		dev_err(&ipu->pdev->dev, "the function fell off the bus (registers read all ones): unplugging\n");
+		ipu_pci_unplug(ipu);
+	}
 	return true;
 }
 
@@ -157,6 +166,36 @@ int ipu_pci_read_live(struct ipu_pci *ipu, u32 reg, u32 *val)
 	if (atomic_read(&ipu->resets) || atomic_read(&ipu->reset_gen) != gen)
 		return -EAGAIN;
 	return 0;
+}
+
+/**
+ * ipu_pci_hung - a ring did not stop in time: the device is hung
+ * @ipu: the device
+ *
+ * Spec 2.1: a device that has not stopped within IPU_STOP_TIMEOUT_MS is
+ * hung. Its memory stays its own (ipu_pci_quiesce.c), bus mastering is
+ * cleared, and the driver unbinds itself as from a function that fell
+ * off the bus: transfers waiting fail with -ENODEV, open files get it.
+ * Process context.
+ */
+void ipu_pci_hung(struct ipu_pci *ipu)
+{
+	WRITE_ONCE(ipu->hung, true);
+	pci_clear_master(ipu->pdev);
+	if (atomic_xchg(&ipu->gone, 1))
+		return;
+	/*
+	 * Found by remove() itself: nothing to queue, and an unbinding
+	 * queued now would unbind the driver bound next (a hung function,
+	 * unlike one that fell off the bus, can be bound again: probe
+	 * resets it).
+	 */
+	if (READ_ONCE(ipu->removing)) {
+		dev_err(&ipu->pdev->dev, "the device is hung\n");
+		return;
+	}
+	dev_err(&ipu->pdev->dev, "the device is hung: unplugging\n");
+	ipu_pci_unplug(ipu);
 }
 
 /**
@@ -268,6 +307,8 @@ static int ipu_pci_reset(struct ipu_device *idev)
 	if (ipu_pci_is_gone(ipu))
 		return -ENODEV;
 	ipu_pci_gather_stop(ipu);
+	/* No transfer posts to the rings the reset stops. */
+	ipu_pci_dma_reset_prepare(ipu);
 	if (ipu->core_reset) {
 		ipu->core_reset = false;
 		fw_ret = ipu_pci_after_flr(ipu);
@@ -278,8 +319,11 @@ static int ipu_pci_reset(struct ipu_device *idev)
 			if (!ret)
 				fw_ret = ipu_pci_after_flr(ipu);
 		}
-		if (ret)
+		if (ret) {
+			/* No reset happened: the rings run on, as they were. */
+			ipu_pci_dma_reset_cancel(ipu);
 			return ret;
+		}
 	}
 	ipu_pci_unmask(ipu, 0);
 	ret = ipu_pci_dma_reset(ipu);
@@ -584,6 +628,8 @@ static void ipu_pci_core_reset_prepare(struct pci_dev *pdev)
 	mutex_lock(&ipu->idev.lock);
 	ipu->core_reset_entered = true;
 	ipu_pci_gather_stop(ipu);
+	/* Transfers wait for the rings the reset is about to end. */
+	ipu_pci_dma_reset_prepare(ipu);
 }
 
 /*

@@ -45,8 +45,11 @@ struct task_struct;
  * @tail: the next entry the host fills (TAIL as last written).
  * @enabled: the ring is programmed and enabled.
  * @gen: bumped by each soft reset, which ends the batches in flight.
- * @resetting: ipu_pci_dma_reset() is restarting the ring: transfers that
- *	were waiting for @xfer_lock wait for it instead of failing.
+ * @resetting: a reset is under way (ipu_pci_dma_reset_prepare() up to
+ *	ipu_pci_dma_reset()): transfers post nothing to the ring, and those
+ *	that were waiting for @xfer_lock wait for it instead of failing.
+ * @held: the ring did not stop when the driver stopped it (the device is
+ *	hung): the transfer on it keeps its pages and mapping for good.
  * @wait: transfers waiting for their batch, or for @resetting to clear;
  *	woken by the queue's vector (or vector 0, with one) and by the reset.
  */
@@ -65,6 +68,7 @@ struct ipu_pci_queue {
 	bool enabled;
 	u32 gen;
 	bool resetting;
+	bool held;
 	wait_queue_head_t wait;
 };
 
@@ -187,6 +191,9 @@ struct ipu_pci_gatherq {
  * @aer_frozen: AER reported a fatal error (error_detected to resume).
  * @aer_recovered: the function was brought back since (by reset_done
  *	of the core's slot or bus reset, or by slot_reset).
+ * @hung: a ring did not stop within IPU_STOP_TIMEOUT_MS (spec 2.1): the
+ *	device may write what its rings reach at any time, so none of it is
+ *	freed (ipu_pci_quiesce.c); @gone is set too, and the driver unbinds.
  */
 struct ipu_pci {
 	struct ipu_device idev;
@@ -226,6 +233,7 @@ struct ipu_pci {
 	bool core_reset_entered;
 	bool aer_frozen;
 	bool aer_recovered;
+	bool hung;
 };
 
 static inline struct ipu_pci *to_ipu_pci(struct ipu_device *idev)
@@ -310,6 +318,13 @@ static inline bool ipu_pci_irq_one(struct ipu_pci *ipu)
 
 bool ipu_pci_check_gone(struct ipu_pci *ipu, u32 val);
 int ipu_pci_read_live(struct ipu_pci *ipu, u32 reg, u32 *val);
+void ipu_pci_hung(struct ipu_pci *ipu);
+
+void *ipu_pci_coherent_alloc(struct ipu_pci *ipu, size_t size,
+			     dma_addr_t *dma);
+void ipu_pci_coherent_leak(struct ipu_pci *ipu, void *cpu);
+int ipu_pci_ring_stop(struct ipu_pci *ipu, void __iomem *qregs, u32 busy,
+		      const char *name);
 
 int ipu_pci_irq_alloc(struct ipu_pci *ipu);
 const char *ipu_pci_irq_kind(struct ipu_pci *ipu);
@@ -329,7 +344,9 @@ int ipu_pci_dma(struct ipu_device *idev, u64 dev_off, struct iov_iter *iter,
 		bool to_device);
 void ipu_pci_dma_prepare(struct ipu_pci *ipu);
 int ipu_pci_dma_init(struct ipu_pci *ipu);
+void ipu_pci_dma_reset_prepare(struct ipu_pci *ipu);
 int ipu_pci_dma_reset(struct ipu_pci *ipu);
+void ipu_pci_dma_reset_cancel(struct ipu_pci *ipu);
 void ipu_pci_dma_abort(struct ipu_pci *ipu);
 void ipu_pci_dma_fini(struct ipu_pci *ipu);
 

@@ -175,11 +175,15 @@ static bool ipu_pci_cmd_head_done(struct ipu_pci_cmdq *cq, u32 *word)
 /*
  * Take the oldest descriptor the device completed off the ring, with its
  * launch (*@req: NULL for an INSTANCE) and result: false when there is
- * none. The caller owns the ring's reference. @finished: only a launch
- * that ran to its end, not one a reset stopped (E_RESET), which the core
- * fails itself.
+ * none. The caller owns the ring's reference. Only a launch that ran to
+ * its end: not one a reset stopped (E_RESET), which the core fails itself
+ * once the reset is over, with -ETIMEDOUT when it was late. A soft reset
+ * is posted (spec 9.1): until it is done, the launch it stopped completes
+ * as after a disable, with a writeback and an interrupt whose thread
+ * runs while the reset is still under way; that E_RESET stays on the
+ * ring, which the reset ends (ipu_pci_cmd_reset()).
  */
-static bool ipu_pci_cmd_pop_done(struct ipu_pci_cmdq *cq, bool finished,
+static bool ipu_pci_cmd_pop_done(struct ipu_pci_cmdq *cq,
 				 struct ipu_launch_req **req, int *status)
 {
 	bool popped = false;
@@ -187,7 +191,7 @@ static bool ipu_pci_cmd_pop_done(struct ipu_pci_cmdq *cq, bool finished,
 
 	spin_lock(&cq->lock);
 	if (cq->enabled && ipu_pci_cmd_head_done(cq, &word) &&
-	    !(finished && (word & IPU_DESC_ERR_MASK) == IPU_CQ_E_RESET)) {
+	    (word & IPU_DESC_ERR_MASK) != IPU_CQ_E_RESET) {
 		*status = ipu_pci_cmd_errno(word);
 		*req = cq->slot[cq->head];
 		/* E_GATHER: the errno the host failed the gather with. */
@@ -203,16 +207,16 @@ static bool ipu_pci_cmd_pop_done(struct ipu_pci_cmdq *cq, bool finished,
 }
 
 /*
- * Report every launch the device completed (@finished: see
- * ipu_pci_cmd_pop_done()); then fill the room it left.
+ * Report every launch the device finished (ipu_pci_cmd_pop_done()); then
+ * fill the room it left.
  */
-static void ipu_pci_cmd_reap(struct ipu_pci *ipu, bool finished)
+static void ipu_pci_cmd_reap(struct ipu_pci *ipu)
 {
 	struct ipu_launch_req *req;
 	bool any = false;
 	int status;
 
-	while (ipu_pci_cmd_pop_done(&ipu->cmdq, finished, &req, &status)) {
+	while (ipu_pci_cmd_pop_done(&ipu->cmdq, &req, &status)) {
 		if (!req)
 			continue;
 		ipu_launch_complete(req, status);
@@ -249,7 +253,7 @@ static irqreturn_t ipu_pci_cmd_irq(int irq, void *data)
  */
 void ipu_pci_cmd_serve(struct ipu_pci *ipu)
 {
-	ipu_pci_cmd_reap(ipu, false);
+	ipu_pci_cmd_reap(ipu);
 	ipu_pci_gather_service(ipu);
 }
 
@@ -353,7 +357,7 @@ int ipu_pci_cmd_reset(struct ipu_pci *ipu)
 	struct ipu_pci_cmdq *cq = &ipu->cmdq;
 	int ret;
 
-	ipu_pci_cmd_reap(ipu, true);
+	ipu_pci_cmd_reap(ipu);
 	spin_lock(&cq->lock);
 	cq->enabled = false;
 	spin_unlock(&cq->lock);
@@ -401,7 +405,7 @@ static void ipu_pci_cmd_free_irq(struct ipu_pci *ipu)
  * @ipu: the device, its firmware READY (the queue refuses to enable
  *	before, spec section 4.1)
  *
- * The ring is managed (dmam_*); its vector is ipuN-cmd.
+ * The ring is managed (ipu_pci_coherent_alloc()); its vector is ipuN-cmd.
  *
  * Return: 0, or a negative errno after a dmesg line.
  */
@@ -413,10 +417,9 @@ int ipu_pci_cmd_init(struct ipu_pci *ipu)
 
 	spin_lock_init(&cq->lock);
 	cq->regs = ipu->regs + IPU_REG_QUEUE(IPU_QUEUE_CMD);
-	cq->ring = dmam_alloc_coherent(dev, IPU_PCI_CMD_RING * sizeof(*cq->ring),
-				       &cq->ring_dma, GFP_KERNEL);
-	cq->wb = dmam_alloc_coherent(dev, sizeof(*cq->wb), &cq->wb_dma,
-				     GFP_KERNEL);
+	cq->ring = ipu_pci_coherent_alloc(ipu, IPU_PCI_CMD_RING *
+					  sizeof(*cq->ring), &cq->ring_dma);
+	cq->wb = ipu_pci_coherent_alloc(ipu, sizeof(*cq->wb), &cq->wb_dma);
 	if (!cq->ring || !cq->wb) {
 		ret = -ENOMEM;
 		goto err;
@@ -442,8 +445,11 @@ err:
  * ipu_pci_cmd_fini - stop the command queue and free its vector
  * @ipu: the device, unregistered (its launches failed; none can start)
  *
- * Disabling stops the launch in progress (spec section 4.1) before the
- * ring's last references to buffers go.
+ * Disabling stops the launch in progress (spec section 4.1), and the
+ * queue has stopped once its STATUS says so: only then do the ring's last
+ * references to buffers go. A queue that does not stop keeps its ring
+ * and writeback (ipu_pci_ring_stop()); the buffers of its launches are
+ * device memory, which no file can reach once the device is unplugged.
  */
 void ipu_pci_cmd_fini(struct ipu_pci *ipu)
 {
@@ -452,8 +458,11 @@ void ipu_pci_cmd_fini(struct ipu_pci *ipu)
 	spin_lock(&cq->lock);
 	cq->enabled = false;
 	spin_unlock(&cq->lock);
-	if (ipu_pci_present(ipu))
-		ipu_pci_cmd_wr(cq, IPU_Q_CTRL, 0);
+	if (ipu_pci_ring_stop(ipu, cq->regs,
+			      IPU_Q_STATUS_ENABLED | IPU_Q_STATUS_BUSY, "cmd")) {
+		ipu_pci_coherent_leak(ipu, cq->ring);
+		ipu_pci_coherent_leak(ipu, cq->wb);
+	}
 	ipu_pci_cmd_free_irq(ipu);
 	ipu_pci_cmd_drop(cq);
 }

@@ -22,13 +22,21 @@
  * fails with -EIO.
  *
  * Waiting for a batch is bounded: a device that does not finish in
- * IPU_PCI_DMA_WAIT_MS is stopped (the queue disabled, which returns once
- * the descriptor in progress is done), so the pages are never unmapped
- * under a DMA; the transfer fails with -ETIMEDOUT. A soft reset (the
- * reset op) ends every batch in flight: their descriptors say E_RESET.
- * Removal ends the wait at once (-ENODEV, the queue stopped the same
- * way): the wait runs inside the core's unplug guard, which removal
- * waits for, and a device that fell off the bus would never finish.
+ * IPU_PCI_DMA_WAIT_MS is stopped, and the transfer fails with
+ * -ETIMEDOUT. Stopping is a posted write and the descriptor in progress
+ * may complete after it: the queue has stopped once its STATUS reads
+ * ENABLED = 0 and BUSY = 0 (spec 2.1), which ipu_pci_ring_stop() waits
+ * for, so the pages are never unmapped under a DMA. A queue that does
+ * not stop within IPU_STOP_TIMEOUT_MS belongs to a hung device: the
+ * transfer keeps its pages and its mapping for good (ipu_pci_dma_keep())
+ * and the device is unplugged. A soft reset (the reset op) ends every
+ * batch in flight: their descriptors say E_RESET; from
+ * ipu_pci_dma_reset_prepare() on no transfer posts to the ring the reset
+ * disables, and once the reset is done the batches waiting fail with
+ * -EIO at once. Removal ends the wait at once (-ENODEV, the queue
+ * stopped the same way): the wait runs inside the core's unplug guard,
+ * which removal waits for, and a device that fell off the bus would
+ * never finish.
  * Such a device raises no interrupt either: a transfer that waited
  * IPU_PCI_DMA_ALIVE_MS for its batch reads a register, and all ones
  * (ipu_pci_check_gone()) ends it with -ENODEV and unplugs the device.
@@ -59,6 +67,20 @@ static const char *const ipu_pci_dma_names[] = { "h2d", "d2h" };
 static void ipu_pci_q_wr(struct ipu_pci_queue *q, u32 reg, u32 val)
 {
 	writel(val, q->regs + reg);
+}
+
+/*
+ * Disable the queue and wait until it has stopped (spec 2.1). False when
+ * it did not: the device is hung, and what the ring reaches stays its.
+ */
+static bool ipu_pci_q_stop(struct ipu_pci_queue *q)
+{
+	if (!ipu_pci_ring_stop(q->ipu, q->regs,
+			       IPU_Q_STATUS_ENABLED | IPU_Q_STATUS_BUSY,
+			       ipu_pci_dma_names[q->index]))
+		return true;
+	q->held = true;
+	return false;
 }
 
 /* HEAD as the device last wrote it back. */
@@ -250,13 +272,8 @@ static int ipu_pci_q_wait(struct ipu_pci_queue *q, u32 first, u32 tail,
 		if (time_after_eq(jiffies, end))
 			break;
 	}
-	/*
-	 * Returns once the descriptor in progress has finished. A function
-	 * that fell off the bus moves nothing any more, and the write would
-	 * go nowhere.
-	 */
-	if (!ipu_pci_is_gone(q->ipu))
-		ipu_pci_q_wr(q, IPU_Q_CTRL, 0);
+	/* The descriptor in progress may complete until the stop is done. */
+	ipu_pci_q_stop(q);
 	if (ret == -EPROTO)
 		dev_err_ratelimited(&q->ipu->pdev->dev,
 				    "%s queue: writeback HEAD %u for descriptors %u..%u, stopped\n",
@@ -281,17 +298,20 @@ static int ipu_pci_q_status(struct ipu_pci_queue *q, u32 first, u32 tail)
 	return ret;
 }
 
-/* Move the mapped @sgt to or from device memory at @dev_off. */
+/*
+ * Move the mapped @sgt to or from device memory at @dev_off; @gen is
+ * q->gen as read before q->resetting was found clear. -EIO at once when
+ * a reset began: nothing more is posted to the ring it disables.
+ */
 static int ipu_pci_q_run(struct ipu_pci_queue *q, struct sg_table *sgt,
-			 u64 dev_off)
+			 u64 dev_off, u32 gen)
 {
 	struct scatterlist *sg;
-	u32 first, n = 0, gen;
+	u32 first, n = 0;
 	int ret = 0, err;
 	unsigned int i;
 
 	first = q->tail;
-	gen = READ_ONCE(q->gen);
 	for_each_sgtable_dma_sg(sgt, sg, i) {
 		dma_addr_t addr = sg_dma_address(sg);
 		u32 len = sg_dma_len(sg);
@@ -301,6 +321,9 @@ static int ipu_pci_q_run(struct ipu_pci_queue *q, struct sg_table *sgt,
 			struct ipu_dma_desc *d = &q->ring[q->tail];
 			bool last = part == len && i == sgt->nents - 1;
 
+			/* A batch starts only while no reset is under way. */
+			if (!n && READ_ONCE(q->resetting))
+				return -EIO;
 			d->host_addr = ipu_pci_le64(addr);
 			d->dev_addr = ipu_pci_le64(dev_off);
 			d->length = ipu_pci_le32(part);
@@ -334,6 +357,24 @@ static int ipu_pci_q_run(struct ipu_pci_queue *q, struct sg_table *sgt,
 	return ret;
 }
 
+/*
+ * The transfer's queue did not stop: the device may still write its
+ * pages, so they and their mapping (an IOMMU's IOVA, swiotlb's bounce
+ * slots) stay the device's for good. A reference on each page outlives
+ * the caller's unpinning; the table itself is the host's.
+ */
+static void ipu_pci_dma_keep(struct ipu_pci *ipu, struct sg_table *sgt)
+{
+	struct scatterlist *sg;
+	unsigned int i;
+
+	for_each_sgtable_sg(sgt, sg, i)
+		get_page(sg_page(sg));
+	dev_err(&ipu->pdev->dev,
+		"a transfer's %u pages stay mapped and allocated for good: the device may still write them\n",
+		sgt->orig_nents);
+}
+
 /**
  * ipu_pci_dma - ipu_hw_ops.dma: move @iter through a DMA queue
  * @idev: the device (entered)
@@ -355,6 +396,8 @@ int ipu_pci_dma(struct ipu_device *idev, u64 dev_off, struct iov_iter *iter,
 	enum dma_data_direction dir = to_device ? DMA_TO_DEVICE :
 						  DMA_FROM_DEVICE;
 	struct sg_table sgt;
+	bool held;
+	u32 gen;
 	int ret;
 
 	if (!iov_iter_count(iter))
@@ -380,13 +423,20 @@ int ipu_pci_dma(struct ipu_device *idev, u64 dev_off, struct iov_iter *iter,
 
 	mutex_lock(&q->xfer_lock);
 	/*
-	 * A soft reset ended the transfer before this one and is restarting
-	 * the ring: this one never reached the device, so it waits for the
-	 * ring rather than failing with the reset's -EIO. Not killable, as
-	 * the mutex is not: the reset only waits for this lock, which every
-	 * holder leaves as soon as the generation moved.
+	 * A reset is under way: this transfer has not reached the device,
+	 * so it waits for the ring rather than failing with the reset's
+	 * -EIO. Not killable, as the mutex is not: the reset only waits for
+	 * this lock, which every holder leaves as soon as the generation
+	 * moved. The generation is read first: one the reset has moved past
+	 * comes with q->resetting seen set (ipu_pci_dma_reset()), so a
+	 * transfer never waits with the generation of a reset already done
+	 * on a ring it disabled.
 	 */
-	while (READ_ONCE(q->resetting) && !ipu_pci_q_leaving(q)) {
+	for (;;) {
+		gen = READ_ONCE(q->gen);
+		smp_rmb(); /* q->gen before q->resetting */
+		if (!READ_ONCE(q->resetting) || ipu_pci_q_leaving(q))
+			break;
 		mutex_unlock(&q->xfer_lock);
 		wait_event(q->wait, !READ_ONCE(q->resetting) ||
 			   ipu_pci_q_leaving(q));
@@ -399,7 +449,8 @@ int ipu_pci_dma(struct ipu_device *idev, u64 dev_off, struct iov_iter *iter,
 	if (ipu_pci_q_leaving(q))
 		ret = -ENODEV;
 	else
-		ret = q->enabled ? ipu_pci_q_run(q, &sgt, dev_off) : -EIO;
+		ret = q->enabled ? ipu_pci_q_run(q, &sgt, dev_off, gen) : -EIO;
+	held = q->held;
 	if (ret == -ENODEV) {
 		q->enabled = false;
 	} else if (ret == -ETIMEDOUT || ret == -EPROTO) {
@@ -410,11 +461,20 @@ int ipu_pci_dma(struct ipu_device *idev, u64 dev_off, struct iov_iter *iter,
 					    IPU_PCI_DMA_WAIT_MS);
 		else
 			ret = -EIO;
-		/* Afresh: HEAD = TAIL = 0, whatever the device claimed. */
-		q->enabled = !ipu_pci_q_enable(q);
+		/*
+		 * Afresh: HEAD = TAIL = 0, whatever the device claimed; the
+		 * queue has stopped (or is held for good). A reset under way
+		 * enables it itself.
+		 */
+		q->enabled = !held && !READ_ONCE(q->resetting) &&
+			     !ipu_pci_q_enable(q);
 	}
 	mutex_unlock(&q->xfer_lock);
 
+	if (held) {
+		ipu_pci_dma_keep(ipu, &sgt);
+		goto out_free;
+	}
 	dma_sync_sgtable_for_cpu(&ipu->pdev->dev, &sgt, dir);
 	dma_unmap_sgtable(&ipu->pdev->dev, &sgt, dir, DMA_ATTR_SKIP_CPU_SYNC);
 out_free:
@@ -423,9 +483,43 @@ out_free:
 }
 
 /**
+ * ipu_pci_dma_reset_prepare - no transfer posts to the rings a reset stops
+ * @ipu: the device, about to be reset
+ *
+ * From here until ipu_pci_dma_reset() (or ipu_pci_dma_reset_cancel()),
+ * transfers start no batch: those that had not reached the device wait
+ * for the rings, and those in flight on them fail with -EIO once the
+ * reset is done.
+ */
+void ipu_pci_dma_reset_prepare(struct ipu_pci *ipu)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(ipu->dmaq); i++)
+		WRITE_ONCE(ipu->dmaq[i].resetting, true);
+	/* Seen before the reset's write reaches the device. */
+	smp_wmb();
+}
+
+/**
+ * ipu_pci_dma_reset_cancel - the reset did not happen: transfers go on
+ * @ipu: the device, whose reset failed (its rings as they were)
+ */
+void ipu_pci_dma_reset_cancel(struct ipu_pci *ipu)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(ipu->dmaq); i++) {
+		WRITE_ONCE(ipu->dmaq[i].resetting, false);
+		wake_up(&ipu->dmaq[i].wait);
+	}
+}
+
+/**
  * ipu_pci_dma_reset - re-enable the DMA queues after a soft reset
- * @ipu: the device, just soft-reset (its queues disabled, their batches
- *	in flight marked E_RESET)
+ * @ipu: the device, reset (done: RESET_COUNT moved, or the FLR over), its
+ *	queues disabled and stopped, their batches in flight marked
+ *	E_RESET; ipu_pci_dma_reset_prepare() called before the reset
  *
  * Ends the batches waiting (they fail with -EIO) and starts the rings
  * afresh.
@@ -440,11 +534,13 @@ int ipu_pci_dma_reset(struct ipu_pci *ipu)
 		struct ipu_pci_queue *q = &ipu->dmaq[i];
 
 		/*
-		 * No transfer starts on the disabled ring meanwhile; one that
-		 * gets the lock before us waits for the ring (ipu_pci_dma()).
+		 * q->resetting is set (prepare): no transfer starts a batch
+		 * on the disabled ring; one that gets the lock before us
+		 * waits for the ring (ipu_pci_dma()). A transfer that reads
+		 * the new generation sees q->resetting set.
 		 */
-		WRITE_ONCE(q->resetting, true);
 		WRITE_ONCE(q->enabled, false);
+		smp_wmb(); /* q->resetting, q->enabled before q->gen */
 		WRITE_ONCE(q->gen, q->gen + 1);
 		wake_up(&q->wait);
 		/* The waiter has left the ring once it holds the lock again. */
@@ -496,9 +592,9 @@ void ipu_pci_dma_prepare(struct ipu_pci *ipu)
  * @ipu: the device, its firmware booted (not needed by DMA, but the order
  *	of the spec's section 12)
  *
- * The rings are managed (dmam_*): they go when the function is unbound,
- * after ipu_pci_dma_fini(). The queues' vectors are named ipuN-h2d and
- * ipuN-d2h.
+ * The rings are managed (ipu_pci_coherent_alloc()): they go when the
+ * function is unbound, after ipu_pci_dma_fini(), if their queues stopped.
+ * The queues' vectors are named ipuN-h2d and ipuN-d2h.
  *
  * Return: 0, or a negative errno after a dmesg line.
  */
@@ -514,11 +610,9 @@ int ipu_pci_dma_init(struct ipu_pci *ipu)
 		q->index = i;
 		q->regs = ipu->regs + IPU_REG_QUEUE(i);
 		q->cause = i == IPU_QUEUE_H2D ? IPU_IRQ_H2D : IPU_IRQ_D2H;
-		q->ring = dmam_alloc_coherent(dev, IPU_PCI_DMA_RING *
-					      sizeof(*q->ring), &q->ring_dma,
-					      GFP_KERNEL);
-		q->wb = dmam_alloc_coherent(dev, sizeof(*q->wb), &q->wb_dma,
-					    GFP_KERNEL);
+		q->ring = ipu_pci_coherent_alloc(ipu, IPU_PCI_DMA_RING *
+						 sizeof(*q->ring), &q->ring_dma);
+		q->wb = ipu_pci_coherent_alloc(ipu, sizeof(*q->wb), &q->wb_dma);
 		if (!q->ring || !q->wb) {
 			ret = -ENOMEM;
 			goto err_free;
@@ -547,6 +641,9 @@ err_free:
 /**
  * ipu_pci_dma_fini - stop the DMA queues and free their vectors
  * @ipu: the device, unregistered (no transfer can start any more)
+ *
+ * Each queue is waited for until it has stopped (spec 2.1); one that does
+ * not keeps its ring and writeback for good.
  */
 void ipu_pci_dma_fini(struct ipu_pci *ipu)
 {
@@ -555,8 +652,10 @@ void ipu_pci_dma_fini(struct ipu_pci *ipu)
 	for (i = 0; i < ARRAY_SIZE(ipu->dmaq); i++) {
 		struct ipu_pci_queue *q = &ipu->dmaq[i];
 
-		if (ipu_pci_present(ipu))
-			ipu_pci_q_wr(q, IPU_Q_CTRL, 0);
+		if (!ipu_pci_q_stop(q)) {
+			ipu_pci_coherent_leak(ipu, q->ring);
+			ipu_pci_coherent_leak(ipu, q->wb);
+		}
 		ipu_pci_q_free_irq(q);
 	}
 }

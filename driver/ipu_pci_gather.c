@@ -207,7 +207,8 @@ int ipu_pci_gather_reset(struct ipu_pci *ipu)
  *
  * A device without IPU_CAPS_GATHER has no ring, and its split launches
  * are refused before they reach it (&ipu_device.gather stays false: no
- * IPU_FEATURE_GATHER in GET_INFO). The ring is managed (dmam_*).
+ * IPU_FEATURE_GATHER in GET_INFO). The ring is managed
+ * (ipu_pci_coherent_alloc()).
  *
  * Return: 0, or a negative errno after a dmesg line.
  */
@@ -221,11 +222,9 @@ int ipu_pci_gather_init(struct ipu_pci *ipu)
 	if (!ipu_pci_has_gather(ipu))
 		return 0;
 	gq->regs = ipu->regs + IPU_REG_GATHER;
-	gq->ring = dmam_alloc_coherent(dev,
-				       IPU_PCI_GATHER_RING * sizeof(*gq->ring),
-				       &gq->ring_dma, GFP_KERNEL);
-	gq->wb = dmam_alloc_coherent(dev, sizeof(*gq->wb), &gq->wb_dma,
-				     GFP_KERNEL);
+	gq->ring = ipu_pci_coherent_alloc(ipu, IPU_PCI_GATHER_RING *
+					  sizeof(*gq->ring), &gq->ring_dma);
+	gq->wb = ipu_pci_coherent_alloc(ipu, sizeof(*gq->wb), &gq->wb_dma);
 	if (!gq->ring || !gq->wb) {
 		gq->ring = NULL;
 		ret = -ENOMEM;
@@ -246,19 +245,27 @@ err:
 }
 
 /**
- * ipu_pci_gather_fini - stop the gather ring
+ * ipu_pci_gather_fini - stop the gather ring, and wait until it has stopped
  * @ipu: the device, unregistered; before vector 3 is freed
  *
- * The files' inboxes still hold requests: their answers then find the
- * ring disabled (-ENOENT) and are dropped.
+ * Whatever the host last thought of the ring: a reset that failed left it
+ * running on the device with gq->enabled clear (ipu_pci_gather_stop()),
+ * and devres frees its memory next. A ring that does not stop is left
+ * its memory (ipu_pci_ring_stop()). The files' inboxes still hold
+ * requests: their answers then find the ring disabled (-ENOENT) and are
+ * dropped.
  */
 void ipu_pci_gather_fini(struct ipu_pci *ipu)
 {
 	struct ipu_pci_gatherq *gq = &ipu->gatherq;
 
+	if (!gq->ring)
+		return;
 	mutex_lock(&gq->lock);
-	if (gq->enabled && ipu_pci_present(ipu))
-		ipu_pci_gather_wr(gq, IPU_GQ_CTRL, 0);
 	gq->enabled = false;
+	if (ipu_pci_ring_stop(ipu, gq->regs, IPU_Q_STATUS_ENABLED, "gather")) {
+		ipu_pci_coherent_leak(ipu, gq->ring);
+		ipu_pci_coherent_leak(ipu, gq->wb);
+	}
 	mutex_unlock(&gq->lock);
 }

@@ -17,9 +17,9 @@
 struct spec {
 	bool fail_set, corrupt_set, hang_set, hang_dma_set, ignore_set,
 	     refuse_set, speed_set, width_set, hold_set, no_gather_set,
-	     late_set, caps_xor_set;
+	     late_set, caps_xor_set, never_idle_set;
 	uint64_t fail_dma, corrupt_dma, hang_launch, hang_dma, ignore_reset;
-	bool refuse_fw, hold_launches, no_gather, late_completion;
+	bool refuse_fw, hold_launches, no_gather, late_completion, never_idle;
 	enum emu_bad_wb bad_writeback;
 	enum emu_bad_gather bad_gather;
 	unsigned int speed, width;
@@ -141,6 +141,8 @@ static int parse_one(char *item, struct spec *sp)
 	}
 	if (!strcmp(item, "late_completion"))
 		return flag(val, &sp->late_completion, &sp->late_set);
+	if (!strcmp(item, "never_idle"))
+		return flag(val, &sp->never_idle, &sp->never_idle_set);
 	if (!strcmp(item, "link_speed")) {
 		sp->speed_set = true;
 		if (number(val, 1, IPU_LINK_MAX_SPEED, &n))
@@ -247,6 +249,11 @@ static void apply_locked(struct emu_dev *dev, const struct spec *sp)
 		f->late_completion = sp->late_completion;
 	if (sp->caps_xor_set)
 		f->caps_xor = (uint32_t)sp->caps_xor;
+	if (sp->never_idle_set)
+		f->never_idle = sp->never_idle;
+	/* Lifted (or cleared): the stops it kept going finish. */
+	if (sp->clear || sp->never_idle_set)
+		emu_posted_kick_locked(dev);
 	/* Lifted (or cleared): the held launches go on. */
 	if ((sp->clear || sp->hold_set) && !f->hold_launches)
 		emu_queues_kick_locked(dev);

@@ -181,7 +181,7 @@ static void enable_locked(struct emu_dev *dev, uint32_t val)
 		g->ctrl = 0;
 		drop_waiters_locked(g);
 		w = emu_posted_window_locked(dev);
-		if (!w) {
+		if (!w && !dev->faults.never_idle) {
 			g->status = 0;
 			return;
 		}

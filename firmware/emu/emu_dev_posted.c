@@ -14,7 +14,9 @@
  * 0 keeps v1's behaviour, every effect complete when the write returns.
  * The late_completion fault holds the next disable's or soft reset's
  * fetched descriptors until the end of the window: the worst case a
- * driver must survive, on purpose.
+ * driver must survive, on purpose. The never_idle fault keeps every
+ * ring's stop from finishing (STATUS keeps ENABLED) until it is lifted,
+ * or a soft reset or FLR resets the rings: a hung device.
  *
  * Nothing here is unbounded: a stop waits for a descriptor in progress,
  * which the disable or reset aborted (a launch is cancelled, hang_dma
@@ -207,14 +209,15 @@ static bool finish_due_locked(struct emu_dev *dev, uint64_t now,
 		dev->reset_count += n - 1;
 		return true;
 	}
-	for (i = 0; i < IPU_NUM_QUEUES; i++) {
+	for (i = 0; i < IPU_NUM_QUEUES && !dev->faults.never_idle; i++) {
 		q = &dev->queues[i];
 		if (q->stopping && due(q->stop_at, now, next) && !q->busy) {
 			emu_queue_stop_finish_locked(q);
 			return true;
 		}
 	}
-	if (dev->gring.stopping && due(dev->gring.stop_at, now, next)) {
+	if (dev->gring.stopping && !dev->faults.never_idle &&
+	    due(dev->gring.stop_at, now, next)) {
 		emu_gather_stop_finish_locked(dev);
 		return true;
 	}

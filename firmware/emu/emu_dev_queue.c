@@ -346,7 +346,8 @@ static void enable_locked(struct emu_queue *q, uint32_t val)
 	} else if (!(val & IPU_Q_CTRL_ENABLE) && enabled(q)) {
 		q->ctrl = 0;
 		w = emu_posted_window_locked(dev);
-		if (w) {
+		/* never_idle: the posted stop, which it keeps from finishing. */
+		if (w || dev->faults.never_idle) {
 			disable_posted_locked(q, w);
 			return;
 		}

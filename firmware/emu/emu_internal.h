@@ -182,6 +182,7 @@ struct emu_faults {
 	bool no_gather;		/* CAPS without GATHER, its registers inert */
 	bool late_completion;	/* the next disable/soft reset's work ends late */
 	uint32_t caps_xor;	/* CAPS reads XOR this: what CAPS says, only */
+	bool never_idle;	/* no ring's stop finishes (broken silicon) */
 };
 
 struct emu_dev {

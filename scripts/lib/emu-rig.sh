@@ -56,6 +56,10 @@ RIG_HOTPLUG_IPUS=$RIG_MSI_IPUS
 # DMA_UNMAP when the guest invalidates it (caching-mode=on makes the guest
 # invalidate on map too, so that QEMU sees both).
 RIG_IOMMU=0
+# ipu-emu's posted window (--posted-window-us, docs/hardware.md 2.1) when
+# not the model's default (200 us): "rand:N" draws each write's window in
+# [0, N] us (scripts/lib/kernels.sh's KERNEL-iommu boot).
+RIG_POSTED=
 # Bounds on waiting for ipu-emu's events, so a broken model cannot hang the
 # check: its ready line, and its exit after SIGTERM.
 RIG_EMU_READY_S=60
@@ -160,11 +164,9 @@ rig_emu_start() {
 		args+=(--socket "$RIG_SOCKDIR/ipu$i.sock")
 	done
 	args+=(--control "$RIG_SOCKDIR/control.sock" --log "$log")
-	# Register writes are posted on silicon (--posted-window-us, 200 us
-	# by default), but today's driver does not yet wait for a queue's
-	# STATUS or RESET_COUNT after it disables or resets (issue 25 item
-	# 1): until it does, the rig keeps v1's synchronous writes.
-	args+=(--posted-window-us 0)
+	# Register writes are posted, as on silicon: the model's default
+	# window, or RIG_POSTED's.
+	[ -z "$RIG_POSTED" ] || args+=(--posted-window-us "$RIG_POSTED")
 	: >"$log"
 	# Its stdout is a pipe this shell reads: the ready line, then EOF
 	# when it exits. stderr goes to the log too (a crash before --log

@@ -31,7 +31,10 @@ IPU_KERNEL_MATRIX="6.1 6.12 7.3 debug"
 #                 remapping and caching mode) in strict mode: the device
 #                 reaches guest memory only at the I/O virtual addresses
 #                 the driver mapped, and nothing from the moment
-#                 dma_unmap_*() returns (IPU_KERNEL_DMA_TESTS)
+#                 dma_unmap_*() returns (IPU_KERNEL_DMA_TESTS); ipu-emu
+#                 draws each posted write's window in [0, 500] us
+#                 (--posted-window-us rand:500), so that the stops the
+#                 driver waits for end at random points
 IPU_KERNEL_EXTRA="6.12-8ipus 6.12-swiotlb 6.12-iommu"
 # The wide boot's tests: splits across instances of 4 and 8 replicas, 1x4
 # to 4x1 and 1x8 to 8x1, the groupings of 8 replicas, and test_emu_pci,
@@ -52,11 +55,13 @@ IPU_KERNEL_DMA_TESTS="test_emu_pci test_pci_* !test_pci_fuzz !test_pci_leaks !te
 # variant. Sets KV_KERNEL (6.12 of 6.12-iommu), KV_VARIANT (empty for a
 # kernel of the matrix), KV_IPUS (the number of PCIe IPUs, empty: the
 # rig's), KV_TESTS (the tests' globs, empty: all), KV_CMDLINE (added to the
-# guest's kernel command line) and KV_IOMMU (1: the machine has a virtual
-# IOMMU, scripts/lib/emu-rig.sh's RIG_IOMMU). Returns 1 for a variant it
-# does not know. Variants: Nipus (N from 2 to 8), swiotlb, iommu.
+# guest's kernel command line), KV_IOMMU (1: the machine has a virtual
+# IOMMU, scripts/lib/emu-rig.sh's RIG_IOMMU) and KV_POSTED (ipu-emu's
+# --posted-window-us, empty: the model's default; RIG_POSTED). Returns 1
+# for a variant it does not know. Variants: Nipus (N from 2 to 8), swiotlb, iommu.
 kernel_variant() {
 	KV_KERNEL=$1 KV_VARIANT='' KV_IPUS='' KV_TESTS='' KV_CMDLINE='' KV_IOMMU=0
+	KV_POSTED=''
 	[[ $1 =~ ^([^-]+)-(.+)$ ]] || return 0
 	KV_KERNEL=${BASH_REMATCH[1]} KV_VARIANT=${BASH_REMATCH[2]}
 	case $KV_VARIANT in
@@ -73,6 +78,7 @@ kernel_variant() {
 		# returns (the default, lazy, frees IOVAs in batches).
 		KV_CMDLINE="intel_iommu=on iommu.strict=1"
 		KV_IOMMU=1
+		KV_POSTED=rand:500
 		KV_TESTS=$IPU_KERNEL_DMA_TESTS
 		;;
 	*) return 1 ;;

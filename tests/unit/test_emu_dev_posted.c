@@ -602,6 +602,43 @@ static void test_window_0_acts_before_the_write_returns(void **state)
 	rec_free_after(r, rec_count(r));
 }
 
+/*
+ * never_idle (a hung device): no stop finishes, not even window 0's at
+ * the write's return; lifting the fault lets the stops finish, and a soft
+ * reset resets the rings whatever it says.
+ */
+static void test_never_idle_keeps_every_ring_from_stopping(void **state)
+{
+	struct rec *r = rec_new(0, "never_idle");
+	struct th *t = &r->t;
+	uint64_t since;
+
+	(void)state;
+	th_ring(t, IPU_QUEUE_D2H, 16);
+	th_ring(t, IPU_QUEUE_H2D, 16);
+	wr64(t, GREG(IPU_GQ_BASE), GUEST_BASE + G_RING(GQ));
+	wr32(t, GREG(IPU_GQ_SIZE), 4);
+	wr64(t, GREG(IPU_GQ_WB_ADDR), GUEST_BASE + G_WB(GQ));
+	wr32(t, GREG(IPU_GQ_CTRL), IPU_Q_CTRL_ENABLE);
+	wr32(t, QREG(IPU_QUEUE_D2H, IPU_Q_CTRL), 0);
+	wr32(t, GREG(IPU_GQ_CTRL), 0);
+	assert_int_equal(qstatus(t, IPU_QUEUE_D2H), IPU_Q_STATUS_ENABLED);
+	assert_int_equal(rd32(t, GREG(IPU_GQ_STATUS)), IPU_Q_STATUS_ENABLED);
+	/* Lifted: both stops finish. */
+	assert_int_equal(emu_dev_fault(t->dev, "never_idle=0"), 0);
+	since = now_us();
+	wait_stopped(t, IPU_QUEUE_D2H, since);
+	wait_reg(t, GREG(IPU_GQ_STATUS), ~0u, 0, since);
+	/* Again; a soft reset ends the stop that never finished. */
+	assert_int_equal(emu_dev_fault(t->dev, "never_idle"), 0);
+	wr32(t, QREG(IPU_QUEUE_H2D, IPU_Q_CTRL), 0);
+	assert_int_equal(qstatus(t, IPU_QUEUE_H2D), IPU_Q_STATUS_ENABLED);
+	wr32(t, IPU_REG_SOFT_RESET, IPU_SOFT_RESET_MAGIC);
+	assert_int_equal(rd32(t, IPU_REG_RESET_COUNT), 1);
+	assert_int_equal(qstatus(t, IPU_QUEUE_H2D), 0);
+	rec_free_after(r, rec_count(r));
+}
+
 /* rand:N draws each write's window from [0, N]: every stop still ends
  * within the bound, and some take longer than others. */
 static void test_a_random_window_per_write(void **state)
@@ -672,6 +709,9 @@ static void test_the_option_s_syntax(void **state)
 	assert_int_equal(emu_dev_fault(dev, "late_completion"), 0);
 	assert_int_equal(emu_dev_fault(dev, "late_completion=0"), 0);
 	assert_int_equal(emu_dev_fault(dev, "late_completion=2"), -EINVAL);
+	assert_int_equal(emu_dev_fault(dev, "never_idle"), 0);
+	assert_int_equal(emu_dev_fault(dev, "never_idle=0"), 0);
+	assert_int_equal(emu_dev_fault(dev, "never_idle=2"), -EINVAL);
 	emu_dev_destroy(dev);
 }
 
@@ -694,6 +734,7 @@ int main(void)
 		cmocka_unit_test(test_a_boot_is_posted_and_a_second_one_refused),
 		cmocka_unit_test(test_flr_ends_a_late_completion_at_once),
 		cmocka_unit_test(test_window_0_acts_before_the_write_returns),
+		cmocka_unit_test(test_never_idle_keeps_every_ring_from_stopping),
 		cmocka_unit_test(test_a_random_window_per_write),
 		cmocka_unit_test(test_the_option_s_syntax),
 	};
