@@ -197,24 +197,38 @@ out_close:
 	return ret;
 }
 
+/*
+ * The mappings inside [@addr, @addr + @size), as Linux VFIO's type1 unmap
+ * takes them: QEMU's client, behind a guest IOMMU, unmaps what the guest
+ * invalidated, a range that may cover many of the page-sized mappings it
+ * made (the protocol asks for an exact match, which such a range is not).
+ * Keeping those would leave the device reaching IOVAs the guest unmapped,
+ * and refuse the client's next mapping there (EEXIST). A mapping the range
+ * cuts is refused, as VFIO refuses it: no part of a mapping goes.
+ */
 int vfu_dma_unmap(struct vfu_dma *dma, uint64_t addr, uint64_t size)
 {
-	struct dma_map m;
-	unsigned int i;
+	uint64_t last = addr + (size - 1);
+	unsigned int i, j;
 
+	if (!size || last < addr)
+		return -EINVAL;
 	pthread_rwlock_wrlock(&dma->lock);
 	i = lower_bound(dma, addr);
-	if (i >= dma->count || dma->maps[i].addr != addr ||
-	    dma->maps[i].size != size) {
+	for (j = i; j < dma->count && dma->maps[j].addr <= last; j++)
+		if (dma->maps[j].addr < addr ||
+		    dma->maps[j].addr + (dma->maps[j].size - 1) > last)
+			break;
+	if (j == i || (j < dma->count && dma->maps[j].addr <= last)) {
 		pthread_rwlock_unlock(&dma->lock);
 		return -ENOENT;
 	}
-	m = dma->maps[i];
-	memmove(&dma->maps[i], &dma->maps[i + 1],
-		(dma->count - i - 1) * sizeof(*dma->maps));
-	dma->count--;
-	/* No copy can be using it: they all hold the lock for reading. */
-	release(&m);
+	/* No copy can be using them: they all hold the lock for reading. */
+	for (unsigned int k = i; k < j; k++)
+		release(&dma->maps[k]);
+	memmove(&dma->maps[i], &dma->maps[j],
+		(dma->count - j) * sizeof(*dma->maps));
+	dma->count -= j - i;
 	pthread_rwlock_unlock(&dma->lock);
 	return 0;
 }

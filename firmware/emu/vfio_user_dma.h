@@ -54,9 +54,11 @@ int vfu_dma_map(struct vfu_dma *dma, uint64_t addr, uint64_t size, int fd,
 		uint64_t offset, uint32_t flags);
 
 /**
- * vfu_dma_unmap() - remove the mapping that is exactly [@addr, @addr +
- * @size), after every copy that uses the table has finished. Return: 0 or
- * -ENOENT when no mapping matches exactly.
+ * vfu_dma_unmap() - remove every mapping inside [@addr, @addr + @size)
+ * (one that matches exactly, or the many a guest IOMMU's invalidation
+ * covers, as Linux VFIO unmaps), after every copy that uses the table has
+ * finished. Return: 0; -ENOENT when the range holds no mapping or cuts
+ * one (then nothing is removed); -EINVAL for an empty or wrapping range.
  */
 int vfu_dma_unmap(struct vfu_dma *dma, uint64_t addr, uint64_t size);
 

@@ -451,8 +451,8 @@ static void test_dma_map_overlaps_and_partial_unmaps_are_refused(void **state)
 	}
 	assert_int_equal(cmd(r, VFU_CMD_DMA_UNMAP, &u, sizeof(u), NULL, 0, &out),
 			 ENOENT);
-	u.addr = 0x200000;
-	u.size = 0x8000;
+	u.addr = 0x202000;
+	u.size = 0x4000;
 	assert_int_equal(cmd(r, VFU_CMD_DMA_UNMAP, &u, sizeof(u), NULL, 0, &out),
 			 ENOENT);
 	assert_int_equal(vfu_conn_dma_maps(r->c), 1);
@@ -471,6 +471,57 @@ static void test_dma_map_overlaps_and_partial_unmaps_are_refused(void **state)
 
 /* SET_IRQS @s with @fds (@nfds of them, -1 for a fresh eventfd): refused,
  * every fd closed (the teardown counts them). */
+/*
+ * QEMU behind a guest IOMMU maps page by page and unmaps what the guest
+ * invalidated, a range over many of them: it takes every mapping inside
+ * it (as Linux VFIO does), so none is left for the device to reach, nor to
+ * refuse the next map there; a range that cuts a mapping removes nothing.
+ */
+static void test_dma_unmap_of_a_range_takes_every_mapping_inside(void **state)
+{
+	struct vfu_dma_unmap u = { 24, 0, 0x200000, 0x200000 };
+	struct rig *r = *state;
+	struct vfu_out out;
+	int fd;
+
+	for (uint64_t a = 0x5f0000; a < 0x600000; a += 0x1000) {
+		struct vfu_dma_map m = { 32, RW, 0, a, 0x1000 };
+
+		fd = memfd_create("ram", MFD_CLOEXEC);
+		assert_int_equal(ftruncate(fd, 0x1000), 0);
+		assert_int_equal(cmd(r, VFU_CMD_DMA_MAP, &m, sizeof(m), &fd, 1,
+				     &out), 0);
+	}
+	assert_int_equal(vfu_conn_dma_maps(r->c), 16);
+	/* Nothing inside: refused, as before. */
+	assert_int_equal(cmd(r, VFU_CMD_DMA_UNMAP, &u, sizeof(u), NULL, 0, &out),
+			 ENOENT);
+	/* Cutting the last page in two: nothing goes. */
+	u.addr = 0x5f0000;
+	u.size = 0xf800;
+	assert_int_equal(cmd(r, VFU_CMD_DMA_UNMAP, &u, sizeof(u), NULL, 0, &out),
+			 ENOENT);
+	assert_int_equal(vfu_conn_dma_maps(r->c), 16);
+	/* The first half, then the 2 MiB range around the rest. */
+	u.size = 0x8000;
+	assert_int_equal(cmd(r, VFU_CMD_DMA_UNMAP, &u, sizeof(u), NULL, 0, &out), 0);
+	assert_int_equal(vfu_conn_dma_maps(r->c), 8);
+	u.addr = 0x400000;
+	u.size = 0x200000;
+	assert_int_equal(cmd(r, VFU_CMD_DMA_UNMAP, &u, sizeof(u), NULL, 0, &out), 0);
+	assert_int_equal(vfu_conn_dma_maps(r->c), 0);
+	/* And the same pages map again. */
+	for (uint64_t a = 0x5f0000; a < 0x600000; a += 0x1000) {
+		struct vfu_dma_map m = { 32, RW, 0, a, 0x1000 };
+
+		fd = memfd_create("ram", MFD_CLOEXEC);
+		assert_int_equal(ftruncate(fd, 0x1000), 0);
+		assert_int_equal(cmd(r, VFU_CMD_DMA_MAP, &m, sizeof(m), &fd, 1,
+				     &out), 0);
+	}
+	assert_int_equal(vfu_conn_dma_maps(r->c), 16);
+}
+
 static void set_irqs_refused(struct rig *r, const struct vfu_irq_set *s,
 			     int *fds, unsigned int nfds)
 {
@@ -562,6 +613,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_dma_map_ranges_that_wrap_are_refused,
 						rig_setup, rig_teardown),
 		cmocka_unit_test_setup_teardown(test_dma_map_overlaps_and_partial_unmaps_are_refused,
+						rig_setup, rig_teardown),
+		cmocka_unit_test_setup_teardown(test_dma_unmap_of_a_range_takes_every_mapping_inside,
 						rig_setup, rig_teardown),
 		cmocka_unit_test_setup_teardown(test_set_irqs_bad_ranges_and_fds_are_refused,
 						rig_setup, rig_teardown),
