@@ -329,12 +329,20 @@ static void drop_client(struct vfu_server *s, const char *why, int err)
 	pthread_mutex_unlock(&s->lock);
 	/* Then the device's requests fail, the device resets; then close. */
 	ret = vfu_conn_disconnect(s->conn);
+	/*
+	 * One critical section: a reader of the status never sees the
+	 * IPU retired while its client still shows as connected.
+	 */
+	pthread_mutex_lock(&s->lock);
 	if (ret) {
 		/* The last client may still map what a next one would use. */
-		pthread_mutex_lock(&s->lock);
 		s->retired = true;
 		s->status.retired = true;
-		pthread_mutex_unlock(&s->lock);
+	}
+	s->status.connected = false;
+	s->status.negotiated = false;
+	pthread_mutex_unlock(&s->lock);
+	if (ret) {
 		if (s->listen_fd >= 0) {
 			close(s->listen_fd);
 			s->listen_fd = -1;
@@ -342,10 +350,6 @@ static void drop_client(struct vfu_server *s, const char *why, int err)
 		slog(s, "no new device memory for another client: serving none",
 		     -ret);
 	}
-	pthread_mutex_lock(&s->lock);
-	s->status.connected = false;
-	s->status.negotiated = false;
-	pthread_mutex_unlock(&s->lock);
 	slog(s, why, err);
 	close(s->client_fd);
 	s->client_fd = -1;
