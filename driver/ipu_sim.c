@@ -33,9 +33,13 @@
 /* Serial numbers of simulated IPUs: a recognisable prefix, then a count. */
 #define IPU_SIM_SERIAL_BASE 0x51A0000000000000ULL
 
-static unsigned int sim_devices = 1;
+/*
+ * None unless asked for: on a host with PCIe IPUs a simulated one would
+ * take /dev/ipu0 ahead of them and be used by mistake.
+ */
+static unsigned int sim_devices;
 module_param(sim_devices, uint, 0444);
-MODULE_PARM_DESC(sim_devices, "Simulated IPUs created at load (0-64, default 1)");
+MODULE_PARM_DESC(sim_devices, "Simulated IPUs created at load (0-64, default 0)");
 
 static unsigned int sim_mem_mb = 64;
 module_param(sim_mem_mb, uint, 0444);
