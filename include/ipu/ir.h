@@ -129,8 +129,9 @@ const char *ipu_ir_errmsg(const struct ipu_ir *ir);
 
 /**
  * ipu_ir_set_num_host_transfers() - iterations per run: each stream has
- * this many slots, and a run may host_load (or host_store) each stream at
- * most this many times (PopXL's num_host_transfers). Default 1.
+ * this many slots, and a run host_loads (or host_stores) each stream
+ * exactly this many times (PopXL's num_host_transfers): ipu_ir_compile()
+ * refuses a stream used more or fewer times, or never. Default 1.
  *
  * Return: 0; -EINVAL for 0.
  */
@@ -581,7 +582,8 @@ ipu_tensor ipu_ir_all_reduce(struct ipu_ir *ir, ipu_tensor x,
  * groupings, mmap files) is in the executable; see struct ipu_exe.
  *
  * Return: 0; -EINVAL (settings that do not fit: groupings and the
- * replication factor, a stream used more often than num_host_transfers,
+ * replication factor, a stream used other than num_host_transfers times
+ * per run, counting loop trips,
  * repeats nested deeper than IPU_EXE_MAX_LOOP_DEPTH, ...); -ENOMEM.
  */
 int ipu_ir_compile(struct ipu_ir *ir, struct ipu_exe **exep);

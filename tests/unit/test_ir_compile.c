@@ -201,7 +201,10 @@ static void test_executable_lists_what_a_session_needs(void **state)
 	struct ipu_replica_grouping pairs, orth;
 	static const float w[2 * 3] = { 1, 2, 3, 4, 5, 6 };
 	static const int8_t k[3] = { 7, 8, 9 };
+	static const int64_t row[2] = { 1, 3 };
+	ipu_graph body = ipu_ir_create_graph(ir, "body");
 	const struct ipu_exe_tensor *t;
+	ipu_stream sa, sb, sc;
 	struct ipu_exe *e;
 	ipu_tensor plain;
 
@@ -227,12 +230,20 @@ static void test_executable_lists_what_a_session_needs(void **state)
 	ipu_ir_variable(ir, "frozen", IPU_DTYPE_INT32, 0, NULL, NULL, &frozen);
 	ipu_ir_variable(ir, "zeros", IPU_DTYPE_INT8, 1, SHAPE(3), NULL, NULL);
 	ipu_ir_constant(ir, "k", IPU_DTYPE_INT8, 1, SHAPE(3), k);
-	ipu_ir_h2d_stream(ir, "a", IPU_DTYPE_FLOAT32, 1, SHAPE(3));
-	ipu_ir_d2h_stream(ir, "b", IPU_DTYPE_INT8, 2, SHAPE(1, 3));
-	ipu_ir_h2d_stream(ir, "c", IPU_DTYPE_BOOL, 0, NULL);
+	sa = ipu_ir_h2d_stream(ir, "a", IPU_DTYPE_FLOAT32, 1, SHAPE(3));
+	sb = ipu_ir_d2h_stream(ir, "b", IPU_DTYPE_INT8, 2, SHAPE(1, 3));
+	sc = ipu_ir_h2d_stream(ir, "c", IPU_DTYPE_BOOL, 0, NULL);
 	ipu_ir_push_ipu(ir, 3);
 	ipu_ir_neg(ir, plain);
 	ipu_ir_pop_ipu(ir);
+	/* Each stream num_host_transfers times per run. */
+	ipu_ir_push_graph(ir, body);
+	ipu_ir_host_load(ir, sc, NULL);
+	assert_int_equal(ipu_ir_host_store(ir, sb, ipu_ir_cast(ir,
+		ipu_ir_reshape(ir, ipu_ir_host_load(ir, sa, NULL), row, 2),
+		IPU_DTYPE_INT8)), 0);
+	ipu_ir_pop_graph(ir);
+	assert_int_equal(ipu_ir_repeat(ir, body, 2, NULL, 0, NULL, 0), 0);
 	e = ir_compile_ok(ir);
 
 	assert_int_equal(e->replication_factor, 4);
@@ -527,6 +538,42 @@ static void test_stream_stored_more_than_host_transfers(void **state)
 	ipu_ir_destroy(ir);
 }
 
+/* Fewer: the transfers never made would come back as zeros (d2h) or be
+ * dropped (h2d), silently; refused instead, naming both counts. */
+static void test_stream_used_fewer_than_host_transfers(void **state)
+{
+	struct ipu_ir *ir = ir_new();
+
+	(void)state;
+	ipu_ir_set_num_host_transfers(ir, 8);
+	build_loads_in_repeat(ir, 3, true);
+	expect_compile_error(ir, "compile: stream 's' is stored 6 times per run, but num_host_transfers is 8");
+	ipu_ir_destroy(ir);
+	ir = ir_new();
+	ipu_ir_set_num_host_transfers(ir, 7);
+	build_loads_in_repeat(ir, 3, false);
+	expect_compile_error(ir, "compile: stream 's' is loaded 6 times per run, but num_host_transfers is 7");
+	ipu_ir_destroy(ir);
+}
+
+/* A stream no op uses, or used only in a loop that never runs. */
+static void test_stream_never_used_is_refused(void **state)
+{
+	struct ipu_ir *ir = ir_new();
+	static const float z;
+
+	(void)state;
+	ipu_ir_d2h_stream(ir, "unused", IPU_DTYPE_FLOAT32, 0, NULL);
+	ipu_ir_neg(ir, ipu_ir_variable(ir, "v", IPU_DTYPE_FLOAT32, 0, NULL, &z,
+				      NULL));
+	expect_compile_error(ir, "compile: stream 'unused' is stored 0 times per run, but num_host_transfers is 1");
+	ipu_ir_destroy(ir);
+	ir = ir_new();
+	build_loads_in_repeat(ir, 0, false);
+	expect_compile_error(ir, "compile: stream 's' is loaded 0 times per run, but num_host_transfers is 1");
+	ipu_ir_destroy(ir);
+}
+
 static void test_repeats_nest_too_deep(void **state)
 {
 	struct ipu_ir *ir = ir_new();
@@ -596,6 +643,8 @@ int main(void)
 		cmocka_unit_test(test_all_reduce_grouping_outlives_replication_factor),
 		cmocka_unit_test(test_stream_loaded_more_than_host_transfers),
 		cmocka_unit_test(test_stream_stored_more_than_host_transfers),
+		cmocka_unit_test(test_stream_used_fewer_than_host_transfers),
+		cmocka_unit_test(test_stream_never_used_is_refused),
 		cmocka_unit_test(test_repeats_nest_too_deep),
 		cmocka_unit_test(test_too_many_ipus),
 		cmocka_unit_test(test_null_arguments),

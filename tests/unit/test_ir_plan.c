@@ -516,12 +516,17 @@ static void test_no_elision_with_two_transfers(void **state)
 	ipu_stream x, y;
 	struct ipu_ir *ir = xy_ir(2, &x, &y);
 	ipu_stream z = d2h(ir, "z");
-	ipu_tensor a = ipu_ir_host_load(ir, x, "a");
+	ipu_graph body = ipu_ir_create_graph(ir, "body");
+	ipu_tensor a;
 	struct ipu_exe *e;
 
 	(void)state;
+	ipu_ir_push_graph(ir, body);
+	a = ipu_ir_host_load(ir, x, "a");
 	assert_int_equal(ipu_ir_host_store(ir, y, a), 0);
 	assert_int_equal(ipu_ir_host_store(ir, z, ipu_ir_add(ir, a, a)), 0);
+	ipu_ir_pop_graph(ir);
+	assert_int_equal(ipu_ir_repeat(ir, body, 2, NULL, 0, NULL, 0), 0);
 	e = compile_free(ir);
 	assert_int_equal(on_slots(e), 0);
 	assert_int_not_equal(slot_at(e, "y"), slot_at(e, "x"));
@@ -551,30 +556,6 @@ static void test_carried_value_is_not_stored_in_place(void **state)
 	assert_int_equal(offset_of(e, "a"), slot_at(e, "x"));
 	assert_int_equal(on_slots(e), 1);
 	assert_int_not_equal(slot_at(e, "y"), slot_at(e, "x"));
-	ipu_exe_free(e);
-}
-
-/* A store in a loop that runs no time stores nothing: y's slot must keep
- * what it held, so relu(a), made before the loop, does not sit on it. */
-static void test_store_that_may_not_run_is_not_elided(void **state)
-{
-	ipu_stream x, y;
-	struct ipu_ir *ir = xy_ir(1, &x, &y);
-	ipu_graph body = ipu_ir_create_graph(ir, "body");
-	ipu_tensor a = ipu_ir_host_load(ir, x, "a");
-	ipu_tensor ra = named(ir, ipu_ir_relu(ir, a), "ra");
-	struct ipu_exe *e;
-
-	(void)state;
-	ipu_ir_push_graph(ir, body);
-	assert_int_equal(ipu_ir_host_store(ir, y, ipu_ir_graph_input(ir, "in",
-				IPU_DTYPE_FLOAT32, 1, SHAPE(256))), 0);
-	ipu_ir_pop_graph(ir);
-	assert_int_equal(ipu_ir_repeat(ir, body, 0, &ra, 1, NULL, 0), 0);
-	e = compile_free(ir);
-	assert_int_equal(offset_of(e, "a"), slot_at(e, "x"));
-	assert_int_not_equal(offset_of(e, "ra"), slot_at(e, "y"));
-	assert_int_equal(on_slots(e), 1);
 	ipu_exe_free(e);
 }
 
@@ -633,11 +614,13 @@ static void test_stored_variable_is_not_moved(void **state)
 	struct ipu_exe *e;
 
 	(void)state;
+	ipu_ir_host_load(ir, x, "a");	/* x once per run, as compiling wants */
 	assert_int_equal(ipu_ir_host_store(ir, y, w), 0);
 	e = compile_free(ir);
 	assert_int_equal(offset_of(e, "w"), 0);
 	assert_int_not_equal(slot_at(e, "y"), 0);
-	assert_int_equal(on_slots(e), 0);
+	assert_int_equal(on_slots(e), 1);	/* a, on x's slot */
+	assert_int_equal(offset_of(e, "a"), slot_at(e, "x"));
 	ipu_exe_free(e);
 }
 
@@ -655,7 +638,6 @@ int main(void)
 		cmocka_unit_test(test_loaded_tensor_used_many_times),
 		cmocka_unit_test(test_no_elision_with_two_transfers),
 		cmocka_unit_test(test_carried_value_is_not_stored_in_place),
-		cmocka_unit_test(test_store_that_may_not_run_is_not_elided),
 		cmocka_unit_test(test_store_in_loop_run_once_is_elided),
 		cmocka_unit_test(test_stream_loaded_twice_is_not_elided),
 		cmocka_unit_test(test_stored_variable_is_not_moved),

@@ -526,11 +526,12 @@ static void test_elided_streams_match_reference_replicated(void **state)
 }
 
 /*
- * relu(x) made before a repeat whose body stores it: of count 0 the store
- * never runs, and then y's slot keeps what the host left there; of count
- * 1 it runs once. Only the second may be elided, and both must behave so.
+ * relu(x) made before a repeat whose body stores it: of count 1 it runs
+ * once (and may be elided); of count 0 it would never run, and y's slot
+ * would return what the host left there: a run must use each stream
+ * num_host_transfers times, so the program is refused when compiled.
  */
-static void test_store_that_does_not_run_leaves_the_slot(void **state)
+static void test_store_runs_as_often_as_its_loop(void **state)
 {
 	(void)state;
 	for (uint64_t count = 0; count < 2; count++) {
@@ -551,6 +552,15 @@ static void test_store_that_does_not_run_leaves_the_slot(void **state)
 		ipu_ir_pop_graph(ir);
 		assert_int_equal(ipu_ir_repeat(ir, body, count, &a, 1, NULL, 0),
 				 0);
+		if (!count) {
+			/* It would leave y's slot as it was: refused. */
+			struct ipu_exe *e = NULL;
+
+			ir_expect_refused(ir, ipu_ir_compile(ir, &e), -EINVAL,
+					  "compile: stream 'y' is stored 0 times per run, but num_host_transfers is 1");
+			ipu_ir_destroy(ir);
+			continue;
+		}
 		r = start(compile_ok(ir));
 		memcpy(slot(&r, "x", 0, 0), in, sizeof(in));
 		memcpy(slot(&r, "y", 0, 0), old, sizeof(old));
@@ -574,7 +584,7 @@ int main(void)
 		cmocka_unit_test(test_shape_ops_match_reference),
 		cmocka_unit_test(test_elided_streams_match_reference),
 		cmocka_unit_test(test_elided_streams_match_reference_replicated),
-		cmocka_unit_test(test_store_that_does_not_run_leaves_the_slot),
+		cmocka_unit_test(test_store_runs_as_often_as_its_loop),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -35,6 +35,8 @@ static int setup(void **state)
 	struct ipu_session *s = NULL;
 	struct ipu_ir *ir = NULL;
 	ipu_stream x, sc, y;
+	ipu_graph body;
+	int err;
 
 	if (ipu_ir_create("check_shape", &ir) ||
 	    ipu_ir_set_num_host_transfers(ir, T) ||
@@ -43,8 +45,13 @@ static int setup(void **state)
 	x = ipu_ir_h2d_stream(ir, "x", IPU_DTYPE_FLOAT32, 2, xs);
 	sc = ipu_ir_h2d_stream(ir, "s", IPU_DTYPE_FLOAT32, 0, NULL);
 	y = ipu_ir_d2h_stream(ir, "y", IPU_DTYPE_FLOAT32, 2, xs);
-	if (ipu_ir_host_store(ir, y, ipu_ir_mul(ir, ipu_ir_host_load(ir, x, NULL),
-						 ipu_ir_host_load(ir, sc, NULL)))) {
+	/* Each stream once per transfer: a body repeated T times. */
+	body = ipu_ir_create_graph(ir, "body");
+	ipu_ir_push_graph(ir, body);
+	err = ipu_ir_host_store(ir, y, ipu_ir_mul(ir, ipu_ir_host_load(ir, x, NULL),
+						  ipu_ir_host_load(ir, sc, NULL)));
+	ipu_ir_pop_graph(ir);
+	if (err || ipu_ir_repeat(ir, body, T, NULL, 0, NULL, 0)) {
 		fprintf(stderr, "%s\n", ipu_ir_errmsg(ir));
 		ipu_ir_destroy(ir);
 		return -1;

@@ -443,7 +443,7 @@ static int add_globals(struct comp *c, struct ipu_exe *e, uint8_t **datap)
 	return 0;
 }
 
-/* A run may use each stream at most num_host_transfers times. */
+/* A run uses each stream exactly num_host_transfers times. */
 static int check_stream_uses(struct ipu_ir *ir, const struct ipu_exe *e)
 {
 	uint64_t mult[IPU_EXE_MAX_LOOP_DEPTH + 1], *uses;
@@ -476,7 +476,7 @@ static int check_stream_uses(struct ipu_ir *ir, const struct ipu_exe *e)
 		}
 	}
 	for (uint32_t s = 0; s < e->num_streams && !ret; s++)
-		if (uses[s] > ir->num_host_transfers)
+		if (uses[s] != ir->num_host_transfers)
 			ret = ir_fail(ir, -EINVAL,
 				      "compile: stream '%s' is %s %llu times per run, but num_host_transfers is %u",
 				      e->streams[s].name,

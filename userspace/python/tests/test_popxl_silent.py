@@ -126,3 +126,47 @@ def test_slice_lists_of_one_length_still_slice():
         out = s.run({})[y]
     np.testing.assert_array_equal(
         out, np.arange(12, dtype=np.float32).reshape(3, 4)[1:3, 0:4:2])
+
+
+# --- host transfers per run ------------------------------------------------
+
+def _transfers_ir(loads, stores, n=4):
+    """x loaded @loads and y stored @stores times in a run of @n transfers."""
+    ir = ipu.Ir()
+    ir.num_host_transfers = n
+    with ir.main_graph:
+        x = ipu.h2d_stream((2,), ipu.float32, name="x")
+        y = ipu.d2h_stream((2,), ipu.float32, name="y")
+        t = ipu.constant(np.zeros(2, np.float32))
+        for _ in range(loads):
+            t = t + ipu.ops.host_load(x)
+        for _ in range(stores):
+            ipu.ops.host_store(y, t)
+    return ir
+
+
+@pytest.mark.parametrize("loads,stores,stream,count", [
+    (4, 1, "y", "stored 1 times"),      # the other 3 transfers: zeros
+    (2, 4, "x", "loaded 2 times"),      # inputs of 2 transfers ignored
+    (4, 0, "y", "stored 0 times"),      # a stream no op uses
+    (0, 4, "x", "loaded 0 times"),
+    (4, 5, "y", "stored 5 times"),      # more: refused before too
+])
+def test_stream_used_other_than_num_host_transfers_is_refused(
+        loads, stores, stream, count):
+    ir = _transfers_ir(loads, stores)
+    with pytest.raises(ipu.Error) as e:
+        ipu.Session(ir, "ipu_model")
+    msg = str(e.value)
+    assert f"'{stream}'" in msg and count in msg
+    assert "num_host_transfers is 4" in msg
+
+
+def test_stream_used_num_host_transfers_times_runs():
+    ir = _transfers_ir(4, 4)
+    with ipu.Session(ir, "ipu_model") as s:
+        out = s.run({s.expected_inputs()[0]:
+                     np.ones((4, 2), np.float32)})
+    (y,) = out.values()
+    # Each store sends the sum of the four loads, once per transfer.
+    np.testing.assert_array_equal(y, np.full((4, 2), 4, np.float32))
