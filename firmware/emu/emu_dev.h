@@ -25,6 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ipu/hw.h"	/* IPU_STOP_TIMEOUT_MS */
+
 struct emu_dev;
 
 /* Size of PCI Express configuration space (standard + extended). */
@@ -99,9 +101,16 @@ struct emu_dev_opts {
  */
 int emu_lenient_parse(const char *names, unsigned int *mask);
 
-/* The largest posted window, and the window ipu-emu uses without the
- * option (strict: silicon never completes a stop before the write). */
-#define EMU_POSTED_WINDOW_MAX_US	1000000u
+/*
+ * The largest posted window, and the window ipu-emu uses without the
+ * option (strict: silicon never completes a stop before the write). The
+ * largest is half of IPU_STOP_TIMEOUT_MS: the spec promises a stop within
+ * that bound, measured by the host from its write, and a model whose
+ * window were the whole bound would, with its own work and the host's
+ * scheduling on top, finish late and be taken for hung (late_completion
+ * uses the whole window).
+ */
+#define EMU_POSTED_WINDOW_MAX_US	(IPU_STOP_TIMEOUT_MS * 1000u / 2)
 #define EMU_POSTED_WINDOW_DEFAULT_US	200u
 
 /**

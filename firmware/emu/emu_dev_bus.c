@@ -86,9 +86,11 @@ void emu_bus_kick_locked(struct emu_dev *dev)
 
 	if (!*pending || atomic_load(&dev->off_bus))
 		return;
-	/* MSI disabled meanwhile: the function sends nothing (no INTx), and
-	 * enabling MSI sends nothing by itself (docs/hardware.md 6). */
-	if (dev->opts.msi && !emu_cfg_msi_messages_locked(dev)) {
+	/* MSI (MSI-X) disabled meanwhile: the function sends nothing (no
+	 * INTx) and holds nothing, and enabling it sends nothing by itself
+	 * (docs/hardware.md 6). */
+	if (dev->opts.msi ? !emu_cfg_msi_messages_locked(dev) :
+			    !emu_cfg_msix_enabled_locked(dev)) {
 		*pending = 0;
 		return;
 	}

@@ -41,6 +41,7 @@
 #define EXP_DEVCTL_WMASK	0x79ffu
 #define PCI_COMMAND_MASTER	0x4u
 #define MSIX_CTRL_FMASK		0x4000u
+#define MSIX_CTRL_ENABLE	0x8000u
 #define EXP_LNKSTA_LBMS		0x4000u
 
 static void put8(uint8_t *a, uint32_t off, uint8_t v)
@@ -174,6 +175,11 @@ void emu_cfg_flr(struct emu_dev *dev)
 bool emu_cfg_bus_master_locked(const struct emu_dev *dev)
 {
 	return get16(dev->cfg, PCI_COMMAND) & PCI_COMMAND_MASTER;
+}
+
+bool emu_cfg_msix_enabled_locked(const struct emu_dev *dev)
+{
+	return !dev->opts.msi && (get16(dev->cfg, MSIX_CTRL) & MSIX_CTRL_ENABLE);
 }
 
 bool emu_cfg_msix_function_masked_locked(const struct emu_dev *dev)

@@ -6,7 +6,8 @@
  * already set sends nothing new, which is why handlers acknowledge before
  * they look at the work. A function with MSI sends the MSI-X vector's
  * number as its message when the host enabled 4 messages, message 0 for
- * every cause when it enabled fewer, nothing while MSI is disabled.
+ * every cause when it enabled fewer, nothing while MSI is disabled; a
+ * function with MSI-X sends nothing while MSI-X Enable is clear.
  */
 #include "emu_internal.h"
 
@@ -37,7 +38,9 @@ static void fire_locked(struct emu_dev *dev, uint32_t bits)
 		return;
 	if (dev->opts.msi)
 		msgs = emu_cfg_msi_messages_locked(dev);
-	/* MSI disabled and no INTx pin: the causes only latch. */
+	else if (!emu_cfg_msix_enabled_locked(dev))
+		msgs = 0;
+	/* MSI (MSI-X) disabled and no INTx pin: the causes only latch. */
 	if (!msgs)
 		return;
 	for (bit = 0; bit < 32; bit++) {

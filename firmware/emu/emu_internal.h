@@ -282,6 +282,8 @@ void emu_cfg_flr(struct emu_dev *dev);
 bool emu_cfg_bus_master_locked(const struct emu_dev *dev);
 /* MSI messages the host enabled: 0 (MSI Enable clear), 1, 2 or 4. */
 int emu_cfg_msi_messages_locked(const struct emu_dev *dev);
+/* MSI-X Message Control's MSI-X Enable (false for a function with MSI). */
+bool emu_cfg_msix_enabled_locked(const struct emu_dev *dev);
 /* MSI-X Message Control's Function Mask. */
 bool emu_cfg_msix_function_masked_locked(const struct emu_dev *dev);
 /* Link Status from dev->link_speed/width, LBMS set when @retrained. */

@@ -69,7 +69,7 @@ static const char usage_text[] =
 "  --posted-window-us N | rand:N\n"
 "                     register writes are posted: a queue or gather ring\n"
 "                     disable, a soft reset or a firmware boot finishes up\n"
-"                     to N microseconds (0..1000000) after the write\n"
+"                     to N microseconds (0..500000) after the write\n"
 "                     returned, and descriptors already fetched may still\n"
 "                     complete meanwhile (rand:N: uniform in [0, N] per\n"
 "                     write); 0 finishes each before the write returns, as\n"

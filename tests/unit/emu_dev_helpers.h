@@ -294,10 +294,22 @@ static inline unsigned int th_cap_ids(struct th *t, uint8_t *ids,
 	return n;
 }
 
-/* Memory Space and Bus Master on, every cause unmasked. */
+/* Memory Space and Bus Master on, MSI-X enabled: what messages need (a
+ * function with MSI leaves MSI as its test set it). */
+static inline void th_msgs_on(struct th *t)
+{
+	uint16_t h = cfg16(t, IPU_CFG_MSIX_CAP);
+
+	cfgw16(t, 0x04, 0x0006);
+	if ((h & 0xff) == 0x11)	/* MSI-X: Message Control's MSI-X Enable */
+		cfgw16(t, IPU_CFG_MSIX_CAP + 2,
+		       cfg16(t, IPU_CFG_MSIX_CAP + 2) | 0x8000);
+}
+
+/* th_msgs_on(), and every cause unmasked. */
 static inline void th_enable(struct th *t)
 {
-	cfgw16(t, 0x04, 0x0006);
+	th_msgs_on(t);
 	wr32(t, IPU_REG_IRQ_MASK, 0);
 }
 

@@ -63,7 +63,7 @@ static void test_the_built_image_boots(void **state)
 	uint8_t *img = image(&len);
 
 	(void)state;
-	cfgw16(t, 0x04, 0x0006);	/* messages need Bus Master (v2) */
+	th_msgs_on(t);	/* messages need Bus Master (v2), MSI-X Enable */
 	wr32(t, IPU_REG_IRQ_MASK, 0);
 	assert_int_equal(th_boot_image(t, img, len, 0x3000), IPU_FW_STATE_READY);
 	assert_int_equal(rd32(t, IPU_REG_FW_VERSION), 0x010000);

@@ -505,7 +505,8 @@ static void test_the_gather_ring_s_disable_is_posted(void **state)
  */
 static void test_reads_see_every_earlier_write(void **state)
 {
-	struct rec *r = rec_new(1000000, NULL);	/* a stop of 1 s */
+	/* the longest stop: half a second */
+	struct rec *r = rec_new(EMU_POSTED_WINDOW_MAX_US, NULL);
 	struct th *t = &r->t;
 	uint32_t i, errs;
 
@@ -560,7 +561,7 @@ static void test_a_boot_is_posted_and_a_second_one_refused(void **state)
  * once (within the bound), and the descriptor's data never moves. */
 static void test_flr_ends_a_late_completion_at_once(void **state)
 {
-	struct rec *r = rec_new(1000000, "late_completion");
+	struct rec *r = rec_new(EMU_POSTED_WINDOW_MAX_US, "late_completion");
 	struct th *t = &r->t;
 	uint64_t returned, flr;
 	unsigned int n0;
@@ -573,7 +574,7 @@ static void test_flr_ends_a_late_completion_at_once(void **state)
 	flr = now_us();
 	assert_int_equal(emu_dev_flr(t->dev), 0);
 	assert_true(now_us() - flr < IPU_STOP_TIMEOUT_MS * 1000ull);
-	assert_true(now_us() - returned < 1000000);
+	assert_true(now_us() - returned < EMU_POSTED_WINDOW_MAX_US);
 	assert_int_equal(qstatus(t, IPU_QUEUE_D2H), 0);
 	assert_int_equal(rec_count(r), n0);
 	assert_int_equal(th_dma_desc(t, IPU_QUEUE_D2H, 0)->status, 0);
@@ -693,15 +694,19 @@ static void test_the_option_s_syntax(void **state)
 	}
 	assert_int_equal(emu_dev_posted_window_parse("0", &o), 0);
 	assert_int_equal(o.posted_window_us, 0);
-	assert_int_equal(emu_dev_posted_window_parse("1000000", &o), 0);
-	assert_int_equal(o.posted_window_us, 1000000);
+	assert_int_equal(emu_dev_posted_window_parse("500000", &o), 0);
+	assert_int_equal(o.posted_window_us, 500000);
+	/* Half the spec's stop bound at most (IPU_STOP_TIMEOUT_MS). */
+	assert_int_equal(emu_dev_posted_window_parse("500001", &o), -EINVAL);
+	assert_int_equal(emu_dev_posted_window_parse("1000000", &o), -EINVAL);
+	assert_int_equal(o.posted_window_us, 500000);
 	assert_false(o.posted_window_rand);
 	assert_int_equal(emu_dev_posted_window_parse("rand:0", &o), 0);
 	assert_int_equal(o.posted_window_us, 0);
 	assert_true(o.posted_window_rand);
 	/* A device refuses a window beyond the bound. */
 	o = (struct emu_dev_opts){ .mem_size = 1u << 20,
-				   .posted_window_us = 1000001 };
+				   .posted_window_us = 500001 };
 	assert_int_equal(emu_dev_create(&o, &ops, &dev), -EINVAL);
 	/* The fault's syntax. */
 	o.posted_window_us = 0;

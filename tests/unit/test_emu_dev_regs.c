@@ -120,7 +120,7 @@ static void test_a_masked_cause_latches_and_fires_on_unmask(void **state)
 	struct th *t = th_new();
 
 	(void)state;
-	cfgw16(t, 0x04, 0x0006);	/* messages need Bus Master (v2) */
+	th_msgs_on(t);	/* messages need Bus Master (v2), MSI-X Enable */
 	wr32(t, IPU_REG_IRQ_RAISE, IPU_IRQ_SW);
 	assert_int_equal(rd32(t, IPU_REG_IRQ_CAUSE), IPU_IRQ_SW);
 	assert_int_equal(th_irqs(t, IPU_VEC_MISC), 0);
@@ -135,7 +135,7 @@ static void test_self_test_doorbell_fires_vector_0_once(void **state)
 	struct th *t = th_new();
 
 	(void)state;
-	cfgw16(t, 0x04, 0x0006);	/* messages need Bus Master (v2) */
+	th_msgs_on(t);	/* messages need Bus Master (v2), MSI-X Enable */
 	wr32(t, IPU_REG_IRQ_MASK, ~IPU_IRQ_SW);
 	wr32(t, IPU_REG_IRQ_RAISE, IPU_IRQ_SW);
 	assert_int_equal(th_irqs(t, IPU_VEC_MISC), 1);
@@ -154,7 +154,7 @@ static void test_each_cause_goes_to_its_vector(void **state)
 	struct th *t = th_new();
 
 	(void)state;
-	cfgw16(t, 0x04, 0x0006);	/* messages need Bus Master (v2) */
+	th_msgs_on(t);	/* messages need Bus Master (v2), MSI-X Enable */
 	wr32(t, IPU_REG_IRQ_MASK, 0);
 	wr32(t, IPU_REG_IRQ_RAISE, IPU_IRQ_H2D | IPU_IRQ_CMD);
 	assert_int_equal(th_irqs(t, IPU_VEC_H2D), 1);

@@ -457,7 +457,7 @@ static void test_usage_errors(void **state)
 	assert_int_equal(run_usage("--socket", NULL, err, sizeof(err)), 2);
 	assert_int_equal(run_usage("--mem-size", "3M", err, sizeof(err)), 2);
 	assert_non_null(strstr(err, "power of two"));
-	assert_int_equal(run_usage("--posted-window-us", "1000001", err,
+	assert_int_equal(run_usage("--posted-window-us", "500001", err,
 				   sizeof(err)), 2);
 	assert_non_null(strstr(err, "rand:N"));
 	assert_int_equal(run_usage("--posted-window-us", "rand:", err,

@@ -83,8 +83,11 @@ static void test_irq_self_test_fires_msix_vector_0(void **state)
 	free_reply(expect_ok(c, send_cmd(c, VFU_CMD_DEVICE_SET_IRQS, &s,
 					 sizeof(s), efd, IPU_MSIX_VECTORS)));
 	/* The spec's self-test: unmask SW, raise it, vector 0 fires once
-	 * (with Bus Master: a message is a write the function makes). */
+	 * (with Bus Master: a message is a write the function makes; and
+	 * MSI-X Enable, bit 15 of Message Control, above the RO header). */
 	treg_write32(c, VFIO_PCI_CONFIG_REGION_INDEX, 0x04, 0x0006);
+	treg_write32(c, VFIO_PCI_CONFIG_REGION_INDEX, IPU_CFG_MSIX_CAP,
+		     0x8000u << 16);
 	treg_write32(c, VFIO_PCI_BAR0_REGION_INDEX, IPU_REG_IRQ_MASK, ~IPU_IRQ_SW);
 	treg_write32(c, VFIO_PCI_BAR0_REGION_INDEX, IPU_REG_IRQ_RAISE, IPU_IRQ_SW);
 	assert_int_equal(eventfd_count(efd[0]), 1);
