@@ -26,7 +26,6 @@
 #include "ipu_sim.h"
 #include "ipu_sysfs.h"
 
-DEFINE_SRCU(ipu_unplug_srcu);
 struct workqueue_struct *ipu_wq;
 
 static dev_t ipu_devt;
@@ -42,6 +41,8 @@ static void ipu_device_release(struct device *dev)
 {
 	struct ipu_device *idev = to_ipu_device(dev);
 
+	/* No read section is left: every file and mapping is gone. */
+	cleanup_srcu_struct(&idev->unplug_srcu);
 	gen_pool_destroy(idev->pool);
 	ida_free(&ipu_minor_ida, idev->minor);
 	idev->ops->release(idev);
@@ -78,6 +79,9 @@ int ipu_device_init(struct ipu_device *idev, struct device *parent,
 	}
 	ret = gen_pool_add(idev->pool, IPU_DEV_ADDR_BASE, mem_size,
 			   NUMA_NO_NODE);
+	if (ret)
+		goto err_destroy_pool;
+	ret = init_srcu_struct(&idev->unplug_srcu);
 	if (ret)
 		goto err_destroy_pool;
 
@@ -175,7 +179,7 @@ void ipu_device_unregister(struct ipu_device *idev)
 {
 	WRITE_ONCE(idev->unplugged, true);
 	/* Every operation that entered before the store has left. */
-	synchronize_srcu(&ipu_unplug_srcu);
+	synchronize_srcu(&idev->unplug_srcu);
 	if (idev->ops->mem_wc)
 		ipu_device_revoke_mappings(idev);
 	ipu_device_wake_pollers(idev);

@@ -272,7 +272,7 @@ int ipu_launch_prepare(struct ipu_file *ifile, const struct ipu_launch *args,
 	if (ret)
 		return ret;
 	ret = ipu_launch_lookup(ifile, args, req);
-	ipu_dev_exit(idx);
+	ipu_dev_exit(ifile->idev, idx);
 	if (ret)
 		return ret;
 
@@ -431,7 +431,7 @@ int ipu_launch_push(struct ipu_launch_req *req)
 	if (!ret && !on_hw)
 		wake_up(&lq->fw_wq);
 	ipu_launch_signal_list(&failed);
-	ipu_dev_exit(idx);
+	ipu_dev_exit(idev, idx);
 	return ret;
 }
 
@@ -576,7 +576,7 @@ static void ipu_launch_timeout_fn(struct work_struct *work)
 	mutex_lock(&idev->lock);
 	ret = ipu_launch_reset_locked(idev, -EIO, -ETIMEDOUT);
 	mutex_unlock(&idev->lock);
-	ipu_dev_exit(idx);
+	ipu_dev_exit(idev, idx);
 	if (ret)
 		dev_err(&idev->dev, "reset failed: %d\n", ret);
 }

@@ -122,7 +122,7 @@ static void ipu_uring_xfer_work(struct work_struct *work)
 		x->status = -ENODEV;
 	} else {
 		x->status = ipu_hw_dma(x->idev, x->dev_off, iter, x->to_device);
-		ipu_dev_exit(idx);
+		ipu_dev_exit(x->idev, idx);
 	}
 	/* The buffers are released in task context, never here. */
 	io_uring_cmd_complete_in_task(x->cmd, ipu_uring_xfer_tw);
@@ -176,7 +176,7 @@ static int ipu_uring_xfer(struct io_uring_cmd *cmd, struct ipu_file *ifile,
 	if (ret)
 		goto err_free;
 	ret = ipu_xfer_lookup(ifile, &args, &x->bo);
-	ipu_dev_exit(idx);
+	ipu_dev_exit(idev, idx);
 	if (ret)
 		goto err_free;
 	x->dev_off = ipu_bo_dev_off(x->bo) + args.bo_offset;
