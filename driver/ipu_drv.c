@@ -27,6 +27,7 @@
 #include "ipu_sysfs.h"
 
 struct workqueue_struct *ipu_wq;
+struct workqueue_struct *ipu_xfer_wq;
 
 static dev_t ipu_devt;
 static DEFINE_IDA(ipu_minor_ida);
@@ -282,13 +283,36 @@ static int __init ipu_init(void)
 		goto err_unregister_region;
 
 	/*
-	 * Our own queue rather than a system one, so that module exit can
-	 * wait for every work item (destroy_workqueue() drains it).
+	 * Our own queues rather than system ones, so that module exit can
+	 * wait for every work item (destroy_workqueue() drains them).
+	 *
+	 * Launch watchdogs and the unbinding of a PCI IPU that fell off the
+	 * bus are what bounds every launch and lets a dead device go: they
+	 * share no queue with anything a user can queue many of, since an
+	 * unbound queue runs at most max_active items at once and io_uring
+	 * transfers may each wait for a DMA queue for long. WQ_MEM_RECLAIM
+	 * gives the queue a rescuer thread, so that these few items run
+	 * even when no new worker can be created (memory pressure, which a
+	 * hung device pinning user pages and launch buffers makes worse):
+	 * the kernel's way to guarantee a queue's forward progress. Nothing
+	 * they run flushes a queue without it (the watchdog cancels nothing;
+	 * removal waits for the unplug guard, not for transfer work).
 	 */
-	ipu_wq = alloc_workqueue("ipu", WQ_UNBOUND, 0);
+	ipu_wq = alloc_workqueue("ipu", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	if (!ipu_wq) {
 		ret = -ENOMEM;
 		goto err_unregister_class;
+	}
+	/*
+	 * io_uring transfers, each of which may wait for its DMA queue (up
+	 * to IPU_PCI_DMA_WAIT_MS a batch): no rescuer, their number is
+	 * bounded per file (IPU_MAX_URING_XFERS) and they allocate nothing
+	 * the kernel needs back to make progress.
+	 */
+	ipu_xfer_wq = alloc_workqueue("ipu_xfer", WQ_UNBOUND, 0);
+	if (!ipu_xfer_wq) {
+		ret = -ENOMEM;
+		goto err_destroy_wq;
 	}
 
 	ipu_debugfs_root = debugfs_create_dir(IPU_DRIVER_NAME, NULL);
@@ -306,6 +330,8 @@ err_sim_exit:
 	ipu_sim_exit();
 err_remove_debugfs:
 	debugfs_remove_recursive(ipu_debugfs_root);
+	destroy_workqueue(ipu_xfer_wq);
+err_destroy_wq:
 	destroy_workqueue(ipu_wq);
 err_unregister_class:
 	class_unregister(&ipu_class);
@@ -319,6 +345,7 @@ static void __exit ipu_exit(void)
 	ipu_pci_exit();
 	ipu_sim_exit();
 	debugfs_remove_recursive(ipu_debugfs_root);
+	destroy_workqueue(ipu_xfer_wq);
 	destroy_workqueue(ipu_wq);
 	class_unregister(&ipu_class);
 	unregister_chrdev_region(ipu_devt, IPU_MAX_DEVICES);

@@ -118,8 +118,14 @@ void ipu_device_set_owner_locked(struct ipu_device *idev,
  * IPU_PCI_DMA_WAIT_MS for its batch) never delays another IPU's unplug.
  */
 
-/* The driver's own workqueue: transfers and launch watchdogs run there. */
+/*
+ * The driver's workqueues (ipu_drv.c): ipu_wq runs what must make progress
+ * whatever users do (launch watchdogs, the unbinding of a PCI IPU that
+ * fell off the bus), ipu_xfer_wq the io_uring transfers, which may each
+ * wait for a queue for long.
+ */
 extern struct workqueue_struct *ipu_wq;
+extern struct workqueue_struct *ipu_xfer_wq;
 
 /**
  * ipu_dev_enter - start an operation that needs the device present

@@ -8,6 +8,14 @@
  * device's DMA engine), launches on the firmware; either completes through
  * io_uring task work, so the CQE is posted from the submitter's context.
  *
+ * One file has at most IPU_MAX_URING_XFERS transfers in flight (-EAGAIN
+ * beyond, as for launches): each holds pinned pages and may occupy a
+ * worker of the transfer queue for as long as its DMA queue makes it
+ * wait. The cap is per file, as IPU_MAX_LAUNCHES is: a per-device one
+ * would let one process's flood refuse every other process's transfers,
+ * while files are charged to their opener (GFP_KERNEL_ACCOUNT) and
+ * limited by RLIMIT_NOFILE.
+ *
  * Results are 0 or a negative errno, so IOSQE_IO_LINK chains stop at the
  * first failure. On kernels with io_uring_cmd_mark_cancelable(), launches
  * the firmware has not taken yet can be cancelled; everything else
@@ -96,6 +104,16 @@ static int ipu_uring_copy_args(void *dst, size_t ksize, size_t v1_size,
 	return 0;
 }
 
+static bool ipu_uring_xfer_slot_get(struct ipu_file *ifile)
+{
+	return atomic_add_unless(&ifile->nr_xfers, 1, IPU_MAX_URING_XFERS);
+}
+
+static void ipu_uring_xfer_slot_put(struct ipu_file *ifile)
+{
+	atomic_dec(&ifile->nr_xfers);
+}
+
 static void ipu_uring_xfer_done(struct io_uring_cmd *cmd,
 				unsigned int issue_flags)
 {
@@ -106,6 +124,8 @@ static void ipu_uring_xfer_done(struct io_uring_cmd *cmd,
 		ipu_dma_unpin(&x->buf);
 	ipu_bo_put(x->bo);
 	kfree(x);
+	/* Free before userspace sees the CQE, which may resubmit at once. */
+	ipu_uring_xfer_slot_put(cmd->file->private_data);
 	ipu_uring_cmd_done(cmd, status, issue_flags);
 }
 
@@ -163,10 +183,19 @@ static int ipu_uring_xfer(struct io_uring_cmd *cmd, struct ipu_file *ifile,
 	/* Pinning may sleep: not inline (io_uring copied the SQE for us). */
 	if (!fixed && issue_flags & IO_URING_F_NONBLOCK)
 		return -EAGAIN;
+	/*
+	 * Past the cap, -EAGAIN is the CQE's result: io_uring's worker
+	 * retries an -EAGAIN only for an issue it made inline and with
+	 * IO_URING_F_NONBLOCK, so from its worker this one is final.
+	 */
+	if (!ipu_uring_xfer_slot_get(ifile))
+		return -EAGAIN;
 
 	x = kzalloc(sizeof(*x), ipu_uring_gfp(issue_flags));
-	if (!x)
-		return ipu_uring_nomem(issue_flags);
+	if (!x) {
+		ret = ipu_uring_nomem(issue_flags);
+		goto err_slot;
+	}
 	x->cmd = cmd;
 	x->idev = idev;
 	x->to_device = args.flags & IPU_XFER_TO_DEVICE;
@@ -197,13 +226,15 @@ static int ipu_uring_xfer(struct io_uring_cmd *cmd, struct ipu_file *ifile,
 
 	ipu_uring_pdu(cmd)->xfer = x;
 	INIT_WORK(&x->work, ipu_uring_xfer_work);
-	queue_work(ipu_wq, &x->work);
+	queue_work(ipu_xfer_wq, &x->work);
 	return -EIOCBQUEUED;
 
 err_put_bo:
 	ipu_bo_put(x->bo);
 err_free:
 	kfree(x);
+err_slot:
+	ipu_uring_xfer_slot_put(ifile);
 	return ret;
 }
 
