@@ -10,12 +10,15 @@
  * are waited for, and a last launch behind them (the queue runs in
  * order) says the device is done: a launch whose status is -EIO must have
  * left its slice as it was; one whose status is 0 must have written it.
- * The window: a launch pushed after the reset restarted the command
- * queue but before the core failed the launches in flight was failed
- * (-EIO) and run all the same. Racing, not deterministic: ROUNDS rounds.
+ * Odd rounds let half the launches reach the ring before the first
+ * reset, so that the resets have launches to fail. The window: a launch
+ * pushed after the reset restarted the command queue but before the core
+ * failed the launches in flight was failed (-EIO) and ran all the same.
+ * Racing, not deterministic: ROUNDS rounds.
  * Skipped without PCI IPUs or without ipu-emu's control port.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 
 #include "kemu.h"
@@ -32,6 +35,7 @@ struct pusher {
 	uint64_t slice;
 	uint64_t fence[LAUNCHES + 1];
 	int err[LAUNCHES];
+	atomic_uint pushed;
 	atomic_bool done;
 };
 
@@ -47,6 +51,7 @@ static void *push_all(void *arg)
 		l.fence = 0;
 		p->err[i] = kt_ioctl(p->fd, IPU_IOCTL_LAUNCH, &l);
 		p->fence[i] = l.fence;
+		atomic_fetch_add(&p->pushed, 1);
 	}
 	atomic_store(&p->done, true);
 	return NULL;
@@ -78,7 +83,15 @@ static void test_a_failed_launch_never_ran(void **state)
 		assert_int_equal(kt_write_bo(p.fd, p.l.arena_handle, 0, pat, len), 0);
 		ke_fault(0, "hold_launches=1");
 		atomic_store(&p.done, false);
+		atomic_store(&p.pushed, 0);
 		assert_int_equal(pthread_create(&t, NULL, push_all, &p), 0);
+		/*
+		 * Odd rounds: half the launches on the ring first, for the
+		 * resets to end; even rounds race the resets from the start.
+		 */
+		while (round % 2 && atomic_load(&p.pushed) < LAUNCHES / 2 &&
+		       !atomic_load(&p.done))
+			sched_yield();
 		for (resets = 0; !atomic_load(&p.done) || !resets; resets++)
 			assert_int_equal(kt_reset(p.fd), 0);
 		assert_int_equal(pthread_join(t, NULL), 0);
