@@ -11,10 +11,10 @@
  * One file has at most IPU_MAX_URING_XFERS transfers in flight (-EAGAIN
  * beyond, as for launches): each holds pinned pages and may occupy a
  * worker of the transfer queue for as long as its DMA queue makes it
- * wait. The cap is per file, as IPU_MAX_LAUNCHES is: a per-device one
- * would let one process's flood refuse every other process's transfers,
- * while files are charged to their opener (GFP_KERNEL_ACCOUNT) and
- * limited by RLIMIT_NOFILE.
+ * wait. The cap is per file, as IPU_MAX_LAUNCHES is: transfers need the
+ * owner's file, so while one file owns the device it bounds the device's
+ * transfers too, and a file that attaches after another detached never
+ * finds its cap taken by the other's transfers still in flight.
  *
  * Results are 0 or a negative errno, so IOSQE_IO_LINK chains stop at the
  * first failure. On kernels with io_uring_cmd_mark_cancelable(), launches
@@ -184,9 +184,10 @@ static int ipu_uring_xfer(struct io_uring_cmd *cmd, struct ipu_file *ifile,
 	if (!fixed && issue_flags & IO_URING_F_NONBLOCK)
 		return -EAGAIN;
 	/*
-	 * Past the cap, -EAGAIN is the CQE's result: io_uring's worker
-	 * retries an -EAGAIN only for an issue it made inline and with
-	 * IO_URING_F_NONBLOCK, so from its worker this one is final.
+	 * Past the cap: -EAGAIN. Issued inline (IO_URING_F_NONBLOCK), the
+	 * command goes to io_uring's worker, which issues it once more
+	 * without the flag; from there -EAGAIN is the CQE's result (this
+	 * file is neither pollable nor IOPOLL, so nothing retries it).
 	 */
 	if (!ipu_uring_xfer_slot_get(ifile))
 		return -EAGAIN;
