@@ -88,7 +88,7 @@ static int ipu_bo_clear(struct ipu_device *idev, u64 dev_off, u64 size)
 		if (ipu_dev_enter(idev, &idx))
 			return -ENODEV;
 		ipu_hw_mem_clear(idev, dev_off + done, n);
-		ipu_dev_exit(idx);
+		ipu_dev_exit(idev, idx);
 		cond_resched();
 	}
 	return 0;
@@ -136,7 +136,7 @@ int ipu_ioctl_bo_create(struct ipu_file *ifile, void *data)
 	bo->size = size;
 	get_device(&idev->dev);
 	bo->idev = idev;
-	ipu_dev_exit(idx);
+	ipu_dev_exit(idev, idx);
 	/* Nobody may see what an earlier user left in this range. */
 	ret = ipu_bo_clear(idev, ipu_bo_dev_off(bo), size);
 	if (ret)
@@ -161,7 +161,7 @@ err_put_bo:
 	ipu_bo_put(bo);
 	return ret;
 err_exit:
-	ipu_dev_exit(idx);
+	ipu_dev_exit(idev, idx);
 err_free_bo:
 	kfree(bo);
 	return ret;
@@ -197,7 +197,7 @@ int ipu_ioctl_bo_destroy(struct ipu_file *ifile, void *data)
 	if (ret)
 		return ret;
 	bo = xa_erase(&ifile->bos, args->handle);
-	ipu_dev_exit(idx);
+	ipu_dev_exit(ifile->idev, idx);
 	if (!bo)
 		return -ENOENT;
 	ipu_bo_put(bo);
@@ -217,7 +217,7 @@ int ipu_ioctl_bo_info(struct ipu_file *ifile, void *data)
 	if (ret)
 		return ret;
 	bo = ipu_bo_lookup(ifile, args->handle);
-	ipu_dev_exit(idx);
+	ipu_dev_exit(ifile->idev, idx);
 	if (!bo)
 		return -ENOENT;
 	args->size = bo->size;
@@ -276,7 +276,7 @@ static vm_fault_t ipu_bo_vm_fault(struct vm_fault *vmf)
 		return VM_FAULT_SIGBUS;
 	if (!ipu_hw_mem_pfn(bo->idev, ipu_bo_dev_off(bo) + off, &pfn))
 		vmret = vmf_insert_pfn(vma, vmf->address, pfn);
-	ipu_dev_exit(idx);
+	ipu_dev_exit(bo->idev, idx);
 	return vmret;
 }
 
@@ -318,7 +318,7 @@ int ipu_bo_mmap(struct ipu_file *ifile, struct vm_area_struct *vma)
 	if (ret)
 		return ret;
 	bo = ipu_bo_lookup(ifile, handle);
-	ipu_dev_exit(idx);
+	ipu_dev_exit(ifile->idev, idx);
 	if (!bo)
 		return -EINVAL;
 	if (first + npages < first || first + npages > bo->size >> PAGE_SHIFT) {

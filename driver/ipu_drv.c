@@ -26,8 +26,8 @@
 #include "ipu_sim.h"
 #include "ipu_sysfs.h"
 
-DEFINE_SRCU(ipu_unplug_srcu);
 struct workqueue_struct *ipu_wq;
+struct workqueue_struct *ipu_xfer_wq;
 
 static dev_t ipu_devt;
 static DEFINE_IDA(ipu_minor_ida);
@@ -42,6 +42,8 @@ static void ipu_device_release(struct device *dev)
 {
 	struct ipu_device *idev = to_ipu_device(dev);
 
+	/* No read section is left: every file and mapping is gone. */
+	cleanup_srcu_struct(&idev->unplug_srcu);
 	gen_pool_destroy(idev->pool);
 	ida_free(&ipu_minor_ida, idev->minor);
 	idev->ops->release(idev);
@@ -78,6 +80,9 @@ int ipu_device_init(struct ipu_device *idev, struct device *parent,
 	}
 	ret = gen_pool_add(idev->pool, IPU_DEV_ADDR_BASE, mem_size,
 			   NUMA_NO_NODE);
+	if (ret)
+		goto err_destroy_pool;
+	ret = init_srcu_struct(&idev->unplug_srcu);
 	if (ret)
 		goto err_destroy_pool;
 
@@ -175,7 +180,7 @@ void ipu_device_unregister(struct ipu_device *idev)
 {
 	WRITE_ONCE(idev->unplugged, true);
 	/* Every operation that entered before the store has left. */
-	synchronize_srcu(&ipu_unplug_srcu);
+	synchronize_srcu(&idev->unplug_srcu);
 	if (idev->ops->mem_wc)
 		ipu_device_revoke_mappings(idev);
 	ipu_device_wake_pollers(idev);
@@ -278,13 +283,36 @@ static int __init ipu_init(void)
 		goto err_unregister_region;
 
 	/*
-	 * Our own queue rather than a system one, so that module exit can
-	 * wait for every work item (destroy_workqueue() drains it).
+	 * Our own queues rather than system ones, so that module exit can
+	 * wait for every work item (destroy_workqueue() drains them).
+	 *
+	 * Launch watchdogs and the unbinding of a PCI IPU that fell off the
+	 * bus are what bounds every launch and lets a dead device go: they
+	 * share no queue with anything a user can queue many of, since an
+	 * unbound queue runs at most max_active items at once and io_uring
+	 * transfers may each wait for a DMA queue for long. WQ_MEM_RECLAIM
+	 * gives the queue a rescuer thread, so that these few items run
+	 * even when no new worker can be created (memory pressure, which a
+	 * hung device pinning user pages and launch buffers makes worse):
+	 * the kernel's way to guarantee a queue's forward progress. Nothing
+	 * they run flushes a queue without it (the watchdog cancels nothing;
+	 * removal waits for the unplug guard, not for transfer work).
 	 */
-	ipu_wq = alloc_workqueue("ipu", WQ_UNBOUND, 0);
+	ipu_wq = alloc_workqueue("ipu", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	if (!ipu_wq) {
 		ret = -ENOMEM;
 		goto err_unregister_class;
+	}
+	/*
+	 * io_uring transfers, each of which may wait for its DMA queue (up
+	 * to IPU_PCI_DMA_WAIT_MS a batch): no rescuer, their number is
+	 * bounded per file (IPU_MAX_URING_XFERS) and they allocate nothing
+	 * the kernel needs back to make progress.
+	 */
+	ipu_xfer_wq = alloc_workqueue("ipu_xfer", WQ_UNBOUND, 0);
+	if (!ipu_xfer_wq) {
+		ret = -ENOMEM;
+		goto err_destroy_wq;
 	}
 
 	ipu_debugfs_root = debugfs_create_dir(IPU_DRIVER_NAME, NULL);
@@ -302,6 +330,8 @@ err_sim_exit:
 	ipu_sim_exit();
 err_remove_debugfs:
 	debugfs_remove_recursive(ipu_debugfs_root);
+	destroy_workqueue(ipu_xfer_wq);
+err_destroy_wq:
 	destroy_workqueue(ipu_wq);
 err_unregister_class:
 	class_unregister(&ipu_class);
@@ -315,6 +345,7 @@ static void __exit ipu_exit(void)
 	ipu_pci_exit();
 	ipu_sim_exit();
 	debugfs_remove_recursive(ipu_debugfs_root);
+	destroy_workqueue(ipu_xfer_wq);
 	destroy_workqueue(ipu_wq);
 	class_unregister(&ipu_class);
 	unregister_chrdev_region(ipu_devt, IPU_MAX_DEVICES);

@@ -48,7 +48,10 @@ struct ipu_info;
  * @pool: device-address allocator over [IPU_DEV_ADDR_BASE, + @mem_size);
  *	gen_pool locks itself.
  * @unplugged: set once the device is gone; every later call gets -ENODEV.
- *	Read inside ipu_dev_enter() sections; see ipu_unplug_srcu.
+ *	Read inside ipu_dev_enter() sections; see @unplug_srcu.
+ * @unplug_srcu: the unplug guard's SRCU domain (ipu_dev_enter()): the
+ *	device's own, so that unplugging one IPU waits only for the
+ *	operations on it, never for a long transfer on another.
  * @lock: protects @owner, @owner_pid and @files, and serialises resets.
  * @owner: the open file that attached the device, or NULL.
  * @owner_pid: thread group of the process that attached, or NULL.
@@ -74,6 +77,7 @@ struct ipu_device {
 	u64 mem_size;
 	struct gen_pool *pool;
 	bool unplugged;
+	struct srcu_struct unplug_srcu;
 	struct mutex lock; /* owner, owner_pid, files; serialises resets */
 	struct ipu_file *owner;
 	struct pid *owner_pid;
@@ -108,12 +112,20 @@ void ipu_device_set_owner_locked(struct ipu_device *idev,
  * under mmap_lock (mmap, faults) or any other lock; in exchange nothing
  * that can wait for long (pinning user pages, which may fault and sleep on
  * userfaultfd; waiting for a launch) may happen inside one, or removal
- * waits as long. One SRCU domain for all devices, as DRM has.
+ * waits as long. One SRCU domain per device (ipu_device.unplug_srcu),
+ * initialised with the device and cleaned up at its final put: an
+ * operation that holds one IPU's guard for long (a transfer waits up to
+ * IPU_PCI_DMA_WAIT_MS for its batch) never delays another IPU's unplug.
  */
-extern struct srcu_struct ipu_unplug_srcu;
 
-/* The driver's own workqueue: transfers and launch watchdogs run there. */
+/*
+ * The driver's workqueues (ipu_drv.c): ipu_wq runs what must make progress
+ * whatever users do (launch watchdogs, the unbinding of a PCI IPU that
+ * fell off the bus), ipu_xfer_wq the io_uring transfers, which may each
+ * wait for a queue for long.
+ */
 extern struct workqueue_struct *ipu_wq;
+extern struct workqueue_struct *ipu_xfer_wq;
 
 /**
  * ipu_dev_enter - start an operation that needs the device present
@@ -132,17 +144,17 @@ extern struct workqueue_struct *ipu_wq;
  */
 static inline int ipu_dev_enter(struct ipu_device *idev, int *idx)
 {
-	*idx = srcu_read_lock(&ipu_unplug_srcu);
+	*idx = srcu_read_lock(&idev->unplug_srcu);
 	if (READ_ONCE(idev->unplugged)) {
-		srcu_read_unlock(&ipu_unplug_srcu, *idx);
+		srcu_read_unlock(&idev->unplug_srcu, *idx);
 		return -ENODEV;
 	}
 	return 0;
 }
 
-static inline void ipu_dev_exit(int idx)
+static inline void ipu_dev_exit(struct ipu_device *idev, int idx)
 {
-	srcu_read_unlock(&ipu_unplug_srcu, idx);
+	srcu_read_unlock(&idev->unplug_srcu, idx);
 }
 
 /* Whether the device is gone: for quick refusals outside a read section. */

@@ -48,7 +48,7 @@ static int ipu_open(struct inode *inode, struct file *filp)
 	mutex_lock(&idev->lock);
 	list_add(&ifile->node, &idev->files);
 	mutex_unlock(&idev->lock);
-	ipu_dev_exit(idx);
+	ipu_dev_exit(idev, idx);
 
 	filp->private_data = ifile;
 	/*

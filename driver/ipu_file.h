@@ -23,6 +23,8 @@ struct ipu_gather_inbox;
  * @nr_launches: launches of this file in flight, ioctl fences not yet
  *	consumed and io_uring launches not yet completed alike; at most
  *	IPU_MAX_LAUNCHES (ipu_launch.c).
+ * @nr_xfers: io_uring transfers of this file in flight, until their CQE
+ *	is posted; at most IPU_MAX_URING_XFERS (ipu_uring.c).
  * @gather: the gather requests of this file's split launches (ipu_gather.c).
  */
 struct ipu_file {
@@ -32,6 +34,7 @@ struct ipu_file {
 	struct address_space *mapping;
 	struct list_head node;
 	atomic_t nr_launches;
+	atomic_t nr_xfers;
 	struct ipu_gather_inbox *gather;
 };
 

@@ -61,7 +61,7 @@ int ipu_ioctl_fw_attach(struct ipu_file *ifile, void *data)
 	}
 	spin_unlock(&lq->lock);
 	mutex_unlock(&lq->fw_lock);
-	ipu_dev_exit(idx);
+	ipu_dev_exit(idev, idx);
 	return ret;
 }
 
@@ -212,7 +212,7 @@ static vm_fault_t ipu_fw_vm_fault(struct vm_fault *vmf)
 	    !ipu_hw_mem_pfn(idev, off, &pfn))
 		vmret = vmf_insert_pfn(vma, vmf->address, pfn);
 	mutex_unlock(&lq->fw_lock);
-	ipu_dev_exit(idx);
+	ipu_dev_exit(idev, idx);
 	return vmret;
 }
 

@@ -200,7 +200,7 @@ static int ipu_gather_answer_entry(struct ipu_gather_inbox *inbox,
 		ret = -ENODEV;
 	} else {
 		ret = idev->ops->gather_answer(idev, e->seq, e->gen, status);
-		ipu_dev_exit(idx);
+		ipu_dev_exit(idev, idx);
 	}
 	ipu_gather_entry_free(e);
 	return ret;

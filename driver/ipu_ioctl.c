@@ -44,7 +44,7 @@ static int ipu_ioctl_get_info(struct ipu_file *ifile, void *data)
 	mutex_lock(&idev->lock);
 	info->owner_pid = idev->owner_pid ? pid_vnr(idev->owner_pid) : 0;
 	mutex_unlock(&idev->lock);
-	ipu_dev_exit(idx);
+	ipu_dev_exit(idev, idx);
 	return 0;
 }
 
@@ -66,7 +66,7 @@ static int ipu_change_owner(struct ipu_file *ifile, bool attach)
 	if (!ret)
 		ipu_device_set_owner_locked(idev, attach ? ifile : NULL);
 	mutex_unlock(&idev->lock);
-	ipu_dev_exit(idx);
+	ipu_dev_exit(idev, idx);
 	return ret;
 }
 
@@ -109,7 +109,7 @@ static int ipu_ioctl_reset(struct ipu_file *ifile, void *data)
 		ret = ipu_launch_reset_locked(idev, -EIO, -EIO);
 	}
 	mutex_unlock(&idev->lock);
-	ipu_dev_exit(idx);
+	ipu_dev_exit(idev, idx);
 	return ret;
 }
 

@@ -272,7 +272,7 @@ int ipu_launch_prepare(struct ipu_file *ifile, const struct ipu_launch *args,
 	if (ret)
 		return ret;
 	ret = ipu_launch_lookup(ifile, args, req);
-	ipu_dev_exit(idx);
+	ipu_dev_exit(ifile->idev, idx);
 	if (ret)
 		return ret;
 
@@ -323,6 +323,9 @@ static void ipu_launch_kick_locked(struct ipu_device *idev,
 	int ret;
 
 	lockdep_assert_held(&lq->lock);
+	/* The queue the reset restarts takes nothing before the failing. */
+	if (lq->resetting)
+		return;
 	list_for_each_entry_safe(req, tmp, &lq->pending, node) {
 		ret = idev->ops->launch(idev, req);
 		if (ret == -EBUSY)
@@ -431,7 +434,7 @@ int ipu_launch_push(struct ipu_launch_req *req)
 	if (!ret && !on_hw)
 		wake_up(&lq->fw_wq);
 	ipu_launch_signal_list(&failed);
-	ipu_dev_exit(idx);
+	ipu_dev_exit(idev, idx);
 	return ret;
 }
 
@@ -463,30 +466,36 @@ bool ipu_launch_cancel(struct ipu_launch_req *req)
 
 /*
  * Fail every launch of the device: those past their deadline with
- * @late_status, the others with @status.
+ * @late_status, the others with @status. After a reset of a device with
+ * its own queue (lq->resetting), only those in flight when the reset
+ * began: the launches pushed since wait on lq->pending, and go to the
+ * restarted queue now.
  */
 static void ipu_launch_fail(struct ipu_device *idev, int status,
 			    int late_status)
 {
 	struct ipu_launch_queue *lq = &idev->launches;
-	struct ipu_launch_req *req, *tmp;
+	struct ipu_launch_req *req;
 	unsigned long now = jiffies;
 	LIST_HEAD(failed);
 
 	spin_lock(&lq->lock);
 	list_splice_tail_init(&lq->running, &failed);
-	list_splice_tail_init(&lq->pending, &failed);
+	if (!lq->resetting || !ipu_launch_on_hw(idev))
+		list_splice_tail_init(&lq->pending, &failed);
 	list_for_each_entry(req, &failed, node) {
 		req->done = true;
 		req->status = time_after_eq(now, req->deadline) ?
 			      late_status : status;
 	}
+	if (lq->resetting) {
+		lq->resetting = false;
+		if (ipu_launch_on_hw(idev))
+			ipu_launch_kick_locked(idev, &failed);
+	}
 	spin_unlock(&lq->lock);
 
-	list_for_each_entry_safe(req, tmp, &failed, node) {
-		list_del_init(&req->node);
-		ipu_launch_signal(req, true);
-	}
+	ipu_launch_signal_list(&failed);
 }
 
 /**
@@ -520,9 +529,21 @@ void ipu_launch_fail_all(struct ipu_device *idev, int status)
 int ipu_launch_reset_locked(struct ipu_device *idev, int status,
 			    int late_status)
 {
+	struct ipu_launch_queue *lq = &idev->launches;
 	int ret;
 
 	lockdep_assert_held(&idev->lock);
+	/*
+	 * What is in flight now is what the reset ends: the pending
+	 * launches count as running (failed below), and nothing reaches
+	 * the device's queue until they are. Without this, a launch
+	 * pushed once the kind restarted its queue but before the failing
+	 * below would be reported failed while the device runs it.
+	 */
+	spin_lock(&lq->lock);
+	lq->resetting = true;
+	list_splice_tail_init(&lq->pending, &lq->running);
+	spin_unlock(&lq->lock);
 	ipu_fw_revoke(idev);
 	ret = ipu_hw_reset(idev);
 	if (!ret)
@@ -576,7 +597,7 @@ static void ipu_launch_timeout_fn(struct work_struct *work)
 	mutex_lock(&idev->lock);
 	ret = ipu_launch_reset_locked(idev, -EIO, -ETIMEDOUT);
 	mutex_unlock(&idev->lock);
-	ipu_dev_exit(idx);
+	ipu_dev_exit(idev, idx);
 	if (ret)
 		dev_err(&idev->dev, "reset failed: %d\n", ret);
 }

@@ -106,6 +106,10 @@ struct ipu_launch_req {
  * @timeout_armed: @timeout_work is queued to run at @timeout_at.
  * @timeout_at: jiffies at which the armed watchdog runs: the earliest
  *	deadline of the launches in flight when it was armed.
+ * @resetting: a reset is under way (ipu_launch_reset_locked()): launches
+ *	pushed meanwhile wait on @pending and reach the device's own queue
+ *	only once the reset has failed the launches it ended, so that no
+ *	launch the restarted queue runs is reported failed.
  */
 struct ipu_launch_queue {
 	spinlock_t lock; /* lists, next_id, fw_file, fw_mapping, timeout_* */
@@ -120,6 +124,7 @@ struct ipu_launch_queue {
 	struct delayed_work timeout_work;
 	bool timeout_armed;
 	unsigned long timeout_at;
+	bool resetting;
 };
 
 /**

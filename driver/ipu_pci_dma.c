@@ -168,7 +168,7 @@ static int ipu_pci_sgt_from_iter(struct sg_table *sgt, struct iov_iter *iter)
 		skip = 0;
 		i++;
 	}
-	ret = sg_alloc_table(sgt, i, GFP_KERNEL);
+	ret = sg_alloc_table(sgt, i, GFP_KERNEL_ACCOUNT);
 	if (ret)
 		return ret;
 

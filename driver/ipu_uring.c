@@ -8,6 +8,14 @@
  * device's DMA engine), launches on the firmware; either completes through
  * io_uring task work, so the CQE is posted from the submitter's context.
  *
+ * One file has at most IPU_MAX_URING_XFERS transfers in flight (-EAGAIN
+ * beyond, as for launches): each holds pinned pages and may occupy a
+ * worker of the transfer queue for as long as its DMA queue makes it
+ * wait. The cap is per file, as IPU_MAX_LAUNCHES is: transfers need the
+ * owner's file, so while one file owns the device it bounds the device's
+ * transfers too, and a file that attaches after another detached never
+ * finds its cap taken by the other's transfers still in flight.
+ *
  * Results are 0 or a negative errno, so IOSQE_IO_LINK chains stop at the
  * first failure. On kernels with io_uring_cmd_mark_cancelable(), launches
  * the firmware has not taken yet can be cancelled; everything else
@@ -96,6 +104,16 @@ static int ipu_uring_copy_args(void *dst, size_t ksize, size_t v1_size,
 	return 0;
 }
 
+static bool ipu_uring_xfer_slot_get(struct ipu_file *ifile)
+{
+	return atomic_add_unless(&ifile->nr_xfers, 1, IPU_MAX_URING_XFERS);
+}
+
+static void ipu_uring_xfer_slot_put(struct ipu_file *ifile)
+{
+	atomic_dec(&ifile->nr_xfers);
+}
+
 static void ipu_uring_xfer_done(struct io_uring_cmd *cmd,
 				unsigned int issue_flags)
 {
@@ -106,6 +124,8 @@ static void ipu_uring_xfer_done(struct io_uring_cmd *cmd,
 		ipu_dma_unpin(&x->buf);
 	ipu_bo_put(x->bo);
 	kfree(x);
+	/* Free before userspace sees the CQE, which may resubmit at once. */
+	ipu_uring_xfer_slot_put(cmd->file->private_data);
 	ipu_uring_cmd_done(cmd, status, issue_flags);
 }
 
@@ -122,7 +142,7 @@ static void ipu_uring_xfer_work(struct work_struct *work)
 		x->status = -ENODEV;
 	} else {
 		x->status = ipu_hw_dma(x->idev, x->dev_off, iter, x->to_device);
-		ipu_dev_exit(idx);
+		ipu_dev_exit(x->idev, idx);
 	}
 	/* The buffers are released in task context, never here. */
 	io_uring_cmd_complete_in_task(x->cmd, ipu_uring_xfer_tw);
@@ -163,10 +183,20 @@ static int ipu_uring_xfer(struct io_uring_cmd *cmd, struct ipu_file *ifile,
 	/* Pinning may sleep: not inline (io_uring copied the SQE for us). */
 	if (!fixed && issue_flags & IO_URING_F_NONBLOCK)
 		return -EAGAIN;
+	/*
+	 * Past the cap: -EAGAIN. Issued inline (IO_URING_F_NONBLOCK), the
+	 * command goes to io_uring's worker, which issues it once more
+	 * without the flag; from there -EAGAIN is the CQE's result (this
+	 * file is neither pollable nor IOPOLL, so nothing retries it).
+	 */
+	if (!ipu_uring_xfer_slot_get(ifile))
+		return -EAGAIN;
 
 	x = kzalloc(sizeof(*x), ipu_uring_gfp(issue_flags));
-	if (!x)
-		return ipu_uring_nomem(issue_flags);
+	if (!x) {
+		ret = ipu_uring_nomem(issue_flags);
+		goto err_slot;
+	}
 	x->cmd = cmd;
 	x->idev = idev;
 	x->to_device = args.flags & IPU_XFER_TO_DEVICE;
@@ -176,7 +206,7 @@ static int ipu_uring_xfer(struct io_uring_cmd *cmd, struct ipu_file *ifile,
 	if (ret)
 		goto err_free;
 	ret = ipu_xfer_lookup(ifile, &args, &x->bo);
-	ipu_dev_exit(idx);
+	ipu_dev_exit(idev, idx);
 	if (ret)
 		goto err_free;
 	x->dev_off = ipu_bo_dev_off(x->bo) + args.bo_offset;
@@ -197,13 +227,15 @@ static int ipu_uring_xfer(struct io_uring_cmd *cmd, struct ipu_file *ifile,
 
 	ipu_uring_pdu(cmd)->xfer = x;
 	INIT_WORK(&x->work, ipu_uring_xfer_work);
-	queue_work(ipu_wq, &x->work);
+	queue_work(ipu_xfer_wq, &x->work);
 	return -EIOCBQUEUED;
 
 err_put_bo:
 	ipu_bo_put(x->bo);
 err_free:
 	kfree(x);
+err_slot:
+	ipu_uring_xfer_slot_put(ifile);
 	return ret;
 }
 

@@ -88,7 +88,7 @@ static int ipu_xfer_chunks(struct ipu_device *idev, u64 dev_off,
 		ret = ipu_dev_enter(idev, &idx);
 		if (!ret) {
 			ret = ipu_hw_dma(idev, dev_off, &buf.iter, to_device);
-			ipu_dev_exit(idx);
+			ipu_dev_exit(idev, idx);
 		}
 		ipu_dma_unpin(&buf);
 		if (ret)
@@ -118,7 +118,7 @@ int ipu_ioctl_xfer(struct ipu_file *ifile, void *data)
 	if (ret)
 		return ret;
 	ret = ipu_xfer_lookup(ifile, args, &bo);
-	ipu_dev_exit(idx);
+	ipu_dev_exit(idev, idx);
 	if (ret)
 		return ret;
 	/* The buffer's reference keeps its memory while we sleep in pinning. */

@@ -215,8 +215,13 @@ struct ipu_bo_info {
  * Through io_uring (IPU_URING_CMD_XFER), the same, plus: -EINVAL for
  * @length above 1 GiB (the range is pinned whole); with
  * IORING_URING_CMD_FIXED, -EFAULT for a bad sqe->buf_index or a range not
- * inside that registered buffer.
+ * inside that registered buffer; -EAGAIN when this file has
+ * IPU_MAX_URING_XFERS io_uring transfers in flight (each counts until its
+ * CQE is posted).
  */
+/* io_uring transfers one file may have in flight (-EAGAIN beyond). */
+#define IPU_MAX_URING_XFERS 64
+
 struct ipu_xfer {
 	__u64 user_ptr;
 	__u64 bo_offset;
