@@ -90,13 +90,18 @@ static void assert_hwmon_reads(void)
 		fail_msg("temp1_input reads \"%s\"", buf);
 }
 
-/* The MLP on attached @fd, its output compared with the model's. */
+/*
+ * The MLP on attached @fd, its output compared with the model's, which is
+ * computed once: the model's device stays attached until the teardown.
+ */
 static void assert_the_mlp_runs(int fd)
 {
+	static float want[8];
+	static bool have_want;
 	struct kp_prog *p = kp_mlp(1);
 	const struct ipu_exe_stream *in = &p->exe->streams[p->in[0]];
 	const struct ipu_exe_stream *out = &p->exe->streams[p->out[0]];
-	float x[16], y[8], want[8];
+	float x[16], y[8];
 	struct kp_raw r = { .fd = fd };
 	struct kp_setup m;
 	char msg[256];
@@ -113,9 +118,12 @@ static void assert_the_mlp_runs(int fd)
 	assert_int_equal(kr_wait(fd, r.l.fence), 0);
 	assert_int_equal(kt_read_bo(fd, r.l.arena_handle, out->slots_offset,
 				    y, sizeof(y)), 0);
-	kp_open(&m, p, (const char *[]){ "model:0" });
-	assert_int_equal(kp_run(&m, (void *[]){ x }, (void *[]){ want }, msg,
-				sizeof(msg)), 0);
+	if (!have_want) {
+		kp_open(&m, p, (const char *[]){ "model:0" });
+		assert_int_equal(kp_run(&m, (void *[]){ x }, (void *[]){ want },
+					msg, sizeof(msg)), 0);
+		have_want = true;
+	}
 	assert_memory_equal(y, want, sizeof(y));
 	kp_free(p);
 }
