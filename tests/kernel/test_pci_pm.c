@@ -16,8 +16,11 @@
  *  - a launch on the device at suspend that does not finish (ipu-emu's
  *    hold_launches) fails with -EIO once suspend has given it its time,
  *    and the next one runs;
- *  - transfers in flight at suspend, from a process looping over them,
- *    all complete with their data intact: none fails, none hangs.
+ *  - transfers in flight at suspend, from a process looping over them
+ *    (the freezer lets each return first) or queued through io_uring
+ *    (the driver's workqueue runs them: suspend finds one on the ring
+ *    and others waiting), all complete with their data intact: none
+ *    fails, none hangs.
  * .shutdown (reboot, kexec) ends the boot, so no test here calls it.
  * Skipped without PCI IPUs, ipu-emu's control port, /sys/power/pm_test
  * or suspend-to-idle.
@@ -27,6 +30,7 @@
 #include <sys/wait.h>
 
 #include "kreset.h"
+#include "kuring.h"
 
 #define PM_TEST "/sys/power/pm_test"
 #define PM_STATE "/sys/power/state"
@@ -34,6 +38,9 @@
 #define BUF_LEN (1u << 20)
 /* Sleeps while the transfers run: enough for some to cross each one. */
 #define XFER_CYCLES 3
+/* io_uring transfers queued before a sleep: the driver's workqueue runs them. */
+#define URING_XFERS 8
+#define URING_LEN (4u << 20)
 
 static void pm_require(void)
 {
@@ -258,6 +265,56 @@ static void test_transfers_in_flight_complete(void **state)
 			 status);
 }
 
+/*
+ * Transfers submitted through io_uring run on the driver's workqueue,
+ * which the freezer does not stop: suspend finds one on a DMA ring and
+ * others waiting. Each completes (0) and moved its bytes, in @mode.
+ */
+static void uring_transfers_cross(const char *mode)
+{
+	uint8_t *host[URING_XFERS];
+	uint32_t bo[URING_XFERS];
+	int res[URING_XFERS], fd;
+	struct io_uring ring;
+	unsigned int i;
+
+	pm_require();
+	fd = ke_open_first();
+	ku_ring(&ring, URING_XFERS, false);
+	for (i = 0; i < URING_XFERS; i++) {
+		host[i] = kt_alloc(URING_LEN);
+		kt_fill(host[i], URING_LEN, 70 + i);
+		bo[i] = kt_bo(fd, URING_LEN, NULL);
+		ku_xfer(&ring, fd, bo[i], 0, host[i], URING_LEN,
+			IPU_XFER_TO_DEVICE, i);
+		res[i] = 1;
+	}
+	assert_int_equal(io_uring_submit(&ring), URING_XFERS);
+	pm_cycle(mode);
+	ku_reap(&ring, URING_XFERS, res, URING_XFERS);
+	io_uring_queue_exit(&ring);
+	for (i = 0; i < URING_XFERS; i++) {
+		if (res[i])
+			fail_msg("transfer %u across the sleep: %s", i,
+				 strerror(-res[i]));
+		memset(host[i], 0, URING_LEN);
+		assert_int_equal(kt_read_bo(fd, bo[i], 0, host[i], URING_LEN), 0);
+		assert_pattern(host[i], URING_LEN, 70 + i);
+	}
+}
+
+static void test_uring_transfers_cross_the_devices_phase(void **state)
+{
+	(void)state;
+	uring_transfers_cross("devices");
+}
+
+static void test_uring_transfers_cross_d3hot(void **state)
+{
+	(void)state;
+	uring_transfers_cross("platform");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -266,6 +323,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_a_launch_that_does_not_finish_fails_with_eio,
 					  kr_clear_teardown),
 		KT_TEST(test_transfers_in_flight_complete),
+		KT_TEST(test_uring_transfers_cross_the_devices_phase),
+		KT_TEST(test_uring_transfers_cross_d3hot),
 	};
 
 	kp_init();
