@@ -61,10 +61,11 @@ static void ipu_pci_gone_work(struct work_struct *work)
 
 /*
  * A reset of the function begins or ends (the PCI core's FLR, AER's
- * recovery, the driver's own FLR): BAR0 may read all ones in between,
- * which then says nothing about removal (ipu_pci_check_gone()).
+ * recovery, the driver's own FLR), or system sleep (ipu_pci_pm.c: D3hot):
+ * BAR0 may read all ones in between, which then says nothing about
+ * removal (ipu_pci_check_gone()).
  */
-static void ipu_pci_reset_begin(struct ipu_pci *ipu)
+void ipu_pci_reset_begin(struct ipu_pci *ipu)
 {
 	atomic_inc(&ipu->resets);
 	atomic_inc(&ipu->reset_gen);
@@ -72,7 +73,7 @@ static void ipu_pci_reset_begin(struct ipu_pci *ipu)
 	smp_mb__after_atomic();
 }
 
-static void ipu_pci_reset_end(struct ipu_pci *ipu)
+void ipu_pci_reset_end(struct ipu_pci *ipu)
 {
 	/* After the reset's last access: the registers answer again. */
 	smp_mb__before_atomic();
@@ -306,6 +307,9 @@ static int ipu_pci_reset(struct ipu_device *idev)
 
 	if (ipu_pci_is_gone(ipu))
 		return -ENODEV;
+	/* Asleep (the watchdog): resume resets it (ipu_pci_pm.c). */
+	if (ipu->suspended)
+		return -EBUSY;
 	ipu_pci_gather_stop(ipu);
 	/* No transfer posts to the rings the reset stops. */
 	ipu_pci_dma_reset_prepare(ipu);
@@ -633,10 +637,11 @@ static void ipu_pci_core_reset_prepare(struct pci_dev *pdev)
 }
 
 /*
- * The function was reset by the PCI core: bring it back, under the
- * device's lock. Returns the reset's result (0 when the firmware booted).
+ * The function was reset by the PCI core, or lost its state in system
+ * sleep (ipu_pci_pm.c): bring it back, under the device's lock. Returns
+ * the reset's result (0 when the firmware booted).
  */
-static int ipu_pci_core_recover(struct ipu_pci *ipu)
+int ipu_pci_core_recover(struct ipu_pci *ipu)
 {
 	struct device *dev = &ipu->pdev->dev;
 	int ret;
@@ -750,6 +755,9 @@ static struct pci_driver ipu_pci_driver = {
 	.probe = ipu_pci_probe,
 	.remove = ipu_pci_remove,
 	.err_handler = &ipu_pci_err_handlers,
+	/* ipu_pci_pm.c: system sleep, and quiet DMA for reboot and kexec */
+	.shutdown = ipu_pci_shutdown,
+	.driver.pm = pm_sleep_ptr(&ipu_pci_pm_ops),
 	/* ipu_pci_sysfs.c: the memory error counters */
 	.dev_groups = ipu_pci_dev_groups,
 };

@@ -10,6 +10,7 @@
 #include <linux/io.h>
 #include <linux/atomic.h>
 #include <linux/mutex.h>
+#include <linux/pm.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/wait.h>
@@ -194,6 +195,10 @@ struct ipu_pci_gatherq {
  * @hung: a ring did not stop within IPU_STOP_TIMEOUT_MS (spec 2.1): the
  *	device may write what its rings reach at any time, so none of it is
  *	freed (ipu_pci_quiesce.c); @gone is set too, and the driver unbinds.
+ * @suspended: system sleep (ipu_pci_pm.c), from suspend to resume, or
+ *	shutdown: the rings are stopped, and the reset op leaves the
+ *	function alone (it may be in D3hot); set and cleared under
+ *	ipu_device.lock.
  */
 struct ipu_pci {
 	struct ipu_device idev;
@@ -234,6 +239,7 @@ struct ipu_pci {
 	bool aer_frozen;
 	bool aer_recovered;
 	bool hung;
+	bool suspended;
 };
 
 static inline struct ipu_pci *to_ipu_pci(struct ipu_device *idev)
@@ -319,6 +325,9 @@ static inline bool ipu_pci_irq_one(struct ipu_pci *ipu)
 bool ipu_pci_check_gone(struct ipu_pci *ipu, u32 val);
 int ipu_pci_read_live(struct ipu_pci *ipu, u32 reg, u32 *val);
 void ipu_pci_hung(struct ipu_pci *ipu);
+void ipu_pci_reset_begin(struct ipu_pci *ipu);
+void ipu_pci_reset_end(struct ipu_pci *ipu);
+int ipu_pci_core_recover(struct ipu_pci *ipu);
 
 void *ipu_pci_coherent_alloc(struct ipu_pci *ipu, size_t size,
 			     dma_addr_t *dma);
@@ -372,6 +381,9 @@ int ipu_pci_hwmon_init(struct ipu_pci *ipu);
 void ipu_pci_hwmon_fini(struct ipu_pci *ipu);
 
 extern const struct attribute_group *ipu_pci_dev_groups[];
+
+extern const struct dev_pm_ops ipu_pci_pm_ops;
+void ipu_pci_shutdown(struct pci_dev *pdev);
 
 int ipu_pci_init(void);
 void ipu_pci_exit(void);
