@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_pci_aer.c - PCIe errors reported through AER, injected with the
+ * kernel's aer_inject (/dev/aer_inject, Documentation/PCI/pcieaer-howto.rst)
+ * into the rig's first IPU, each while a launch is in flight (held by the
+ * model's hold_launches) and a child runs buffer round trips on its own
+ * file:
+ *  - a correctable error (Bad TLP) is counted (aer_dev_correctable) and
+ *    nothing else happens: the launch completes OK, no transfer fails;
+ *  - an uncorrectable non-fatal one (Completion Timeout, non-fatal by the
+ *    function's reset severity) goes through error_detected(normal),
+ *    mmio_enabled and resume: no reset, the launch completes OK;
+ *  - a fatal one (Malformed TLP) freezes the link: the AER core resets the
+ *    Root Port's secondary bus, the driver's slot_reset brings the
+ *    function back; the launch in flight fails with -EIO (uapi: "the
+ *    device was reset meanwhile"), a transfer in flight succeeds or fails
+ *    with -EIO, and the file carries on.
+ * After each: a buffer round trip and a launch on the file opened before
+ * are right, the IPU keeps its number, and the kernel log has no WARNING,
+ * BUG or Oops. aer_inject stands in for the function's and the Root
+ * Port's AER registers (ipu-emu's own, docs/hardware.md 1.2, have no way
+ * to signal QEMU's Root Port). Skipped without PCI IPUs, ipu-emu's control
+ * port or a kernel with aer_inject (CONFIG_PCIEAER_INJECT).
+ */
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "kreset.h"
+
+#define AER_INJECT_DEV	"/dev/aer_inject"
+#define UE_CMPL_TIMEOUT	(1u << 14)	/* non-fatal at reset (hardware.md 1.2) */
+#define UE_MALFORMED	(1u << 18)	/* fatal at reset */
+#define CE_BAD_TLP	(1u << 6)
+/* Safety limit of a recovery: a KASAN guest on TCG is slow. */
+#define AER_WAIT_S	120
+#define XFER_LEN	(64u << 10)
+
+/* aer_inject's write() argument (drivers/pci/pcie/aer_inject.c). */
+struct aer_error_inj {
+	uint8_t bus;
+	uint8_t dev;
+	uint8_t fn;
+	uint32_t uncor_status;
+	uint32_t cor_status;
+	uint32_t header_log0;
+	uint32_t header_log1;
+	uint32_t header_log2;
+	uint32_t header_log3;
+	uint32_t domain;
+};
+
+/* Skip unless the kernel has aer_inject; its fd, tracked. */
+static int aer_inject_open(void)
+{
+	int fd = open(AER_INJECT_DEV, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0 && errno == ENOENT) {
+		print_message("no " AER_INJECT_DEV " (kernel without CONFIG_PCIEAER_INJECT, or aer_inject not loaded): skipped\n");
+		kt_skip();
+	}
+	if (fd < 0)
+		fail_msg(AER_INJECT_DEV ": %s", strerror(errno));
+	kt_track(KT_FD)->fd = fd;
+	return fd;
+}
+
+/* Inject @uncor/@cor status bits into @bdf; fails with aer_inject's why. */
+static void aer_inject(int fd, const char *bdf, uint32_t uncor, uint32_t cor)
+{
+	struct aer_error_inj e = { .uncor_status = uncor, .cor_status = cor };
+	unsigned int dom, bus, dev, fn;
+	ssize_t n;
+
+	assert_int_equal(sscanf(bdf, "%x:%x:%x.%x", &dom, &bus, &dev, &fn), 4);
+	e.domain = dom;
+	e.bus = (uint8_t)bus;
+	e.dev = (uint8_t)dev;
+	e.fn = (uint8_t)fn;
+	n = write(fd, &e, sizeof(e));
+	if (n < 0 && errno == EPROTONOSUPPORT)
+		fail_msg("aer_inject: %s or its Root Port has no AER capability, or the Root Port's AER service is not initialized", bdf);
+	if (n < 0 && errno == ENODEV)
+		fail_msg("aer_inject: no AER service on %s's Root Port (native AER not granted by _OSC?)", bdf);
+	if (n < 0)
+		fail_msg("aer_inject %s: %s", bdf, strerror(errno));
+	assert_int_equal(n, (ssize_t)sizeof(e));
+}
+
+/* TOTAL_ERR_COR of @bdf's aer_dev_correctable. */
+static unsigned long total_cor(const char *bdf)
+{
+	char path[PATH_MAX], buf[1024], *p;
+
+	fn_path(path, sizeof(path), bdf, "aer_dev_correctable");
+	if (kt_read_file(path, buf, sizeof(buf)) < 0)
+		fail_msg("%s: no AER statistics (the function's AER capability not seen?)", path);
+	p = strstr(buf, "TOTAL_ERR_COR ");
+	assert_non_null(p);
+	return strtoul(p + strlen("TOTAL_ERR_COR "), NULL, 10);
+}
+
+/*
+ * Until the kernel log (@klog, from kt_klog_from_now()) has a record with
+ * one of @want, or, when @bdf, @bdf's correctable count passes @cor:
+ * woken by each new record, and checking again each second (the AER core
+ * may rate-limit its lines), AER_WAIT_S at most. The record found, or "".
+ */
+static void wait_aer(int klog, const char *const *want, size_t n,
+		     const char *bdf, unsigned long cor, char *line, size_t len)
+{
+	struct pollfd p = { .fd = klog, .events = POLLIN };
+	time_t end = time(NULL) + AER_WAIT_S;
+
+	line[0] = '\0';
+	for (;;) {
+		if (n && kt_klog_find(klog, want, n, line, len))
+			return;
+		if (bdf && total_cor(bdf) > cor)
+			return;
+		if (time(NULL) > end)
+			fail_msg("no end of the AER handling within %d s", AER_WAIT_S);
+		(void)poll(&p, 1, 1000);
+	}
+}
+
+/* No WARNING, BUG or Oops in @klog since it was opened. */
+static void assert_klog_clean(int klog)
+{
+	static const char *const bad[] = {
+		"WARNING:", "BUG:", "Oops", "general protection fault",
+		"INFO: task", "lockdep", "KASAN",
+	};
+	char line[512];
+
+	if (kt_klog_find(klog, bad, KT_ARRAY_SIZE(bad), line, sizeof(line)))
+		fail_msg("kernel log: %s", line);
+}
+
+/*
+ * A child doing round trips of XFER_LEN bytes on its own file of ipu@n
+ * until a byte arrives on @stop, then one more, which must succeed. Each
+ * transfer before succeeds or fails with -EIO (what a reset ends: uapi);
+ * a read that succeeds after a write that did must give the bytes back.
+ * Exit status: 0, or which check failed.
+ */
+static void xfer_child(int n, int stop)
+{
+	static uint8_t out[XFER_LEN], in[XFER_LEN];
+	struct ipu_bo_create bo;
+	char path[64];
+	uint32_t seed = 1;
+	int fd, w, r;
+	bool last = false;
+
+	snprintf(path, sizeof(path), "/dev/ipu%d", n);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0 || kt_attach(fd) || kt_bo_create(fd, XFER_LEN, &bo))
+		_exit(10);
+	for (;;) {
+		struct pollfd p = { .fd = stop, .events = POLLIN };
+
+		if (!last && poll(&p, 1, 0) == 1)
+			last = true;
+		kt_fill(out, sizeof(out), seed);
+		w = kt_write_bo(fd, bo.handle, 0, out, sizeof(out));
+		r = w ? w : kt_read_bo(fd, bo.handle, 0, in, sizeof(in));
+		if (last)
+			_exit(r ? 11 : kt_check(in, sizeof(in), seed) != -1 ? 12 : 0);
+		if (r && r != -EIO)
+			_exit(13);
+		if (!r && kt_check(in, sizeof(in), seed) != -1)
+			_exit(14);
+		seed++;
+	}
+}
+
+static const char *const recovered[] = {
+	"recovered from the PCIe error", "device recovery failed",
+};
+
+/*
+ * Inject @uncor/@cor into the first IPU while a launch is held and a child
+ * moves buffers; returns the held launch's status once the AER handling is
+ * over and the hold lifted. The file, the child's last round trip, a
+ * round trip and a launch afterwards must work; the log must stay clean.
+ */
+static int inject_under_load(uint32_t uncor, uint32_t cor)
+{
+	int fd = ke_open_first(), n = ipu_of(ipus[0]), inj, klog, stop[2], status;
+	uint8_t out[4096], in[4096];
+	unsigned long cor0 = 0;
+	char line[512];
+	uint64_t held;
+	uint32_t h;
+	pid_t pid;
+
+	inj = aer_inject_open();
+	if (cor)
+		cor0 = total_cor(ipus[0]);
+	klog = kt_klog_from_now();
+	assert_int_equal(pipe2(stop, O_CLOEXEC), 0);
+	pid = kt_fork();
+	if (pid == 0) {
+		close(stop[1]);
+		xfer_child(n, stop[0]);
+	}
+	close(stop[0]);
+	ke_fault(0, "hold_launches=1");
+	held = kr_launch(fd);
+
+	aer_inject(inj, ipus[0], uncor, cor);
+	if (uncor)
+		wait_aer(klog, recovered, KT_ARRAY_SIZE(recovered), NULL, 0,
+			 line, sizeof(line));
+	else
+		wait_aer(klog, NULL, 0, ipus[0], cor0, line, sizeof(line));
+	if (strstr(line, "device recovery failed"))
+		fail_msg("the AER core could not recover %s: %s", ipus[0], line);
+
+	ke_fault(0, "clear");
+	status = kr_wait(fd, held);
+	assert_int_equal(write(stop[1], "x", 1), 1);
+	close(stop[1]);
+	kt_wait_ok(pid);
+
+	/* The device works for the file opened before the error. */
+	assert_int_equal(ipu_of(ipus[0]), n);
+	h = kt_bo(fd, sizeof(out), NULL);
+	kt_fill(out, sizeof(out), 99);
+	assert_int_equal(kt_write_bo(fd, h, 0, out, sizeof(out)), 0);
+	assert_int_equal(kt_read_bo(fd, h, 0, in, sizeof(in)), 0);
+	assert_int_equal(kt_check(in, sizeof(in), 99), -1);
+	assert_int_equal(kr_run(fd), 0);
+	assert_klog_clean(klog);
+	return status;
+}
+
+static void test_a_correctable_error_is_counted_and_changes_nothing(void **state)
+{
+	(void)state;
+	assert_int_equal(inject_under_load(0, CE_BAD_TLP), 0);
+}
+
+static void test_a_non_fatal_error_recovers_without_a_reset(void **state)
+{
+	(void)state;
+	assert_int_equal(inject_under_load(UE_CMPL_TIMEOUT, 0), 0);
+}
+
+static void test_a_fatal_error_resets_and_the_launch_fails_with_eio(void **state)
+{
+	(void)state;
+	assert_int_equal(inject_under_load(UE_MALFORMED, 0), -EIO);
+}
+
+/* Twice in a row: the first recovery left what the second one needs. */
+static void test_a_second_fatal_error_recovers_too(void **state)
+{
+	(void)state;
+	assert_int_equal(inject_under_load(UE_MALFORMED, 0), -EIO);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_a_correctable_error_is_counted_and_changes_nothing,
+					  kr_clear_teardown),
+		cmocka_unit_test_teardown(test_a_non_fatal_error_recovers_without_a_reset,
+					  kr_clear_teardown),
+		cmocka_unit_test_teardown(test_a_fatal_error_resets_and_the_launch_fails_with_eio,
+					  kr_clear_teardown),
+		cmocka_unit_test_teardown(test_a_second_fatal_error_recovers_too,
+					  kr_clear_teardown),
+	};
+
+	kp_init();
+	return KT_RUN(tests);
+}
