@@ -3,8 +3,8 @@
  * test_pci_aer.c - PCIe errors reported through AER, injected with the
  * kernel's aer_inject (/dev/aer_inject, Documentation/PCI/pcieaer-howto.rst)
  * into the rig's first IPU, each while a launch is in flight (held by the
- * model's hold_launches) and a child runs buffer round trips on its own
- * file:
+ * model's hold_launches) and a thread runs buffer round trips on the
+ * same file (a device has one owner file):
  *  - a correctable error (Bad TLP) is counted (aer_dev_correctable) and
  *    nothing else happens: the launch completes OK, no transfer fails;
  *  - an uncorrectable non-fatal one (Completion Timeout, non-fatal by the
@@ -23,8 +23,8 @@
  * port or a kernel with aer_inject (CONFIG_PCIEAER_INJECT).
  */
 #include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
+#include <pthread.h>
+#include <stdatomic.h>
 
 #include "kreset.h"
 
@@ -90,11 +90,20 @@ static void aer_inject(int fd, const char *bdf, uint32_t uncor, uint32_t cor)
 /* TOTAL_ERR_COR of @bdf's aer_dev_correctable. */
 static unsigned long total_cor(const char *bdf)
 {
-	char path[PATH_MAX], buf[1024], *p;
+	char path[PATH_MAX], buf[2048], *p;
+	ssize_t n;
+	int fd;
 
+	/* All of it (kt_read_file() keeps the first line only). */
 	fn_path(path, sizeof(path), bdf, "aer_dev_correctable");
-	if (kt_read_file(path, buf, sizeof(buf)) < 0)
-		fail_msg("%s: no AER statistics (the function's AER capability not seen?)", path);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		fail_msg("%s: %s (the function's AER capability not seen?)", path,
+			 strerror(errno));
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	assert_true(n > 0);
+	buf[n] = '\0';
 	p = strstr(buf, "TOTAL_ERR_COR ");
 	assert_non_null(p);
 	return strtoul(p + strlen("TOTAL_ERR_COR "), NULL, 10);
@@ -138,40 +147,47 @@ static void assert_klog_clean(int klog)
 }
 
 /*
- * A child doing round trips of XFER_LEN bytes on its own file of ipu@n
- * until a byte arrives on @stop, then one more, which must succeed. Each
- * transfer before succeeds or fails with -EIO (what a reset ends: uapi);
- * a read that succeeds after a write that did must give the bytes back.
- * Exit status: 0, or which check failed.
+ * Round trips of XFER_LEN bytes on the test's file (a device has one
+ * owner file: a thread of the owner, not another process) until @stop,
+ * then one more, which must succeed. Each transfer before succeeds or
+ * fails with -EIO (what a reset ends: uapi); a read that succeeds after a
+ * write that did gives the bytes back. @result: 0, or the failed check.
  */
-static void xfer_child(int n, int stop)
+struct xfer_load {
+	pthread_t thread;
+	int fd;
+	uint32_t handle;
+	atomic_bool stop;
+	int result;
+	unsigned long trips;
+};
+
+static void *xfer_thread(void *arg)
 {
 	static uint8_t out[XFER_LEN], in[XFER_LEN];
-	struct ipu_bo_create bo;
-	char path[64];
+	struct xfer_load *x = arg;
 	uint32_t seed = 1;
-	int fd, w, r;
-	bool last = false;
+	bool last;
+	int r;
 
-	snprintf(path, sizeof(path), "/dev/ipu%d", n);
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0 || kt_attach(fd) || kt_bo_create(fd, XFER_LEN, &bo))
-		_exit(10);
-	for (;;) {
-		struct pollfd p = { .fd = stop, .events = POLLIN };
-
-		if (!last && poll(&p, 1, 0) == 1)
-			last = true;
+	for (;; seed++, x->trips++) {
+		last = atomic_load(&x->stop);
 		kt_fill(out, sizeof(out), seed);
-		w = kt_write_bo(fd, bo.handle, 0, out, sizeof(out));
-		r = w ? w : kt_read_bo(fd, bo.handle, 0, in, sizeof(in));
-		if (last)
-			_exit(r ? 11 : kt_check(in, sizeof(in), seed) != -1 ? 12 : 0);
-		if (r && r != -EIO)
-			_exit(13);
-		if (!r && kt_check(in, sizeof(in), seed) != -1)
-			_exit(14);
-		seed++;
+		r = kt_write_bo(x->fd, x->handle, 0, out, sizeof(out));
+		if (!r)
+			r = kt_read_bo(x->fd, x->handle, 0, in, sizeof(in));
+		if (last) {
+			x->result = r ? r : kt_check(in, sizeof(in), seed) != -1 ? 1 : 0;
+			return NULL;
+		}
+		if (r && r != -EIO) {
+			x->result = r;
+			return NULL;
+		}
+		if (!r && kt_check(in, sizeof(in), seed) != -1) {
+			x->result = 2;
+			return NULL;
+		}
 	}
 }
 
@@ -187,25 +203,20 @@ static const char *const recovered[] = {
  */
 static int inject_under_load(uint32_t uncor, uint32_t cor)
 {
-	int fd = ke_open_first(), n = ipu_of(ipus[0]), inj, klog, stop[2], status;
+	int fd = ke_open_first(), n = ipu_of(ipus[0]), inj, klog, status;
+	struct xfer_load x = { .fd = fd };
 	uint8_t out[4096], in[4096];
 	unsigned long cor0 = 0;
 	char line[512];
 	uint64_t held;
 	uint32_t h;
-	pid_t pid;
 
 	inj = aer_inject_open();
 	if (cor)
 		cor0 = total_cor(ipus[0]);
 	klog = kt_klog_from_now();
-	assert_int_equal(pipe2(stop, O_CLOEXEC), 0);
-	pid = kt_fork();
-	if (pid == 0) {
-		close(stop[1]);
-		xfer_child(n, stop[0]);
-	}
-	close(stop[0]);
+	x.handle = kt_bo(fd, XFER_LEN, NULL);
+	assert_int_equal(pthread_create(&x.thread, NULL, xfer_thread, &x), 0);
 	ke_fault(0, "hold_launches=1");
 	held = kr_launch(fd);
 
@@ -220,9 +231,11 @@ static int inject_under_load(uint32_t uncor, uint32_t cor)
 
 	ke_fault(0, "clear");
 	status = kr_wait(fd, held);
-	assert_int_equal(write(stop[1], "x", 1), 1);
-	close(stop[1]);
-	kt_wait_ok(pid);
+	atomic_store(&x.stop, true);
+	assert_int_equal(pthread_join(x.thread, NULL), 0);
+	if (x.result)
+		fail_msg("round trips during the error: %d after %lu", x.result,
+			 x.trips);
 
 	/* The device works for the file opened before the error. */
 	assert_int_equal(ipu_of(ipus[0]), n);
