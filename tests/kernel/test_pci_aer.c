@@ -16,7 +16,8 @@
  *    device was reset meanwhile"), a transfer in flight succeeds or fails
  *    with -EIO, and the file carries on.
  * After each: a buffer round trip and a launch on the file opened before
- * are right, the IPU keeps its number, and the kernel log has no WARNING,
+ * are right, the IPU keeps its number, device memory in use is what it was,
+ * reset_count moved only for a fatal one, and the kernel log has no WARNING,
  * BUG or Oops. aer_inject stands in for the function's and the Root
  * Port's AER registers (ipu-emu's own, docs/hardware.md 1.2, have no way
  * to signal QEMU's Root Port). Skipped without PCI IPUs, ipu-emu's control
@@ -56,7 +57,8 @@ static int aer_inject_open(void)
 	int fd = open(AER_INJECT_DEV, O_WRONLY | O_CLOEXEC);
 
 	if (fd < 0 && errno == ENOENT) {
-		print_message("no " AER_INJECT_DEV " (kernel without CONFIG_PCIEAER_INJECT, or aer_inject not loaded): skipped\n");
+		print_message("no " AER_INJECT_DEV " (kernel without "
+			      "CONFIG_PCIEAER_INJECT, or aer_inject not loaded): skipped\n");
 		kt_skip();
 	}
 	if (fd < 0)
@@ -79,7 +81,8 @@ static void aer_inject(int fd, const char *bdf, uint32_t uncor, uint32_t cor)
 	e.fn = (uint8_t)fn;
 	n = write(fd, &e, sizeof(e));
 	if (n < 0 && errno == EPROTONOSUPPORT)
-		fail_msg("aer_inject: %s or its Root Port has no AER capability, or the Root Port's AER service is not initialized", bdf);
+		fail_msg("aer_inject: %s or its Root Port has no AER capability, "
+			 "or the Root Port's AER service is not initialized", bdf);
 	if (n < 0 && errno == ENODEV)
 		fail_msg("aer_inject: no AER service on %s's Root Port (native AER not granted by _OSC?)", bdf);
 	if (n < 0)
@@ -201,7 +204,7 @@ static const char *const recovered[] = {
  * over and the hold lifted. The file, the child's last round trip, a
  * round trip and a launch afterwards must work; the log must stay clean.
  */
-static int inject_under_load(uint32_t uncor, uint32_t cor)
+static int inject_under_load(uint32_t uncor, uint32_t cor, uint64_t resets)
 {
 	int fd = ke_open_first(), n = ipu_of(ipus[0]), inj, klog, status;
 	struct xfer_load x = { .fd = fd };
@@ -209,6 +212,7 @@ static int inject_under_load(uint32_t uncor, uint32_t cor)
 	unsigned long cor0 = 0;
 	char line[512];
 	uint64_t held;
+	struct ipu_info before;
 	uint32_t h;
 
 	inj = aer_inject_open();
@@ -216,6 +220,7 @@ static int inject_under_load(uint32_t uncor, uint32_t cor)
 		cor0 = total_cor(ipus[0]);
 	klog = kt_klog_from_now();
 	x.handle = kt_bo(fd, XFER_LEN, NULL);
+	before = kt_info(fd);
 	assert_int_equal(pthread_create(&x.thread, NULL, xfer_thread, &x), 0);
 	ke_fault(0, "hold_launches=1");
 	held = kr_launch(fd);
@@ -237,8 +242,11 @@ static int inject_under_load(uint32_t uncor, uint32_t cor)
 		fail_msg("round trips during the error: %d after %lu", x.result,
 			 x.trips);
 
-	/* The device works for the file opened before the error. */
+	/* The device works for the file opened before the error, its
+	 * memory accounted as before, reset only by a fatal error. */
 	assert_int_equal(ipu_of(ipus[0]), n);
+	assert_int_equal(kt_info(fd).memory_used, before.memory_used);
+	assert_int_equal(kt_info(fd).reset_count, before.reset_count + resets);
 	h = kt_bo(fd, sizeof(out), NULL);
 	kt_fill(out, sizeof(out), 99);
 	assert_int_equal(kt_write_bo(fd, h, 0, out, sizeof(out)), 0);
@@ -252,26 +260,26 @@ static int inject_under_load(uint32_t uncor, uint32_t cor)
 static void test_a_correctable_error_is_counted_and_changes_nothing(void **state)
 {
 	(void)state;
-	assert_int_equal(inject_under_load(0, CE_BAD_TLP), 0);
+	assert_int_equal(inject_under_load(0, CE_BAD_TLP, 0), 0);
 }
 
 static void test_a_non_fatal_error_recovers_without_a_reset(void **state)
 {
 	(void)state;
-	assert_int_equal(inject_under_load(UE_CMPL_TIMEOUT, 0), 0);
+	assert_int_equal(inject_under_load(UE_CMPL_TIMEOUT, 0, 0), 0);
 }
 
 static void test_a_fatal_error_resets_and_the_launch_fails_with_eio(void **state)
 {
 	(void)state;
-	assert_int_equal(inject_under_load(UE_MALFORMED, 0), -EIO);
+	assert_int_equal(inject_under_load(UE_MALFORMED, 0, 1), -EIO);
 }
 
 /* Twice in a row: the first recovery left what the second one needs. */
 static void test_a_second_fatal_error_recovers_too(void **state)
 {
 	(void)state;
-	assert_int_equal(inject_under_load(UE_MALFORMED, 0), -EIO);
+	assert_int_equal(inject_under_load(UE_MALFORMED, 0, 1), -EIO);
 }
 
 int main(void)
