@@ -220,10 +220,11 @@ static int inject_under_load(uint32_t uncor, uint32_t cor, uint64_t resets)
 		cor0 = total_cor(ipus[0]);
 	klog = kt_klog_from_now();
 	x.handle = kt_bo(fd, XFER_LEN, NULL);
-	before = kt_info(fd);
 	assert_int_equal(pthread_create(&x.thread, NULL, xfer_thread, &x), 0);
 	ke_fault(0, "hold_launches=1");
 	held = kr_launch(fd);
+	/* With every buffer of the test's in use (the launch's too). */
+	before = kt_info(fd);
 
 	aer_inject(inj, ipus[0], uncor, cor);
 	if (uncor)
