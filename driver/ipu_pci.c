@@ -548,6 +548,13 @@ static int ipu_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		goto err_hwmon_fini;
 	ipu_pci_irq_debugfs(ipu);
+	/*
+	 * The config space AER's slot_reset restores after the core reset
+	 * the link (Command, BARs, MSI-X): kernels before 6.16 save none of
+	 * it themselves, and pci_restore_state() consumes what was saved,
+	 * so each restore below saves it again.
+	 */
+	pci_save_state(pdev);
 	pci_set_drvdata(pdev, ipu);
 	dev_info(&pdev->dev, "%s: %llu MiB, firmware %u.%u.%u, serial %016llx, %s, %d vector%s\n",
 		 dev_name(&ipu->idev.dev), ipu->idev.mem_size >> 20,
@@ -662,6 +669,8 @@ static void ipu_pci_core_reset_done(struct pci_dev *pdev)
 
 	if (!ipu)
 		return;
+	/* The core restored the state, and forgot it: for the next error. */
+	pci_save_state(pdev);
 	if (ipu->core_reset_entered) {
 		ipu->core_reset_entered = false;
 		if (!ipu_pci_core_recover(ipu) && ipu->aer_frozen)
@@ -709,6 +718,7 @@ static pci_ers_result_t ipu_pci_slot_reset(struct pci_dev *pdev)
 	int ret;
 
 	pci_restore_state(pdev);
+	pci_save_state(pdev);
 	if (!ipu->aer_frozen || ipu->aer_recovered)
 		return PCI_ERS_RESULT_RECOVERED;
 	/*

@@ -7,6 +7,8 @@
  * Side effects: Initiate FLR (PCIe Device Control bit 15) resets the
  * function; PowerState takes only D0 and D3hot. MSI Enable and Multiple
  * Message Enable choose how interrupts go out (emu_dev_irq.c).
+ * AER registers are sticky (PCIe r6 7.8.4): FLR leaves them, only a
+ * power-on (emu_cfg_power_on()) restores their reset values.
  */
 #include <errno.h>
 #include <string.h>
@@ -43,6 +45,36 @@
 #define MSIX_CTRL_FMASK		0x4000u
 #define MSIX_CTRL_ENABLE	0x8000u
 #define EXP_LNKSTA_LBMS		0x4000u
+#define EXP_DEVSTA_CED		0x0001u
+#define EXP_DEVSTA_NFED		0x0002u
+#define EXP_DEVSTA_FED		0x0004u
+
+/* AER (PCIe r6 7.8.4), for an Endpoint without ECRC, multiple header
+ * recording or TLP prefixes. */
+#define AER(off)		(IPU_CFG_AER_CAP + (off))
+#define AER_UNCOR_STATUS	AER(0x04)
+#define AER_UNCOR_MASK		AER(0x08)
+#define AER_UNCOR_SEVER		AER(0x0c)
+#define AER_COR_STATUS		AER(0x10)
+#define AER_COR_MASK		AER(0x14)
+#define AER_CAP_CTRL		AER(0x18)
+#define AER_HEADER_LOG		AER(0x1c)
+#define AER_HEADER_LOG_SIZE	16
+/* Uncorrectable errors the function implements: 4 Data Link Protocol,
+ * 12 Poisoned TLP Received, 13 Flow Control Protocol, 14 Completion
+ * Timeout, 16 Unexpected Completion, 17 Receiver Overflow, 18 Malformed
+ * TLP, 20 Unsupported Request, 22 Uncorrectable Internal Error. */
+#define AER_UNCOR_BITS		0x00577010u
+/* Severity at reset: DLP, FCP, Receiver Overflow, Malformed TLP and
+ * Internal Error fatal; the rest non-fatal. */
+#define AER_UNCOR_SEVER_RESET	0x00462010u
+/* Correctable: 0 Receiver Error, 6 Bad TLP, 7 Bad DLLP, 8 REPLAY_NUM
+ * Rollover, 12 Replay Timer Timeout, 13 Advisory Non-Fatal, 14 Corrected
+ * Internal Error. */
+#define AER_COR_BITS		0x000071c1u
+/* Advisory Non-Fatal and Corrected Internal Error masked at reset. */
+#define AER_COR_MASK_RESET	0x00006000u
+#define AER_FEP_MASK		0x1fu
 
 static void put8(uint8_t *a, uint32_t off, uint8_t v)
 {
@@ -64,6 +96,25 @@ static void put32(uint8_t *a, uint32_t off, uint32_t v)
 static uint16_t get16(const uint8_t *a, uint32_t off)
 {
 	return (uint16_t)(a[off] | a[off + 1] << 8);
+}
+
+static uint32_t get32(const uint8_t *a, uint32_t off)
+{
+	return get16(a, off) | (uint32_t)get16(a, off + 2) << 16;
+}
+
+/* The sticky AER registers' reset values (power-on only, not FLR). */
+static void cfg_aer_reset_values(struct emu_dev *dev)
+{
+	uint8_t *c = dev->cfg;
+
+	put32(c, AER_UNCOR_STATUS, 0);
+	put32(c, AER_UNCOR_MASK, 0);
+	put32(c, AER_UNCOR_SEVER, AER_UNCOR_SEVER_RESET);
+	put32(c, AER_COR_STATUS, 0);
+	put32(c, AER_COR_MASK, AER_COR_MASK_RESET);
+	put32(c, AER_CAP_CTRL, 0);
+	memset(c + AER_HEADER_LOG, 0, AER_HEADER_LOG_SIZE);
 }
 
 /* The reset values of the registers FLR restores. */
@@ -157,12 +208,68 @@ void emu_cfg_init(struct emu_dev *dev)
 	put16(w, EXP_LNKCTL2, 0x000f);
 
 	/* Device Serial Number. */
-	put32(c, IPU_CFG_DSN_CAP, 0x00010003);
+	put32(c, IPU_CFG_DSN_CAP, IPU_CFG_AER_CAP << 20 | 0x00010003);
 	put32(c, IPU_CFG_DSN_CAP + 4, (uint32_t)dev->opts.serial);
 	put32(c, IPU_CFG_DSN_CAP + 8, (uint32_t)(dev->opts.serial >> 32));
 
+	/* Advanced Error Reporting, version 2, last. Status RW1CS, mask
+	 * and severity RWS, each of the implemented errors only; Capabilities
+	 * and Control (First Error Pointer ROS, no ECRC) and the Header Log
+	 * RO. */
+	put32(c, IPU_CFG_AER_CAP, 0x00020001);
+	put32(x, AER_UNCOR_STATUS, AER_UNCOR_BITS);
+	put32(w, AER_UNCOR_MASK, AER_UNCOR_BITS);
+	put32(w, AER_UNCOR_SEVER, AER_UNCOR_BITS);
+	put32(x, AER_COR_STATUS, AER_COR_BITS);
+	put32(w, AER_COR_MASK, AER_COR_BITS);
+
 	cfg_reset_values(dev);
+	cfg_aer_reset_values(dev);
 	emu_cfg_link_update(dev, false);
+}
+
+void emu_cfg_power_on(struct emu_dev *dev)
+{
+	cfg_aer_reset_values(dev);
+}
+
+/*
+ * The function detected an error (fault aer_uncor=/aer_cor=): the AER
+ * status bit, the First Error Pointer when no other unmasked uncorrectable
+ * error is logged, and Device Status' detected bit by severity (set
+ * whatever the masks, PCIe r6 7.5.3.5). The message the function would
+ * send upstream has no way through vfio-user: the host sees the bits only
+ * when it reads them.
+ */
+bool emu_cfg_aer_implemented(bool uncor, unsigned int bit)
+{
+	return bit < 32 &&
+	       ((uncor ? AER_UNCOR_BITS : AER_COR_BITS) & (1u << bit));
+}
+
+int emu_cfg_aer_error_locked(struct emu_dev *dev, bool uncor,
+			     unsigned int bit)
+{
+	uint8_t *c = dev->cfg;
+	uint32_t b = 1u << bit, pending;
+	uint16_t sta = get16(c, EXP_DEVSTA);
+
+	if (!emu_cfg_aer_implemented(uncor, bit))
+		return -EINVAL;
+	if (!uncor) {
+		put32(c, AER_COR_STATUS, get32(c, AER_COR_STATUS) | b);
+		put16(c, EXP_DEVSTA, sta | EXP_DEVSTA_CED);
+		return 0;
+	}
+	pending = get32(c, AER_UNCOR_STATUS) & ~get32(c, AER_UNCOR_MASK);
+	if (!(b & get32(c, AER_UNCOR_MASK)) &&
+	    !(pending & (1u << (get32(c, AER_CAP_CTRL) & AER_FEP_MASK))))
+		put32(c, AER_CAP_CTRL,
+		      (get32(c, AER_CAP_CTRL) & ~AER_FEP_MASK) | bit);
+	put32(c, AER_UNCOR_STATUS, get32(c, AER_UNCOR_STATUS) | b);
+	sta |= (b & get32(c, AER_UNCOR_SEVER)) ? EXP_DEVSTA_FED : EXP_DEVSTA_NFED;
+	put16(c, EXP_DEVSTA, sta);
+	return 0;
 }
 
 void emu_cfg_flr(struct emu_dev *dev)

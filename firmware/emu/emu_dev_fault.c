@@ -24,7 +24,8 @@ struct spec {
 	enum emu_bad_gather bad_gather;
 	unsigned int speed, width;
 	uint64_t mem_ce, mem_ue, caps_xor;
-	bool off_bus, link_down, link_up, clear;
+	bool off_bus, link_down, link_up, clear, aer_uncor_set, aer_cor_set;
+	unsigned int aer_uncor, aer_cor;
 };
 
 /* @s as a decimal number in [@min, @max]. */
@@ -162,6 +163,20 @@ static int parse_one(char *item, struct spec *sp)
 		sp->speed = sp->width = 1;
 		return 0;
 	}
+	if (!strcmp(item, "aer_uncor") || !strcmp(item, "aer_cor")) {
+		/* Only an error the function implements (section 1.2). */
+		if (number(val, 0, 31, &n) ||
+		    !emu_cfg_aer_implemented(item[4] == 'u', (unsigned int)n))
+			return -EINVAL;
+		if (item[4] == 'u') {
+			sp->aer_uncor_set = true;
+			sp->aer_uncor = (unsigned int)n;
+		} else {
+			sp->aer_cor_set = true;
+			sp->aer_cor = (unsigned int)n;
+		}
+		return 0;
+	}
 	if (!strcmp(item, "mem_ce"))
 		return number(val, 1, UINT32_MAX, &sp->mem_ce);
 	if (!strcmp(item, "mem_ue"))
@@ -257,6 +272,14 @@ static void apply_locked(struct emu_dev *dev, const struct spec *sp)
 	/* Lifted (or cleared): the held launches go on. */
 	if ((sp->clear || sp->hold_set) && !f->hold_launches)
 		emu_queues_kick_locked(dev);
+	if (sp->aer_cor_set) {
+		emu_log(dev, "injected fault: AER correctable error %u", sp->aer_cor);
+		emu_cfg_aer_error_locked(dev, false, sp->aer_cor);
+	}
+	if (sp->aer_uncor_set) {
+		emu_log(dev, "injected fault: AER uncorrectable error %u", sp->aer_uncor);
+		emu_cfg_aer_error_locked(dev, true, sp->aer_uncor);
+	}
 	if (sp->mem_ce)
 		dev->mem_ce = add_sat(dev->mem_ce, sp->mem_ce);
 	if (sp->mem_ue) {
@@ -282,6 +305,7 @@ static void apply_locked(struct emu_dev *dev, const struct spec *sp)
 		atomic_store(&dev->off_bus, false);
 		atomic_store(&dev->keep_client, false);
 		emu_flr_locked(dev);
+		emu_cfg_power_on(dev);
 	}
 	if (sp->link_down && !atomic_load(&dev->off_bus)) {
 		emu_log(dev, "injected fault: link down, the client stays connected");

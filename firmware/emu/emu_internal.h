@@ -3,7 +3,7 @@
  * emu_internal.h - what the files of the device half of ipu-emu share.
  *
  *   emu_dev.c        create/destroy, regions, the device lock, logging
- *   emu_dev_cfg.c    PCI config space (header, PM, MSI-X, PCIe, DSN)
+ *   emu_dev_cfg.c    PCI config space (header, PM, MSI-X, PCIe, DSN, AER)
  *   emu_dev_regs.c   the BAR0 register file: access checks and dispatch
  *   emu_dev_irq.c    IRQ_CAUSE/MASK/RAISE -> MSI-X vectors; the error log
  *   emu_dev_bus.c    the device as a bus master: host memory accesses and
@@ -278,6 +278,12 @@ int emu_mem_renew_locked(struct emu_dev *dev);
 void emu_cfg_init(struct emu_dev *dev);
 /* FLR: the config registers a function reset clears. */
 void emu_cfg_flr(struct emu_dev *dev);
+/* Power-on: also the sticky registers (AER), which FLR keeps. */
+void emu_cfg_power_on(struct emu_dev *dev);
+/* Whether the function implements AER error @bit (uncorrectable or not). */
+bool emu_cfg_aer_implemented(bool uncor, unsigned int bit);
+/* An AER error the function detected: @bit of the (un)correctable status. */
+int emu_cfg_aer_error_locked(struct emu_dev *dev, bool uncor, unsigned int bit);
 /* Bus Master Enable in the Command register (dev->lock held). */
 bool emu_cfg_bus_master_locked(const struct emu_dev *dev);
 /* MSI messages the host enabled: 0 (MSI Enable clear), 1, 2 or 4. */

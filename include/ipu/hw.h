@@ -38,6 +38,7 @@
 #define IPU_CFG_EXP_CAP		0x60
 #define IPU_CFG_EXP_CAP_SIZE	0x3c
 #define IPU_CFG_DSN_CAP		0x100
+#define IPU_CFG_AER_CAP		0x140	/* Advanced Error Reporting, version 2 */
 
 /* Link: Gen4 (16 GT/s) x16 capability. */
 #define IPU_LINK_MAX_SPEED	4	/* PCI_EXP_LNKCAP_SLS_16_0GB */

@@ -2,7 +2,7 @@
 /*
  * test_emu_dev_cfg.c - the PCIe IPU model's config space against
  * docs/hardware.md section 1: IDs, class, the capability chain (PM, MSI-X
- * with its table in BAR0, PCIe Gen4 x16 Endpoint with FLR, DSN), BAR
+ * with its table in BAR0, PCIe Gen4 x16 Endpoint with FLR, DSN, AER), BAR
  * sizing, read-only and RW1C bits, Initiate FLR, link degradation, off
  * the bus and back (link_up), and the regions the transport exports.
  */
@@ -83,7 +83,7 @@ static void test_dsn_holds_the_serial(void **state)
 	struct th *t = th_new_opts(1u << 20, 3, 0xfeedface01020304ull, NULL, NULL);
 
 	(void)state;
-	assert_int_equal(cfg32(t, IPU_CFG_DSN_CAP), 0x00010003);
+	assert_int_equal(cfg32(t, IPU_CFG_DSN_CAP), IPU_CFG_AER_CAP << 20 | 0x00010003);
 	assert_int_equal(cfg32(t, IPU_CFG_DSN_CAP + 4), 0x01020304);
 	assert_int_equal(cfg32(t, IPU_CFG_DSN_CAP + 8), 0xfeedface);
 	assert_int_equal(cfg32(t, IPU_CFG_DSN_CAP + 12), 0);
