@@ -9,9 +9,18 @@
  * writes or transfers a byte of it, and a reset never copies the image
  * over a user's buffer; the watchdog's reset needs no file system.
  *
- * Every way the boot can fail ends the probe with one dmesg line that
- * names the file and the reason: missing (request_firmware_direct(): no
- * fallback to a user helper that would wait a minute, no second warning),
+ * The file is read with request_firmware_into_buf(), into the buffer the
+ * driver then keeps (IPU_FW_MAX_SIZE, the most an image may be): a read
+ * into a caller's buffer bypasses the firmware loader's cache, which the
+ * driver has no use for (it keeps the image) and which, filled at every
+ * system sleep and emptied only 10 s after resume, would hand a probe in
+ * those 10 s the copy of a file since removed or replaced. (The loader
+ * also logs "Direct firmware load ... failed" for a missing file; a kernel
+ * built with USER_HELPER_FALLBACK would wait for a user helper, which
+ * Debian's are not.)
+ *
+ * Every way the boot can fail ends the probe with one dmesg line of ours
+ * that names the file and the reason: missing,
  * not an image the spec allows (checked here: size, magic, format,
  * header and payload CRC), refused by the device (FW_STATUS's error code
  * by name), or no answer at all.
@@ -192,14 +201,25 @@ int ipu_pci_fw_read(struct ipu_pci *ipu)
 {
 	struct device *dev = &ipu->pdev->dev;
 	const struct firmware *fw;
+	void *buf;
 	u32 why;
 	int ret;
 
-	ret = request_firmware_direct(&fw, IPU_PCI_FW_NAME, dev);
+	buf = kvmalloc(IPU_FW_MAX_SIZE, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;	/* the allocator said so */
+	ret = request_firmware_into_buf(&fw, IPU_PCI_FW_NAME, dev, buf,
+					IPU_FW_MAX_SIZE);
+	if (ret == -EFBIG) {
+		dev_err(dev, "firmware %s: not a valid image: %s (more than %u bytes)\n",
+			IPU_PCI_FW_NAME, ipu_pci_fw_error(IPU_FW_ERR_SIZE),
+			IPU_FW_MAX_SIZE);
+		goto out_free;
+	}
 	if (ret) {
 		dev_err(dev, "firmware %s: cannot load it: %d\n",
 			IPU_PCI_FW_NAME, ret);
-		return ret;
+		goto out_free;
 	}
 	why = ipu_pci_fw_check(fw->data, fw->size, ipu->fw_region_size);
 	if (why != IPU_FW_ERR_NONE) {
@@ -209,15 +229,14 @@ int ipu_pci_fw_read(struct ipu_pci *ipu)
 		      -EFBIG : -EINVAL;
 		goto out_release;
 	}
-	ipu->fw_image = kvmalloc(fw->size, GFP_KERNEL);
-	if (!ipu->fw_image) {
-		ret = -ENOMEM;
-		goto out_release;
-	}
-	memcpy(ipu->fw_image, fw->data, fw->size);
+	/* The loader read it into @buf, which release_firmware() leaves. */
+	ipu->fw_image = buf;
 	ipu->fw_size = fw->size;
+	buf = NULL;
 out_release:
 	release_firmware(fw);
+out_free:
+	kvfree(buf);
 	return ret;
 }
 

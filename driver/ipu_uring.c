@@ -8,8 +8,9 @@
  * device's DMA engine), launches on the firmware; either completes through
  * io_uring task work, so the CQE is posted from the submitter's context.
  *
- * One file has at most IPU_MAX_URING_XFERS transfers in flight (-EAGAIN
- * beyond, as for launches): each holds pinned pages and may occupy a
+ * One file has at most max_uring_xfers (module parameter, default
+ * IPU_MAX_URING_XFERS) transfers in flight (-EAGAIN beyond, as for
+ * launches): each holds pinned pages and may occupy a
  * worker of the transfer queue for as long as its DMA queue makes it
  * wait. The cap is per file, as IPU_MAX_LAUNCHES is: transfers need the
  * owner's file, so while one file owns the device it bounds the device's
@@ -30,6 +31,7 @@
  * and are issued inline.
  */
 #include <linux/bits.h>
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uio.h>
@@ -104,9 +106,34 @@ static int ipu_uring_copy_args(void *dst, size_t ksize, size_t v1_size,
 	return 0;
 }
 
+static int max_uring_xfers_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, 1u << 20);
+}
+
+static const struct kernel_param_ops max_uring_xfers_ops = {
+	.set = max_uring_xfers_set,
+	.get = param_get_uint,
+};
+
+static unsigned int max_uring_xfers = IPU_MAX_URING_XFERS;
+module_param_cb(max_uring_xfers, &max_uring_xfers_ops, &max_uring_xfers,
+		0644);
+MODULE_PARM_DESC(max_uring_xfers,
+		 "io_uring transfers one file may have in flight (1-1048576, default 32768)");
+
+/*
+ * Counted up first and taken back if over: the cap may be lowered at run
+ * time below what a file has in flight, which atomic_add_unless() would
+ * not see.
+ */
 static bool ipu_uring_xfer_slot_get(struct ipu_file *ifile)
 {
-	return atomic_add_unless(&ifile->nr_xfers, 1, IPU_MAX_URING_XFERS);
+	if (atomic_inc_return(&ifile->nr_xfers) <=
+	    (int)READ_ONCE(max_uring_xfers))
+		return true;
+	atomic_dec(&ifile->nr_xfers);
+	return false;
 }
 
 static void ipu_uring_xfer_slot_put(struct ipu_file *ifile)

@@ -183,6 +183,7 @@ static inline bool klog_not_the_driver(const char *msg)
 {
 	static const char *const others[] = {
 		"firmware: ", "probe with driver ", "resetting", "reset done",
+		"Direct firmware load for ",
 	};
 	size_t i;
 
@@ -220,10 +221,12 @@ static inline unsigned int klog_driver_lines(int fd, const char *bdf, char *firs
 			continue;
 		/*
 		 * Not the driver's: Debian's firmware loader logs every load
-		 * under the device; from 6.x the driver core says that the
-		 * probe failed under it too (before, as "ipu: probe of"); and
-		 * 7.x's PCI core logs the FLR that starts a probe after an
-		 * earlier binding ("resetting", "reset done").
+		 * under the device, and a file it did not find (a read into
+		 * the driver's buffer, ipu_pci_fw.c); from 6.x the driver
+		 * core says that the probe failed under it too (before, as
+		 * "ipu: probe of"); and 7.x's PCI core logs the FLR that
+		 * starts a probe after an earlier binding ("resetting",
+		 * "reset done").
 		 */
 		if (klog_not_the_driver(text + 1 + strlen(prefix)))
 			continue;

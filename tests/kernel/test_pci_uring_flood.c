@@ -10,9 +10,10 @@
  *    batch ended by the reset). A watchdog queued behind the transfers
  *    on one workqueue runs only once the stalled transfer gave up by its
  *    own 30 s DMA deadline (-ETIMEDOUT), which is what this sees fail;
- *  - a file has at most IPU_MAX_URING_XFERS transfers in flight: while
- *    the queue is held, the ones beyond complete at once with -EAGAIN;
- *    a reset ends the hold, and the others complete.
+ *  - a file has at most max_uring_xfers transfers in flight (the module
+ *    parameter, lowered here to CAP from its default, a ring's worth):
+ *    while the queue is held, the ones beyond complete at once with
+ *    -EAGAIN; a reset ends the hold, and the others complete.
  * Skipped without PCI IPUs or without ipu-emu's control port.
  */
 #define KT_ON_PCI 1
@@ -21,12 +22,15 @@
 
 #define FLOOD 300
 #define EXTRA 8
+#define CAP 64
+#define MAX_XFERS "/sys/module/ipu/parameters/max_uring_xfers"
 #define TIMEOUT_MS 1000
 /* A CQE's bound only: a KASAN guest on TCG is slow. */
 #define CQE_WAIT_S 120
 
 static struct io_uring flood;
 static unsigned int flood_emu;
+static char saved_cap[32];
 
 /* @n transfers of @len bytes from @host to @bo on @fd: user_data 1..@n. */
 static void flood_submit(int fd, uint32_t bo, const void *host, size_t len,
@@ -112,7 +116,7 @@ static void test_watchdog_fires_under_a_transfer_flood(void **state)
 	/* The stalled one, ended by the watchdog's reset. */
 	assert_int_equal(eio, 1);
 	assert_true(eagain > 0);
-	assert_true(ok + eio <= IPU_MAX_URING_XFERS);
+	assert_true(ok + eio <= CAP);
 	kh_release_revoked(&f, 0);
 }
 
@@ -133,7 +137,7 @@ static void test_transfers_beyond_the_cap_get_eagain(void **state)
 	bo = kt_bo(fd, g, NULL);
 	flood_emu = ke_index_of(idx) + 1;
 	ke_fault(flood_emu - 1, "hang_dma=1");
-	flood_submit(fd, bo, host, g, IPU_MAX_URING_XFERS + EXTRA);
+	flood_submit(fd, bo, host, g, CAP + EXTRA);
 	wait_stalled(flood_emu - 1);
 
 	/* Nothing else completes while the queue is held. */
@@ -145,7 +149,7 @@ static void test_transfers_beyond_the_cap_get_eagain(void **state)
 	}
 	/* A reset ends the stalled one (-EIO); the others then run. */
 	assert_int_equal(kt_reset(fd), 0);
-	for (i = 0; i < IPU_MAX_URING_XFERS; i++) {
+	for (i = 0; i < CAP; i++) {
 		res = next_cqe(&flood, &ud);
 		if (res == -EIO)
 			eio++;
@@ -159,6 +163,9 @@ static int flood_setup(void **state)
 {
 	ku_setup(state);
 	ku_ring(&flood, 512, false);
+	assert_int_equal(kt_read_file(MAX_XFERS, saved_cap, sizeof(saved_cap)),
+			 0);
+	assert_int_equal(kt_write_file(MAX_XFERS, "64"), 0);
 	return 0;
 }
 
@@ -172,6 +179,9 @@ static int flood_teardown(void **state)
 	flood_emu = 0;
 	kh_teardown(state);
 	io_uring_queue_exit(&flood);
+	if (saved_cap[0])
+		kt_write_file(MAX_XFERS, saved_cap);
+	saved_cap[0] = '\0';
 	if (ks_saved_timeout) {
 		snprintf(buf, sizeof(buf), "%u", ks_saved_timeout);
 		kt_write_file(KS_TIMEOUT, buf);

@@ -215,12 +215,16 @@ struct ipu_bo_info {
  * Through io_uring (IPU_URING_CMD_XFER), the same, plus: -EINVAL for
  * @length above 1 GiB (the range is pinned whole); with
  * IORING_URING_CMD_FIXED, -EFAULT for a bad sqe->buf_index or a range not
- * inside that registered buffer; -EAGAIN when this file has
- * IPU_MAX_URING_XFERS io_uring transfers in flight (each counts until its
- * CQE is posted).
+ * inside that registered buffer; -EAGAIN when this file has the module
+ * parameter max_uring_xfers (default IPU_MAX_URING_XFERS) io_uring
+ * transfers in flight (each counts until its CQE is posted).
  */
-/* io_uring transfers one file may have in flight (-EAGAIN beyond). */
-#define IPU_MAX_URING_XFERS 64
+/*
+ * io_uring transfers one file may have in flight by default (-EAGAIN
+ * beyond): as many as one io_uring ring can hold (IORING_MAX_ENTRIES), so
+ * that a ring's batch never meets it; ipu.max_uring_xfers changes it.
+ */
+#define IPU_MAX_URING_XFERS 32768
 
 struct ipu_xfer {
 	__u64 user_ptr;
