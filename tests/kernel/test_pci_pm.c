@@ -133,8 +133,11 @@ static void rig_ports_bind(const char *bdf)
 	int i;
 
 	assert_int_equal(kt_write_file(VIRTIO_PCI "/bind", bdf), 0);
-	/* A bound, not a pause: the port's node comes when the host names it. */
-	for (i = 0; i < 100 && !ke_open(); i++)
+	/*
+	 * A bound, not a pause: the port's node comes when the host names
+	 * it. 60 s, as the other waits of a TCG (KASAN) guest are bounded.
+	 */
+	for (i = 0; i < 600 && !ke_open(); i++)
 		usleep(100 * 1000);
 	if (ke_fd < 0 || !port_answers())
 		fail_msg("ipu-emu's control port did not come back after the sleep");
