@@ -7,7 +7,7 @@
  * FP8 helpers (S23). One implementation (firmware/dtype.c), so a value
  * converts to the same bits on every backend.
  *
- * FP8, as SESSION_SEMANTICS.md S23 defines it:
+ * FP8, as docs/session.md S23 describes it:
  *  - float8_143: 1 sign, 4 exponent, 3 mantissa bits, bias 8, largest 240,
  *    smallest subnormal 2^-10;
  *  - float8_152: 1 sign, 5 exponent, 2 mantissa bits, bias 16, largest

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT) */
 /*
  * session.h - libsession: run IPU programs with the semantics of Graphcore
- * PopXL's Session (../shared/design/SESSION_SEMANTICS.md, S01-S26).
+ * PopXL's Session (docs/session.md, S01-S26).
  *
  *	struct ipu_session *s;
  *	IPU_OPTS(ipu_session_opts, opts, .device = "auto");

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
 """PopXL's ``Session`` over libsession (include/ipu/session.h): run a
 program built in an :class:`ipu.Ir` on IPUs (or the software model), with
-NumPy arrays in and out, behaviour for behaviour (SESSION_SEMANTICS.md,
+NumPy arrays in and out, behaviour for behaviour (docs/session.md,
 S01-S26).
 """
 import ctypes
