@@ -289,9 +289,10 @@ unit-valgrind: userspace
 # trees, its JSON parsed by Python) and ipu-bringup
 # (tests/tools/test_ipu_bringup.sh: the model, its faults), each plainly, built with ASan+UBSan,
 # and under valgrind, and the rig's hot-plug relay against a fake QEMU
-# monitor (tests/tools/test_hotplug_relay.py, pytest); each run writes
+# monitor (tests/tools/test_hotplug_relay.py, pytest), and the README's C and
+# Python examples (tests/tools/test_readme.sh); each run writes
 # $(O)/results/unit-tools*. All run even when one fails.
-unit-tools: userspace
+unit-tools: userspace $(ALL_SOS)
 	$(MAKE) BUILD=$(BUILD)/asan SAN="$(ASAN_SAN)" $(BUILD)/asan/tools/ipu-run \
 		$(BUILD)/asan/examples/make_example_exe $(BUILD)/asan/tools/ipu-info \
 		$(BUILD)/asan/tools/ipu-bringup
@@ -313,6 +314,7 @@ unit-tools: userspace
 		tests/tools/test_ipu_bringup.sh unit-tools-bringup-valgrind $(BUILD) || st=1; \
 	BUILD=$(BUILD) PYTHON=$(PYTHON) scripts/run-pytest unit-tools-relay \
 		tests/tools/test_hotplug_relay.py || st=1; \
+	BUILD=$(BUILD) tests/tools/test_readme.sh unit-tools-readme $(BUILD) || st=1; \
 	exit $$st
 
 # Both run even when the first fails; either failing fails lint.
