@@ -46,6 +46,10 @@ MODPROBEDIR ?= /etc/modprobe.d
 endif
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 PYTHONDIR ?= $(PREFIX)/lib/python3/dist-packages
+# The pages the tools, headers and man pages cite (docs/X.md): in the
+# ipu-tools package's doc directory, and at the same place under any PREFIX,
+# so that a citation reads the same whichever way the stack was installed.
+DOCDIR ?= $(PREFIX)/share/doc/ipu-tools
 DKMSSRCDIR ?= /usr/src
 
 # The stack's version: the packages', DKMS's and the .pc files'. The
@@ -75,6 +79,12 @@ PUBLIC_HEADERS := $(filter-out include/ipu/testing.h include/ipu/fw_gather.h inc
 	$(sort $(wildcard include/ipu/*.h)))
 PY_FILES := $(sort $(shell find userspace/python/ipu -name '*.py'))
 STATIC_LIBS := $(LIBSESSION) $(LIBIPUIR) $(LIBIPU) $(LIBIPUFW)
+# session.md: what session.h's S01-S26 say; ipu-info.md and ipu-bringup.md:
+# the schemas --json names; hardware.md: ipu-emu(1), ipu-info's names;
+# instances.md: ipu-run --instances, the Python package's errors;
+# sim-control.md: the simulated IPUs' parameters and files.
+DOCS := $(addprefix docs/,session.md ipu-info.md ipu-bringup.md hardware.md \
+	instances.md sim-control.md)
 
 INSTALL_LIST := \
 	$(foreach f,$(ALL_SOS),0644:$(f):$(LIBDIR)/$(notdir $(f))) \
@@ -92,6 +102,7 @@ INSTALL_LIST := \
 	$(foreach f,$(MAN1),0644:$(f):$(MANDIR)/man1/$(notdir $(f))) \
 	$(foreach f,$(MAN3),0644:$(f):$(MANDIR)/man3/$(notdir $(f))) \
 	$(foreach f,$(MAN8),0644:$(f):$(MANDIR)/man8/$(notdir $(f))) \
+	$(foreach f,$(DOCS),0644:$(f):$(DOCDIR)/$(notdir $(f))) \
 	0644:packaging/udev/70-ipu.rules:$(UDEVRULESDIR)/70-ipu.rules \
 	0644:packaging/modprobe.d/ipu.conf:$(MODPROBEDIR)/ipu.conf \
 	0644:$(O)/systemd/ipu-simd.service:$(SYSTEMDUNITDIR)/ipu-simd.service \
@@ -117,7 +128,7 @@ endif
 INSTALL_LINKS := $(foreach f,$(INSTALL_SOS),$(notdir $(f:.so.$(SO_VERSION)=.so)):$(notdir $(f)))
 # Directories that belong to this stack alone: uninstall removes them
 # once empty (never bin/, lib/, ... which other software shares).
-INSTALL_OWN_DIRS := $(INCLUDEDIR)/ipu $(FIRMWAREDIR)/ipu \
+INSTALL_OWN_DIRS := $(INCLUDEDIR)/ipu $(FIRMWAREDIR)/ipu $(DOCDIR) \
 	$(sort $(foreach f,$(PY_FILES),$(dir $(PYTHONDIR)/$(patsubst userspace/python/%,%,$(f)))))
 
 INSTALL_SOURCES := $(foreach e,$(INSTALL_LIST),$(word 2,$(subst :, ,$(e))))

@@ -26,7 +26,8 @@
 #     runs a session on the model; ipu-run runs the executable it saved
 #     from PATH and NumPy reads the right answer; ipu-info and ipu-simd
 #     run from PATH; `import ipu` loads the installed libraries;
-#     `man ipu-run` shows its page;
+#     `man ipu-run` shows its page; the docs the tools cite are in
+#     /usr/share/doc/ipu-tools;
 #   - the MPI layer, under the release's Open MPI (4.1 on Debian 12, 5.0 on
 #     13): a program built with `pkg-config --cflags --libs libipu-mpi`
 #     runs as 2 instances under mpirun; a split program (2 replicas, 1 per
@@ -245,6 +246,11 @@ else
 	cat "$W/man.err"
 	bad "man ipu-run shows its page"
 fi
+# The pages the tools, headers and man pages cite, as the tree has them.
+for f in session.md ipu-info.md ipu-bringup.md hardware.md instances.md sim-control.md; do
+	check "/usr/share/doc/ipu-tools/$f" cmp -s "$(dirname "$0")/../../docs/$f" \
+		"$R/usr/share/doc/ipu-tools/$f"
+done
 
 # The MPI layer (ipu-tools-mpi, libipu-mpi1, libipu-mpi-dev), on loopback.
 # Open MPI's shared-memory transport wants a /dev/shm. The ranks' messages

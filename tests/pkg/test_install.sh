@@ -18,6 +18,9 @@
 #     libipu(3)/libsession(3) (each renders with man), the udev rule,
 #     modprobe.d naming every module parameter, the systemd unit naming
 #     the installed ipu-simd;
+#   - the docs the headers, man pages, tools and Python package cite
+#     (docs/*.md), session.md and the JSON schemas among them, in
+#     share/doc/ipu-tools;
 #   - the MPI layer (WITH_MPI=1): libipu-mpi.so.1 exporting only
 #     ipu/mpi.h's functions, at LIBIPU_MPI_1.0, its archive and .pc file
 #     (tests/pkg/mpi_hello.c builds with `pkg-config ... libipu-mpi`
@@ -181,6 +184,19 @@ unit=$D/usr/lib/systemd/system/ipu-simd.service
 check "ipu-simd.service runs /usr/sbin/ipu-simd" grep -q '^ExecStart=/usr/sbin/ipu-simd$' "$unit"
 check "python package ipu/__init__.py" [ -f "$D/usr/lib/python3/dist-packages/ipu/__init__.py" ]
 
+# --- docs ------------------------------------------------------------------------
+# Every page that an installed header, man page, tool or the Python package
+# cites (docs/X.md), as the tree has it, in share/doc/ipu-tools: a citation
+# added without installing its page fails here. session.md (session.h's
+# S01-S26) and the --json schemas are named so that they cannot drop out of
+# the citations unnoticed.
+cited=$( (grep -oh 'docs/[A-Za-z0-9_-]*\.md' include/ipu/*.h packaging/man/* userspace/tools/*.c \
+	userspace/python/ipu/*.py; printf '%s\n' docs/session.md docs/ipu-info.md docs/ipu-bringup.md) |
+	sort -u)
+for f in $cited; do
+	check "$f in share/doc/ipu-tools" cmp -s "$f" "$D/usr/share/doc/ipu-tools/$(basename "$f")"
+done
+
 # --- uninstall -------------------------------------------------------------------
 if make -s --no-print-directory "${VARS[@]}" uninstall >"$T/uninstall.log" 2>&1; then
 	ok "make uninstall"
@@ -213,6 +229,7 @@ if make -s --no-print-directory BUILD="$BUILD" DESTDIR="$L" install >"$T/local.l
 	check "default PREFIX: nothing where udev, kmod or the kernel may not look" \
 		bash -c "! ls -d '$L'/usr/local/lib/udev '$L'/usr/local/lib/modprobe.d '$L'/usr/local/lib/firmware 2>/dev/null | grep -q ."
 	if [ -x "$L/usr/local/bin/ipu-run" ] && [ -f "$L/usr/local/lib/libsession.so.1" ] &&
+		[ -f "$L/usr/local/share/doc/ipu-tools/session.md" ] &&
 		grep -q '^ExecStart=/usr/local/sbin/ipu-simd$' "$L/usr/local/lib/systemd/system/ipu-simd.service"; then
 		ok "default PREFIX: the rest under /usr/local"
 	else
