@@ -11,7 +11,7 @@ import errno
 
 import numpy as np
 
-from . import _lib, dtypes
+from . import _lib, dtypes, fp8_utils
 from .context import get_current_graph
 from .errors import IrError
 
@@ -282,6 +282,13 @@ def host_array(data, dt, what):
     return out
 
 
+def _initial(raw, dt, log2_scale, nan_on_overflow, what):
+    """Host data @raw for a new tensor of dtype @dt: FP8 as PopXL makes it
+    (fp8_utils.initial_data), other types by host_array."""
+    arr = fp8_utils.initial_data(raw, dt, log2_scale, nan_on_overflow, what)
+    return host_array(raw, dt, what) if arr is None else arr
+
+
 def _default_dtype(arr, downcast, what):
     """PopXL's default: the data's dtype, 64-bit downcast to 32-bit (with
     @downcast; without, 64-bit data is an error: no device type holds
@@ -305,7 +312,8 @@ def _name(ir, name, prefix):
 
 def variable(data=None, dtype=None, name=None, downcast=True,
              replica_grouping=None, retrieval_mode=None, shape=None,
-             mmap_path=None, mmap_readonly=False):
+             mmap_path=None, mmap_readonly=False, log2_scale=None,
+             nan_on_overflow=None):
     """Create a variable in the current graph's Ir (PopXL's
     ``popxl.variable``).
 
@@ -330,6 +338,11 @@ def variable(data=None, dtype=None, name=None, downcast=True,
         mmap_path (str, optional): back the variable by this file, relative
             to the Session's ``data_dir`` (S22); ``data`` must then be None.
         mmap_readonly (bool): the file mapping is read-only (S05).
+        log2_scale (int, optional), nan_on_overflow (bool, optional): for
+            float8_143 and float8_152 only, as PopXL's: float data is cast
+            with ``fp8_utils.host_pow2scale_cast_to_fp8(data, dtype,
+            log2_scale or 0, nan_on_overflow in (None, True))``; data
+            already FP8 is taken as it is.
 
     Returns:
         ipu.Variable
@@ -352,7 +365,7 @@ def variable(data=None, dtype=None, name=None, downcast=True,
             raise IrError("variable: give data or mmap_path, not both")
         raw = np.asarray(data)
         dt = dtype or _default_dtype(raw, downcast, "variable")
-        arr = host_array(raw, dt, "variable")
+        arr = _initial(raw, dt, log2_scale, nan_on_overflow, "variable")
         if shape is None:
             shape = arr.shape[1:] if grouping.num_groups > 1 else arr.shape
         elif arr.size != int(np.prod(shape, dtype=np.int64)) * \
@@ -371,6 +384,8 @@ def variable(data=None, dtype=None, name=None, downcast=True,
         if shape is None or dtype is None:
             raise IrError("variable: without data, give shape and dtype")
         dt = dtype
+        _initial(np.zeros(0, np.float32), dt, log2_scale, nan_on_overflow,
+                 "variable")
     shape, cshape = _shape_array(shape)
     opts = _lib.VariableOpts(sz=ctypes.sizeof(_lib.VariableOpts))
     if replica_grouping is not None:
@@ -391,7 +406,8 @@ def variable(data=None, dtype=None, name=None, downcast=True,
     return v
 
 
-def constant(data, dtype=None, name=None, downcast=True):
+def constant(data, dtype=None, name=None, downcast=True, log2_scale=None,
+             nan_on_overflow=None):
     """Create a constant in the current graph's Ir (PopXL's
     ``popxl.constant``).
 
@@ -401,6 +417,8 @@ def constant(data, dtype=None, name=None, downcast=True):
             downcast to 32 bits.
         name (str, optional): defaults to "const.N" (libipuir's).
         downcast (bool): as for :func:`variable`.
+        log2_scale (int, optional), nan_on_overflow (bool, optional): as
+            for :func:`variable`.
 
     Returns:
         ipu.Constant
@@ -408,7 +426,7 @@ def constant(data, dtype=None, name=None, downcast=True):
     ir = get_current_graph().ir
     raw = np.asarray(data)
     dt = dtype or _default_dtype(raw, downcast, "constant")
-    arr = host_array(raw, dt, "constant")
+    arr = _initial(raw, dt, log2_scale, nan_on_overflow, "constant")
     shape, cshape = _shape_array(arr.shape)
     h = _lib.ipu_ir_constant(ir._c(), _lib.cstr(name), dt._code, len(shape),
                              cshape, arr.ctypes.data)
