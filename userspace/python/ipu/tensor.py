@@ -8,12 +8,20 @@ kept, so they stay readable after a Session has taken the Ir over.
 """
 import ctypes
 import errno
+from typing import Iterable, Union
 
 import numpy as np
 
 from . import _lib, dtypes, fp8_utils
 from .context import get_current_graph
 from .errors import IrError
+
+#: PopXL's type hints of what becomes a tensor: Python scalars, host arrays
+#: (NumPy arrays or iterables of scalars), and those or tensors.
+ScalarType = Union[int, float, bool]
+HostTensor = Union[np.ndarray, Iterable[ScalarType]]
+HostScalarTensor = Union[ScalarType, HostTensor]
+TensorLike = Union["Tensor", HostScalarTensor]
 
 
 class Tensor:
