@@ -87,6 +87,10 @@ class Ir:
         self._streams = []
         self._graphs = []
         self._names = {}
+        # Host-visible names (variables, constants, streams) and PopART's
+        # intermediate-id counter, for _host_name().
+        self._taken = set()
+        self._tcount = 0
         self._main = Graph(self, _lib.ipu_ir_main_graph(self._ptr), "main")
         if replication != 1:
             self.replication_factor = replication
@@ -118,6 +122,22 @@ class Ir:
         n = self._names.get(prefix, 0)
         self._names[prefix] = n + 1
         return "%s.%d" % (prefix, n)
+
+    def _host_name(self, name, prefix):
+        """A name for a new variable, constant or stream: @name, or a new
+        "@prefix.N" when None, made unique among those of the Ir as PopXL
+        makes a tensor id unique (PopART's createIntermediateTensorId):
+        "name__tN", N from one counter of the Ir. A None @prefix leaves a
+        None @name to libipuir (a constant's "const.<id>")."""
+        if name is None:
+            if prefix is None:
+                return None
+            name = self._unique_name(prefix)
+        base = name
+        while name in self._taken:
+            name = "%s__t%d" % (base, self._tcount)
+            self._tcount += 1
+        return name
 
     # -- settings ------------------------------------------------------
 

@@ -313,9 +313,7 @@ def _default_dtype(arr, downcast, what):
 
 
 def _name(ir, name, prefix):
-    if name is not None:
-        return name
-    return ir._unique_name(prefix)
+    return ir._host_name(name, prefix)
 
 
 def variable(data=None, dtype=None, name=None, downcast=True,
@@ -332,8 +330,9 @@ def variable(data=None, dtype=None, name=None, downcast=True,
             ``dtype``), or with ``mmap_path``.
         dtype (ipu.dtype, optional): defaults to the data's, 64-bit types
             downcast to 32 bits.
-        name (str, optional): unique among variables and constants;
-            defaults to "variable.N".
+        name (str, optional): defaults to "variable.N"; a name a
+            variable, constant or stream of the Ir has is made unique as
+            PopXL does, "name__tN" (the tensor's ``name`` says which).
         downcast (bool): without a dtype, store float64 and int64 data as
             float32 and int32 (default); with False such data is an error,
             the device having no 64-bit types.
@@ -410,6 +409,7 @@ def variable(data=None, dtype=None, name=None, downcast=True,
                              ctypes.byref(opts))
     _check_handle(ir, h, "variable '%s'" % name)
     v = Variable(ir, h, grouping, mode, mmap_path, bool(mmap_readonly))
+    ir._taken.add(v.name)
     ir._variables.append(v)
     return v
 
@@ -423,7 +423,8 @@ def constant(data, dtype=None, name=None, downcast=True, log2_scale=None,
         data (array-like or number): the value.
         dtype (ipu.dtype, optional): defaults to the data's, 64-bit types
             downcast to 32 bits.
-        name (str, optional): defaults to "const.N" (libipuir's).
+        name (str, optional): defaults to "const.N" (libipuir's); made
+            unique as :func:`variable` makes it.
         downcast (bool): as for :func:`variable`.
         log2_scale (int, optional), nan_on_overflow (bool, optional): as
             for :func:`variable`.
@@ -436,10 +437,12 @@ def constant(data, dtype=None, name=None, downcast=True, log2_scale=None,
     dt = dtype or _default_dtype(raw, downcast, "constant")
     arr = _initial(raw, dt, log2_scale, nan_on_overflow, "constant")
     shape, cshape = _shape_array(arr.shape)
+    name = _name(ir, name, None)
     h = _lib.ipu_ir_constant(ir._c(), _lib.cstr(name), dt._code, len(shape),
                              cshape, arr.ctypes.data)
     _check_handle(ir, h, "constant")
     t = Constant(ir, h)
+    ir._taken.add(t.name)
     ir._constants.append(t)
     return t
 
