@@ -43,7 +43,7 @@ def to_numpy(x, dtype=None, downcast=True, copy=True, log2_scale=None,
     else:
         dt = dtype or _default_dtype(raw, True, "to_numpy")
         out = _initial(raw, dt, log2_scale, nan_on_overflow, "to_numpy")
-    if copy and (out is x or np.shares_memory(out, raw)):
+    if copy and (out is x or np.may_share_memory(out, raw)):
         out = out.copy()
     return out
 
