@@ -34,7 +34,7 @@ BIG = 64 << 20
 
 
 def session(n, op):
-    ir = ipu.Ir("bench")
+    ir = ipu.Ir(name="bench")
     with ir.main_graph:
         x = ipu.h2d_stream((n,), ipu.float32, name="x")
         y = ipu.d2h_stream((n,), ipu.float32, name="y")

@@ -32,7 +32,7 @@ def main():
     ipu.instances.init()
     index, count = ipu.instances.index(), ipu.instances.count()
     irf = REPLICAS // count
-    ir = ipu.Ir("python_instances")
+    ir = ipu.Ir(name="python_instances")
     ir.replication_factor = REPLICAS
     ir.instance_replication_factor = irf
     with ir.main_graph:

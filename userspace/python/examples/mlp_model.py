@@ -78,7 +78,7 @@ def build(cfg, params, train=True):
         -> stream; variables a dict name -> ipu.Variable.
     """
     inv_batch = float(np.float32(1.0) / np.float32(cfg.batch))
-    ir = ipu.Ir("mlp_train" if train else "mlp_eval")
+    ir = ipu.Ir(name="mlp_train" if train else "mlp_eval")
     ir.num_host_transfers = cfg.steps
     ir.replication_factor = cfg.replicas
     with ir.main_graph:

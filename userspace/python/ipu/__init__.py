@@ -38,9 +38,10 @@ Needs Debian's /usr/bin/python3 with python3-numpy (another ``python3``
 first on PATH may lack NumPy).
 """
 from . import dtypes, fp8_utils, ops, utils
-from .context import get_current_graph, gcg
-from .dtypes import (bfloat16, bool, dtype, float8_143, float8_152, float16,
-                     float32, float64, int8, int32, int64, uint8)
+from .context import gcg, get_current_graph, get_main_graph, gmg
+from .dtypes import (bfloat16, bool, double, dtype, float, float8_143,
+                     float8_152, float16, float32, float64, half, int8, int32,
+                     int64, uint8)
 from .errors import (ConversionError, DeviceBusyError, DeviceError,
                      DeviceTimeoutError,
                      DTypeError, Error, IrError, LayoutError, NoDeviceError,
@@ -53,14 +54,20 @@ from .replica_grouping import ReplicaGrouping
 from .session import DeviceInfo, Session
 from .streams import DeviceToHostStream, HostToDeviceStream, d2h_stream, \
     h2d_stream
-from .tensor import (Constant, Tensor, TensorSpec, Variable, constant,
+from .tensor import (Constant, HostScalarTensor, HostTensor, ScalarType,
+                     Tensor, TensorLike, TensorSpec, Variable, constant,
                      graph_input, graph_output, variable)
+
+#: The stack's version (packaging/install.mk's IPU_VERSION).
+__version__ = "1.0.0"
 
 __all__ = [
     "Ir", "Graph", "Session", "DeviceInfo", "Tensor", "Variable", "Constant",
     "TensorSpec", "HostToDeviceStream", "DeviceToHostStream",
     "ReplicaGrouping", "variable", "constant", "h2d_stream", "d2h_stream",
-    "graph_input", "graph_output", "get_current_graph", "gcg", "ipu", "ops",
+    "graph_input", "graph_output", "get_current_graph", "gcg",
+    "get_main_graph", "gmg", "ipu", "ops", "half", "float", "double",
+    "HostTensor", "HostScalarTensor", "ScalarType", "TensorLike",
     "dtypes", "fp8_utils", "utils", "dtype", "float32", "float16", "bfloat16",
     "float8_143", "float8_152", "int32", "int8", "uint8", "bool", "float64",
     "int64", "Error", "IrError", "NotAttachedError", "DeviceBusyError",

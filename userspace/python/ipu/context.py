@@ -39,6 +39,27 @@ def get_current_graph():
 gcg = get_current_graph
 
 
+def get_main_graph():
+    """The main graph of the current graph's Ir (PopXL's ``popxl.gmg()``).
+
+    Raises:
+        ipu.IrError: outside every graph scope.
+    """
+    return get_current_graph().ir.main_graph
+
+
+gmg = get_main_graph
+
+
+def __getattr__(name):
+    # PopXL's ``popxl.context.ipu``: the class lives in graph.py, which
+    # imports this module, so it is looked up when first asked for.
+    if name == "ipu":
+        from .graph import ipu
+        return ipu
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
+
+
 def current_ir():
     """The Ir of the current graph."""
     return get_current_graph().ir

@@ -73,6 +73,12 @@ bool = dtype("bool", 9, np.bool_, False)  # noqa: A001 (PopXL's name)
 float64 = dtype("float64", 10, np.float64, True, on_device=False)
 int64 = dtype("int64", 11, np.int64, False, on_device=False)
 
+# PopXL's other names of three of them (popxl.half, popxl.float,
+# popxl.double).
+half = float16
+float = float32  # noqa: A001 (PopXL's name)
+double = float64
+
 # NumPy dtypes of host arrays and the C dtype a buffer of them is tagged
 # with (the host representation of each type; uint16 only for bfloat16).
 _np_to_code = {np.dtype(d): c for d, c in (

@@ -22,7 +22,7 @@ import numpy as np
 from . import _lib
 from .dtypes import (float8_143, float8_152, float16, float32, float64,
                      np_dtype_float8_143, np_dtype_float8_152)
-from .errors import ConversionError
+from .errors import ConversionError, DTypeError
 
 _FORMATS = {np_dtype_float8_143: float8_143, np_dtype_float8_152: float8_152}
 _FLOATS = (float16, float32, float64)
@@ -131,3 +131,40 @@ def host_pow2scale_cast_from_fp8(src, dtype=None, log2_scale=0):
     # FP8 values are exact in float32, and so are they times 2^s in
     # float64; the one rounding is to @dtype.
     return (vals.astype(np.float64) * 2.0 ** s).astype(dtype.as_numpy())
+
+
+def initial_data(data, dtype, log2_scale, nan_on_overflow, what):
+    """The host data of a new variable or constant of @dtype, as PopXL's
+    ``variable``/``constant`` take it: for an FP8 @dtype, float16/32/64
+    data is cast with :func:`host_pow2scale_cast_to_fp8` (scale 0 and NaN
+    on overflow unless given), data already of @dtype's structured dtype
+    (or plain uint8 codes) is taken as it is; for any other dtype the two
+    options must be left None. Returns None when the caller converts
+    (@dtype is not FP8).
+
+    Raises:
+        ipu.ConversionError: an option for a dtype other than FP8, a scale
+            out of range (RuntimeError, as PopXL).
+        ipu.DTypeError: FP8 from data that is neither float nor of @dtype's
+            format (TypeError, as PopXL).
+    """
+    if dtype not in (float8_143, float8_152):
+        for opt, v in (("log2_scale", log2_scale),
+                       ("nan_on_overflow", nan_on_overflow)):
+            if v is not None:
+                raise ConversionError(
+                    "%s: %s is for float8_143 and float8_152 data, not %s" %
+                    (what, opt, getattr(dtype, "name", dtype)))
+        return None
+    a = np.asarray(data)
+    if a.dtype == dtype.as_numpy():
+        return np.require(a, requirements="C")
+    if a.dtype == np.uint8:
+        return np.require(a, requirements="C").view(dtype.as_numpy())
+    if a.dtype not in (np.float16, np.float32, np.float64):
+        raise DTypeError("%s: %s data cannot become %s: give float16, "
+                         "float32 or float64 values (or %s data)" %
+                         (what, a.dtype, dtype.name, dtype.name))
+    return host_pow2scale_cast_to_fp8(
+        a, dtype, 0 if log2_scale is None else log2_scale,
+        True if nan_on_overflow is None else nan_on_overflow)

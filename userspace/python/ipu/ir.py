@@ -2,14 +2,37 @@
 """The Ir (PopXL's ``popxl.Ir``): a program being built, over libipuir."""
 import ctypes
 import inspect
+import numbers
 
 from . import _lib, context
-from .errors import IrError
+from .errors import IrError, UnsupportedError
 from .graph import Graph
 from .replica_grouping import ReplicaGrouping
 from .streams import DeviceToHostStream, HostToDeviceStream
 from .tensor import (Tensor, TensorSpec, _check_handle, check_ir,
                      graph_input, graph_output)
+
+
+class IrArgumentTypeError(IrError, TypeError):
+    """A setting of the Ir given as something other than an int (PopXL's
+    TypeError)."""
+
+
+class IrFrozenError(IrError, RuntimeError):
+    """A setting changed after a Session took the Ir (PopXL's
+    RuntimeError)."""
+
+
+def _count(value, what):
+    """@value as a positive int setting @what, refused as PopXL refuses it:
+    TypeError for no integer (a bool included), ValueError below 1."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise IrArgumentTypeError("%s must be an int, not %r" %
+                                  (what, value))
+    v = int(value)
+    if v < 1:
+        raise IrError("%s must be at least 1, not %d" % (what, v))
+    return v
 
 
 class Ir:
@@ -31,11 +54,26 @@ class Ir:
             ipu.ops.scaled_add_(w, x)
 
     Args:
-        name (str, optional): the program's name, for messages and the
+        replication (int): the replication factor (PopXL's
+            ``Ir(replication=1)``). PopXL's ``"popdist"`` (settings from
+            poprun) is :class:`ipu.UnsupportedError`: split a program
+            across processes with :mod:`ipu.instances`.
+        name (str, keyword only): the program's name, for messages and the
             executable.
+
+    Raises:
+        TypeError: @replication is no int (an :class:`ipu.IrError` too).
+        ValueError: @replication is below 1 (:class:`ipu.IrError`).
     """
 
-    def __init__(self, name=""):
+    def __init__(self, replication=1, *, name=""):
+        if isinstance(replication, str) and replication == "popdist":
+            raise UnsupportedError(
+                "Ir(replication='popdist'): there is no popdist/poprun "
+                "here; set replication_factor and "
+                "instance_replication_factor and call ipu.instances.init() "
+                "under mpirun (docs/instances.md)")
+        replication = _count(replication, "Ir(replication=...)")
         p = ctypes.c_void_p()
         err = _lib.ipu_ir_create(_lib.cstr(name), ctypes.byref(p))
         if err < 0:
@@ -49,7 +87,13 @@ class Ir:
         self._streams = []
         self._graphs = []
         self._names = {}
+        # Host-visible names (variables, constants, streams) and PopART's
+        # intermediate-id counter, for _host_name().
+        self._taken = set()
+        self._tcount = 0
         self._main = Graph(self, _lib.ipu_ir_main_graph(self._ptr), "main")
+        if replication != 1:
+            self.replication_factor = replication
 
     def __del__(self):
         # An Ir a Session took is the session's to free.
@@ -79,15 +123,32 @@ class Ir:
         self._names[prefix] = n + 1
         return "%s.%d" % (prefix, n)
 
+    def _host_name(self, name, prefix):
+        """A name for a new variable, constant or stream: @name, or a new
+        "@prefix.N" when None, made unique among those of the Ir as PopXL
+        makes a tensor id unique (PopART's createIntermediateTensorId):
+        "name__tN", N from one counter of the Ir. A None @prefix leaves a
+        None @name to libipuir (a constant's "const.<id>")."""
+        if name is None:
+            if prefix is None:
+                return None
+            name = self._unique_name(prefix)
+        base = name
+        while name in self._taken:
+            name = "%s__t%d" % (base, self._tcount)
+            self._tcount += 1
+        return name
+
     # -- settings ------------------------------------------------------
 
     def _setting(self, what):
         return int(getattr(_lib, "ipu_ir_" + what)(self._c()))
 
     def _set(self, what, value):
-        v = int(value)
-        if v < 1:
-            raise IrError("%s must be at least 1, not %d" % (what, v))
+        v = _count(value, what)
+        if not self._ptr:
+            raise IrFrozenError("%s: the Ir belongs to a Session and can no "
+                                "longer be changed (S01)" % what)
         check_ir(self, getattr(_lib, "ipu_ir_set_" + what)(self._c(), v),
                  what)
 

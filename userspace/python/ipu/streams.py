@@ -53,10 +53,11 @@ class DeviceToHostStream(_Stream):
 def _stream(cls, cfn, prefix, shape, dtype, name):
     ir = get_current_graph().ir
     shape, cshape = _shape_array(shape)
-    name = name if name is not None else ir._unique_name(prefix)
+    name = ir._host_name(name, prefix)
     h = cfn(ir._c(), _lib.cstr(name), dtype._code, len(shape), cshape)
     _check_handle(ir, h, "stream '%s'" % name)
     s = cls(ir, h, name, shape, dtype)
+    ir._taken.add(name)
     ir._streams.append(s)
     return s
 
@@ -67,7 +68,9 @@ def h2d_stream(shape, dtype, name=None):
     Args:
         shape (tuple of int): one transfer's shape, per replica.
         dtype (ipu.dtype): a device dtype.
-        name (str, optional): unique among streams; "h2d_stream.N" by
+        name (str, optional): made unique among the Ir's streams,
+            variables and constants as PopXL does ("name__tN", the
+            stream's ``name`` says which); "h2d_stream.N" by
             default.
 
     Returns:

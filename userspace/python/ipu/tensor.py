@@ -8,12 +8,20 @@ kept, so they stay readable after a Session has taken the Ir over.
 """
 import ctypes
 import errno
+from typing import Iterable, Union
 
 import numpy as np
 
-from . import _lib, dtypes
+from . import _lib, dtypes, fp8_utils
 from .context import get_current_graph
 from .errors import IrError
+
+#: PopXL's type hints of what becomes a tensor: Python scalars, host arrays
+#: (NumPy arrays or iterables of scalars), and those or tensors.
+ScalarType = Union[int, float, bool]
+HostTensor = Union[np.ndarray, Iterable[ScalarType]]
+HostScalarTensor = Union[ScalarType, HostTensor]
+TensorLike = Union["Tensor", HostScalarTensor]
 
 
 class Tensor:
@@ -282,6 +290,13 @@ def host_array(data, dt, what):
     return out
 
 
+def _initial(raw, dt, log2_scale, nan_on_overflow, what):
+    """Host data @raw for a new tensor of dtype @dt: FP8 as PopXL makes it
+    (fp8_utils.initial_data), other types by host_array."""
+    arr = fp8_utils.initial_data(raw, dt, log2_scale, nan_on_overflow, what)
+    return host_array(raw, dt, what) if arr is None else arr
+
+
 def _default_dtype(arr, downcast, what):
     """PopXL's default: the data's dtype, 64-bit downcast to 32-bit (with
     @downcast; without, 64-bit data is an error: no device type holds
@@ -298,14 +313,13 @@ def _default_dtype(arr, downcast, what):
 
 
 def _name(ir, name, prefix):
-    if name is not None:
-        return name
-    return ir._unique_name(prefix)
+    return ir._host_name(name, prefix)
 
 
 def variable(data=None, dtype=None, name=None, downcast=True,
              replica_grouping=None, retrieval_mode=None, shape=None,
-             mmap_path=None, mmap_readonly=False):
+             mmap_path=None, mmap_readonly=False, log2_scale=None,
+             nan_on_overflow=None):
     """Create a variable in the current graph's Ir (PopXL's
     ``popxl.variable``).
 
@@ -316,8 +330,9 @@ def variable(data=None, dtype=None, name=None, downcast=True,
             ``dtype``), or with ``mmap_path``.
         dtype (ipu.dtype, optional): defaults to the data's, 64-bit types
             downcast to 32 bits.
-        name (str, optional): unique among variables and constants;
-            defaults to "variable.N".
+        name (str, optional): defaults to "variable.N"; a name a
+            variable, constant or stream of the Ir has is made unique as
+            PopXL does, "name__tN" (the tensor's ``name`` says which).
         downcast (bool): without a dtype, store float64 and int64 data as
             float32 and int32 (default); with False such data is an error,
             the device having no 64-bit types.
@@ -330,6 +345,11 @@ def variable(data=None, dtype=None, name=None, downcast=True,
         mmap_path (str, optional): back the variable by this file, relative
             to the Session's ``data_dir`` (S22); ``data`` must then be None.
         mmap_readonly (bool): the file mapping is read-only (S05).
+        log2_scale (int, optional), nan_on_overflow (bool, optional): for
+            float8_143 and float8_152 only, as PopXL's: float data is cast
+            with ``fp8_utils.host_pow2scale_cast_to_fp8(data, dtype,
+            log2_scale or 0, nan_on_overflow in (None, True))``; data
+            already FP8 is taken as it is.
 
     Returns:
         ipu.Variable
@@ -352,7 +372,7 @@ def variable(data=None, dtype=None, name=None, downcast=True,
             raise IrError("variable: give data or mmap_path, not both")
         raw = np.asarray(data)
         dt = dtype or _default_dtype(raw, downcast, "variable")
-        arr = host_array(raw, dt, "variable")
+        arr = _initial(raw, dt, log2_scale, nan_on_overflow, "variable")
         if shape is None:
             shape = arr.shape[1:] if grouping.num_groups > 1 else arr.shape
         elif arr.size != int(np.prod(shape, dtype=np.int64)) * \
@@ -371,6 +391,8 @@ def variable(data=None, dtype=None, name=None, downcast=True,
         if shape is None or dtype is None:
             raise IrError("variable: without data, give shape and dtype")
         dt = dtype
+        _initial(np.zeros(0, np.float32), dt, log2_scale, nan_on_overflow,
+                 "variable")
     shape, cshape = _shape_array(shape)
     opts = _lib.VariableOpts(sz=ctypes.sizeof(_lib.VariableOpts))
     if replica_grouping is not None:
@@ -387,11 +409,13 @@ def variable(data=None, dtype=None, name=None, downcast=True,
                              ctypes.byref(opts))
     _check_handle(ir, h, "variable '%s'" % name)
     v = Variable(ir, h, grouping, mode, mmap_path, bool(mmap_readonly))
+    ir._taken.add(v.name)
     ir._variables.append(v)
     return v
 
 
-def constant(data, dtype=None, name=None, downcast=True):
+def constant(data, dtype=None, name=None, downcast=True, log2_scale=None,
+             nan_on_overflow=None):
     """Create a constant in the current graph's Ir (PopXL's
     ``popxl.constant``).
 
@@ -399,8 +423,11 @@ def constant(data, dtype=None, name=None, downcast=True):
         data (array-like or number): the value.
         dtype (ipu.dtype, optional): defaults to the data's, 64-bit types
             downcast to 32 bits.
-        name (str, optional): defaults to "const.N" (libipuir's).
+        name (str, optional): defaults to "const.N" (libipuir's); made
+            unique as :func:`variable` makes it.
         downcast (bool): as for :func:`variable`.
+        log2_scale (int, optional), nan_on_overflow (bool, optional): as
+            for :func:`variable`.
 
     Returns:
         ipu.Constant
@@ -408,12 +435,14 @@ def constant(data, dtype=None, name=None, downcast=True):
     ir = get_current_graph().ir
     raw = np.asarray(data)
     dt = dtype or _default_dtype(raw, downcast, "constant")
-    arr = host_array(raw, dt, "constant")
+    arr = _initial(raw, dt, log2_scale, nan_on_overflow, "constant")
     shape, cshape = _shape_array(arr.shape)
+    name = _name(ir, name, None)
     h = _lib.ipu_ir_constant(ir._c(), _lib.cstr(name), dt._code, len(shape),
                              cshape, arr.ctypes.data)
     _check_handle(ir, h, "constant")
     t = Constant(ir, h)
+    ir._taken.add(t.name)
     ir._constants.append(t)
     return t
 

@@ -43,7 +43,7 @@ def acc_ir(replicas=1, transfers=1, n=2, grouping=None, retrieval_mode=None,
     Returns:
         (ir, x stream, y stream, w)
     """
-    ir = ipu.Ir("test")
+    ir = ipu.Ir(name="test")
     ir.replication_factor = replicas
     ir.num_host_transfers = transfers
     with ir.main_graph:

@@ -172,7 +172,9 @@ def test_ir_errors_carry_libipuirs_message():
                            match=r"matmul.*'a'.*\[4, 3\].*'b'.*\[4, 5\]"):
             a @ b
         with pytest.raises(ipu.IrError, match="'a'"):
-            ipu.variable(np.zeros(2, np.float32), name="a")
+            ipu.ops.reshape(a, (5,))
+        # A repeated name is made unique, as PopXL does (test_popxl_names).
+        assert ipu.variable(np.zeros(2, np.float32), name="a").name != "a"
         i = ipu.variable(np.zeros(2, np.int32), name="i")
         with pytest.raises(ipu.IrError):
             ipu.ops.tanh(i)
