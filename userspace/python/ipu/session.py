@@ -15,7 +15,7 @@ from .errors import (DTypeError, LayoutError, SessionClosedError,
                      ShapeError, StreamError, TensorTypeError, check)
 from .ir import Ir
 from .streams import DeviceToHostStream, HostToDeviceStream, _Stream
-from .tensor import Constant, Variable
+from .tensor import Constant, Variable, host_array
 
 
 class DeviceInfo:
@@ -333,7 +333,8 @@ class Session:
         keep = []
         for i, (key, data) in enumerate(inputs.items()):
             info, name = self._stream_of(key, 0)
-            arr = data if type(data) is np.ndarray else np.asarray(data)
+            arr = data if type(data) is np.ndarray else \
+                self._from_list(data, info, name)
             code = self._code(arr, info, name, "input")
             flags = arr.flags
             if not (flags.c_contiguous and flags.aligned):
@@ -363,6 +364,18 @@ class Session:
         del keep
         if err:
             self._check(err)
+
+    @staticmethod
+    def _from_list(data, info, name):
+        """Input @data that is not an array (a list, a number) as one of
+        stream @info's dtype, converted as the device converts (the
+        array NumPy would make of it is int64 or float64 whatever the
+        stream)."""
+        arr = np.asarray(data)
+        if info is None or arr.dtype == info.np_dtype or \
+                dtypes.host_code(arr.dtype) is None:
+            return arr  # refused (or passed) by the usual checks
+        return host_array(arr, info.dtype, "input stream '%s'" % name)
 
     @staticmethod
     def _code(arr, info, name, what):

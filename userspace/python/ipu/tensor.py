@@ -13,7 +13,7 @@ import numpy as np
 
 from . import _lib, dtypes
 from .context import get_current_graph
-from .errors import IrError
+from .errors import IrError, prefixed
 
 
 class Tensor:
@@ -242,14 +242,14 @@ def _check_handle(ir, h, what):
     if h.id > 0:
         return h
     err = -h.id if h.id < 0 else errno.EINVAL
-    raise IrError("%s: %s" % (what, _lib.pystr(_lib.ipu_ir_errmsg(ir._c()))),
+    raise IrError(prefixed(what, _lib.pystr(_lib.ipu_ir_errmsg(ir._c()))),
                   err)
 
 
 def check_ir(ir, err, what):
     """Raise libipuir's message for a negative return @err."""
     if err < 0:
-        raise IrError("%s: %s" % (what, _lib.pystr(_lib.ipu_ir_errmsg(
+        raise IrError(prefixed(what, _lib.pystr(_lib.ipu_ir_errmsg(
             ir._c()))), -err)
     return err
 
