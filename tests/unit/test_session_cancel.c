@@ -39,29 +39,6 @@ static struct ipu_session *acc(void)
 	return s;
 }
 
-static int run_x(struct ipu_session *s, float x0, float *y)
-{
-	float x[2] = { x0, x0 };
-	struct ipu_stream_buffer in = sh_sb("x", sh_buf(x, IPU_DTYPE_FLOAT32,
-							1, 2ull)),
-				 out = sh_sb("y", sh_buf(y, IPU_DTYPE_FLOAT32,
-							 1, 2ull));
-
-	y[0] = y[1] = -1;
-	return ipu_session_run_with_outputs(s, &in, 1, &out, 1, 0);
-}
-
-/* Resets of model:@n so far, through a handle of our own. */
-static uint64_t resets(unsigned int n)
-{
-	struct ipu_device_info info = { .sz = sizeof(info) };
-	struct ipu_device *dev = mh_open(n, false);
-
-	assert_int_equal(ipu_device_query(dev, &info), 0);
-	ipu_device_close(dev);
-	return info.reset_count;
-}
-
 /* After a cancelled run of x = 7 on w = {1, 2}: usable, and it never ran. */
 static void assert_usable_after_cancel(struct ipu_session *s, const float *y)
 {
@@ -78,7 +55,7 @@ static void assert_usable_after_cancel(struct ipu_session *s, const float *y)
 	/* The cancel was taken: the next run runs, and gets its own
 	 * completions, none left over from the cancelled one. */
 	assert_false(ipu_session_cancel_clear(s));
-	assert_int_equal(run_x(s, 1, y2), 0);
+	assert_int_equal(sh_run_acc(s, 1, y2, -1), 0);
 	sh_assert_floats(y2, ran, 2);
 	sh_get_f32(s, "w", w, 1, &two);
 	sh_assert_floats(w, ran, 2);
@@ -134,17 +111,17 @@ static void test_cancel_from_another_thread_ends_a_hung_run(void **state)
 {
 	struct ipu_session *s = acc();
 	struct canceller c;
-	uint64_t before = resets(0);
+	uint64_t before = sh_model_resets(0);
 	float y[2];
 
 	(void)state;
 	canceller_start(&c, s, false);
 	assert_int_equal(__ipu_model_faults_set("hang:1"), 0);
-	assert_int_equal(run_x(s, 7, y), -ECANCELED);
+	assert_int_equal(sh_run_acc(s, 7, y, -1), -ECANCELED);
 	assert_int_equal(__ipu_model_faults_set(NULL), 0);
 	canceller_join(&c);
 	/* The launch was stopped by a reset, not waited for. */
-	assert_true(resets(0) >= before + 1);
+	assert_true(sh_model_resets(0) >= before + 1);
 	sh_assert_msg(s, "reset");
 	assert_usable_after_cancel(s, y);
 	ipu_session_destroy(s);
@@ -172,7 +149,7 @@ static void test_cancel_from_a_signal_handler_ends_a_hung_run(void **state)
 	assert_int_equal(sigaction(SIGUSR1, &sa, &old), 0);
 	canceller_start(&c, s, true);
 	assert_int_equal(__ipu_model_faults_set("hang:1"), 0);
-	assert_int_equal(run_x(s, 7, y), -ECANCELED);
+	assert_int_equal(sh_run_acc(s, 7, y, -1), -ECANCELED);
 	assert_int_equal(__ipu_model_faults_set(NULL), 0);
 	canceller_join(&c);
 	assert_int_equal(sigaction(SIGUSR1, &old, NULL), 0);
@@ -190,7 +167,7 @@ static void test_cancel_ends_weights_to_host_and_detach_fetches(void **state)
 	float y[2], w[2];
 
 	(void)state;
-	assert_int_equal(run_x(s, 7, y), 0);
+	assert_int_equal(sh_run_acc(s, 7, y, -1), 0);
 	sh_assert_floats(y, ran, 2);
 	canceller_start(&c, s, false);
 	assert_int_equal(__ipu_model_faults_set("xfer_hang:1"), 0);
@@ -217,7 +194,7 @@ static void test_cancel_before_a_call_fails_it_and_changes_nothing(void **state)
 	(void)state;
 	assert_true(__ipu_session_in_sync(s));
 	ipu_session_cancel(s);
-	assert_int_equal(run_x(s, 7, y), -ECANCELED);
+	assert_int_equal(sh_run_acc(s, 7, y, -1), -ECANCELED);
 	sh_assert_msg(s, "run: cancelled");
 	sh_assert_msg(s, "nothing");
 	/* Nothing was submitted: S25, a rejected call changes nothing. */
@@ -225,7 +202,7 @@ static void test_cancel_before_a_call_fails_it_and_changes_nothing(void **state)
 	assert_true(y[0] == -1 && y[1] == -1);
 	assert_true(__ipu_session_in_sync(s));
 	/* One cancel ends one call. */
-	assert_int_equal(run_x(s, 1, y), 0);
+	assert_int_equal(sh_run_acc(s, 1, y, -1), 0);
 	sh_assert_floats(y, ran, 2);
 	sh_get_f32(s, "w", w, 1, &two);
 	sh_assert_floats(w, ran, 2);
@@ -243,7 +220,7 @@ static void test_cancel_clear_withdraws_a_pending_cancel(void **state)
 	ipu_session_cancel(s); /* not counted: one cancel is pending */
 	assert_true(ipu_session_cancel_clear(s));
 	assert_false(ipu_session_cancel_clear(s));
-	assert_int_equal(run_x(s, 1, y), 0);
+	assert_int_equal(sh_run_acc(s, 1, y, -1), 0);
 	ipu_session_cancel(NULL);
 	assert_false(ipu_session_cancel_clear(NULL));
 	ipu_session_destroy(s);
