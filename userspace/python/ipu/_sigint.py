@@ -75,7 +75,11 @@ class _Canceller:
                     self._cancelled = True
 
     def _after_fork(self):
-        # The reader thread is not in the child: make another if needed.
+        # The reader thread is not in the child: make another if needed
+        # (closing the pipe only the parent's reader reads).
+        for fd in (self._rfd, self._wfd):
+            if fd >= 0:
+                os.close(fd)
         self.__init__()
 
     def arm(self, s):
