@@ -311,7 +311,9 @@ int ipu_session_run(struct ipu_session *s,
  * thread is inside a call on @s; @s must stay alive meanwhile. The call
  * waiting for the device (a run, weights to or from the host, the fetch
  * of get or write, detach's weights_to_host, attach's upload or its wait
- * for busy IPUs) sees it within 100 ms and fails with -ECANCELED:
+ * for busy IPUs; not the exchange of a split program's instances, bounded
+ * by IPU_INSTANCE_TIMEOUT_MS) sees it within 100 ms and fails with
+ * -ECANCELED:
  *  - Commands it already gave the device are ended the way a timeout
  *    ends them (wait_timeout_ms in struct ipu_session_opts): the session
  *    resets its IPUs, which stops a launch in progress, and waits for
