@@ -163,7 +163,8 @@ userspace: $(APP_BINS)
 
 $(O)/examples/mlp_train: $(O)/userspace/examples/mlp_train.o $(MLP_OBJS)
 $(O)/examples/make_example_exe: $(O)/userspace/examples/make_example_exe.o $(NPY_OBJS)
-$(O)/tools/ipu-run: $(O)/userspace/tools/ipu-run.o $(O)/userspace/tools/ipu-run-instances.o $(NPY_OBJS)
+$(O)/tools/ipu-run: $(O)/userspace/tools/ipu-run.o $(O)/userspace/tools/ipu-run-instances.o \
+		$(O)/userspace/tools/ipu-run-signals.o $(NPY_OBJS)
 $(O)/tools/ipu-info: $(O)/userspace/tools/ipu-info.o $(INFO_OBJS)
 $(O)/tools/ipu-info: APP_LIBS := $(PCI_LIBS)
 $(O)/tools/ipu-bringup: $(O)/userspace/tools/ipu-bringup.o $(BRINGUP_OBJS) $(INFO_OBJS)
@@ -285,7 +286,7 @@ unit-valgrind: userspace
 	BUILD=$(BUILD) scripts/run-tests --valgrind unit-valgrind $(UNIT_BINS)
 
 # ipu-run end to end (tests/tools/test_ipu_run.sh: NumPy writes the inputs
-# and checks the outputs), ipu-info (tests/tools/test_ipu_info.sh: fake
+# and checks the outputs; tests/tools/test_ipu_run_signals.sh: Ctrl-C), ipu-info (tests/tools/test_ipu_info.sh: fake
 # trees, its JSON parsed by Python) and ipu-bringup
 # (tests/tools/test_ipu_bringup.sh: the model, its faults), each plainly, built with ASan+UBSan,
 # and under valgrind, and the rig's hot-plug relay against a fake QEMU
@@ -302,6 +303,9 @@ unit-tools: userspace $(ALL_SOS)
 		tests/tools/test_ipu_run.sh unit-tools-asan $(BUILD)/asan || st=1; \
 	BUILD=$(BUILD) IPU_RUN_WRAPPER="$(VALGRIND_RUN)" \
 		tests/tools/test_ipu_run.sh unit-tools-valgrind $(BUILD) || st=1; \
+	BUILD=$(BUILD) tests/tools/test_ipu_run_signals.sh unit-tools-signals $(BUILD) || st=1; \
+	BUILD=$(BUILD) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		tests/tools/test_ipu_run_signals.sh unit-tools-signals-asan $(BUILD)/asan || st=1; \
 	BUILD=$(BUILD) tests/tools/test_ipu_info.sh unit-tools-info $(BUILD) || st=1; \
 	BUILD=$(BUILD) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		tests/tools/test_ipu_info.sh unit-tools-info-asan $(BUILD)/asan || st=1; \
@@ -472,7 +476,7 @@ $(O)/userspace/tools/ipu-run-instances-mpi.o: userspace/tools/ipu-run-instances.
 	$(CC) $(CPPFLAGS_ALL) $(MPI_CFLAGS) $(CFLAGS_ALL) -DIPU_RUN_MPI -MMD -MP -c $< -o $@
 
 $(IPU_RUN_MPI): $(O)/userspace/tools/ipu-run.o $(O)/userspace/tools/ipu-run-instances-mpi.o \
-		$(NPY_OBJS) $(LIBIPUMPI) $(ALL_LIBS)
+		$(O)/userspace/tools/ipu-run-signals.o $(NPY_OBJS) $(LIBIPUMPI) $(ALL_LIBS)
 	$(CC) $(filter %.o,$^) -o $@ $(LIBIPUMPI) $(ALL_LIBS) $(LDFLAGS_ALL) $(MPI_LIBS) $(SYS_LIBS)
 
 $(O)/tests/bench/mpi_%: tests/bench/mpi_%.c $(LIBIPUMPI) $(ALL_LIBS)

@@ -21,7 +21,9 @@
  * a fetch succeeds. Nothing aborts the process. Option structs start with `size_t sz`
  * (IPU_OPTS() from ipu.h) and zero means "the default" for every member.
  *
- * Threads: one session is used by one thread at a time.
+ * Threads: one session is used by one thread at a time, except for
+ * ipu_session_cancel() and ipu_session_cancel_clear(), which any thread or
+ * signal handler may call while another thread is inside a call.
  */
 #ifndef IPU_SESSION_H
 #define IPU_SESSION_H
@@ -281,7 +283,8 @@ bool ipu_session_is_attached(const struct ipu_session *s);
  * Return: 0; -EPERM when not attached ("attach first"); -EINVAL with a
  * message listing unexpected and missing streams (S10), or naming the
  * stream, the expected and the given shape (S11) or dtype; errors of the
- * device (the run then leaves the session attached and usable).
+ * device (the run then leaves the session attached and usable);
+ * -ECANCELED after ipu_session_cancel() (also attached and usable).
  */
 int ipu_session_run_with_outputs(struct ipu_session *s,
 				 const struct ipu_stream_buffer *inputs,
@@ -299,6 +302,45 @@ int ipu_session_run(struct ipu_session *s,
 		    const struct ipu_stream_buffer *inputs, size_t n_inputs,
 		    struct ipu_stream_buffer **outputsp, size_t *n_outputsp,
 		    unsigned int flags);
+
+/**
+ * ipu_session_cancel() - end the wait of the call in progress on @s (Ctrl-C).
+ *
+ * Async-signal-safe and thread-safe: it only sets a flag (a lock-free
+ * atomic), so a signal handler or another thread may call it while a
+ * thread is inside a call on @s; @s must stay alive meanwhile. The call
+ * waiting for the device (a run, weights to or from the host, the fetch
+ * of get or write, detach's weights_to_host, attach's upload or its wait
+ * for busy IPUs; not the exchange of a split program's instances, bounded
+ * by IPU_INSTANCE_TIMEOUT_MS) sees it within 100 ms and fails with
+ * -ECANCELED:
+ *  - Commands it already gave the device are ended the way a timeout
+ *    ends them (wait_timeout_ms in struct ipu_session_opts): the session
+ *    resets its IPUs, which stops a launch in progress, and waits for
+ *    the commands the reset ends before it returns, so nothing writes
+ *    the caller's buffers afterwards. It does not wait for a launch to
+ *    finish: a launch may run for minutes, or never end.
+ *  - The session stays attached and usable. After a cancelled run or
+ *    transfer, outputs are partly written or not at all, and the host
+ *    copies of variables count as out of sync (the device's values are
+ *    whatever the reset left; a fetch, get or detach reads them).
+ *  - A cancel made while no call waits is kept: the next call that would
+ *    wait fails with -ECANCELED before it gives the device anything
+ *    (changing nothing, S25). A call that ends before it sees the cancel
+ *    returns its own result and leaves the cancel pending; withdraw it
+ *    with ipu_session_cancel_clear(). One cancel ends one call.
+ *
+ * Return: nothing; NULL @s is a no-op.
+ */
+void ipu_session_cancel(struct ipu_session *s);
+
+/**
+ * ipu_session_cancel_clear() - withdraw a cancel no call has seen yet.
+ * Async-signal-safe and thread-safe, as ipu_session_cancel().
+ *
+ * Return: whether one was pending (false for NULL @s).
+ */
+bool ipu_session_cancel_clear(struct ipu_session *s);
 
 /**
  * ipu_session_create_host_outputs() - one zeroed buffer per device-to-host

@@ -152,6 +152,15 @@ void __ipu_session_fail_flushes(struct ipu_session *s, uint32_t n);
  */
 uint32_t __ipu_session_set_wait_timeout(struct ipu_session *s, uint32_t ms);
 
+/*
+ * __ipu_session_on_wait() - call @fn(@arg) whenever @s has submitted a
+ * batch and is about to wait for it (NULL @fn: stop), so that a test can
+ * cancel a call that is surely waiting (ipu_session_cancel()). @fn runs in
+ * the thread of the call, which holds no lock of libsession then.
+ */
+void __ipu_session_on_wait(struct ipu_session *s, void (*fn)(void *arg),
+			   void *arg);
+
 #ifdef __cplusplus
 }
 #endif

@@ -211,6 +211,35 @@ static inline void sh_run_xy(struct ipu_session *s, struct ipu_host_buffer x,
 		fail_msg("run: %s", ipu_session_errmsg(s));
 }
 
+/*
+ * Run the accumulator of sh_acc_ir(1, 1, 2, ...) with x = {@x0, @x0},
+ * its output into @y (2 floats), set to @fill first so that a test sees
+ * whether the output came. Return: the run's error code.
+ */
+static inline int sh_run_acc(struct ipu_session *s, float x0, float *y,
+			     float fill)
+{
+	float x[2] = { x0, x0 };
+	struct ipu_stream_buffer in = sh_sb("x", sh_buf(x, IPU_DTYPE_FLOAT32,
+							1, 2ull)),
+				 out = sh_sb("y", sh_buf(y, IPU_DTYPE_FLOAT32,
+							 1, 2ull));
+
+	y[0] = y[1] = fill;
+	return ipu_session_run_with_outputs(s, &in, 1, &out, 1, 0);
+}
+
+/* Resets of model:@n so far, through a handle of our own. */
+static inline uint64_t sh_model_resets(unsigned int n)
+{
+	struct ipu_device_info info = { .sz = sizeof(info) };
+	struct ipu_device *dev = mh_open(n, false);
+
+	assert_int_equal(ipu_device_query(dev, &info), 0);
+	ipu_device_close(dev);
+	return info.reset_count;
+}
+
 /* Read float32 tensor @name (@n elements of host data) into @dst. */
 static inline void sh_get_f32(struct ipu_session *s, const char *name,
 			      float *dst, uint32_t ndim, const uint64_t *shape)

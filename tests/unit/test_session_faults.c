@@ -20,19 +20,6 @@ static struct ipu_session *acc(void)
 	return sh_session_on(sh_acc_ir(1, 1, 2, NULL), "ipu_model");
 }
 
-/* Run with x = {@x0, @x0}: the device's error code. */
-static int run_x(struct ipu_session *s, float x0, float *y)
-{
-	float x[2] = { x0, x0 };
-	struct ipu_stream_buffer in = sh_sb("x", sh_buf(x, IPU_DTYPE_FLOAT32,
-							1, 2ull)),
-				 out = sh_sb("y", sh_buf(y, IPU_DTYPE_FLOAT32,
-							 1, 2ull));
-
-	y[0] = y[1] = 0;
-	return ipu_session_run_with_outputs(s, &in, 1, &out, 1, 0);
-}
-
 static void arm(const char *spec)
 {
 	assert_int_equal(__ipu_model_faults_set(spec), 0);
@@ -63,7 +50,7 @@ static void test_S25_write_the_device_rejects_changes_nothing(void **state)
 	assert_true(__ipu_session_in_sync(s));
 	sh_get_f32(s, "w", w, 1, &two);
 	sh_assert_floats(w, old, 2);
-	assert_int_equal(run_x(s, 1, y), 0);
+	assert_int_equal(sh_run_acc(s, 1, y, 0), 0);
 	sh_assert_floats(y, ran, 2);
 	ipu_session_destroy(s);
 }
@@ -116,7 +103,7 @@ static void test_S13_launch_failing_part_way_leaves_copies_stale(void **state)
 	(void)state;
 	sh_attach(s);
 	arm("launch:1");
-	assert_int_equal(run_x(s, 5, y), -EIO);
+	assert_int_equal(sh_run_acc(s, 5, y, 0), -EIO);
 	sh_assert_msg(s, "injected fault");
 	arm(NULL);
 	/* The program ran on the device: the host copy is stale. */
@@ -140,7 +127,7 @@ static void test_S25_any_device_error_leaves_copies_stale(void **state)
 	/* The first input fails: nothing ran, but the session cannot know
 	 * what the device did; it fetches before trusting its copies. */
 	arm("dma:1");
-	assert_int_equal(run_x(s, 5, y), -EIO);
+	assert_int_equal(sh_run_acc(s, 5, y, 0), -EIO);
 	arm(NULL);
 	assert_false(__ipu_session_in_sync(s));
 	assert_true(y[0] == 0 && y[1] == 0);
@@ -155,7 +142,7 @@ static void test_S07_exit_whose_fetch_fails_stays_attached(void **state)
 
 	(void)state;
 	sh_attach(s);
-	assert_int_equal(run_x(s, 1, y), 0);
+	assert_int_equal(sh_run_acc(s, 1, y, 0), 0);
 	arm("dma:1");
 	assert_int_equal(ipu_session_detach(s, 0), -EIO);
 	arm(NULL);
@@ -179,7 +166,7 @@ static void test_S25_failed_fetch_keeps_the_copies(void **state)
 
 	(void)state;
 	sh_attach(s);
-	assert_int_equal(run_x(s, 1, y), 0);
+	assert_int_equal(sh_run_acc(s, 1, y, 0), 0);
 	arm("dma:1");
 	w[0] = w[1] = -1;
 	assert_int_equal(ipu_session_get_tensor_data(s, "w", &b), -EIO);
@@ -205,7 +192,7 @@ static void test_S25_failed_attach_is_undone(void **state)
 	assert_false(ipu_session_is_attached(s));
 	arm(NULL);
 	sh_attach(s);
-	assert_int_equal(run_x(s, 1, y), 0);
+	assert_int_equal(sh_run_acc(s, 1, y, 0), 0);
 	ipu_session_destroy(s);
 }
 
@@ -226,7 +213,7 @@ static void test_model_faults_from_the_environment(void **state)
 	 * the launch and y linked after it. */
 	arm("dma:%3");
 	for (i = 0; i < 6; i++)
-		failed += run_x(s, 1, y) == -EIO;
+		failed += sh_run_acc(s, 1, y, 0) == -EIO;
 	arm(NULL);
 	assert_int_equal(failed, 3);
 	ipu_session_destroy(s);

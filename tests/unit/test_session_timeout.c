@@ -49,29 +49,6 @@ static struct ipu_session *acc(uint32_t ms)
 		err_;							\
 	})
 
-static int run_x(struct ipu_session *s, float x0, float *y)
-{
-	float x[2] = { x0, x0 };
-	struct ipu_stream_buffer in = sh_sb("x", sh_buf(x, IPU_DTYPE_FLOAT32,
-							1, 2ull)),
-				 out = sh_sb("y", sh_buf(y, IPU_DTYPE_FLOAT32,
-							 1, 2ull));
-
-	y[0] = y[1] = -1;
-	return ipu_session_run_with_outputs(s, &in, 1, &out, 1, 0);
-}
-
-/* Resets of model:@n so far, through a handle of our own. */
-static uint64_t resets(unsigned int n)
-{
-	struct ipu_device_info info = { .sz = sizeof(info) };
-	struct ipu_device *dev = mh_open(n, false);
-
-	assert_int_equal(ipu_device_query(dev, &info), 0);
-	ipu_device_close(dev);
-	return info.reset_count;
-}
-
 static void test_S25_hung_launch_times_out_resets_and_reaps(void **state)
 {
 	const float ran[2] = { 2, 3 };
@@ -81,19 +58,19 @@ static void test_S25_hung_launch_times_out_resets_and_reaps(void **state)
 
 	(void)state;
 	sh_attach(s);
-	before = resets(0);
+	before = sh_model_resets(0);
 	assert_int_equal(__ipu_model_faults_set("hang:1"), 0);
-	assert_int_equal(bounded(s, 300, run_x(s, 7, y)), -ETIMEDOUT);
+	assert_int_equal(bounded(s, 300, sh_run_acc(s, 7, y, -1)), -ETIMEDOUT);
 	assert_int_equal(__ipu_model_faults_set(NULL), 0);
 	sh_assert_msg(s, "run: the launch did not complete within 300 ms on model:0");
 	sh_assert_msg(s, "ipu-info");
 	sh_assert_msg(s, "reset");
 	/* The session reset the device; the output never came. */
-	assert_true(resets(0) >= before + 1);
+	assert_true(sh_model_resets(0) >= before + 1);
 	assert_true(y[0] == -1 && y[1] == -1);
 	assert_false(__ipu_session_in_sync(s));
 	/* Nothing is left in the queue to pass for the next run's. */
-	assert_int_equal(run_x(s, 1, y), 0);
+	assert_int_equal(sh_run_acc(s, 1, y, -1), 0);
 	sh_assert_floats(y, ran, 2);
 	sh_get_f32(s, "w", w, 1, &two);
 	sh_assert_floats(w, ran, 2);
@@ -144,10 +121,10 @@ static void test_S25_failed_reset_is_reported_and_retried(void **state)
 
 	(void)state;
 	sh_attach(s);
-	before = resets(0);
+	before = sh_model_resets(0);
 	assert_int_equal(__ipu_model_faults_set("hang:1,reset:1"), 0);
 	assert_int_equal(stderr_of(err, sizeof(err),
-				   bounded(s, 200, run_x(s, 7, y))),
+				   bounded(s, 200, sh_run_acc(s, 7, y, -1))),
 			 -ETIMEDOUT);
 	assert_int_equal(__ipu_model_faults_set(NULL), 0);
 	sh_assert_msg(s, "the launch did not complete within 200 ms on model:0");
@@ -155,9 +132,9 @@ static void test_S25_failed_reset_is_reported_and_retried(void **state)
 	if (!strstr(err, "run: 2 commands on model:0 still out 200 ms after a reset; resetting again"))
 		fail_msg("stderr: \"%s\"", err);
 	/* A reset happened after the failed one and ended the launch. */
-	assert_true(resets(0) >= before + 1);
+	assert_true(sh_model_resets(0) >= before + 1);
 	assert_true(y[0] == -1 && y[1] == -1);
-	assert_int_equal(run_x(s, 1, y), 0);
+	assert_int_equal(sh_run_acc(s, 1, y, -1), 0);
 	sh_assert_floats(y, ran, 2);
 	ipu_session_destroy(s);
 }
@@ -175,13 +152,13 @@ static void test_S25_hung_transfer_times_out_resets_and_reaps(void **state)
 
 	(void)state;
 	sh_attach(s);
-	before = resets(0);
+	before = sh_model_resets(0);
 	assert_int_equal(__ipu_model_faults_set("xfer_hang:1"), 0);
 	assert_int_equal(bounded(s, 200, ipu_session_weights_from_host(s)),
 			 -ETIMEDOUT);
 	assert_int_equal(__ipu_model_faults_set(NULL), 0);
 	sh_assert_msg(s, "the transfers did not complete within 200 ms on model:0");
-	assert_true(resets(0) >= before + 1);
+	assert_true(sh_model_resets(0) >= before + 1);
 	assert_false(__ipu_session_in_sync(s));
 	assert_int_equal(ipu_session_weights_from_host(s), 0);
 	ipu_session_destroy(s);
@@ -195,9 +172,9 @@ static void test_S07_exit_after_a_timeout_fetches_and_detaches(void **state)
 
 	(void)state;
 	sh_attach(s);
-	assert_int_equal(run_x(s, 1, y), 0);
+	assert_int_equal(sh_run_acc(s, 1, y, -1), 0);
 	assert_int_equal(__ipu_model_faults_set("hang:1"), 0);
-	assert_int_equal(bounded(s, 200, run_x(s, 1, y)), -ETIMEDOUT);
+	assert_int_equal(bounded(s, 200, sh_run_acc(s, 1, y, -1)), -ETIMEDOUT);
 	assert_int_equal(__ipu_model_faults_set(NULL), 0);
 	/* S07: the fetch of the exit works after the reset. */
 	assert_int_equal(ipu_session_detach(s, 0), 0);

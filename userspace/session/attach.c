@@ -105,7 +105,10 @@ static int try_acquire(struct ipu_session *s, unsigned int *where)
 	return err;
 }
 
-/* S04, S06: try once, then again until the attach timeout, saying so. */
+/*
+ * S04, S06: try once, then again until the attach timeout, saying so; a
+ * cancel ends the wait (RETRY_NS is below SESS_CANCEL_POLL_MS).
+ */
 static int acquire_ipus(struct ipu_session *s)
 {
 	int64_t deadline = now_ns() + (int64_t)s->attach_timeout_ms * 1000000;
@@ -122,6 +125,13 @@ static int acquire_ipus(struct ipu_session *s)
 		left = deadline - now_ns();
 		if (left <= 0)
 			break;
+		if (ipu_sess_take_cancel(s))
+			return ipu_sess_err(s, -ECANCELED,
+					    "attach: cancelled (ipu_session_cancel()) while waiting for %u IPU%s of \"%s\" (%s)",
+					    s->num_ipus,
+					    s->num_ipus == 1 ? "" : "s",
+					    s->device_name,
+					    err == -EBUSY ? "in use" : "not present");
 		if (!said) {
 			ipu_sess_log("waiting up to %u ms for %u IPU%s of \"%s\" (%s); see ipu-info for device usage",
 				     s->attach_timeout_ms, s->num_ipus,

@@ -5,11 +5,14 @@
  * before the call returns, so that host buffers a command names are never
  * touched by the device after the call that named them. The wait for them
  * is bounded (the launch deadline plus a margin); past it, the IPUs are
- * reset and what the reset ends is reaped before the call fails.
+ * reset and what the reset ends is reaped before the call fails. A cancel
+ * (ipu_session_cancel()) ends the wait the same way: the wait goes in
+ * slices of SESS_CANCEL_POLL_MS and looks for one between them.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "session_internal.h"
 
@@ -123,30 +126,36 @@ static int reset_all(struct ipu_session *s, char *why, size_t len)
 }
 
 /*
- * The commands did not complete in time: reset the IPUs, which ends what
- * runs on them (the kernel fails a launch a reset interrupts, the model
- * too), and reap the @left completions still out before returning: until
- * then the device may still write the host buffers the commands name,
- * which the caller is free to reuse once the call returns. Should they
- * not come, reset again and keep waiting: handing the buffers back while
- * a device may write them is worse than a call that does not return.
+ * The commands did not complete in time, or the call was cancelled
+ * (@err -ETIMEDOUT or -ECANCELED): reset the IPUs, which ends what runs
+ * on them (the kernel fails a launch a reset interrupts, the model too),
+ * and reap the @left completions still out before returning: until then
+ * the device may still write the host buffers the commands name, which
+ * the caller is free to reuse once the call returns. Should they not
+ * come, reset again and keep waiting: handing the buffers back while a
+ * device may write them is worse than a call that does not return.
  */
 static void reset_and_reap(struct sess_batch *b, size_t left, uint64_t ms,
-			   bool launch)
+			   bool launch, int err)
 {
 	struct ipu_session *s = b->s;
 	char names[256], why[256] = "";
+	const char *ipus = s->num_ipus > 1 ? "s" : "";
 	unsigned int again;
 	size_t i;
 	int ret;
 
 	dev_names(s, names, sizeof(names));
 	reset_all(s, why, sizeof(why));
-	ipu_sess_err(s, -ETIMEDOUT,
-		     "%s: the %s did not complete within %llu ms on %s; the session reset the device%s and waited for its commands to end%s; see ipu-info for the device's state, and reset it (ipu_device_reset()) if it keeps failing",
-		     b->what, launch ? "launch" : "transfers",
-		     (unsigned long long)ms, names, s->num_ipus > 1 ? "s" : "",
-		     why);
+	if (err == -ECANCELED)
+		ipu_sess_err(s, err,
+			     "%s: cancelled (ipu_session_cancel()) with %zu commands still out on %s; the session reset the device%s and waited for its commands to end%s; the host copies of variables are out of sync",
+			     b->what, left, names, ipus, why);
+	else
+		ipu_sess_err(s, err,
+			     "%s: the %s did not complete within %llu ms on %s; the session reset the device%s and waited for its commands to end%s; see ipu-info for the device's state, and reset it (ipu_device_reset()) if it keeps failing",
+			     b->what, launch ? "launch" : "transfers",
+			     (unsigned long long)ms, names, ipus, why);
 	/* The caller's bound, when it gave one, also bounds each wait after
 	 * a reset: the margin is for devices the session knows nothing of. */
 	again = s->wait_timeout_ms ? s->wait_timeout_ms : SESS_WAIT_MARGIN_MS;
@@ -167,40 +176,93 @@ static void reset_and_reap(struct sess_batch *b, size_t left, uint64_t ms,
 	}
 }
 
+static int64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/*
+ * Reap the @n commands just submitted, noting each completion in @worst,
+ * until all are in, @ms have passed or a cancel came. Return how many
+ * came, or a negative errno of reaping (with the message set).
+ */
+static int64_t reap_all(struct sess_batch *b, size_t n, uint64_t ms,
+			int *worst, bool *cancelled)
+{
+	struct ipu_session *s = b->s;
+	int64_t deadline = now_ns() + (int64_t)ms * 1000000, left, slice;
+	size_t got = 0, i;
+	int ret;
+
+	*cancelled = false;
+	while (got < n) {
+		left = deadline - now_ns();
+		if (left <= 0)
+			break;
+		slice = (int64_t)SESS_CANCEL_POLL_MS * 1000000;
+		ret = ipu_queue_reap(s->q, s->cqes, n - got, n - got,
+				     left < slice ? left : slice);
+		if (ret < 0)
+			/* Cannot happen with the counts above; say so if it
+			 * does rather than wait forever. */
+			return ipu_sess_err(s, ret, "%s: reaping: %s", b->what,
+					    ipu_errmsg());
+		/* A completion's message lives until the next reap. */
+		for (i = 0; i < (size_t)ret; i++)
+			note(b, &s->cqes[i], worst);
+		got += (size_t)ret;
+		if (got < n && ipu_sess_take_cancel(s)) {
+			*cancelled = true;
+			break;
+		}
+	}
+	return (int64_t)got;
+}
+
 int ipu_sess_batch_flush(struct sess_batch *b)
 {
 	struct ipu_session *s = b->s;
-	size_t n = b->n, i;
-	int worst = 0, ret;
+	size_t n = b->n;
+	bool launch, cancelled;
+	int64_t got;
+	int worst = 0;
 	uint64_t ms;
-	bool launch;
 
 	b->n = 0;
 	if (b->err || !n)
 		return b->err;
+	/* A cancel made before the call waited: these commands never go
+	 * (a call of one batch, a run, then changes nothing: S25). */
+	if (ipu_sess_take_cancel(s)) {
+		b->err = ipu_sess_err(s, -ECANCELED,
+				      "%s: cancelled (ipu_session_cancel()) before it gave the device %zu more commands; nothing of them ran",
+				      b->what, n);
+		return b->err;
+	}
 	ms = wait_ms(s, n, &launch);
-	ret = ipu_queue_submit(s->q, s->cmds, n);
-	if (ret) {
-		b->err = ipu_sess_err(s, ret, "%s: submitting %zu commands: %s",
+	b->err = ipu_queue_submit(s->q, s->cmds, n);
+	if (b->err) {
+		b->err = ipu_sess_err(s, b->err,
+				      "%s: submitting %zu commands: %s",
 				      b->what, n, ipu_errmsg());
 		return b->err;
 	}
 	s->submissions++;
-	/* One wait: fewer than @n come back only when the time ran out. */
-	ret = ipu_queue_reap(s->q, s->cqes, n, n, (int64_t)ms * 1000000);
-	if (ret < 0) {
-		/* Cannot happen with the counts above; say so if it does
-		 * rather than wait forever. */
-		b->err = ipu_sess_err(s, ret, "%s: reaping: %s", b->what,
-				      ipu_errmsg());
+	if (s->on_wait)
+		s->on_wait(s->on_wait_arg);
+	/* Fewer than @n come back only when the time ran out or a cancel
+	 * came. */
+	got = reap_all(b, n, ms, &worst, &cancelled);
+	if (got < 0) {
+		b->err = (int)got;
 		return b->err;
 	}
-	/* A completion's message lives until the next reap. */
-	for (i = 0; i < (size_t)ret; i++)
-		note(b, &s->cqes[i], &worst);
-	if ((size_t)ret < n) {
-		reset_and_reap(b, n - (size_t)ret, ms, launch);
-		worst = -ETIMEDOUT;
+	if ((size_t)got < n) {
+		worst = cancelled ? -ECANCELED : -ETIMEDOUT;
+		reset_and_reap(b, n - (size_t)got, ms, launch, worst);
 	}
 	/*
 	 * S25: after a device error nobody knows what the device holds (a

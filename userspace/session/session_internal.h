@@ -10,6 +10,7 @@
  *	hostcopy.c	host copies of variables: malloc'ed or file mappings (S22)
  *	weights.c	weights to and from the device, get and write (S17-S21)
  *	errors.c	messages (S25)
+ *	cancel.c	ipu_session_cancel(): the flag the waits look at
  *	testing.c	test hooks (include/ipu/testing.h)
  *
  * Not installed; unit tests of an internal module include it by path.
@@ -33,6 +34,11 @@
  * (16 KiB per ms: slower than a TCG guest under valgrind moves). */
 #define SESS_WAIT_MARGIN_MS 10000
 #define SESS_WAIT_BYTES_PER_MS 16384
+/* The longest a call waiting for the device takes to see a cancel
+ * (ipu_session_cancel()): it waits in slices of this long. Short for
+ * Ctrl-C; long enough that a short run still waits once (one
+ * io_uring_enter() on hardware). */
+#define SESS_CANCEL_POLL_MS 100
 
 /* The backends a session runs on: libipu's "hw:N" and "model:N". */
 enum sess_backend {
@@ -147,6 +153,10 @@ struct sess_pci_gather;
  * @scratch, @scratch_cap: staging for downcast inputs, kept between runs.
  * @submissions: batches submitted to @q (S26; see the test hook).
  * @fail_flushes: flushes of mapped files left to fail (a test hook).
+ * @cancel: a cancel no call has seen yet (ipu_session_cancel()); only
+ *	ever accessed with __atomic builtins, from any thread or a signal
+ *	handler (cancel.c).
+ * @on_wait, @on_wait_arg: the test hook __ipu_session_on_wait().
  * @errmsg: the message of the last failed call.
  */
 struct ipu_session {
@@ -194,6 +204,9 @@ struct ipu_session {
 
 	uint64_t submissions;
 	uint32_t fail_flushes;
+	int cancel;
+	void (*on_wait)(void *arg);
+	void *on_wait_arg;
 	char errmsg[SESS_ERRMSG_LEN];
 };
 
@@ -300,6 +313,14 @@ void ipu_sess_batch_unlink_last(struct sess_batch *b);
  * it caused) or the submission's.
  */
 int ipu_sess_batch_flush(struct sess_batch *b);
+
+/* cancel.c */
+
+/*
+ * ipu_sess_take_cancel() - whether a cancel is pending on @s; takes it
+ * (a cancel ends one call).
+ */
+bool ipu_sess_take_cancel(struct ipu_session *s);
 
 /* buffers.c */
 

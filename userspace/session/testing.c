@@ -83,3 +83,12 @@ uint32_t __ipu_session_set_wait_timeout(struct ipu_session *s, uint32_t ms)
 	s->wait_timeout_ms = ms;
 	return old;
 }
+
+void __ipu_session_on_wait(struct ipu_session *s, void (*fn)(void *arg),
+			   void *arg)
+{
+	if (!s)
+		return;
+	s->on_wait = fn;
+	s->on_wait_arg = arg;
+}

@@ -11,7 +11,9 @@
  * N times, and writes the device-to-host streams asked for as .npy files
  * (from the last run). Timing of every run and the total go to stdout,
  * errors to stderr; the exit status is 0 on success, 1 on any failure, 2
- * for a usage error.
+ * for a usage error. SIGINT (Ctrl-C) or SIGTERM stop the run in progress
+ * within a fraction of a second (ipu-run-signals.h): ipu-run then says
+ * how many runs completed, writes no outputs and exits 130 (143).
  *
  * Types. An input array has its stream's dtype, with these exceptions:
  * float64 and int64 arrays feed float32 and int32 streams (libsession
@@ -55,6 +57,7 @@
 
 #include "ipu/session.h"
 #include "ipu-run-instances.h"
+#include "ipu-run-signals.h"
 #include "npy.h"
 
 /* One --input or --output: a stream name and a file. */
@@ -402,12 +405,21 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* After a signal stopped the run: what completed, on stdout. */
+static void interrupted(unsigned long done, const struct options *o,
+			double total)
+{
+	printf("interrupted by %s after %lu of %lu run%s (total %.3f ms); no outputs written\n",
+	       signals_name(), done, o->runs, o->runs == 1 ? "" : "s", total);
+}
+
 /* Attach, run @o->runs times with timing, write the outputs, detach. */
 static int run(struct ipu_session *s, const struct options *o)
 {
 	struct ipu_stream_buffer *in, *out = NULL;
 	size_t nout = 0;
 	double total = 0, best = 0;
+	unsigned long done = 0;
 	int ret, status = 0;
 
 	in = calloc(o->nin ? o->nin : 1, sizeof(*in));
@@ -426,31 +438,44 @@ static int run(struct ipu_session *s, const struct options *o)
 		return -1;
 	}
 	ret = ipu_session_attach(s);
+	if (ret && signals_caught()) {
+		interrupted(0, o, 0);
+		status = -1;
+		goto out;
+	}
 	if (ret) {
 		fprintf(stderr, "%s: attaching: %s\n", prog_name,
 			ipu_session_errmsg(s));
 		status = -1;
 		goto out;
 	}
-	for (unsigned long r = 1; r <= o->runs; r++) {
+	for (unsigned long r = 1; r <= o->runs && !signals_caught(); r++) {
 		double t0 = now_ms(), dt;
 
 		ret = ipu_session_run_with_outputs(s, in, o->nin, out, nout, 0);
 		dt = now_ms() - t0;
+		if (ret && signals_caught())
+			break;
 		if (ret) {
 			fprintf(stderr, "%s: run %lu: %s\n", prog_name, r,
 				ipu_session_errmsg(s));
 			status = -1;
 			break;
 		}
+		done++;
 		total += dt;
 		best = r == 1 || dt < best ? dt : best;
 		printf("run %lu: %.3f ms\n", r, dt);
 	}
-	if (!status)
+	/* Once interrupted, leave at once: no weights to host, no outputs. */
+	if (!status && signals_caught()) {
+		interrupted(done, o, total);
+		status = -1;
+	} else if (!status) {
 		printf("%lu run%s: total %.3f ms, mean %.3f ms, best %.3f ms\n",
 		       o->runs, o->runs == 1 ? "" : "s", total,
 		       total / (double)o->runs, best);
+	}
 	ret = ipu_session_detach(s, status ? IPU_DETACH_ERROR : 0);
 	if (ret) {
 		fprintf(stderr, "%s: detaching: %s\n", prog_name,
@@ -504,10 +529,25 @@ static int run_program(struct options *o)
 		       ipu_session_num_ipus(s),
 		       ipu_session_num_ipus(s) == 1 ? "" : "s", o->runs,
 		       o->runs == 1 ? "" : "s");
+		signals_session(s);
 		ret = run(s, o);
+		signals_session(NULL);
 	}
 	ipu_session_destroy(s);
 	return ret;
+}
+
+/* The exit status of running the program: 128 + a signal that stopped it. */
+static int run_status(struct options *o)
+{
+	int ret;
+
+	if (signals_install(prog_name))
+		return 1;
+	ret = run_program(o);
+	if (signals_caught())
+		return 128 + signals_caught();
+	return ret ? 1 : 0;
 }
 
 /* @b's path with every {instance} replaced by this instance's index. */
@@ -595,7 +635,7 @@ int main(int argc, char **argv)
 	else if (!ret && instance_paths(&o))
 		ret = 2;
 	else if (!ret)
-		ret = run_program(&o) ? 1 : 0;
+		ret = run_status(&o);
 	else
 		ret = ret > 0 ? 0 : 2;
 	for (size_t i = 0; i < o.nin; i++) {

@@ -133,6 +133,14 @@ def _classify(err, msg):
     return Error
 
 
+def prefixed(what, msg):
+    """@msg said as the failure of @what: "what: msg", unless the C
+    library's message already starts so (libipuir's name the op)."""
+    if msg.startswith(what + ":"):
+        return msg
+    return "%s: %s" % (what, msg)
+
+
 def check(err, msg):
     """Raise the :class:`Error` for a negative C return @err with message
     @msg (a callable giving it, read only on failure); return @err else."""

@@ -5,15 +5,17 @@ NumPy arrays in and out, behaviour for behaviour (docs/session.md,
 S01-S26).
 """
 import ctypes
+import errno
 
 import numpy as np
 
 from . import _lib, dtypes
+from ._sigint import canceller
 from .errors import (DTypeError, LayoutError, SessionClosedError,
                      ShapeError, StreamError, TensorTypeError, check)
 from .ir import Ir
 from .streams import DeviceToHostStream, HostToDeviceStream, _Stream
-from .tensor import Constant, Variable
+from .tensor import Constant, Variable, host_array
 
 
 class DeviceInfo:
@@ -77,6 +79,14 @@ class Session:
 
     One thread at a time may use a session (libsession's rule); sessions
     are independent of one another.
+
+    Ctrl-C (SIGINT) during a call that waits for the device (a run,
+    weights to or from the host, entering or leaving the context) ends it
+    at once with ``KeyboardInterrupt`` (when made from the main thread and
+    SIGINT has Python's default handler): the session resets the device,
+    as after a timeout, and stays usable; outputs of an interrupted run
+    are partly written or not at all, and the host copies of the variables
+    count as out of sync.
 
     Use it as a context manager: ``with session:`` attaches to the device
     and writes the host's weights to it; leaving the context copies the
@@ -187,6 +197,26 @@ class Session:
         if err < 0:
             check(err, lambda: _lib.pystr(_lib.ipu_session_errmsg(self._s)))
 
+    @staticmethod
+    def _wait(fn, s, *args):
+        """@fn(@s, *@args), a libsession call that may wait for the
+        device, which SIGINT cancels (ipu._sigint); its return value.
+
+        Raises:
+            KeyboardInterrupt: SIGINT cancelled the call (Python's handler
+                raises it itself as soon as the call returns; this is for
+                a SIGINT its handler ran for before the call waited).
+        """
+        armed = canceller.arm(s)
+        try:
+            err = fn(s, *args)
+        finally:
+            if armed:
+                canceller.disarm(s)
+        if armed and err == -errno.ECANCELED:
+            raise KeyboardInterrupt
+        return err
+
     # -- the context manager (S06-S08) --------------------------------------
 
     def __enter__(self):
@@ -197,7 +227,7 @@ class Session:
         Raises:
             ipu.DeviceBusyError: the IPUs stayed held by others.
         """
-        self._check(_lib.ipu_session_attach(self._c()))
+        self._check(self._wait(_lib.ipu_session_attach, self._c()))
         return self
 
     def __exit__(self, exc_type, exc_value, exc_tb):
@@ -211,7 +241,7 @@ class Session:
         flags = 0
         if exc_type is not None or not self._weights_to_host_on_exit:
             flags = _lib.IPU_DETACH_ERROR
-        err = _lib.ipu_session_detach(self._s, flags)
+        err = self._wait(_lib.ipu_session_detach, self._s, flags)
         if exc_type is None:
             self._check(err)
         return False
@@ -303,7 +333,8 @@ class Session:
         keep = []
         for i, (key, data) in enumerate(inputs.items()):
             info, name = self._stream_of(key, 0)
-            arr = data if type(data) is np.ndarray else np.asarray(data)
+            arr = data if type(data) is np.ndarray else \
+                self._from_list(data, info, name)
             code = self._code(arr, info, name, "input")
             flags = arr.flags
             if not (flags.c_contiguous and flags.aligned):
@@ -327,12 +358,24 @@ class Session:
                     "np.ascontiguousarray or create_host_outputs())" % name)
             code = self._code(arr, info, name, "output")
             self._bind(cout, 1, i, info, name, arr, code)
-        err = _lib.ipu_session_run_with_outputs(
-            s, cin[0], nin, cout[0], nout,
-            0 if downcast_inputs else _lib.IPU_RUN_NO_DOWNCAST)
+        err = self._wait(_lib.ipu_session_run_with_outputs,
+                         s, cin[0], nin, cout[0], nout,
+                         0 if downcast_inputs else _lib.IPU_RUN_NO_DOWNCAST)
         del keep
         if err:
             self._check(err)
+
+    @staticmethod
+    def _from_list(data, info, name):
+        """Input @data that is not an array (a list, a number) as one of
+        stream @info's dtype, converted as the device converts (the
+        array NumPy would make of it is int64 or float64 whatever the
+        stream)."""
+        arr = np.asarray(data)
+        if info is None or arr.dtype == info.np_dtype or \
+                dtypes.host_code(arr.dtype) is None:
+            return arr  # refused (or passed) by the usual checks
+        return host_array(arr, info.dtype, "input stream '%s'" % name)
 
     @staticmethod
     def _code(arr, info, name, what):
@@ -446,7 +489,8 @@ class Session:
         Raises:
             ipu.NotAttachedError: outside ``with session:``.
         """
-        self._check(_lib.ipu_session_weights_from_host(self._c()))
+        self._check(self._wait(_lib.ipu_session_weights_from_host,
+                               self._c()))
 
     def weights_to_host(self):
         """Copy the variables from the device to the host, then flush
@@ -457,7 +501,8 @@ class Session:
             ipu.ReadOnlyError: the Ir holds a read-only memory-mapped
                 variable.
         """
-        self._check(_lib.ipu_session_weights_to_host(self._c()))
+        self._check(self._wait(_lib.ipu_session_weights_to_host,
+                               self._c()))
 
     def _tensors(self, tensors, kinds, what):
         names = []
@@ -521,7 +566,8 @@ class Session:
                            dt.as_numpy())
             _fill_buffer(bufs[i], arr, desc.dtype)
             out[t] = arr
-        self._check(_lib.ipu_session_get_tensors_data(s, cnames, bufs, n))
+        self._check(self._wait(_lib.ipu_session_get_tensors_data,
+                               s, cnames, bufs, n))
         return out
 
     def write_variable_data(self, tensor, data):
@@ -572,7 +618,8 @@ class Session:
             arr = np.require(arr, requirements=("C", "A"))
             _fill_buffer(bufs[i], arr, code)
             keep.append(arr)
-        self._check(_lib.ipu_session_write_variables_data(s, cnames, bufs, n))
+        self._check(self._wait(_lib.ipu_session_write_variables_data,
+                               s, cnames, bufs, n))
         del keep
 
     def __repr__(self):

@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _lib, dtypes, fp8_utils
 from .context import get_current_graph
-from .errors import IrError
+from .errors import IrError, prefixed
 
 #: PopXL's type hints of what becomes a tensor: Python scalars, host arrays
 #: (NumPy arrays or iterables of scalars), and those or tensors.
@@ -250,14 +250,14 @@ def _check_handle(ir, h, what):
     if h.id > 0:
         return h
     err = -h.id if h.id < 0 else errno.EINVAL
-    raise IrError("%s: %s" % (what, _lib.pystr(_lib.ipu_ir_errmsg(ir._c()))),
+    raise IrError(prefixed(what, _lib.pystr(_lib.ipu_ir_errmsg(ir._c()))),
                   err)
 
 
 def check_ir(ir, err, what):
     """Raise libipuir's message for a negative return @err."""
     if err < 0:
-        raise IrError("%s: %s" % (what, _lib.pystr(_lib.ipu_ir_errmsg(
+        raise IrError(prefixed(what, _lib.pystr(_lib.ipu_ir_errmsg(
             ir._c()))), -err)
     return err
 

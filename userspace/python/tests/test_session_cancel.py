@@ -1,0 +1,110 @@
+# SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
+"""Ctrl-C during Session.run (issue 27.6): SIGINT ends the run at once
+with KeyboardInterrupt, as it would any Python code, instead of once the
+device is done; the session stays usable (libsession's
+ipu_session_cancel(): the device was reset, the host copies are out of
+sync).
+
+The runs interrupted here would never end by themselves: their launch
+hangs (the model's fault "hang"). The session's wait bound (SAFETY_MS)
+only turns a broken cancel into a DeviceTimeoutError instead of a hang.
+SIGINT is sent once the run surely waits: libsession's test hook
+__ipu_session_on_wait tells a helper thread, which sends it."""
+import ctypes
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from conftest import acc_ir, session
+from hooks import hooks
+
+import ipu
+from ipu import _lib
+
+SAFETY_MS = 30000
+
+_WAIT_HOOK = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+_on_wait = _lib.session.__ipu_session_on_wait
+_on_wait.restype = None
+_on_wait.argtypes = [ctypes.c_void_p, _WAIT_HOOK, ctypes.c_void_p]
+
+
+class _SigintWhenWaiting:
+    """SIGINT to this process once the session's next call waits for the
+    device. The hook runs in the calling thread; the signal comes from
+    another, so that Python handles it while the call waits in C."""
+
+    def __init__(self, s):
+        self._s = s
+        self._waiting = threading.Event()
+        self._hook = _WAIT_HOOK(lambda arg: self._waiting.set())
+        self._thread = threading.Thread(target=self._send, daemon=True)
+
+    def _send(self):
+        if self._waiting.wait(SAFETY_MS / 1000):
+            os.kill(os.getpid(), signal.SIGINT)
+
+    def __enter__(self):
+        _on_wait(self._s._s, self._hook, None)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        _on_wait(self._s._s, _WAIT_HOOK(), None)
+        self._thread.join()
+        return False
+
+
+def test_sigint_interrupts_a_hung_run_with_keyboard_interrupt():
+    ir, x, y, w = acc_ir()
+    with session(ir, wait_timeout_ms=SAFETY_MS) as s:
+        out = np.full(2, -1, np.float32)
+        hooks.faults_set("hang:1")
+        t0 = time.monotonic()
+        with _SigintWhenWaiting(s):
+            with pytest.raises(KeyboardInterrupt):
+                s.run_with_outputs({x: np.full(2, 7, np.float32)}, {y: out})
+        hooks.faults_set(None)
+        # A safety bound, not a measure: it took far less than the wait.
+        assert time.monotonic() - t0 < SAFETY_MS / 1000 / 2
+        # The output never came; the session is usable, nothing pending.
+        np.testing.assert_array_equal(out, [-1, -1])
+        assert s.is_attached and not hooks.in_sync(s)
+        np.testing.assert_array_equal(
+            s.run({x: np.ones(2, np.float32)})[y], [2, 3])
+    np.testing.assert_array_equal(s.get_tensor_data(w), [2, 3])
+
+
+def test_sigint_interrupts_session_run_and_leaves_the_context():
+    ir, x, y, w = acc_ir()
+    s = session(ir, wait_timeout_ms=SAFETY_MS)
+    hooks.faults_set("hang:1")
+    with pytest.raises(KeyboardInterrupt):
+        with s, _SigintWhenWaiting(s):
+            s.run({x: np.full(2, 7, np.float32)})
+    hooks.faults_set(None)
+    # Leaving with the exception gave the IPUs up without a fetch.
+    assert not s.is_attached
+    with s:
+        np.testing.assert_array_equal(
+            s.run({x: np.ones(2, np.float32)})[y], [2, 3])
+
+
+def test_runs_leave_signal_handling_as_they_found_it():
+    ir, x, y, w = acc_ir()
+    r, wfd = os.pipe()
+    os.set_blocking(wfd, False)
+    old = signal.set_wakeup_fd(wfd)
+    try:
+        with session(ir) as s:
+            s.run({x: np.ones(2, np.float32)})
+        assert signal.set_wakeup_fd(wfd) == wfd
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.set_wakeup_fd(old)
+        os.close(r)
+        os.close(wfd)
