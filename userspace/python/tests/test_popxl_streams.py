@@ -23,7 +23,7 @@ from conftest import session
     (ipu.uint8, ipu.uint8),
 ])
 def test_stream_dtype_as_numpy_dtype_or_string(given, want):
-    ir = ipu.Ir("t")
+    ir = ipu.Ir(name="t")
     with ir.main_graph:
         x = ipu.h2d_stream((3,), given, name="x")
         y = ipu.d2h_stream((3,), given, name="y")
@@ -33,7 +33,7 @@ def test_stream_dtype_as_numpy_dtype_or_string(given, want):
 @pytest.mark.parametrize("bad", ["float128", "complex64", np.complex64,
                                  np.uint16, 3, None])
 def test_stream_dtype_that_is_no_ipu_dtype_is_refused_by_name(bad):
-    ir = ipu.Ir("t")
+    ir = ipu.Ir(name="t")
     with ir.main_graph:
         with pytest.raises(TypeError, match="h2d_stream 'x': .*dtype") as e:
             ipu.h2d_stream((3,), bad, name="x")
@@ -42,7 +42,7 @@ def test_stream_dtype_that_is_no_ipu_dtype_is_refused_by_name(bad):
 
 
 def test_negative_dimension_says_so():
-    ir = ipu.Ir("t")
+    ir = ipu.Ir(name="t")
     with ir.main_graph:
         with pytest.raises(ValueError, match=r"h2d_stream 'x': shape \(2, -1\) "
                            r"has a negative dimension") as e:
@@ -53,7 +53,7 @@ def test_negative_dimension_says_so():
 
 
 def _identity_ir(dtypes):
-    ir = ipu.Ir("t")
+    ir = ipu.Ir(name="t")
     streams = []
     with ir.main_graph:
         for k, (dt, n) in enumerate(dtypes):
@@ -87,7 +87,7 @@ def test_list_that_does_not_fit_still_says_the_shape():
 
 
 def test_host_store_error_says_host_store_once():
-    ir = ipu.Ir("t")
+    ir = ipu.Ir(name="t")
     with ir.main_graph:
         z = ipu.h2d_stream((2,), ipu.float32, name="z")
         y = ipu.d2h_stream((3,), ipu.float32, name="y")
@@ -99,7 +99,7 @@ def test_host_store_error_says_host_store_once():
 
 
 def test_stream_error_says_its_prefix_once():
-    ir = ipu.Ir("t")
+    ir = ipu.Ir(name="t")
     with ir.main_graph:
         ipu.h2d_stream((3,), ipu.float32, name="x")
         with pytest.raises(ipu.IrError) as e:
