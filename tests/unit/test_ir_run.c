@@ -570,6 +570,192 @@ static void test_store_runs_as_often_as_its_loop(void **state)
 	}
 }
 
+/* ---------------------------------------------------------------------- */
+/* In-place updates of tensors that are not variables                      */
+/* ---------------------------------------------------------------------- */
+
+/* Store @t to a new d2h stream @name of two floats. */
+static void store2(struct ipu_ir *ir, const char *name, ipu_tensor t)
+{
+	assert_int_equal(ipu_ir_host_store(ir, ipu_ir_d2h_stream(
+		ir, name, IPU_DTYPE_FLOAT32, 1, SHAPE(2)), t), 0);
+}
+
+static ipu_tensor const2(struct ipu_ir *ir, const char *name, float a,
+			 float b)
+{
+	const float v[2] = { a, b };
+
+	return ipu_ir_constant(ir, name, IPU_DTYPE_FLOAT32, 1, SHAPE(2), v);
+}
+
+static void test_update_in_place_seen_by_later_ops_only(void **state)
+{
+	struct ipu_ir *ir = ir_new();
+	ipu_tensor c = const2(ir, "c", 1, 2), y, before, after;
+	struct run r;
+	static const float y_want[2] = { 4, 16 }, before_want[2] = { -2, -4 },
+			   after_want[2] = { 3, 14 };
+
+	(void)state;
+	y = ipu_ir_add(ir, c, c);			/* 2, 4 */
+	before = ipu_ir_neg(ir, y);
+	assert_int_equal(ipu_ir_assign(ir, y, ipu_ir_mul(ir, y, y)), 0);
+	after = ipu_ir_sub(ir, y, c);
+	store2(ir, "y", y);
+	store2(ir, "before", before);
+	store2(ir, "after", after);
+	r = start(compile_ok(ir));
+	launch(&r);
+	assert_close(slot(&r, "y", 0, 0), y_want, 2, 0);
+	assert_close(slot(&r, "before", 0, 0), before_want, 2, 0);
+	assert_close(slot(&r, "after", 0, 0), after_want, 2, 0);
+	finish(&r);
+}
+
+static void test_scaled_add_in_place_on_a_value(void **state)
+{
+	struct ipu_ir *ir = ir_new();
+	ipu_tensor c = const2(ir, "c", 1, 2), y;
+	struct run r;
+	static const float want[2] = { 2 * 2 - 3 * 1, 2 * 4 - 3 * 2 };
+
+	(void)state;
+	y = ipu_ir_add(ir, c, c);
+	assert_int_equal(ipu_ir_scaled_add_inplace(ir, y, c, 2, -3), 0);
+	store2(ir, "y", y);
+	r = start(compile_ok(ir));
+	launch(&r);
+	assert_close(slot(&r, "y", 0, 0), want, 2, 0);
+	finish(&r);
+}
+
+static void test_update_of_a_constant_refused(void **state)
+{
+	struct ipu_ir *ir = ir_new();
+	ipu_tensor c = const2(ir, "c", 1, 2);
+
+	(void)state;
+	ir_expect_refused(ir, ipu_ir_assign(ir, c, ipu_ir_neg(ir, c)), -EINVAL,
+			  "'c' is a constant");
+	ipu_ir_destroy(ir);
+}
+
+/* A graph whose input a is updated in place: a += 1; with an output -a
+ * if @output. */
+static ipu_graph inc_graph(struct ipu_ir *ir, const char *name, bool by_ref,
+			   bool output)
+{
+	ipu_graph g = ipu_ir_create_graph(ir, name);
+	ipu_tensor a;
+
+	ipu_ir_push_graph(ir, g);
+	a = ipu_ir_graph_input(ir, "a", IPU_DTYPE_FLOAT32, 1, SHAPE(2));
+	if (by_ref)
+		assert_int_equal(ipu_ir_graph_input_by_ref(ir, a), 0);
+	assert_int_equal(ipu_ir_scaled_add_inplace(ir, a, const2(
+		ir, NULL, 1, 1), 1, 1), 0);
+	if (output)
+		assert_int_equal(ipu_ir_graph_output(ir, ipu_ir_neg(ir, a)), 0);
+	ipu_ir_pop_graph(ir);
+	return g;
+}
+
+static void test_call_by_ref_updates_the_callers_tensor(void **state)
+{
+	struct ipu_ir *ir = ir_new();
+	ipu_graph byref = inc_graph(ir, "byref", true, true),
+		  byval = inc_graph(ir, "byval", false, true);
+	ipu_tensor c = const2(ir, "c", 1, 2), y, z, v, o[3];
+	struct run r;
+	static const float init[2] = { 5, 6 }, y_want[2] = { 3, 5 },
+			   z_want[2] = { 2, 4 }, neg_y[2] = { -3, -5 },
+			   v_want[2] = { 7, 8 };
+
+	(void)state;
+	v = ipu_ir_variable(ir, "v", IPU_DTYPE_FLOAT32, 1, SHAPE(2), init, NULL);
+	y = ipu_ir_add(ir, c, c);
+	z = ipu_ir_add(ir, c, c);
+	assert_int_equal(ipu_ir_call(ir, byref, &y, 1, &o[0], 1), 0);
+	assert_int_equal(ipu_ir_call(ir, byval, &z, 1, &o[1], 1), 0);
+	assert_int_equal(ipu_ir_call(ir, byref, &v, 1, &o[2], 1), 0);
+	assert_int_equal(ipu_ir_call(ir, byref, &v, 1, NULL, 0), 0);
+	store2(ir, "y", y);
+	store2(ir, "z", z);
+	store2(ir, "o", o[0]);
+	store2(ir, "o1", o[1]);
+	r = start(compile_ok(ir));
+	launch(&r);
+	assert_close(slot(&r, "y", 0, 0), y_want, 2, 0);
+	assert_close(slot(&r, "z", 0, 0), z_want, 2, 0);
+	assert_close(slot(&r, "o", 0, 0), neg_y, 2, 0);
+	assert_close(slot(&r, "o1", 0, 0), neg_y, 2, 0);
+	assert_close(tensor(&r, "v", 0), v_want, 2, 0);
+	finish(&r);
+}
+
+static void test_repeat_by_ref_and_by_value(void **state)
+{
+	struct ipu_ir *ir = ir_new();
+	ipu_graph byref = inc_graph(ir, "byref", true, false);
+	ipu_graph g = ipu_ir_create_graph(ir, "g");
+	ipu_tensor c = const2(ir, "c", 1, 2), y, z, acc, a, o[1];
+	struct run r;
+	static const float y_want[2] = { 6, 8 }, z_want[2] = { 2, 4 },
+			   acc_want[2] = { 8, 16 };
+
+	(void)state;
+	/* g(acc, a): a += a in place, -> acc + a. Passed by value, a is z
+	 * again in each iteration: acc = -2z + 3 * 2z. */
+	ipu_ir_push_graph(ir, g);
+	acc = ipu_ir_graph_input(ir, "acc", IPU_DTYPE_FLOAT32, 1, SHAPE(2));
+	a = ipu_ir_graph_input(ir, "a", IPU_DTYPE_FLOAT32, 1, SHAPE(2));
+	assert_int_equal(ipu_ir_scaled_add_inplace(ir, a, a, 1, 1), 0);
+	assert_int_equal(ipu_ir_graph_output(ir, ipu_ir_add(ir, acc, a)), 0);
+	ipu_ir_pop_graph(ir);
+	y = ipu_ir_add(ir, c, c);			/* 2, 4 */
+	z = ipu_ir_add(ir, c, c);
+	assert_int_equal(ipu_ir_repeat(ir, byref, 4, &y, 1, NULL, 0), 0);
+	assert_int_equal(ipu_ir_repeat(ir, g, 3, (ipu_tensor[]){
+					       ipu_ir_neg(ir, ipu_ir_add(ir, z, z)),
+					       z }, 2, o, 1), 0);
+	store2(ir, "y", y);
+	store2(ir, "z", z);
+	store2(ir, "acc", o[0]);
+	r = start(compile_ok(ir));
+	launch(&r);
+	assert_close(slot(&r, "y", 0, 0), y_want, 2, 0);
+	assert_close(slot(&r, "z", 0, 0), z_want, 2, 0);
+	assert_close(slot(&r, "acc", 0, 0), acc_want, 2, 0);
+	finish(&r);
+}
+
+static void test_output_sharing_an_updated_input_is_copied(void **state)
+{
+	struct ipu_ir *ir = ir_new();
+	ipu_graph g = ipu_ir_create_graph(ir, "pass");
+	ipu_tensor c = const2(ir, "c", 1, 2), y, a, o[1];
+	struct run r;
+	static const float y_want[2] = { 2, 4 }, o_want[2] = { 4, 16 };
+
+	(void)state;
+	ipu_ir_push_graph(ir, g);
+	a = ipu_ir_graph_input(ir, "a", IPU_DTYPE_FLOAT32, 1, SHAPE(2));
+	ipu_ir_graph_output(ir, a);
+	ipu_ir_pop_graph(ir);
+	y = ipu_ir_add(ir, c, c);
+	assert_int_equal(ipu_ir_call(ir, g, &y, 1, o, 1), 0);
+	assert_int_equal(ipu_ir_assign(ir, o[0], ipu_ir_mul(ir, o[0], o[0])),
+			 0);
+	store2(ir, "y", y);
+	store2(ir, "o", o[0]);
+	r = start(compile_ok(ir));
+	launch(&r);
+	assert_close(slot(&r, "y", 0, 0), y_want, 2, 0);
+	assert_close(slot(&r, "o", 0, 0), o_want, 2, 0);
+	finish(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -585,6 +771,12 @@ int main(void)
 		cmocka_unit_test(test_elided_streams_match_reference),
 		cmocka_unit_test(test_elided_streams_match_reference_replicated),
 		cmocka_unit_test(test_store_runs_as_often_as_its_loop),
+		cmocka_unit_test(test_update_in_place_seen_by_later_ops_only),
+		cmocka_unit_test(test_scaled_add_in_place_on_a_value),
+		cmocka_unit_test(test_update_of_a_constant_refused),
+		cmocka_unit_test(test_call_by_ref_updates_the_callers_tensor),
+		cmocka_unit_test(test_repeat_by_ref_and_by_value),
+		cmocka_unit_test(test_output_sharing_an_updated_input_is_copied),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
