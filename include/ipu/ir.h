@@ -247,9 +247,10 @@ int ipu_ir_graph_output(struct ipu_ir *ir, ipu_tensor t);
  * ipu_ir_graph_input_by_ref() - pass input @t of the current graph, a
  * subgraph not yet called, by reference (PopXL's TensorByRef): what the
  * subgraph's in-place updates do to it, they do to the tensor each call
- * or repeat passes (after a repeat, the last iteration's value of a
- * loop-carried input). Other inputs are passed by value: a caller's
- * tensor never changes because its callee updated its copy.
+ * or repeat passes (a loop-carried input ends as the repeat's matching
+ * output). Other inputs are passed by value: a caller's tensor never
+ * changes because its callee updated its copy, and in a repeat each
+ * iteration starts from the value passed.
  *
  * Return: 0; -EINVAL for no input of the current subgraph, or a frozen
  * one.

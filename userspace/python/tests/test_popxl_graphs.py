@@ -17,6 +17,19 @@ def _increment(w, x):
     ipu.ops.add_(w, x)
 
 
+def _outputs(ir, names, ts):
+    """Store tensors @ts of @ir's main graph to streams @names and run:
+    the values, in order."""
+    with ir.main_graph:
+        streams = [ipu.d2h_stream(t.shape, t.dtype, name=n)
+                   for n, t in zip(names, ts)]
+        for st, t in zip(streams, ts):
+            ipu.ops.host_store(st, t)
+    with session(ir) as s:
+        got = s.run({})
+    return [got[st] for st in streams]
+
+
 def _weights(ir, *vs):
     with session(ir) as s:
         s.run({})
@@ -57,10 +70,7 @@ def test_tensor_by_ref_on_a_value_updates_it():
         x = ipu.constant(X)
         g = ir.create_graph(_increment, ipu.TensorByRef(t), x)
         ipu.ops.call(g, t, x)
-        o = ipu.d2h_stream((3,), ipu.float32, name="o")
-        ipu.ops.host_store(o, t)
-    with session(ir) as s:
-        np.testing.assert_array_equal(s.run({})[o], W0 + X)
+    np.testing.assert_array_equal(_outputs(ir, ["o"], [t])[0], W0 + X)
 
 
 def test_tensor_by_ref_refuses_a_constant():
@@ -89,14 +99,9 @@ def test_call_with_info_returns_the_call_site():
         assert info.graph_to_parent(g.inputs[0]) == a
         assert info.graph_to_parent(g.outputs[1]) == info.parent_output(1)
         assert info.graph_to_parent_input_index_map() == {0: 0, 1: 1}
-        streams = [ipu.d2h_stream((3,), ipu.float32, name=n)
-                   for n in ("prod", "sum")]
-        for s_, t in zip(streams, info.outputs):
-            ipu.ops.host_store(s_, t)
-    with session(ir) as s:
-        got = s.run({})
-    np.testing.assert_array_equal(got[streams[0]], W0 * X)
-    np.testing.assert_array_equal(got[streams[1]], W0 + X)
+    prod, sum_ = _outputs(ir, ("prod", "sum"), info.outputs)
+    np.testing.assert_array_equal(prod, W0 * X)
+    np.testing.assert_array_equal(sum_, W0 + X)
 
 
 def test_inputs_dict_for_call_and_repeat():
@@ -117,15 +122,10 @@ def test_inputs_dict_for_call_and_repeat():
             ipu.ops.call(g, a, b, inputs_dict={g.inputs[1]: b})
         with pytest.raises(ValueError, match="not given"):
             ipu.ops.call(g, inputs_dict={g.inputs[0]: a})
-        streams = [ipu.d2h_stream((3,), ipu.float32, name=n)
-                   for n in ("c", "d", "r")]
-        for s_, t in zip(streams, (c, d, r)):
-            ipu.ops.host_store(s_, t)
-    with session(ir) as s:
-        got = s.run({})
-    np.testing.assert_array_equal(got[streams[0]], W0 + X)
-    np.testing.assert_array_equal(got[streams[1]], W0 + X)
-    np.testing.assert_allclose(got[streams[2]], W0 + 3 * X, rtol=1e-6)
+    got_c, got_d, got_r = _outputs(ir, ("c", "d", "r"), (c, d, r))
+    np.testing.assert_array_equal(got_c, W0 + X)
+    np.testing.assert_array_equal(got_d, W0 + X)
+    np.testing.assert_allclose(got_r, W0 + 3 * X, rtol=1e-6)
 
 
 def test_create_empty_graph():
@@ -138,10 +138,7 @@ def test_create_empty_graph():
             i = ipu.graph_input((3,), ipu.float32, "i")
             ipu.graph_output(i * 2.0)
         (y,) = ipu.ops.call(g, ipu.constant(X))
-        o = ipu.d2h_stream((3,), ipu.float32, name="o")
-        ipu.ops.host_store(o, y)
-    with session(ir) as s:
-        np.testing.assert_array_equal(s.run({})[o], 2 * X)
+    np.testing.assert_array_equal(_outputs(ir, ["o"], [y])[0], 2 * X)
 
 
 class Scale(ipu.Module):

@@ -28,12 +28,18 @@ def _want():
     return X, X + 1, (X + 1) * 3, np.maximum((X + 1) * 3, 0)
 
 
-def _check(ir, xs, outs):
-    streams = [ipu.d2h_stream((3,), ipu.float32, name="o%d" % i)
-               for i in range(len(outs))]
-    for s, t in zip(streams, outs):
-        ipu.ops.host_store(s, t)
-    return streams
+def _run_and_check(ir, xs, outs):
+    """Store @outs (r1, r2, r3, x) after building them in @ir's main graph,
+    run with x = X, and compare with _want()."""
+    with ir.main_graph:
+        streams = [ipu.d2h_stream((3,), ipu.float32, name="o%d" % i)
+                   for i in range(len(outs))]
+        for s, t in zip(streams, outs):
+            ipu.ops.host_store(s, t)
+    with session(ir) as s:
+        got = s.run({xs: X})
+    for st, want in zip(streams, _want()):
+        np.testing.assert_array_equal(got[st], want)
 
 
 @pytest.mark.parametrize("enabled", [True, False])
@@ -44,11 +50,7 @@ def test_in_sequence_context_runs_ops_in_program_order(enabled):
         x = ipu.ops.host_load(xs)
         with ipu.in_sequence(enabled):
             r1, r2, r3 = _interleaved(x)
-        streams = _check(ir, xs, [r1, r2, r3, x])
-    with session(ir) as s:
-        got = s.run({xs: X})
-    for st, want in zip(streams, _want()):
-        np.testing.assert_array_equal(got[st], want)
+    _run_and_check(ir, xs, [r1, r2, r3, x])
 
 
 def test_in_sequence_decorates_a_subgraph_function():
@@ -63,11 +65,7 @@ def test_in_sequence_decorates_a_subgraph_function():
         xs = ipu.h2d_stream((3,), ipu.float32, name="xs")
         g = ir.create_graph(body, ipu.TensorSpec((3,), ipu.float32))
         outs = ipu.ops.call(g, ipu.ops.host_load(xs))
-        streams = _check(ir, xs, list(outs))
-    with session(ir) as s:
-        got = s.run({xs: X})
-    for st, want in zip(streams, _want()):
-        np.testing.assert_array_equal(got[st], want)
+    _run_and_check(ir, xs, list(outs))
 
 
 def test_in_sequence_nests_and_takes_a_bool_only():

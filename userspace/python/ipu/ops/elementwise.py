@@ -93,71 +93,28 @@ def sqrt(t):
 # the first input, which keeps its dtype and shape (a binary op's other
 # input broadcasts to it), and returned; ops made afterwards, and tensors
 # that share its memory (views), see the new value.
-def _inplace(name, t, *args):
-    from ._inplace import update
-    return update(t, globals()[name](t, *args), name + "_")
+def _inplace(name):
+    out_of_place = globals()[name]
+
+    def op(t, *args):
+        from ._inplace import update
+        return update(t, out_of_place(t, *args), name + "_")
+    op.__name__ = op.__qualname__ = name + "_"
+    op.__doc__ = "ops.%s, in place on the first input, which it returns." \
+        % name
+    return op
 
 
-def add_(lhs, rhs):
-    """lhs += rhs, in place; returns @lhs."""
-    return _inplace("add", lhs, rhs)
-
-
-def sub_(lhs, rhs):
-    """lhs -= rhs, in place; returns @lhs."""
-    return _inplace("sub", lhs, rhs)
-
-
-def mul_(lhs, rhs):
-    """lhs *= rhs, in place; returns @lhs."""
-    return _inplace("mul", lhs, rhs)
-
-
-def div_(lhs, rhs):
-    """lhs /= rhs, in place; returns @lhs."""
-    return _inplace("div", lhs, rhs)
-
-
-def neg_(t):
-    """t = -t, in place; returns @t."""
-    return _inplace("neg", t)
-
-
-def abs_(t):
-    """t = |t|, in place; returns @t."""
-    return _inplace("abs", t)
-
-
-def relu_(t):
-    """relu, in place; returns @t."""
-    return _inplace("relu", t)
-
-
-def gelu_(t):
-    """GELU, in place; returns @t."""
-    return _inplace("gelu", t)
-
-
-def tanh_(t):
-    """tanh, in place; returns @t."""
-    return _inplace("tanh", t)
-
-
-def sigmoid_(t):
-    """sigmoid, in place; returns @t."""
-    return _inplace("sigmoid", t)
-
-
-def exp_(t):
-    """e^t, in place; returns @t."""
-    return _inplace("exp", t)
-
-
-def log_(t):
-    """Natural logarithm, in place; returns @t."""
-    return _inplace("log", t)
-
-
-def sqrt_(t):
-    """Square root, in place; returns @t."""
-    return _inplace("sqrt", t)
+add_ = _inplace("add")
+sub_ = _inplace("sub")
+mul_ = _inplace("mul")
+div_ = _inplace("div")
+neg_ = _inplace("neg")
+abs_ = _inplace("abs")
+relu_ = _inplace("relu")
+gelu_ = _inplace("gelu")
+tanh_ = _inplace("tanh")
+sigmoid_ = _inplace("sigmoid")
+exp_ = _inplace("exp")
+log_ = _inplace("log")
+sqrt_ = _inplace("sqrt")
