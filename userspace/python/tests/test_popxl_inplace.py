@@ -194,3 +194,19 @@ def test_slice_view_sees_its_base_updated():
     np.testing.assert_array_equal(got["x"], want)
     np.testing.assert_array_equal(got["v"], want[0:1])
     np.testing.assert_array_equal(got["w"], want[1:2])
+
+
+def test_view_of_a_view_writes_through_to_the_root():
+    def build(x, y):
+        flat = ipu.ops.flatten_(x)
+        part = ipu.ops.slice_(flat, [1], [5], [2])
+        sib = ipu.ops.transpose_(x)
+        ipu.ops.add_(part, 100.0)
+        return {"x": x, "flat": flat, "part": part, "sib": sib}
+    got = _run(build)
+    want = X.copy().reshape(-1)
+    want[1:5:2] += 100
+    np.testing.assert_array_equal(got["x"], want.reshape(X.shape))
+    np.testing.assert_array_equal(got["flat"], want)
+    np.testing.assert_array_equal(got["part"], want[1:5:2])
+    np.testing.assert_array_equal(got["sib"], want.reshape(X.shape).T)
