@@ -25,9 +25,14 @@
  *
  * Where this departs from PopXL, for a C API:
  *  - Variables and constants belong to the ir, not to a graph: any graph's
- *    ops may use them directly, and in-place updates (scaled add, assign)
- *    apply to variables only. (PopXL passes them into subgraphs as inputs
- *    and marks them modified.)
+ *    ops may use them directly. (PopXL passes them into subgraphs as inputs
+ *    and marks them modified; passing them by reference works here too.)
+ *  - In-place updates (ipu_ir_assign(), ipu_ir_scaled_add_inplace()) take
+ *    any tensor of the current graph but a constant: every op created
+ *    after the update reads the new value, every op before it the old one
+ *    (ops run in the order they are created, so each scope is what PopXL
+ *    calls in_sequence). Views that alias memory (PopXL's slice_,
+ *    reshape_) are not in the C API: an update changes one tensor.
  *  - A graph is frozen once called or repeated: it can no longer gain
  *    inputs, outputs or ops (which also rules out recursion).
  *  - A program may be split across instances (processes, docs/instances.md):
@@ -237,6 +242,20 @@ ipu_tensor ipu_ir_graph_input(struct ipu_ir *ir, const char *name,
  * Return: 0; -EINVAL, -ENOMEM.
  */
 int ipu_ir_graph_output(struct ipu_ir *ir, ipu_tensor t);
+
+/**
+ * ipu_ir_graph_input_by_ref() - pass input @t of the current graph, a
+ * subgraph not yet called, by reference (PopXL's TensorByRef): what the
+ * subgraph's in-place updates do to it, they do to the tensor each call
+ * or repeat passes (a loop-carried input ends as the repeat's matching
+ * output). Other inputs are passed by value: a caller's tensor never
+ * changes because its callee updated its copy, and in a repeat each
+ * iteration starts from the value passed.
+ *
+ * Return: 0; -EINVAL for no input of the current subgraph, or a frozen
+ * one.
+ */
+int ipu_ir_graph_input_by_ref(struct ipu_ir *ir, ipu_tensor t);
 
 /**
  * ipu_ir_call() - call subgraph @g from the current graph (PopXL's
@@ -532,8 +551,10 @@ ipu_tensor ipu_ir_cast(struct ipu_ir *ir, ipu_tensor x, enum ipu_dtype dtype);
 
 /**
  * ipu_ir_scaled_add_inplace() - @var = @a * @var + @b * @x, in place on a
- * variable of a floating-point type; @x has its dtype and shape. An SGD
- * step is a = 1, b = -learning rate.
+ * tensor of a floating-point type (a variable, an input or an op's output
+ * in the current graph; not a constant); @x has its dtype and shape. An
+ * SGD step is a = 1, b = -learning rate. Ops created afterwards read the
+ * new value.
  *
  * Return: 0; -EINVAL, -ENOMEM.
  */
@@ -541,7 +562,11 @@ int ipu_ir_scaled_add_inplace(struct ipu_ir *ir, ipu_tensor var, ipu_tensor x,
 			      float a, float b);
 
 /**
- * ipu_ir_assign() - @var = @x for a variable; same dtype and shape.
+ * ipu_ir_assign() - @var = @x, in place (PopXL's copy_var_update_, and the
+ * way to make any op in place: ipu_ir_assign(ir, t, ipu_ir_relu(ir, t)) is
+ * relu_). @var is a variable, an input or an op's output in the current
+ * graph, not a constant; same dtype and shape. Ops created afterwards read
+ * the new value.
  *
  * Return: 0; -EINVAL, -ENOMEM.
  */

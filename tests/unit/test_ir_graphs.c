@@ -315,6 +315,35 @@ static void test_ipus_per_replica_from_virtual_graph_ids(void **state)
 	assert_int_equal(ipu_ir_ipus_per_replica(NULL), 0);
 }
 
+static void test_by_ref_refusals(void **state)
+{
+	struct fx *f = *state;
+	struct ipu_ir *ir = f->ir;
+	ipu_graph g = ipu_ir_create_graph(ir, "upd");
+	ipu_tensor a, c;
+	static const float one[4] = { 1, 1, 1, 1 };
+
+	c = ipu_ir_constant(ir, "k", IPU_DTYPE_FLOAT32, 1,
+			    (const uint64_t[]){ 4 }, one);
+	ir_expect_refused(ir, ipu_ir_graph_input_by_ref(ir, f->x4), -EINVAL,
+			  "graph_input_by_ref: the main graph has no inputs");
+	ipu_ir_push_graph(ir, g);
+	a = ipu_ir_graph_input(ir, "a", IPU_DTYPE_FLOAT32, 1,
+			       (const uint64_t[]){ 4 });
+	ir_expect_refused(ir, ipu_ir_graph_input_by_ref(ir, c), -EINVAL,
+			  "'k' is not an input of graph 'upd'");
+	assert_int_equal(ipu_ir_graph_input_by_ref(ir, a), 0);
+	assert_int_equal(ipu_ir_assign(ir, a, ipu_ir_neg(ir, a)), 0);
+	ipu_ir_pop_graph(ir);
+	/* A constant cannot be updated through a reference either. */
+	ir_expect_refused(ir, ipu_ir_call(ir, g, &c, 1, NULL, 0), -EINVAL,
+			  "input 1 'k' is a constant, and graph 'upd' updates its input 'a'");
+	assert_int_equal(ipu_ir_call(ir, g, (ipu_tensor[]){ ipu_ir_neg(ir, f->x4) },
+				     1, NULL, 0), 0);
+	ir_expect_refused(ir, ipu_ir_graph_input_by_ref(ir, a), -EINVAL,
+			  "graph_input_by_ref: the main graph");
+}
+
 static void test_null_arguments(void **state)
 {
 	struct fx *f = *state;
@@ -348,7 +377,8 @@ int main(void)
 		T(test_repeat_carries_outputs)
 		T(test_subgraphs_use_variables_and_call_others)
 		T(test_ipus_per_replica_from_virtual_graph_ids)
-		T(test_null_arguments)
+		T(test_by_ref_refusals)
+	T(test_null_arguments)
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

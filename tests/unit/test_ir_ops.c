@@ -216,7 +216,7 @@ static const int axes00[2] = { 0, 0 }, axis5[1] = { 5 };
 	   -EINVAL, "cast: 'a' to dtype 0 (invalid)")                             \
 	X_(scaled_add_on_constant,                                                \
 	   ipu_ir_scaled_add_inplace(f->ir, f->a, f->a, 1, 1), -EINVAL,           \
-	   "scaled_add_inplace: 'a' is not a variable: only variables are updated in place") \
+	   "scaled_add_inplace: 'a' is a constant: constants are not updated in place") \
 	X_(scaled_add_on_integer_variable,                                        \
 	   ipu_ir_scaled_add_inplace(f->ir, f->wi, f->i, 1, 1), -EINVAL,          \
 	   "scaled_add_inplace: 'wi' is int32: scaled_add_inplace takes floating-point tensors") \
@@ -227,7 +227,7 @@ static const int axes00[2] = { 0, 0 }, axis5[1] = { 5 };
 	   ipu_ir_scaled_add_inplace(f->ir, f->w, f->h, 1, 1), -EINVAL,           \
 	   "scaled_add_inplace: 'w' is float32 and 'h' is float16: dtypes differ") \
 	X_(assign_to_constant, ipu_ir_assign(f->ir, f->a, f->a), -EINVAL,         \
-	   "assign: 'a' is not a variable")                                       \
+	   "assign: 'a' is a constant")                                           \
 	X_(assign_shapes_differ, ipu_ir_assign(f->ir, f->w, f->x), -EINVAL,       \
 	   "assign: 'w' [2, 3] and 'x' [4, 3]: shapes differ")                    \
 	X_(assign_dtypes_differ, ipu_ir_assign(f->ir, f->w, f->i), -EINVAL,       \

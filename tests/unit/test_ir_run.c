@@ -570,6 +570,190 @@ static void test_store_runs_as_often_as_its_loop(void **state)
 	}
 }
 
+/* ---------------------------------------------------------------------- */
+/* In-place updates of tensors that are not variables                      */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * Store tensor @ts[i] to a new d2h stream @names[i] of two floats, for
+ * @n of them; compile and run @ir; each stream must hold @want[i].
+ */
+static void run_check2(struct ipu_ir *ir, size_t n, const char *const *names,
+		       const ipu_tensor *ts, const float (*want)[2])
+{
+	struct run r;
+
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(ipu_ir_host_store(ir, ipu_ir_d2h_stream(
+			ir, names[i], IPU_DTYPE_FLOAT32, 1, SHAPE(2)), ts[i]),
+			0);
+	r = start(compile_ok(ir));
+	launch(&r);
+	for (size_t i = 0; i < n; i++)
+		assert_close(slot(&r, names[i], 0, 0), want[i], 2, 0);
+	finish(&r);
+}
+
+static ipu_tensor const2(struct ipu_ir *ir, const char *name, float a,
+			 float b)
+{
+	const float v[2] = { a, b };
+
+	return ipu_ir_constant(ir, name, IPU_DTYPE_FLOAT32, 1, SHAPE(2), v);
+}
+
+static void test_update_in_place_seen_by_later_ops_only(void **state)
+{
+	struct ipu_ir *ir = ir_new();
+	ipu_tensor c = const2(ir, "c", 1, 2), y, before, after;
+
+	(void)state;
+	y = ipu_ir_add(ir, c, c);			/* 2, 4 */
+	before = ipu_ir_neg(ir, y);
+	assert_int_equal(ipu_ir_assign(ir, y, ipu_ir_mul(ir, y, y)), 0);
+	after = ipu_ir_sub(ir, y, c);
+	run_check2(ir, 3, (const char *[]){ "y", "before", "after" },
+		   (ipu_tensor[]){ y, before, after },
+		   (const float[][2]){ { 4, 16 }, { -2, -4 }, { 3, 14 } });
+}
+
+static void test_scaled_add_in_place_on_a_value(void **state)
+{
+	struct ipu_ir *ir = ir_new();
+	ipu_tensor c = const2(ir, "c", 1, 2), y;
+
+	(void)state;
+	y = ipu_ir_add(ir, c, c);
+	assert_int_equal(ipu_ir_scaled_add_inplace(ir, y, c, 2, -3), 0);
+	run_check2(ir, 1, (const char *[]){ "y" }, &y,
+		   (const float[][2]){ { 2 * 2 - 3 * 1, 2 * 4 - 3 * 2 } });
+}
+
+static void test_update_of_a_constant_refused(void **state)
+{
+	struct ipu_ir *ir = ir_new();
+	ipu_tensor c = const2(ir, "c", 1, 2);
+
+	(void)state;
+	ir_expect_refused(ir, ipu_ir_assign(ir, c, ipu_ir_neg(ir, c)), -EINVAL,
+			  "'c' is a constant");
+	ipu_ir_destroy(ir);
+}
+
+/* A graph whose input a is updated in place: a += 1; with an output -a
+ * if @output. */
+static ipu_graph inc_graph(struct ipu_ir *ir, const char *name, bool by_ref,
+			   bool output)
+{
+	ipu_graph g = ipu_ir_create_graph(ir, name);
+	ipu_tensor a;
+
+	ipu_ir_push_graph(ir, g);
+	a = ipu_ir_graph_input(ir, "a", IPU_DTYPE_FLOAT32, 1, SHAPE(2));
+	if (by_ref)
+		assert_int_equal(ipu_ir_graph_input_by_ref(ir, a), 0);
+	assert_int_equal(ipu_ir_scaled_add_inplace(ir, a, const2(
+		ir, NULL, 1, 1), 1, 1), 0);
+	if (output)
+		assert_int_equal(ipu_ir_graph_output(ir, ipu_ir_neg(ir, a)), 0);
+	ipu_ir_pop_graph(ir);
+	return g;
+}
+
+static void test_call_by_ref_updates_the_callers_tensor(void **state)
+{
+	struct ipu_ir *ir = ir_new();
+	ipu_graph byref = inc_graph(ir, "byref", true, true),
+		  byval = inc_graph(ir, "byval", false, true);
+	ipu_tensor c = const2(ir, "c", 1, 2), y, z, v, o[2];
+	static const float init[2] = { 5, 6 };
+
+	(void)state;
+	v = ipu_ir_variable(ir, "v", IPU_DTYPE_FLOAT32, 1, SHAPE(2), init, NULL);
+	y = ipu_ir_add(ir, c, c);
+	z = ipu_ir_add(ir, c, c);
+	assert_int_equal(ipu_ir_call(ir, byref, &y, 1, &o[0], 1), 0);
+	assert_int_equal(ipu_ir_call(ir, byval, &z, 1, &o[1], 1), 0);
+	assert_int_equal(ipu_ir_call(ir, byref, &v, 1, NULL, 0), 0);
+	assert_int_equal(ipu_ir_call(ir, byref, &v, 1, NULL, 0), 0);
+	/* v read after the calls, through an op: 5 + 2, 6 + 2. */
+	run_check2(ir, 5, (const char *[]){ "y", "z", "o", "o1", "v2" },
+		   (ipu_tensor[]){ y, z, o[0], o[1], ipu_ir_add(ir, v, v) },
+		   (const float[][2]){ { 3, 5 }, { 2, 4 }, { -3, -5 },
+				       { -3, -5 }, { 14, 16 } });
+}
+
+static void test_repeat_by_ref_and_by_value(void **state)
+{
+	struct ipu_ir *ir = ir_new();
+	ipu_graph byref = inc_graph(ir, "byref", true, false);
+	ipu_graph g = ipu_ir_create_graph(ir, "g");
+	ipu_tensor c = const2(ir, "c", 1, 2), y, z, acc, a, o[1];
+
+	(void)state;
+	/* g(acc, a): a += a in place, -> acc + a. Passed by value, a is z
+	 * again in each iteration: acc = -2z + 3 * 2z. */
+	ipu_ir_push_graph(ir, g);
+	acc = ipu_ir_graph_input(ir, "acc", IPU_DTYPE_FLOAT32, 1, SHAPE(2));
+	a = ipu_ir_graph_input(ir, "a", IPU_DTYPE_FLOAT32, 1, SHAPE(2));
+	assert_int_equal(ipu_ir_scaled_add_inplace(ir, a, a, 1, 1), 0);
+	assert_int_equal(ipu_ir_graph_output(ir, ipu_ir_add(ir, acc, a)), 0);
+	ipu_ir_pop_graph(ir);
+	y = ipu_ir_add(ir, c, c);			/* 2, 4 */
+	z = ipu_ir_add(ir, c, c);
+	assert_int_equal(ipu_ir_repeat(ir, byref, 4, &y, 1, NULL, 0), 0);
+	assert_int_equal(ipu_ir_repeat(ir, g, 3, (ipu_tensor[]){
+					       ipu_ir_neg(ir, ipu_ir_add(ir, z, z)),
+					       z }, 2, o, 1), 0);
+	run_check2(ir, 3, (const char *[]){ "y", "z", "acc" },
+		   (ipu_tensor[]){ y, z, o[0] },
+		   (const float[][2]){ { 6, 8 }, { 2, 4 }, { 8, 16 } });
+}
+
+static void test_by_ref_through_nested_calls(void **state)
+{
+	struct ipu_ir *ir = ir_new();
+	ipu_graph inner = inc_graph(ir, "inner", true, false);
+	ipu_graph outer = ipu_ir_create_graph(ir, "outer");
+	ipu_tensor c = const2(ir, "c", 1, 2), p, y, z;
+
+	(void)state;
+	/* outer(p by reference) calls inner (+1 by reference) on p twice:
+	 * repeated three times, y gains 6; z, called inner on once, 1. */
+	ipu_ir_push_graph(ir, outer);
+	p = ipu_ir_graph_input(ir, "p", IPU_DTYPE_FLOAT32, 1, SHAPE(2));
+	assert_int_equal(ipu_ir_graph_input_by_ref(ir, p), 0);
+	assert_int_equal(ipu_ir_call(ir, inner, &p, 1, NULL, 0), 0);
+	assert_int_equal(ipu_ir_call(ir, inner, &p, 1, NULL, 0), 0);
+	ipu_ir_pop_graph(ir);
+	y = ipu_ir_add(ir, c, c);
+	z = ipu_ir_add(ir, c, c);
+	assert_int_equal(ipu_ir_repeat(ir, outer, 3, &y, 1, NULL, 0), 0);
+	assert_int_equal(ipu_ir_call(ir, inner, &z, 1, NULL, 0), 0);
+	run_check2(ir, 2, (const char *[]){ "y", "z" }, (ipu_tensor[]){ y, z },
+		   (const float[][2]){ { 8, 10 }, { 3, 5 } });
+}
+
+static void test_output_sharing_an_updated_input_is_copied(void **state)
+{
+	struct ipu_ir *ir = ir_new();
+	ipu_graph g = ipu_ir_create_graph(ir, "pass");
+	ipu_tensor c = const2(ir, "c", 1, 2), y, a, o[1];
+
+	(void)state;
+	ipu_ir_push_graph(ir, g);
+	a = ipu_ir_graph_input(ir, "a", IPU_DTYPE_FLOAT32, 1, SHAPE(2));
+	ipu_ir_graph_output(ir, a);
+	ipu_ir_pop_graph(ir);
+	y = ipu_ir_add(ir, c, c);
+	assert_int_equal(ipu_ir_call(ir, g, &y, 1, o, 1), 0);
+	assert_int_equal(ipu_ir_assign(ir, o[0], ipu_ir_mul(ir, o[0], o[0])),
+			 0);
+	run_check2(ir, 2, (const char *[]){ "y", "o" },
+		   (ipu_tensor[]){ y, o[0] },
+		   (const float[][2]){ { 2, 4 }, { 4, 16 } });
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -585,6 +769,13 @@ int main(void)
 		cmocka_unit_test(test_elided_streams_match_reference),
 		cmocka_unit_test(test_elided_streams_match_reference_replicated),
 		cmocka_unit_test(test_store_runs_as_often_as_its_loop),
+		cmocka_unit_test(test_update_in_place_seen_by_later_ops_only),
+		cmocka_unit_test(test_scaled_add_in_place_on_a_value),
+		cmocka_unit_test(test_update_of_a_constant_refused),
+		cmocka_unit_test(test_call_by_ref_updates_the_callers_tensor),
+		cmocka_unit_test(test_repeat_by_ref_and_by_value),
+		cmocka_unit_test(test_output_sharing_an_updated_input_is_copied),
+		cmocka_unit_test(test_by_ref_through_nested_calls),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

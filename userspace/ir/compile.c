@@ -5,10 +5,13 @@
  * Calls are inlined: each call site gets its own copy of the callee's
  * tensors. Repeats become a LOOP around one inlined copy of the body, with
  * COPY instructions that set up the loop-carried inputs before the loop and
- * carry the outputs back at the end of each iteration. Values are
- * immutable except variables, so a call passes its inputs by reference
- * and only a variable passed in (or returned) is copied: the callee must
- * see its value at the call, not after later updates.
+ * carry the outputs back at the end of each iteration. A call passes its
+ * inputs by reference, except what must be copied: a variable (the callee
+ * must see its value at the call, not after later updates) and an input
+ * the callee updates in place, unless the graph takes it by reference
+ * (TensorByRef), so the caller's tensor is left alone. Likewise an output
+ * that is a variable, or that shares memory with a caller's tensor while
+ * one of the two is updated in place later, is copied out.
  *
  * The result goes through ipu_exe_save() and ipu_exe_load(): the caller
  * gets exactly what a file would give, validated, in one allocation.
@@ -120,19 +123,39 @@ static bool is_variable(const struct comp *c, int32_t et)
 	return c->t[et].kind == IPU_EXE_TENSOR_VARIABLE;
 }
 
-/* @et, or for a variable a copy of its present value shaped like @like. */
-static int32_t snapshot(struct comp *c, int32_t et, int32_t like)
+/* A new tensor shaped like ir tensor @like holding @et's present value. */
+static int32_t copy_of(struct comp *c, int32_t et, int32_t like)
 {
 	int32_t tmp;
 	int ret;
 
-	if (!is_variable(c, et))
-		return et;
 	tmp = new_tensor(c, like);
 	if (tmp < 0)
 		return tmp;
 	ret = emit_copy(c, tmp, et);
 	return ret ? ret : tmp;
+}
+
+/* @et, or for a variable a copy of its present value shaped like @like. */
+static int32_t snapshot(struct comp *c, int32_t et, int32_t like)
+{
+	return is_variable(c, et) ? copy_of(c, et, like) : et;
+}
+
+/* @to = @from in place: ASSIGN for a variable, which the executable alone
+ * updates in place, else a COPY into the intermediate. */
+static int emit_update(struct comp *c, int32_t to, int32_t from)
+{
+	int ret;
+
+	if (to == from)
+		return 0;
+	if (!is_variable(c, to))
+		return emit_copy(c, to, from);
+	ret = push_operand(c, to);
+	if (!ret)
+		ret = push_operand(c, from);
+	return ret ? ret : emit(c, IPU_OP_ASSIGN, 2, 0, 0, 0);
 }
 
 static int emit_graph(struct comp *c, int32_t gi, int32_t *map);
@@ -142,6 +165,9 @@ static int emit_plain(struct comp *c, const struct ir_op *op, int32_t *map)
 	const struct __ipu_exe_op_info *info = __ipu_exe_op_info(op->kind);
 	int ret = 0;
 
+	if (op->kind == IPU_OP_ASSIGN)
+		return emit_update(c, resolve(c, map, op->t[0]),
+				   resolve(c, map, op->t[1]));
 	for (uint32_t k = 0; k < op->nt && !ret; k++) {
 		int32_t et;
 
@@ -178,18 +204,42 @@ static int32_t *new_map(struct comp *c)
 	return map;
 }
 
+/*
+ * Output @j of call @op, exe tensor @et, must be copied out: it was not
+ * made by this instance of the callee (exe tensors from @first on are),
+ * so it is a caller's tensor passed in or a constant, and the output or
+ * that tensor is updated in place later.
+ */
+static bool aliased(const struct comp *c, const struct ir_op *op,
+		    const int32_t *map, uint32_t j, int32_t et, uint32_t first)
+{
+	if ((uint32_t)et >= first)
+		return false;
+	if (c->ir->tensors[op->t[op->nin + j]].modified)
+		return true;
+	for (uint32_t k = 0; k < op->nin; k++)
+		if (resolve(c, map, op->t[k]) == et &&
+		    c->ir->tensors[op->t[k]].modified)
+			return true;
+	return false;
+}
+
 static int emit_call(struct comp *c, const struct ir_op *op, int32_t *map)
 {
 	const struct ir_graph *g = &c->ir->graphs[op->callee];
 	int32_t *inner = new_map(c);
+	uint32_t first = c->nt;
 	int ret = 0;
 
 	if (!inner)
 		return oom(c);
 	for (uint32_t k = 0; k < op->nin && !ret; k++) {
-		int32_t et = snapshot(c, resolve(c, map, op->t[k]),
-				      g->inputs[k]);
+		const struct ir_tensor *in = &c->ir->tensors[g->inputs[k]];
+		int32_t et = resolve(c, map, op->t[k]);
 
+		if (!in->by_ref)
+			et = in->modified ? copy_of(c, et, g->inputs[k]) :
+					    snapshot(c, et, g->inputs[k]);
 		if (et < 0)
 			ret = et;
 		else
@@ -198,8 +248,11 @@ static int emit_call(struct comp *c, const struct ir_op *op, int32_t *map)
 	if (!ret)
 		ret = emit_graph(c, op->callee, inner);
 	for (uint32_t j = 0; j < g->noutputs && !ret; j++) {
-		int32_t et = snapshot(c, resolve(c, inner, g->outputs[j]),
-				      op->t[op->nin + j]);
+		int32_t et = resolve(c, inner, g->outputs[j]);
+
+		et = aliased(c, op, map, j, et, first) ?
+			     copy_of(c, et, op->t[op->nin + j]) :
+			     snapshot(c, et, op->t[op->nin + j]);
 
 		if (et < 0)
 			ret = et;
@@ -247,7 +300,7 @@ static int carry_back(struct comp *c, const struct ir_graph *g,
 static int emit_repeat(struct comp *c, const struct ir_op *op, int32_t *map)
 {
 	const struct ir_graph *g = &c->ir->graphs[op->callee];
-	int32_t *inner = new_map(c), *C = NULL;
+	int32_t *inner = new_map(c), *C = NULL, *S = NULL, *L = NULL;
 	uint32_t loop_at;
 	int ret = 0;
 
@@ -258,18 +311,27 @@ static int emit_repeat(struct comp *c, const struct ir_op *op, int32_t *map)
 			       g->name, IPU_EXE_MAX_LOOP_DEPTH);
 	}
 	C = malloc((g->noutputs ? g->noutputs : 1) * sizeof(*C));
-	if (!inner || !C) {
+	/* Per input: what it is passed from (S) and, for one the body updates
+	 * and takes by value, the copy each iteration starts from (L). */
+	S = malloc((op->nin ? op->nin : 1) * sizeof(*S));
+	L = malloc((op->nin ? op->nin : 1) * sizeof(*L));
+	if (!inner || !C || !S || !L) {
 		ret = oom(c);
 		goto out;
 	}
 	for (uint32_t k = 0; k < op->nin && !ret; k++) {
-		int32_t src = resolve(c, map, op->t[k]), et;
+		const struct ir_tensor *in = &c->ir->tensors[g->inputs[k]];
+		int32_t src = resolve(c, map, op->t[k]), et = src;
 
+		S[k] = src;
+		L[k] = -1;
 		if (k < g->noutputs) {
 			et = C[k] = new_tensor(c, g->inputs[k]);
 			ret = et < 0 ? et : emit_copy(c, et, src);
-		} else {
-			et = snapshot(c, src, g->inputs[k]);
+		} else if (!in->by_ref) {
+			et = S[k] = snapshot(c, src, g->inputs[k]);
+			if (et >= 0 && in->modified)
+				et = L[k] = new_tensor(c, g->inputs[k]);
 			ret = et < 0 ? et : 0;
 		}
 		inner[g->inputs[k]] = et;
@@ -283,6 +345,10 @@ static int emit_repeat(struct comp *c, const struct ir_op *op, int32_t *map)
 	if (!ret)
 		ret = emit(c, IPU_OP_LOOP, 0, 2, 0, 0);
 	c->depth++;
+	/* Each iteration is a call: it sees the input as passed. */
+	for (uint32_t k = 0; k < op->nin && !ret; k++)
+		if (L[k] >= 0)
+			ret = emit_copy(c, L[k], S[k]);
 	if (!ret)
 		ret = emit_graph(c, op->callee, inner);
 	if (!ret)
@@ -297,11 +363,18 @@ static int emit_repeat(struct comp *c, const struct ir_op *op, int32_t *map)
 	} else {
 		c->par[c->in[loop_at].first_param + 1] = c->ni - loop_at - 1;
 	}
+	/* A carried input taken by reference ends as the repeat's output. */
+	for (uint32_t k = 0; k < g->noutputs && !ret; k++)
+		if (c->ir->tensors[g->inputs[k]].by_ref &&
+		    c->ir->tensors[g->inputs[k]].modified)
+			ret = emit_update(c, S[k], C[k]);
 	for (uint32_t j = 0; j < g->noutputs; j++)
 		map[op->t[op->nin + j]] = C[j];
 out:
 	free(inner);
 	free(C);
+	free(S);
+	free(L);
 	return ret;
 }
 

@@ -69,6 +69,12 @@ static int check_callee(struct ipu_ir *ir, const char *what, int32_t gi,
 	return 0;
 }
 
+/* Input @in of a callee hands its in-place updates back to the caller. */
+static bool passes_update(const struct ir_tensor *in)
+{
+	return in->by_ref && in->modified;
+}
+
 static int add_call(struct ipu_ir *ir, uint32_t kind, ipu_graph graph,
 		    uint64_t count, const ipu_tensor *inputs, size_t ninputs,
 		    ipu_tensor *outputs, size_t noutputs)
@@ -128,6 +134,14 @@ static int add_call(struct ipu_ir *ir, uint32_t kind, ipu_graph graph,
 				      g->name);
 			goto out;
 		}
+		if (passes_update(&ir->tensors[g->inputs[k]]) &&
+		    ir->tensors[ti].kind == IRT_CONSTANT) {
+			ret = ir_fail(ir, -EINVAL,
+				      "%s: input %u '%s' is a constant, and graph '%s' updates its input '%s', passed by reference, in place",
+				      what, k + 1, ir_tname(ir, ti), g->name,
+				      ir_tname(ir, g->inputs[k]));
+			goto out;
+		}
 		op.t[k] = ti;
 	}
 	/* Everything that can fail comes before the first change. */
@@ -158,6 +172,10 @@ static int add_call(struct ipu_ir *ir, uint32_t kind, ipu_graph graph,
 			outputs[j] = (ipu_tensor){ (int32_t)ir->ntensors + 1 };
 		ir->ntensors++;
 	}
+	/* The caller's tensor changes with the callee's input. */
+	for (uint32_t k = 0; k < op.nin; k++)
+		if (passes_update(&ir->tensors[g->inputs[k]]))
+			ir->tensors[op.t[k]].modified = true;
 	ir_commit_op(ir, &op);
 	op.t = NULL;
 	/* Inlined at compile time: a graph that changed after a call would

@@ -558,3 +558,23 @@ int ipu_ir_graph_output(struct ipu_ir *ir, ipu_tensor t)
 	g->outputs[g->noutputs++] = ti;
 	return 0;
 }
+
+int ipu_ir_graph_input_by_ref(struct ipu_ir *ir, ipu_tensor t)
+{
+	int32_t gi, ti;
+
+	if (!ir)
+		return -EINVAL;
+	gi = open_subgraph(ir, "graph_input_by_ref");
+	if (gi < 0)
+		return gi;
+	ti = ir_input(ir, "graph_input_by_ref", t, 1);
+	if (ti < 0)
+		return ti;
+	if (ir->tensors[ti].kind != IRT_INPUT)
+		return ir_fail(ir, -EINVAL,
+			       "graph_input_by_ref: '%s' is not an input of graph '%s'",
+			       ir_tname(ir, ti), ir->graphs[gi].name);
+	ir->tensors[ti].by_ref = true;
+	return 0;
+}

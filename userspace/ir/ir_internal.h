@@ -46,6 +46,12 @@ struct ir_tensor {
 	uint32_t retrieval;
 	char *mmap_path;
 	bool mmap_readonly;
+	/* A subgraph input the caller passes by reference (TensorByRef). */
+	bool by_ref;
+	/* Updated in place by an op of its graph (or, for an input passed
+	 * by reference, of a graph it is passed to): calls and repeats copy
+	 * what their callee modifies unless it is passed by reference. */
+	bool modified;
 };
 
 /* Op kinds beyond the executable's opcodes. */

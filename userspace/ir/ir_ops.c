@@ -517,7 +517,31 @@ ipu_tensor ipu_ir_all_reduce(struct ipu_ir *ir, ipu_tensor x,
 	return emit(ir, IPU_OP_ALL_REDUCE, &xi, 1, p, 3, NULL);
 }
 
-/* scaled_add_inplace and assign: @var must be a variable. */
+/*
+ * a * var + b * x for scaled_add_inplace on a tensor that is not a
+ * variable: the executable updates variables alone in place (ASSIGN and
+ * SCALED_ADD_INPLACE), so other tensors take the value from ordinary ops
+ * and an ASSIGN the compiler turns into a COPY.
+ */
+static int32_t scaled_sum(struct ipu_ir *ir, int32_t vi, int32_t xi, float a,
+			  float b)
+{
+	enum ipu_dtype dt = (enum ipu_dtype)ir->tensors[vi].dtype;
+	ipu_tensor y;
+
+	y = ipu_ir_add(ir,
+		       ipu_ir_mul(ir, (ipu_tensor){ vi + 1 },
+				  ipu_ir_scalar(ir, dt, a)),
+		       ipu_ir_mul(ir, (ipu_tensor){ xi + 1 },
+				  ipu_ir_scalar(ir, dt, b)));
+	return y.id > 0 ? y.id - 1 : y.id;
+}
+
+/*
+ * scaled_add_inplace and assign: @var is any tensor of the current graph
+ * but a constant. Ops run in the order they are made, so the ones made
+ * after this read the new value.
+ */
 static int update(struct ipu_ir *ir, uint32_t opc, ipu_tensor var,
 		  ipu_tensor x, float a, float b)
 {
@@ -539,15 +563,22 @@ static int update(struct ipu_ir *ir, uint32_t opc, ipu_tensor var,
 	xi = ir_input(ir, opname, x, 2);
 	if (xi < 0)
 		return xi;
-	if (ir->tensors[vi].kind != IRT_VARIABLE)
+	if (ir->tensors[vi].kind == IRT_CONSTANT)
 		return ir_fail(ir, -EINVAL,
-			       "%s: '%s' is not a variable: only variables are updated in place",
+			       "%s: '%s' is a constant: constants are not updated in place",
 			       opname, ir_tname(ir, vi));
 	ir_tdesc(ir, vi, &d[0]);
 	ir_tdesc(ir, xi, &d[1]);
 	ret = __ipu_exe_op_check(opc, d, 2, NULL, 0, msg, sizeof(msg));
 	if (ret)
 		return ir_fail(ir, ret, "%s: %s", opname, msg);
+	if (opc == IPU_OP_SCALED_ADD_INPLACE &&
+	    ir->tensors[vi].kind != IRT_VARIABLE) {
+		xi = scaled_sum(ir, vi, xi, a, b);
+		if (xi < 0)
+			return xi;
+		op.kind = IPU_OP_ASSIGN;
+	}
 	op.t = malloc(2 * sizeof(*op.t));
 	if (!op.t)
 		return ir_fail(ir, -ENOMEM, "%s: out of memory", opname);
@@ -556,6 +587,8 @@ static int update(struct ipu_ir *ir, uint32_t opc, ipu_tensor var,
 	ret = ir_add_op(ir, &op);
 	if (ret)
 		free(op.t);
+	else
+		ir->tensors[vi].modified = true;
 	return ret;
 }
 

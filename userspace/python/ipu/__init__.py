@@ -38,7 +38,7 @@ Needs Debian's /usr/bin/python3 with python3-numpy (another ``python3``
 first on PATH may lack NumPy).
 """
 from . import dtypes, fp8_utils, ops, utils
-from .context import gcg, get_current_graph, get_main_graph, gmg
+from .context import gcg, get_current_graph, get_main_graph, gmg, in_sequence
 from .dtypes import (bfloat16, bool, double, dtype, float, float8_143,
                      float8_152, float16, float32, float64, half, int8, int32,
                      int64, uint8)
@@ -48,7 +48,7 @@ from .errors import (ConversionError, DeviceBusyError, DeviceError,
                      NotAttachedError, NotFoundError, ReadOnlyError,
                      SessionClosedError, ShapeError, StreamError,
                      TensorTypeError, UnsupportedError)
-from .graph import Graph, ipu
+from .graph import Graph, Module, TensorByRef, ipu
 from .ir import Ir
 from .replica_grouping import ReplicaGrouping
 from .session import DeviceInfo, Session
@@ -74,5 +74,6 @@ __all__ = [
     "NoDeviceError", "DeviceError", "DeviceTimeoutError", "StreamError",
     "ShapeError", "DTypeError", "LayoutError", "TensorTypeError",
     "ReadOnlyError", "UnsupportedError", "SessionClosedError",
-    "ConversionError", "NotFoundError",
+    "ConversionError", "NotFoundError", "in_sequence", "TensorByRef",
+    "Module",
 ]

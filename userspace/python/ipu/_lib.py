@@ -174,6 +174,7 @@ _proto(ir, "ipu_ir_pop_ipu", _int, _vp)
 _proto(ir, "ipu_ir_set_ipu", _int, _vp, _H, _u32)
 _proto(ir, "ipu_ir_graph_input", _H, _vp, _cp, _int, _sz, _p(_u64))
 _proto(ir, "ipu_ir_graph_output", _int, _vp, _H)
+_proto(ir, "ipu_ir_graph_input_by_ref", _int, _vp, _H)
 _proto(ir, "ipu_ir_call", _int, _vp, _H, _p(_H), _sz, _p(_H), _sz)
 _proto(ir, "ipu_ir_repeat", _int, _vp, _H, _u64, _p(_H), _sz, _p(_H), _sz)
 _proto(ir, "ipu_ir_replica_grouping", _int, _vp, _u32, _u32,

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
 """The current graph: where ``with graph:`` scopes put new ops (PopXL's
 ``popxl.gcg()``), one stack per thread, like PopXL's."""
+import contextlib
 import threading
 
 from .errors import IrError
@@ -63,3 +64,32 @@ def __getattr__(name):
 def current_ir():
     """The Ir of the current graph."""
     return get_current_graph().ir
+
+
+class in_sequence(contextlib.ContextDecorator):  # noqa: N801 (PopXL's)
+    """``with ipu.in_sequence():`` (or ``@ipu.in_sequence()`` on a
+    function): the ops made inside run in the order they are made (PopXL's
+    ``popxl.in_sequence``).
+
+    libipuir never reorders ops: every graph runs its ops in the order
+    they were made, which is a valid schedule whatever the scope says. So
+    ``in_sequence(True)`` holds everywhere, scopes nest freely, and
+    ``in_sequence(False)`` (PopXL: the scheduler may reorder) runs in
+    program order too.
+
+    Args:
+        enabled (bool): as PopXL's; a non-bool raises TypeError.
+    """
+
+    def __init__(self, enabled=True):
+        if not isinstance(enabled, bool):
+            raise TypeError("in_sequence: enabled must be a bool, not %r" %
+                            (enabled,))
+        self.enabled = enabled
+
+    def __enter__(self):
+        get_current_graph()
+        return self
+
+    def __exit__(self, *exc):
+        return False

@@ -76,3 +76,52 @@ class ipu:  # noqa: N801 (PopXL's name: `with popxl.ipu(1):`)
         if self._ir._ptr:
             _lib.ipu_ir_pop_ipu(self._ir._ptr)
         return False
+
+
+class TensorByRef:
+    """An argument of :meth:`ipu.Ir.create_graph` whose graph input is
+    passed by reference (PopXL's ``popxl.TensorByRef``): an in-place
+    update of the input inside the graph updates the tensor each call or
+    repeat passes. Other inputs are passed by value.
+
+    Attributes:
+        tensor (ipu.Tensor or ipu.TensorSpec): gives the input's shape and
+            dtype.
+    """
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+        self.shape = tensor.shape
+        self.dtype = tensor.dtype
+
+    def __repr__(self):
+        return "TensorByRef(%r)" % (self.tensor,)
+
+
+class Module:
+    """A reusable piece of a program (PopXL's ``popxl.Module``): subclass
+    it, define ``build(self, ...)`` (the graph's body, taking its inputs and
+    returning its outputs), and make a graph of it with
+    ``ir.create_graph(module, *args)`` or ``module.create_graph(*args)``.
+    Calling the module calls ``build``."""
+
+    def build(self, *args, **kwargs):
+        raise NotImplementedError("%s.build: a Module subclass defines "
+                                  "build()" % type(self).__name__)
+
+    def __call__(self, *args, **kwargs):
+        return self.build(*args, **kwargs)
+
+    @property
+    def __signature__(self):
+        # create_graph names the graph's inputs after build's parameters.
+        import inspect
+        return inspect.signature(self.build)
+
+    @property
+    def __name__(self):
+        return type(self).__name__
+
+    def create_graph(self, *args, **kwargs):
+        """``gcg().ir.create_graph(self, *args, **kwargs)``."""
+        return context.current_ir().create_graph(self, *args, **kwargs)

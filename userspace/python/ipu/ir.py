@@ -6,7 +6,7 @@ import numbers
 
 from . import _lib, context
 from .errors import IrError, UnsupportedError
-from .graph import Graph
+from .graph import Graph, TensorByRef
 from .replica_grouping import ReplicaGrouping
 from .streams import DeviceToHostStream, HostToDeviceStream
 from .tensor import (Tensor, TensorSpec, _check_handle, check_ir,
@@ -217,8 +217,9 @@ class Ir:
     def create_graph(self, fn, *args, **kwargs):
         """Create a subgraph, as PopXL does, by calling @fn inside it.
 
-        Each positional argument (an :class:`ipu.TensorSpec` or a tensor,
-        whose shape and dtype are used) becomes a graph input, named after
+        Each positional argument (an :class:`ipu.TensorSpec`, a tensor,
+        whose shape and dtype are used, or an :class:`ipu.TensorByRef` of
+        one: an input passed by reference) becomes a graph input, named after
         @fn's parameter, and @fn is called with those inputs (and
         @kwargs). The tensor or tuple of tensors it returns become the
         graph's outputs.
@@ -232,13 +233,8 @@ class Ir:
         """
         if isinstance(fn, str):
             return self._new_graph(fn)
-        base = getattr(fn, "__name__", "graph")
-        name = base
-        n = 0
-        while any(g.name == name for g in self._graphs):
-            n += 1
-            name = "%s.%d" % (base, n)
-        g = self._new_graph(name)
+        g = self.create_empty_graph(getattr(fn, "__name__", "graph"))
+        name = g.name
         try:
             params = list(inspect.signature(fn).parameters)
         except (TypeError, ValueError):
@@ -246,12 +242,13 @@ class Ir:
         with g:
             inputs = []
             for i, a in enumerate(args):
-                if not isinstance(a, (Tensor, TensorSpec)):
+                if not isinstance(a, (Tensor, TensorSpec, TensorByRef)):
                     raise IrError("create_graph(%s): argument %d is %r, "
-                                  "not a TensorSpec or a tensor" %
-                                  (name, i, a))
+                                  "not a TensorSpec, a tensor or a "
+                                  "TensorByRef" % (name, i, a))
                 pname = params[i] if i < len(params) else "input%d" % i
-                inputs.append(graph_input(a.shape, a.dtype, pname))
+                inputs.append(graph_input(a.shape, a.dtype, pname,
+                                          by_ref=isinstance(a, TensorByRef)))
             out = fn(*inputs, **kwargs)
             if out is None:
                 outs = ()
@@ -262,6 +259,17 @@ class Ir:
             for t in outs:
                 graph_output(t)
         return g
+
+    def create_empty_graph(self, name=None):
+        """A new subgraph without inputs, ops or outputs (PopXL's
+        ``Ir.create_empty_graph``), named @name (made unique) or
+        "graph"."""
+        base = name or "graph"
+        name, n = base, 0
+        while any(g.name == name for g in self._graphs):
+            n += 1
+            name = "%s.%d" % (base, n)
+        return self._new_graph(name)
 
     def _new_graph(self, name):
         h = _lib.ipu_ir_create_graph(self._c(), _lib.cstr(name))

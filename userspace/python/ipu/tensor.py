@@ -30,7 +30,8 @@ class Tensor:
     Tensors support the arithmetic operators of the ops they stand for:
     ``a + b``, ``a - b``, ``a * b``, ``a / b``, ``a @ b``, ``-a``,
     ``abs(a)``, ``a.T``, ``a.reshape(shape)`` and slicing with ``a[i:j]``;
-    Python numbers are made constants of the tensor's dtype.
+    Python numbers are made constants of the tensor's dtype. ``a += b``
+    (``-=``, ``*=``, ``/=``) is ``ops.add_(a, b)`` (...): in place.
 
     Attributes:
         id (str): its name (PopXL's tensor id).
@@ -149,6 +150,50 @@ class Tensor:
         from . import ops
         return ops.reshape(self, shape)
 
+    # In-place: PopXL's ``t += x`` is ``ops.add_(t, x)``: the tensor itself
+    # (a variable or not) is updated and the name stays bound to it.
+    def __iadd__(self, o):
+        from . import ops
+        return ops.add_(self, o)
+
+    def __isub__(self, o):
+        from . import ops
+        return ops.sub_(self, o)
+
+    def __imul__(self, o):
+        from . import ops
+        return ops.mul_(self, o)
+
+    def __itruediv__(self, o):
+        from . import ops
+        return ops.div_(self, o)
+
+    @property
+    def T_(self):  # noqa: N802 (PopXL's name)
+        """The transpose, as a view (ops.transpose_)."""
+        from . import ops
+        return ops.transpose_(self)
+
+    def transpose_(self, permutation=None):
+        """ops.transpose_(self, permutation)."""
+        from . import ops
+        return ops.transpose_(self, permutation)
+
+    def reshape_(self, shape):
+        """ops.reshape_(self, shape)."""
+        from . import ops
+        return ops.reshape_(self, shape)
+
+    def flatten(self):
+        """ops.flatten(self)."""
+        from . import ops
+        return ops.flatten(self)
+
+    def flatten_(self):
+        """ops.flatten_(self)."""
+        from . import ops
+        return ops.flatten_(self)
+
     def __getitem__(self, key):
         """Basic slicing: ``t[1:3]``, ``t[:, ::2]`` (steps >= 1). An
         integer index takes that element's slice and drops the axis."""
@@ -214,29 +259,6 @@ class Variable(Tensor):
     def shape_on_host(self):
         g = self.replica_grouping.num_groups
         return ((g,) if g > 1 else ()) + self.shape
-
-    # In-place operators update the variable, as PopXL's do (its
-    # ``w += x`` is ``ops.add_(w, x)``): the result is written back with
-    # copy_var_update_, so it must keep the variable's dtype and shape,
-    # and the name stays bound to the variable. (Other tensors are not
-    # updated in place by libipuir: their names are rebound to the
-    # result, Tensor's plain operators.)
-    def _update(self, opname, o):
-        from . import ops
-        ops.var_updates.copy_var_update_(self, getattr(ops, opname)(self, o))
-        return self
-
-    def __iadd__(self, o):
-        return self._update("add", o)
-
-    def __isub__(self, o):
-        return self._update("sub", o)
-
-    def __imul__(self, o):
-        return self._update("mul", o)
-
-    def __itruediv__(self, o):
-        return self._update("div", o)
 
 
 class Constant(Tensor):
@@ -447,9 +469,10 @@ def constant(data, dtype=None, name=None, downcast=True, log2_scale=None,
     return t
 
 
-def graph_input(shape, dtype, name=None):
+def graph_input(shape, dtype, name=None, by_ref=False):
     """Add an input to the current graph, a subgraph not yet called
-    (PopXL's ``popxl.graph_input``).
+    (PopXL's ``popxl.graph_input``); passed by reference with @by_ref
+    (see :class:`ipu.TensorByRef`).
 
     Returns:
         ipu.Tensor: the input, to use in the subgraph's ops.
@@ -461,6 +484,9 @@ def graph_input(shape, dtype, name=None):
     h = _lib.ipu_ir_graph_input(ir._c(), _lib.cstr(name), dtype._code,
                                 len(shape), cshape)
     _check_handle(ir, h, "graph_input '%s'" % name)
+    if by_ref:
+        check_ir(ir, _lib.ipu_ir_graph_input_by_ref(ir._c(), h),
+                 "graph_input '%s'" % name)
     t = Tensor(ir, h)
     g._inputs.append(t)
     return t

@@ -68,15 +68,18 @@ def test_inplace_operator_that_changes_the_shape_is_refused():
             w += x
 
 
-def test_inplace_operator_on_a_non_variable_rebinds_the_name():
-    # Only variables are updated in place (libipuir); another tensor's
-    # name is rebound to the result, as for an immutable Python value.
+def test_inplace_operator_on_a_non_variable_updates_it():
+    # As PopXL: any tensor is updated in place, the name stays bound to it
+    # (test_popxl_inplace.py checks the numbers); a constant is refused.
     ir = ipu.Ir()
     with ir.main_graph:
-        t = ipu.constant(np.ones(2, np.float32))
+        t = ipu.constant(np.ones(2, np.float32)) * 2.0
         t0 = t
         t += 1.0
-        assert t is not t0 and not isinstance(t, ipu.Variable)
+        assert t is t0
+        with pytest.raises(ipu.IrError, match="constant"):
+            c = ipu.constant(np.ones(2, np.float32))
+            c += 1.0
 
 
 # --- 0-d data --------------------------------------------------------------

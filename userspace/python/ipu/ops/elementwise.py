@@ -87,3 +87,34 @@ def log(t):
 def sqrt(t):
     """Square root (floating-point types)."""
     return _unary("sqrt", t)
+
+
+# In-place variants (PopXL's ``ops.add_`` ...): the result is written into
+# the first input, which keeps its dtype and shape (a binary op's other
+# input broadcasts to it), and returned; ops made afterwards, and tensors
+# that share its memory (views), see the new value.
+def _inplace(name):
+    out_of_place = globals()[name]
+
+    def op(t, *args):
+        from ._inplace import update
+        return update(t, out_of_place(t, *args), name + "_")
+    op.__name__ = op.__qualname__ = name + "_"
+    op.__doc__ = "ops.%s, in place on the first input, which it returns." \
+        % name
+    return op
+
+
+add_ = _inplace("add")
+sub_ = _inplace("sub")
+mul_ = _inplace("mul")
+div_ = _inplace("div")
+neg_ = _inplace("neg")
+abs_ = _inplace("abs")
+relu_ = _inplace("relu")
+gelu_ = _inplace("gelu")
+tanh_ = _inplace("tanh")
+sigmoid_ = _inplace("sigmoid")
+exp_ = _inplace("exp")
+log_ = _inplace("log")
+sqrt_ = _inplace("sqrt")

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
 """Data movement: transpose, reshape, slice, concat (every dtype)."""
+import builtins
 import ctypes
 
 from .. import _lib
@@ -64,3 +65,86 @@ def concat(ts, axis=0):
     arr = (_lib.Handle * max(len(xs), 1))(*[x._h for x in xs])
     return result(ir, _lib.ipu_ir_concat(ir._c(), arr, len(xs), int(axis)),
                   "concat")
+
+
+def flatten(t):
+    """@t as one dimension (PopXL's ``ops.flatten``)."""
+    return reshape(t, [-1])
+
+
+# In-place views (PopXL's ``slice_``, ``transpose_``, ``reshape_``,
+# ``flatten_``): the result shares memory with @t in PopXL, so an in-place
+# update of either is seen by the other (ops/_inplace.py says how).
+
+def transpose_(t, permutation=None):
+    """ops.transpose, as a view of @t."""
+    from ._inplace import make_view
+    x = tensor_of(current_ir(), t, None, "transpose_")
+    perm = list(range(x.rank))[::-1] if permutation is None else \
+        [int(p) % x.rank if x.rank else 0 for p in permutation]
+    inv = [perm.index(i) for i in range(len(perm))]
+    return make_view(x, transpose(x, perm), lambda b: transpose(b, perm),
+                     lambda b, v: transpose(v, inv))
+
+
+def reshape_(t, shape):
+    """ops.reshape, as a view of @t."""
+    from ._inplace import make_view
+    x = tensor_of(current_ir(), t, None, "reshape_")
+    v = reshape(x, shape)
+    return make_view(x, v, lambda b: reshape(b, v.shape),
+                     lambda b, w: reshape(w, b.shape))
+
+
+def flatten_(t):
+    """ops.flatten, as a view of @t."""
+    return reshape_(t, [-1])
+
+
+def _put(base, v, regions):
+    """@base with @v in place of the elements @regions select: a list of
+    (axis, range of indices), made of slices and concats."""
+    if not regions:
+        return v
+    (ax, r), rest = regions[0], regions[1:]
+    pieces, at = [], 0
+
+    def part(x, lo, hi):
+        return slice(x, [lo], [hi], [1], [ax])
+    if r.step == 1:
+        groups = [(r.start, r.stop, 0, len(r))]
+    else:
+        groups = [(i, i + 1, j, j + 1) for j, i in enumerate(r)]
+    for lo, hi, vlo, vhi in groups:
+        if lo > at:
+            pieces.append(part(base, at, lo))
+        pieces.append(_put(part(base, lo, hi), part(v, vlo, vhi), rest))
+        at = hi
+    if at < base.shape[ax]:
+        pieces.append(part(base, at, base.shape[ax]))
+    return pieces[0] if len(pieces) == 1 else concat(pieces, ax)
+
+
+def slice_(t, start=None, stop=None, step=None, axis=None):
+    """ops.slice, as a view of @t: an in-place update of the result
+    writes through to the elements of @t it came from."""
+    from ._inplace import make_view
+    x = tensor_of(current_ir(), t, None, "slice_")
+    v = slice(x, start, stop, step, axis)
+    if v is x:
+        return x
+
+    def as_list(a, n, dflt):
+        if a is None:
+            return [dflt(i) for i in range(n)]
+        return list(a) if hasattr(a, "__len__") else [a]
+    n = max(len(a) if hasattr(a, "__len__") else 1
+            for a in (start, stop, step, axis) if a is not None)
+    axes = [int(a) % x.rank for a in as_list(axis, n, lambda i: i)]
+    starts = as_list(start, n, lambda i: None)
+    stops = as_list(stop, n, lambda i: None)
+    steps = as_list(step, n, lambda i: None)
+    regions = [(a, range(*builtins.slice(s, e, k).indices(x.shape[a])))
+               for a, s, e, k in zip(axes, starts, stops, steps)]
+    return make_view(x, v, lambda b: slice(b, start, stop, step, axis),
+                     lambda b, w: _put(b, w, regions))
