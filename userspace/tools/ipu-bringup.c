@@ -469,11 +469,13 @@ static void run_checks(struct bu_ctx *ctx)
 		c = &bu_checks[i];
 		if (ctx->o.tests && !in_list(ctx->o.tests, c->name))
 			continue;
-		if (c->all_devices && !bu_interrupted())
-			run_one(ctx, c, NULL);
-		else
-			for (k = 0; k < ctx->ndevs && !bu_interrupted(); k++)
-				run_one(ctx, c, &ctx->devs[k]);
+		if (c->all_devices) {
+			if (!bu_interrupted())
+				run_one(ctx, c, NULL);
+			continue;
+		}
+		for (k = 0; k < ctx->ndevs && !bu_interrupted(); k++)
+			run_one(ctx, c, &ctx->devs[k]);
 	}
 	ctx->interrupted = bu_interrupted();
 }
