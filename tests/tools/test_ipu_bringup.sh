@@ -138,7 +138,7 @@ expect_exit log-unwritable 1 "--log $T/nodir/x" --model --quick --log "$T/nodir/
 # The header an engineer files: versions, host, time, options, devices.
 if grep -qE '^ipu-bringup [0-9.]+ on .+, kernel .+, ipu.ko .+, [0-9-]+T[0-9:]+Z$' "$T/quick" &&
 	grep -qE '^options: --model --quick --stress-seconds 0.5 --log ' "$T/quick" &&
-	grep -qE '^device model:0: model, PCI -, serial [0-9a-f]{16}, firmware [0-9.]+, driver -$' "$T/quick"; then
+	grep -qE '^device model:0: model, PCI -, serial [0-9a-f]{16}, firmware [0-9.]+, driver -, API [0-9]+$' "$T/quick"; then
 	pass report-header
 else
 	cp "$T/quick" "$T/out"
@@ -175,7 +175,8 @@ assert d["started"].endswith("Z") and "T" in d["started"], d["started"]
 assert d["command"][1:] == ["--model", "--quick", "--stress-seconds", "0.2", "--json"], d["command"]
 assert [i["name"] for i in d["device_info"]] == d["devices"]
 for i in d["device_info"]:
-    assert set(i) == {"name", "platform", "pci_address", "serial", "firmware", "driver"}, i
+    assert set(i) == {"name", "platform", "pci_address", "serial", "firmware", "driver", "api_version"}, i
+    assert isinstance(i["api_version"], int), i
     assert i["platform"] == "model" and i["pci_address"] is None and len(i["serial"]) == 16, i
 assert d["devices"] == ["model:0", "model:1"], d["devices"]
 assert len(d["results"]) == 21, len(d["results"])

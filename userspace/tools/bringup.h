@@ -84,7 +84,9 @@ struct bu_opts {
 struct bu_env {
 	char host[256];		/* uname's nodename */
 	char kernel[128];	/* uname's release */
-	char driver[64];	/* /sys/module/ipu/version; "" if not loaded */
+	/* /sys/module/ipu/version, else "srcversion HASH", else "unknown";
+	 * "" when ipu.ko is not loaded. */
+	char driver[64];
 	char started[32];	/* UTC, ISO 8601: "2026-12-06T20:08:58Z" */
 };
 

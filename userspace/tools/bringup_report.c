@@ -187,6 +187,7 @@ static const char *verdict(const struct bu_ctx *ctx, const size_t n[4])
 struct dev_facts {
 	const char *platform, *pci, *firmware, *driver;
 	char serial[24];
+	long long api;		/* GET_INFO's api_version; -1 unknown */
 };
 
 static void dev_facts(const struct bu_dev *d, struct dev_facts *f)
@@ -198,6 +199,7 @@ static void dev_facts(const struct bu_dev *d, struct dev_facts *f)
 	f->pci = pci ? pci->addr : NULL;
 	f->driver = pci && pci->driver[0] ? pci->driver : NULL;
 	f->firmware = d->ipu && d->ipu->have_fw ? d->ipu->firmware : NULL;
+	f->api = d->ipu && d->ipu->have_ioctl ? (long long)d->ipu->api_version : -1;
 	if (d->ipu && d->ipu->have_serial)
 		snprintf(f->serial, sizeof(f->serial), "%016" PRIx64, d->ipu->serial);
 	else if (pci && pci->have_dsn)
@@ -224,7 +226,7 @@ static void header_line(struct bu_ctx *ctx, const char *fmt, ...)
 void bu_print_header(struct bu_ctx *ctx)
 {
 	struct dev_facts f;
-	char cmd[512];
+	char cmd[512], api[24];
 	size_t i, n = 0;
 	int k;
 
@@ -238,10 +240,15 @@ void bu_print_header(struct bu_ctx *ctx)
 	header_line(ctx, "options:%s", cmd[0] ? cmd : " (none)");
 	for (i = 0; i < ctx->ndevs; i++) {
 		dev_facts(&ctx->devs[i], &f);
-		header_line(ctx, "device %s: %s, PCI %s, serial %s, firmware %s, driver %s",
+		if (f.api < 0)
+			snprintf(api, sizeof(api), "-");
+		else
+			snprintf(api, sizeof(api), "%lld", f.api);
+		header_line(ctx, "device %s: %s, PCI %s, serial %s, firmware %s, driver %s, API %s",
 			    ctx->devs[i].name, f.platform, f.pci ? f.pci : "-",
 			    f.serial[0] ? f.serial : "-",
-			    f.firmware ? f.firmware : "-", f.driver ? f.driver : "-");
+			    f.firmware ? f.firmware : "-", f.driver ? f.driver : "-",
+			    api);
 	}
 	fflush(ctx->out);
 }
@@ -331,7 +338,10 @@ static void json_env(struct bu_ctx *ctx, FILE *f)
 		json_str_or_null(f, "firmware", df.firmware);
 		fputs(", ", f);
 		json_str_or_null(f, "driver", df.driver);
-		fputc('}', f);
+		if (df.api < 0)
+			fputs(", \"api_version\": null}", f);
+		else
+			fprintf(f, ", \"api_version\": %lld}", df.api);
 	}
 	fputs("],\n", f);
 }

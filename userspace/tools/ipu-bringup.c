@@ -503,7 +503,17 @@ static void gather_env(struct bu_env *env)
 		snprintf(env->host, sizeof(env->host), "%s", u.nodename);
 		snprintf(env->kernel, sizeof(env->kernel), "%s", u.release);
 	}
+	/* ipu.ko has no MODULE_VERSION yet: its srcversion (a hash of its
+	 * sources) tells builds apart, and "unknown" that it is loaded. */
 	read_attr("/sys/module/ipu/version", env->driver, sizeof(env->driver));
+	if (!env->driver[0]) {
+		read_attr("/sys/module/ipu/srcversion", env->driver + 11,
+			  sizeof(env->driver) - 11);
+		if (env->driver[11])
+			memcpy(env->driver, "srcversion ", 11);
+		else if (!access("/sys/module/ipu", F_OK))
+			snprintf(env->driver, sizeof(env->driver), "unknown");
+	}
 	if (gmtime_r(&now, &tm))
 		strftime(env->started, sizeof(env->started), "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
