@@ -260,8 +260,24 @@ unit-shared: $(UNIT_SHARED_BINS)
 
 -include $(UNIT_SHARED_BINS:=.d)
 
-module: deps-build
+# ipu.ko is built again only when what it is built from changed (a plain
+# `make` on an unchanged tree builds nothing): the files build-module
+# copies (Kbuild, driver/, include/), build-module itself, and the kernel
+# headers it picks for "host" ($(O)/kmod/host.kdir, rewritten only when
+# they are others: new headers installed).
+MODULE_SRCS := Kbuild scripts/build-module $(shell find driver include -type f ! -name '*.o' ! -name '.*' 2>/dev/null)
+module: $(O)/kmod/host/ipu.ko
+
+$(O)/kmod/host.kdir: FORCE | deps-build
+	@mkdir -p $(dir $@)
+	@k="$$(scripts/build-module --print-kdir host)" && \
+	{ [ "$$(cat $@ 2>/dev/null)" = "$$k" ] || echo "$$k" >$@; }
+
+$(O)/kmod/host/ipu.ko: $(MODULE_SRCS) $(O)/kmod/host.kdir | deps-build
 	scripts/build-module host $(O)/kmod/host
+
+.PHONY: FORCE
+FORCE:
 
 # Unit tests: the same sources three ways. Each run writes its counts to
 # $(O)/results/ so that `make check` can print one total.

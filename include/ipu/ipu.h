@@ -248,6 +248,26 @@ struct ipu_open_opts {
  * -ENODEV when that backend lists no device, else the error of the last
  * device tried; plain "auto" fails only when the model does too.
  */
+/**
+ * ipu_device_name_parse() - what a device name, as IPU_DEVICE takes it, asks for.
+ * @name: "" or "auto"; a backend's name alone ("hw", "model"); or a
+ *	device's, "<backend>:<index>" ("hw:1", "model:3": the index decimal,
+ *	no sign, no leading zero, at most INT_MAX).
+ * @backend: out: the backend's name, "" for "auto"; @len bytes.
+ * @len: the size of @backend (16 is enough for the built-in backends).
+ * @index: out: the device's index, -1 when @name names none.
+ *
+ * The one parser of device names: ipu_device_open() and libsession's
+ * "auto" use it, so a value one refuses the other does not take. It does
+ * not look whether the device exists.
+ *
+ * Return: 0; -EINVAL for anything else (a NULL argument, an unknown
+ * backend, a malformed index, a @backend too small), ipu_errmsg() naming
+ * the value.
+ */
+int ipu_device_name_parse(const char *name, char *backend, size_t len,
+			  int *index);
+
 int ipu_device_open(const char *name, const struct ipu_open_opts *opts,
 		    struct ipu_device **devp);
 

@@ -99,8 +99,10 @@ struct ipu_stream_desc {
  * struct ipu_session_opts - options of ipu_session_create(); IPU_OPTS().
  * @sz: sizeof(struct ipu_session_opts).
  * @device: "auto" (default, also for NULL), "ipu_hw", "ipu_model" or "cpu"
- *	(S02, S24). "auto" is the backend IPU_DEVICE names ("hw..." or
- *	"model...", as libipu's "auto"), else hardware when enough of its
+ *	(S02, S24). "auto" is the backend IPU_DEVICE names ("hw", "model",
+ *	"hw:N", "model:N", read by ipu_device_name_parse(); any other value
+ *	fails with -EINVAL, an IPU N that does not exist with -ENOENT, the
+ *	message naming the variable), else hardware when enough of its
  *	IPUs are free and can launch programs, else the model. "ipu_hw"
  *	takes the IPUs libipu lists: with IPU_HW_PLATFORM ("sim" or "pci"),
  *	that platform's only (see ipu_device_list_create()). The

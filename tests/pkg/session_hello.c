@@ -10,6 +10,10 @@
  * IPU), with w a variable and b a constant; prints the result and exits 0
  * when every element is what the host computes. With `--save FILE`, also
  * writes the compiled executable there, for the installed ipu-run to run.
+ *
+ * It calls ipu_strerror(), which session.h declares through ipu.h: a
+ * function of libipu, so the .pc file must put libipu in Requires (the
+ * linker does not take symbols from a library only another one needs).
  */
 #include <stdio.h>
 #include <string.h>
@@ -55,8 +59,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* The session takes the ir over, whatever the outcome. */
-	if (ipu_session_create(ir, &opts, &s)) {
-		fprintf(stderr, "session_hello: %s\n", ipu_session_errmsg(NULL));
+	if ((i = ipu_session_create(ir, &opts, &s))) {
+		fprintf(stderr, "session_hello: %s (%s)\n", ipu_session_errmsg(NULL),
+			ipu_strerror(i));
 		return 1;
 	}
 	if (ipu_session_attach(s) ||

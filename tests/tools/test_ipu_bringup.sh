@@ -6,8 +6,12 @@
 # End-to-end tests of ipu-bringup on the host, on the software model: its
 # options and usage errors, a clean --quick run (every check PASS or
 # SKIP, exit 0), its JSON parsed by Python's json module and checked
-# against docs/ipu-bringup.md's schema, --log, plain lines when not on a
-# terminal and the progress bar on one. Then what it exists to catch,
+# against docs/ipu-bringup.md's schema (on stdout, and into a file with
+# the lines and summary still on the console), --log, plain lines when not
+# on a terminal and the progress bar, naming the device, on one. Without
+# an IPU of ipu.ko and without --model or -d model:N it tests nothing and
+# exits 3; SIGINT or SIGTERM mid-run still gives the report, with what
+# finished and an "interrupted" verdict, and exit status 130. Then what it exists to catch,
 # with the model's fault injection (IPU_MODEL_FAULTS): silent corruption
 # and failed transfers make `dma` FAIL, a hung launch makes `compute`
 # FAIL and `reset` recover it, a failing launch makes `compute` FAIL;
@@ -59,6 +63,29 @@ expect_exit no-such-device 1 'no IPU "model:7"' --quick --device model:7
 expect_exit no-such-hw-device 1 'no IPU "ipu9"' --quick --device ipu9
 expect_exit no-such-hw-name 1 'no IPU "9"' --quick --device hw:9
 expect_exit help 0 "Exit status" --help
+# The program's name, not the path it was run by.
+if grep -q '^usage: ipu-bringup ' "$T/out"; then
+	pass help-program-name
+else
+	fail help-program-name "the usage line does not start with \"usage: ipu-bringup \""
+fi
+expect_exit usage-json-empty 2 "--json: an empty file name" --json=
+expect_exit json-unwritable 1 "--json $T/nodir/x" --model --quick --json "$T/nodir/x"
+
+# No IPU of ipu.ko: a failure of its own (3) on the terminal, never a PASS
+# of the model the operator did not ask for.
+if compgen -G "/dev/ipu[0-9]*" >/dev/null; then
+	skip no-ipu-fails "this host has an IPU of ipu.ko"
+else
+	expect_exit no-ipu-fails 3 "no IPU of ipu.ko to test" --quick --test enumerate
+	if grep -q PASS "$T/out"; then
+		fail no-ipu-no-pass "a PASS without an IPU to test"
+	else
+		pass no-ipu-no-pass
+	fi
+	expect_exit no-ipu-model-asked 0 "PASS  enumerate   model:0" --quick --test enumerate --device model:0
+	expect_exit no-ipu-model-flag 0 "PASS  enumerate   model:1" --quick --test enumerate --model
+fi
 expect_exit version 0 "JSON schema version 1" --version
 
 run --list
@@ -69,7 +96,7 @@ else
 fi
 
 # A clean quick run on the model: every check, no failure, exit 0.
-run --quick --stress-seconds 0.5 --log "$T/log"
+run --model --quick --stress-seconds 0.5 --log "$T/log"
 if [ "$st" -ne 0 ] || broken; then
 	fail quick-clean "exit status $st, expected 0"
 else
@@ -107,19 +134,29 @@ else
 	cp "$T/log" "$T/out"
 	fail log-file "--log lacks the results or their times"
 fi
-expect_exit log-unwritable 1 "--log $T/nodir/x" --quick --log "$T/nodir/x"
+expect_exit log-unwritable 1 "--log $T/nodir/x" --model --quick --log "$T/nodir/x"
+# The header an engineer files: versions, host, time, options, devices.
+if grep -qE '^ipu-bringup [0-9.]+ on .+, kernel .+, ipu.ko .+, [0-9-]+T[0-9:]+Z$' "$T/quick" &&
+	grep -qE '^options: --model --quick --stress-seconds 0.5 --log ' "$T/quick" &&
+	grep -qE '^device model:0: model, PCI -, serial [0-9a-f]{16}, firmware [0-9.]+, driver -, API [0-9]+$' "$T/quick"; then
+	pass report-header
+else
+	cp "$T/quick" "$T/out"
+	fail report-header "no header naming the host, kernel, versions, time, options and devices"
+fi
 
 # --test picks checks, in their usual order whatever the list's.
 run --quick --test compute,dma --device model:1
-if [ "$st" -eq 0 ] && [ "$(cut -c7-17 "$T/out" | head -2 | tr -d ' ' | tr '\n' ' ')" = "dma compute " ] &&
-	[ "$(wc -l <"$T/out")" -eq 3 ]; then
+grep -E '^[A-Z]{4}  ' "$T/out" >"$T/lines"
+if [ "$st" -eq 0 ] && [ "$(cut -c7-17 "$T/lines" | tr -d ' ' | tr '\n' ' ')" = "dma compute " ] &&
+	grep -q '^2 passed' "$T/out"; then
 	pass test-selects
 else
 	fail test-selects "exit status $st, not dma then compute on model:1"
 fi
 
 # The JSON report against docs/ipu-bringup.md.
-"${WRAP[@]}" "$TOOL" --quick --stress-seconds 0.2 --json >"$T/json" 2>"$T/out"
+"${WRAP[@]}" "$TOOL" --model --quick --stress-seconds 0.2 --json >"$T/json" 2>"$T/out"
 st=$?
 if [ "$st" -ne 0 ] || broken; then
 	fail json-run "exit status $st"
@@ -127,9 +164,20 @@ elif "$PY" - "$T/json" >>"$T/out" 2>&1 <<'PYEOF'; then
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["schema"] == "ipu-bringup" and d["version"] == 1, d
-assert set(d) == {"schema", "version", "quick", "devices", "results", "passed",
-                  "warned", "failed", "skipped", "ok"}, sorted(d)
+assert set(d) == {"schema", "version", "tool_version", "host", "kernel",
+                  "driver_version", "started", "command", "device_info",
+                  "quick", "devices", "results", "passed",
+                  "warned", "failed", "skipped", "verdict", "ok"}, sorted(d)
 assert d["quick"] is True and d["ok"] is True and d["failed"] == 0
+assert d["verdict"] == "pass" and d["tool_version"] and d["host"] and d["kernel"]
+assert d["driver_version"] is None or d["driver_version"]
+assert d["started"].endswith("Z") and "T" in d["started"], d["started"]
+assert d["command"][1:] == ["--model", "--quick", "--stress-seconds", "0.2", "--json"], d["command"]
+assert [i["name"] for i in d["device_info"]] == d["devices"]
+for i in d["device_info"]:
+    assert set(i) == {"name", "platform", "pci_address", "serial", "firmware", "driver", "api_version"}, i
+    assert isinstance(i["api_version"], int), i
+    assert i["platform"] == "model" and i["pci_address"] is None and len(i["serial"]) == 16, i
 assert d["devices"] == ["model:0", "model:1"], d["devices"]
 assert len(d["results"]) == 21, len(d["results"])
 for r in d["results"]:
@@ -146,6 +194,62 @@ PYEOF
 else
 	fail json-schema "the JSON does not follow docs/ipu-bringup.md"
 fi
+
+# --json FILE: the report there, and the lines and summary on the console.
+run --model --quick --test enumerate,dma --json "$T/file.json"
+if [ "$st" -ne 0 ] || broken; then
+	fail json-file-run "exit status $st"
+elif ! grep -q '^4 passed, 0 warned, 0 failed, 0 skipped$' "$T/out" ||
+	! grep -qE '^PASS  dma +model:1 ' "$T/out"; then
+	fail json-file-console "no result lines or summary on the console"
+elif "$PY" -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["passed"] == 4 and d["verdict"] == "pass", d' \
+	"$T/file.json" >>"$T/out" 2>&1; then
+	pass json-file
+else
+	fail json-file "the file's JSON"
+fi
+
+# interrupt_test TEST SIGNAL JSON_ARGS...: SIGNAL once dma has finished on
+# both IPUs (the --log file says so) and stress runs; the report has the
+# dma results, stress "interrupted", the verdict "interrupted", exit 130.
+# The JSON goes to $T/int.json (by --json FILE or by stdout).
+interrupt_test() {
+	local t=$1 sig=$2 pid i
+	shift 2
+	rm -f "$T/int.json" "$T/int.log"
+	"${WRAP[@]}" "$TOOL" --model --quick --test dma,stress --stress-seconds 3600 \
+		--log "$T/int.log" "$@" >"$T/int.stdout" 2>"$T/out" &
+	pid=$!
+	# The event is the log's line; 120 s is only the safety limit.
+	for ((i = 0; i < 1200; i++)); do
+		grep -qE '^PASS  dma +model:1 ' "$T/int.log" 2>/dev/null && break
+		sleep 0.1
+	done
+	kill -"$sig" "$pid" 2>/dev/null
+	wait "$pid"
+	st=$?
+	[ -s "$T/int.json" ] || cp "$T/int.stdout" "$T/int.json"
+	cat "$T/int.stdout" >>"$T/out"
+	if [ "$st" -ne 130 ] || grep -qE 'ERROR: [A-Za-z]*Sanitizer|runtime error:|^==[0-9]+== ' "$T/out"; then
+		fail "$t" "exit status $st, expected 130"
+	elif ! "$PY" - "$T/int.json" >>"$T/out" 2>&1 <<'PYEOF'; then
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["verdict"] == "interrupted" and d["ok"] is False, d
+st = [(r["check"], r["device"], r["status"]) for r in d["results"]]
+assert st[:2] == [("dma", "model:0", "PASS"), ("dma", "model:1", "PASS")], st
+assert st[2:] == [("stress", "model:0", "SKIP")], st
+assert "interrupted" in d["results"][2]["reason"], d["results"][2]
+PYEOF
+		fail "$t" "the report of an interrupted run"
+	elif ! grep -q 'skipped: interrupted$' "$T/int.log"; then
+		fail "$t" "no summary saying it was interrupted"
+	else
+		pass "$t"
+	fi
+}
+interrupt_test interrupted-sigint-json-file INT --json "$T/int.json"
+interrupt_test interrupted-sigterm-json-stdout TERM --json
 
 # What it exists to catch. Silent corruption (the first transfer of dma
 # comes back with its bytes inverted, status OK): dma FAILs, naming it.
@@ -173,7 +277,7 @@ IPU_MODEL_FAULTS=reset:1 expect_exit failed-reset-fails-reset 1 "reset failed" -
 if command -v script >/dev/null; then
 	script -qec "${WRAP[*]} $TOOL --quick --test memory --device model:0" /dev/null >"$T/tty" 2>&1
 	cp "$T/tty" "$T/out"
-	if grep -q 'memory *\[#' "$T/tty" && grep -q '^PASS  memory' <(tr '\r' '\n' <"$T/tty" | sed 's/\x1b\[K//g'); then
+	if grep -q 'memory *model:0 *\[#' "$T/tty" && grep -q '^PASS  memory' <(tr '\r' '\n' <"$T/tty" | sed 's/\x1b\[K//g'); then
 		pass tty-progress-bar
 	else
 		fail tty-progress-bar "no progress bar on a terminal"

@@ -102,6 +102,12 @@ ln -s /dev/ipu0 "$R/proc/42/fd/3"
 
 # --- options
 expect_exit help 0 "--json" --help
+# The program's name, not the path it was run by.
+if grep -q '^usage: ipu-info ' "$T/out"; then
+	pass help_program_name
+else
+	fail help_program_name "the usage line does not start with \"usage: ipu-info \""
+fi
 expect_exit version 0 "JSON schema version 1" --version
 expect_exit unknown_option 2 "unknown option '--bogus'" --bogus
 expect_exit missing_value 2 "option '-d' needs a value" -d
@@ -127,7 +133,10 @@ expect_exit details_by_node 0 "/dev/ipu0" --root "$R" -d /dev/ipu0
 expect_exit details_unbound 0 "PCI function 0000:02:00.0 (IPU IDs, no /dev/ipuN)" --root "$R" -d 0000:02:00.0
 expect_exit details_unbound_short 0 "link                   16GT/s x16 (from sysfs)" --root "$R" -d 02:00.0
 expect_exit no_pci 0 "/dev/ipu1" --root "$R" --no-pci
-expect_exit empty_root 0 "no IPU found" --root "$T/empty"
+# None found is not a success (3), in the table and in the JSON; a
+# function the driver did not take is one found.
+expect_exit empty_root 3 "no IPU found" --root "$T/empty"
+expect_exit empty_root_json 3 '"ipus": [' --root "$T/empty" --json
 
 # Every documented member, in every object (docs/ipu-info.md).
 SCHEMA_IPU='index node platform model firmware_version serial memory_total memory_used reset_count owner owner_known holders holders_total holders_complete temperature_mc power_uw api_version features feature_names mem_page_size pci'
@@ -181,20 +190,23 @@ elif grep -q $'\033' "$T/out"; then
 else
 	pass watch_piped
 fi
+# --watch --json: JSON Lines, one report per line, each with its time.
 "${WRAP[@]}" "$INFO" --root "$R" --watch --json -n 0.1 --count 2 >"$T/json" 2>"$T/out"
 st=$?
 if [ "$st" -eq 0 ] && ! broken && "$PY" -c "
-import json, sys
-t = open(sys.argv[1]).read(); dec = json.JSONDecoder(); i = n = 0
-while i < len(t):
-    while i < len(t) and t[i].isspace(): i += 1
-    if i == len(t): break
-    _, i = dec.raw_decode(t, i); n += 1
-assert n == 2, n
+import datetime, json, sys
+lines = open(sys.argv[1]).read().split('\n')
+assert lines[-1] == '' and len(lines) == 3, lines
+t = []
+for l in lines[:-1]:
+    d = json.loads(l)
+    assert d['schema'] == 'ipu-info' and len(d['ipus']) == 2, d
+    t.append(datetime.datetime.strptime(d['timestamp'], '%Y-%m-%dT%H:%M:%S.%fZ'))
+assert t[0] < t[1], t
 " "$T/json" >>"$T/out" 2>&1; then
-	pass watch_json_documents
+	pass watch_json_lines
 else
-	fail watch_json_documents "exit status $st, or not 2 JSON documents"
+	fail watch_json_lines "exit status $st, or not 2 JSON Lines with a timestamp each"
 fi
 
 # --watch on a terminal (a pty from script(1), 60 x 8): the alternate

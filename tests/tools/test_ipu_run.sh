@@ -123,6 +123,16 @@ make_exe && rand "$T/x.npy" "(4, 3)" 8 '<f4' &&
 	expect_ok outputs_are_optional -i "x=$T/x.npy" "$T/ex.ipux" &&
 	pass outputs_are_optional
 
+# -q: nothing on stdout or stderr but errors; the outputs still written.
+rm -f "$T/y.npy"
+expect_ok quiet -q -i "x=$T/x.npy" -o "y=$T/y.npy" "$T/ex.ipux" &&
+	if [ ! -s "$T/out" ]; then
+		pass quiet_prints_nothing
+	else
+		fail quiet_prints_nothing "it printed"
+	fi &&
+	check_y quiet_writes_the_output "$T/x.npy" "$T/y.npy" 1e-5 1e-6 float32
+
 run --help
 if [ "$st" -eq 0 ] && grep -q '^usage: ' "$T/out" && ! broken; then
 	pass help
@@ -166,6 +176,29 @@ expect_fail unknown_input_stream 1 "no host-to-device stream 'z' (it has: 'x')" 
 expect_fail input_given_twice 1 "stream 'x' is given twice" -i "x=$T/x.npy" -i "x=$T/x.npy" "$T/ex.ipux"
 expect_fail unknown_output_stream 1 "no device-to-host stream 'q' (it has: 'y')" -i "x=$T/x.npy" -o "q=$T/q.npy" "$T/ex.ipux"
 expect_fail unwritable_output 1 "/nonexistent/y.npy: cannot create" -i "x=$T/x.npy" -o "y=/nonexistent/y.npy" "$T/ex.ipux"
+# ... found before the run, not after it: a bad path wastes no run.
+if grep -q '^run 1: ' "$T/out"; then
+	fail unwritable_output_before_run "it ran before finding the output unwritable"
+else
+	pass unwritable_output_before_run
+fi
+# A run that fails (the model's launch fault) leaves no empty output file
+# behind, and an existing one as it was.
+IPU_MODEL_FAULTS=launch:1 expect_fail failed_run_new_output 1 "run 1: " -i "x=$T/x.npy" \
+	-o "y=$T/new.npy" "$T/ex.ipux"
+if [ -e "$T/new.npy" ]; then
+	fail failed_run_no_empty_output "left $T/new.npy"
+else
+	pass failed_run_no_empty_output
+fi
+echo keep >"$T/keep.npy"
+IPU_MODEL_FAULTS=launch:1 expect_fail failed_run_old_output 1 "run 1: " -i "x=$T/x.npy" \
+	-o "y=$T/keep.npy" "$T/ex.ipux"
+if [ "$(cat "$T/keep.npy")" = keep ]; then
+	pass failed_run_keeps_an_existing_output
+else
+	fail failed_run_keeps_an_existing_output "$T/keep.npy changed"
+fi
 
 # --- bad programs and usage -----------------------------------------------------
 
@@ -175,6 +208,26 @@ expect_fail missing_program 1 "$T/none.ipux" -i "x=$T/x.npy" "$T/none.ipux"
 expect_fail binding_without_file 2 "expected STREAM=FILE.npy" -i x "$T/ex.ipux"
 expect_fail zero_runs 2 "--runs '0'" -i "x=$T/x.npy" --runs 0 "$T/ex.ipux"
 expect_fail no_program 2 "which program?" -i "x=$T/x.npy"
+# A usage error: one line, pointing to --help (not the whole usage).
+for args in "--bogus $T/ex.ipux" "-i" "-i x=$T/x.npy" "-i x=$T/x.npy a.ipux b.ipux"; do
+	# shellcheck disable=SC2086 # the words are the arguments
+	run $args
+	if [ "$st" -eq 2 ] && [ "$(wc -l <"$T/out")" -eq 1 ] && grep -q -- "--help" "$T/out" && ! broken; then
+		pass "usage_one_line: $args"
+	else
+		fail "usage_one_line: $args" "exit status $st, or not one line naming --help"
+	fi
+done
+run --help
+if grep -q '^usage: ipu-run ' "$T/out" && grep -q 'make_example_exe\|ipu.ir\|\.ipux' "$T/out"; then
+	pass help_names_program
+else
+	fail help_names_program "no \"usage: ipu-run\" line"
+fi
+# A bad IPU_DEVICE is refused, naming it, not run on the model (issue 27).
+for v in junk model:99 model:-1 model:1x; do
+	IPU_DEVICE=$v expect_fail "ipu_device_$v" 1 "IPU_DEVICE=\"$v\"" -i "x=$T/x.npy" "$T/ex.ipux"
+done
 expect_fail unknown_device 1 "tpu" -i "x=$T/x.npy" --device tpu "$T/ex.ipux"
 make_exe --replicas 2
 rand "$T/x2.npy" "(2, 4, 3)" 11 '<f4'

@@ -134,6 +134,51 @@ static void test_ipu_device_hw_n_overrides_auto(void **state)
 	assert_non_null(strstr(ipu_errmsg(), "hw:0"));
 }
 
+/* A value that is no device name is refused naming the variable. */
+static void test_ipu_device_malformed_names_the_variable(void **state)
+{
+	struct ipu_device *dev = (void *)1;
+
+	(void)state;
+	setenv("IPU_DEVICE", "model:1x", 1);
+	assert_int_equal(ipu_device_open("auto", NULL, &dev), -EINVAL);
+	assert_null(dev);
+	assert_non_null(strstr(ipu_errmsg(), "IPU_DEVICE=\"model:1x\""));
+}
+
+/* The parser libsession shares: backends, indexes, what it refuses. */
+static void test_device_name_parse(void **state)
+{
+	static const char *const bad[] = {
+		"junk", "model:-1", "model:1x", "model:", "model:01", ":0",
+		"fake:0", "model:99999999999", "model:+1", "model: 1",
+	};
+	char backend[16];
+	size_t i;
+	int index;
+
+	(void)state;
+	assert_int_equal(ipu_device_name_parse("model:12", backend, sizeof(backend), &index), 0);
+	assert_string_equal(backend, "model");
+	assert_int_equal(index, 12);
+	assert_int_equal(ipu_device_name_parse("hw", backend, sizeof(backend), &index), 0);
+	assert_string_equal(backend, "hw");
+	assert_int_equal(index, -1);
+	assert_int_equal(ipu_device_name_parse("auto", backend, sizeof(backend), &index), 0);
+	assert_string_equal(backend, "");
+	assert_int_equal(index, -1);
+	assert_int_equal(ipu_device_name_parse("", backend, sizeof(backend), &index), 0);
+	assert_string_equal(backend, "");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (ipu_device_name_parse(bad[i], backend, sizeof(backend), &index) != -EINVAL)
+			fail_msg("\"%s\" parsed", bad[i]);
+		if (!strstr(ipu_errmsg(), bad[i]))
+			fail_msg("\"%s\": message \"%s\" does not name it", bad[i],
+				 ipu_errmsg());
+	}
+	assert_int_equal(ipu_device_name_parse(NULL, backend, sizeof(backend), &index), -EINVAL);
+}
+
 static void test_explicit_model_name_ignores_ipu_device(void **state)
 {
 	struct ipu_device *dev;
@@ -158,6 +203,8 @@ int main(void)
 		T(test_ipu_device_naming_a_missing_model_device_is_enoent),
 		T(test_ipu_device_hw_does_not_fall_back),
 		T(test_ipu_device_hw_n_overrides_auto),
+		T(test_ipu_device_malformed_names_the_variable),
+		T(test_device_name_parse),
 		T(test_explicit_model_name_ignores_ipu_device),
 #undef T
 	};

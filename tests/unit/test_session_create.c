@@ -213,6 +213,41 @@ static void test_S24_auto_follows_IPU_DEVICE(void **state)
 	unsetenv("IPU_DEVICE");
 }
 
+/* A value "auto" cannot follow is refused, naming the variable and value:
+ * running on the model instead would hide the mistake. */
+static void test_S24_a_bad_IPU_DEVICE_is_refused(void **state)
+{
+	static const char *const bad[] = {
+		"junk", "model:-1", "model:1x", "model:", "model:01", "hw:x",
+		"modelx", "fake:0", ":0", "model:99999999999",
+	};
+	struct ipu_session *s = (void *)1;
+	char want[64];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		setenv("IPU_DEVICE", bad[i], 1);
+		if (create(sh_acc_ir(1, 1, 2, NULL), "auto", &s) != -EINVAL)
+			fail_msg("IPU_DEVICE=%s: not -EINVAL (%s)", bad[i],
+				 ipu_session_errmsg(NULL));
+		snprintf(want, sizeof(want), "IPU_DEVICE=\"%s\"", bad[i]);
+		assert_create_msg(want);
+	}
+	/* Well formed, but the model has no IPU 99. */
+	setenv("IPU_DEVICE", "model:99", 1);
+	assert_int_equal(create(sh_acc_ir(1, 1, 2, NULL), "auto", &s), -ENOENT);
+	assert_create_msg("IPU_DEVICE=\"model:99\"");
+	/* What it takes still works: "", "auto", "model", "model:N". */
+	for (i = 0; i < 4; i++) {
+		setenv("IPU_DEVICE", (const char *[]){ "", "auto", "model", "model:1" }[i], 1);
+		assert_int_equal(create(sh_acc_ir(1, 1, 2, NULL), "auto", &s), 0);
+		assert_string_equal(ipu_session_device_name(s), "ipu_model");
+		ipu_session_destroy(s);
+	}
+	unsetenv("IPU_DEVICE");
+}
+
 /* ---------------------------------------------------------------------- */
 /* S03                                                                     */
 /* ---------------------------------------------------------------------- */
@@ -455,6 +490,7 @@ int main(void)
 		cmocka_unit_test(test_S02_ipu_hw_without_hardware),
 		cmocka_unit_test(test_S24_auto_is_the_model_without_hardware),
 		cmocka_unit_test(test_S24_auto_follows_IPU_DEVICE),
+		cmocka_unit_test(test_S24_a_bad_IPU_DEVICE_is_refused),
 		cmocka_unit_test(test_S03_ipus_are_a_power_of_two),
 		cmocka_unit_test(test_S03_no_graphs),
 		cmocka_unit_test(test_S03_model_has_too_few_ipus),

@@ -37,7 +37,7 @@ static int parse_name(const char *name, const struct ipu_backend_ops **opsp,
 
 	if (!colon || colon == name)
 		return ipu_err(-EINVAL,
-			       "device name \"%s\": expected \"<backend>:<index>\", e.g. \"hw:0\", or \"auto\"",
+			       "device name \"%s\": expected \"<backend>:<index>\", e.g. \"hw:0\", a backend (\"hw\", \"model\"), or \"auto\"",
 			       name);
 	num = colon + 1;
 	if (*num < '0' || *num > '9' || (num[0] == '0' && num[1]))
@@ -51,6 +51,35 @@ static int parse_name(const char *name, const struct ipu_backend_ops **opsp,
 		return ipu_err(-EINVAL, "device name \"%s\": unknown backend \"%.*s\"",
 			       name, (int)(colon - name), name);
 	*index = v;
+	return 0;
+}
+
+int ipu_device_name_parse(const char *name, char *backend, size_t len,
+			  int *index)
+{
+	IPU_KEEP_ERRNO();
+	const struct ipu_backend_ops *ops;
+	unsigned int i;
+	int err;
+
+	if (!name || !backend || !index)
+		return ipu_err(-EINVAL, "ipu_device_name_parse: %s is NULL",
+			       !name ? "name" : !backend ? "backend" : "index");
+	*index = -1;
+	if (!name[0] || !strcmp(name, "auto")) {
+		ops = NULL;
+	} else if (!strchr(name, ':') && (ops = ipu_backend_find(name, strlen(name)))) {
+		/* a backend alone */
+	} else {
+		err = parse_name(name, &ops, &i);
+		if (err)
+			return err;
+		*index = (int)i;
+	}
+	if (len <= (ops ? strlen(ops->prefix) : 0))
+		return ipu_err(-EINVAL, "device name \"%s\": %zu bytes for its backend",
+			       name, len);
+	snprintf(backend, len, "%s", ops ? ops->prefix : "");
 	return 0;
 }
 
@@ -203,6 +232,15 @@ int ipu_device_open(const char *name, const struct ipu_open_opts *opts,
 		if (!strchr(env, ':') && ipu_backend_find(env, strlen(env)))
 			return open_auto(env, flags, devp);
 		name = env;
+		err = parse_name(name, &ops, &index);
+		if (err) {
+			char why[256];
+
+			/* The caller asked for "auto": say where the name came from. */
+			snprintf(why, sizeof(why), "%s", ipu_errmsg());
+			return ipu_err(err, "IPU_DEVICE=\"%s\": %s", env, why);
+		}
+		return open_one(ops, index, flags, devp);
 	}
 	err = parse_name(name, &ops, &index);
 	if (err)

@@ -112,17 +112,49 @@ static bool hw_can_run(uint32_t need)
 	return ok;
 }
 
-/* What "auto" is: IPU_DEVICE's backend when it names one, as libipu's
- * "auto" does; else hardware that can run the program; else the model. */
-static const struct device_type *resolve_auto(uint32_t need)
+/*
+ * What "auto" is: IPU_DEVICE's backend when it names one, as libipu's
+ * "auto" does; else hardware that can run the program; else the model.
+ * IPU_DEVICE is read with libipu's parser, and a value it refuses, or a
+ * device that does not exist, is an error: running on the model instead
+ * would hide the mistake.
+ */
+static int resolve_auto(struct ipu_session *s, uint32_t need,
+			const struct device_type **tp)
 {
 	const char *env = getenv("IPU_DEVICE");
+	struct ipu_device_list *list;
+	enum sess_backend b;
+	char backend[16];
+	size_t count;
+	int index, err;
 
-	if (env && (!strcmp(env, "model") || has_prefix(env, "model")))
-		return find_type("ipu_model");
-	if (env && (!strcmp(env, "hw") || has_prefix(env, "hw")))
-		return find_type("ipu_hw");
-	return hw_can_run(need) ? find_type("ipu_hw") : find_type("ipu_model");
+	if (env && ipu_device_name_parse(env, backend, sizeof(backend), &index))
+		return ipu_sess_err(s, -EINVAL, "IPU_DEVICE=\"%s\": %s", env,
+				    ipu_errmsg());
+	if (!env || !backend[0]) {
+		*tp = hw_can_run(need) ? find_type("ipu_hw") : find_type("ipu_model");
+		return 0;
+	}
+	if (!strcmp(backend, "model"))
+		b = SESS_MODEL;
+	else if (!strcmp(backend, "hw"))
+		b = SESS_HW;
+	else /* a backend registered for libipu's tests: not a session's */
+		return ipu_sess_err(s, -EINVAL, "IPU_DEVICE=\"%s\": backend \"%s\" has no session device type",
+				    env, backend);
+	*tp = find_type(b == SESS_MODEL ? "ipu_model" : "ipu_hw");
+	if (index < 0)
+		return 0;
+	err = ipu_sess_list_devices(b, &list, &count);
+	if (err)
+		return ipu_sess_err(s, err, "IPU_DEVICE=\"%s\": listing IPUs: %s",
+				    env, ipu_errmsg());
+	ipu_device_list_free(list);
+	if ((size_t)index >= count)
+		return ipu_sess_err(s, -ENOENT, "IPU_DEVICE=\"%s\": no such IPU (%s has %zu: see ipu-info%s)",
+				    env, backend, count, b == SESS_MODEL ? " --model" : "");
+	return 0;
 }
 
 /* S03: 2^ceil(log2(ipus_per_replica * instance_replication_factor)). */
@@ -141,7 +173,7 @@ static int choose_device(struct ipu_session *s, const char *desc)
 {
 	const char *offline = getenv("IPU_OFFLINE_DEVICE");
 	bool is_offline = offline && offline[0];
-	const struct device_type *t;
+	const struct device_type *t = NULL;
 	struct ipu_device_list *list;
 	size_t count;
 	int err;
@@ -154,7 +186,9 @@ static int choose_device(struct ipu_session *s, const char *desc)
 					    "IPU_OFFLINE_DEVICE=\"%s\" is not a device type: use \"ipu_hw\", \"ipu_model\" or \"cpu\"",
 					    offline);
 	} else if (!desc || !desc[0] || !strcmp(desc, "auto")) {
-		t = resolve_auto(s->num_ipus);
+		err = resolve_auto(s, s->num_ipus, &t);
+		if (err)
+			return err;
 	} else {
 		t = find_type(desc);
 		if (!t)

@@ -27,6 +27,8 @@
  * an existing reader could misread (a removed or retyped member). */
 #define BU_JSON_VERSION 1
 
+#define IPU_BRINGUP_VERSION "1.0"
+
 #define BU_REASON_LEN 256
 #define BU_MAX_FIGS 16
 
@@ -66,16 +68,31 @@ struct bu_dev {
 };
 
 struct bu_opts {
-	bool quick, json, model;
+	bool quick, model;
+	bool json;		/* the JSON report on stdout instead of the lines */
+	const char *json_file;	/* --json FILE: the JSON there, lines on stdout */
 	const char *devices;	/* --device, comma-separated; NULL: default */
 	const char *tests;	/* --test, comma-separated; NULL: all */
 	const char *log;	/* --log FILE */
 	double stress_s;	/* --stress-seconds */
 	uint64_t mem_limit;	/* --mem-limit bytes per IPU; 0: default */
+	int argc;		/* the command line, for the report */
+	char **argv;
+};
+
+/* What the report says about the run, for an engineer to file it. */
+struct bu_env {
+	char host[256];		/* uname's nodename */
+	char kernel[128];	/* uname's release */
+	/* /sys/module/ipu/version, else "srcversion HASH", else "unknown";
+	 * "" when ipu.ko is not loaded. */
+	char driver[64];
+	char started[32];	/* UTC, ISO 8601: "2026-12-06T20:08:58Z" */
 };
 
 struct bu_ctx {
 	struct bu_opts o;
+	struct bu_env env;
 	struct info_report rep;
 	size_t ndevs;
 	struct bu_dev *devs;
@@ -84,6 +101,8 @@ struct bu_ctx {
 	bool tty;		/* @out is a terminal: progress bars */
 	bool bar_shown;		/* a progress bar is on the current line */
 	const char *current;	/* the check running, for the bar */
+	const char *current_dev;	/* and the IPU it runs on */
+	bool interrupted;	/* SIGINT or SIGTERM came: the report is partial */
 	size_t nresults;
 	struct bu_result *results;
 };
@@ -117,6 +136,8 @@ void bu_progress(struct bu_ctx *ctx, uint64_t done, uint64_t total);
 void bu_print_result(struct bu_ctx *ctx, const struct bu_result *r);
 void bu_print_summary(struct bu_ctx *ctx);
 void bu_print_json(struct bu_ctx *ctx, FILE *f);
+/* The run's header: host, kernel, versions, time, devices (not for --json). */
+void bu_print_header(struct bu_ctx *ctx);
 /* A line into the --log file (and nowhere else), printf-style. */
 void bu_log(struct bu_ctx *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -138,6 +159,13 @@ void bu_telemetry(struct bu_ctx *ctx, struct bu_dev *d, struct bu_result *r);
  * @temp_mc, @power_uw: -1 for one it lacks.
  */
 bool bu_sensors(const struct bu_dev *d, long long *temp_mc, long long *power_uw);
+
+/*
+ * Whether SIGINT or SIGTERM came: a long check stops at its next step
+ * (its result is then replaced by an "interrupted" SKIP), and no further
+ * check starts. Async-signal-safe to set, cheap to poll.
+ */
+bool bu_interrupted(void);
 
 /* Seconds on CLOCK_MONOTONIC. */
 double bu_now(void);

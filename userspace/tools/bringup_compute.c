@@ -88,7 +88,7 @@ static int compute_runs(struct bu_ctx *ctx, struct bu_dev *d, unsigned int runs,
 		bu_set(r, BU_FAIL, "%s", msg);
 		return err;
 	}
-	for (i = 0; i < runs && !err; i++) {
+	for (i = 0; i < runs && !err && !bu_interrupted(); i++) {
 		err = known_answer(p, &d->dev, 1, i, bu_launch_timeout(d), r);
 		bu_progress(ctx, i + 1, runs);
 	}

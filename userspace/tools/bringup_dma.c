@@ -196,6 +196,8 @@ void bu_dma(struct bu_ctx *ctx, struct bu_dev *d, struct bu_result *r)
 	while (nrun < ncases && cases[nrun].len <= max)
 		nrun++;
 	for (i = 0; i < ncases && cases[i].len <= max; i++) {
+		if (bu_interrupted())
+			goto out;
 		if (!round_trip(d, bo, map, cases[i].len, cases[i].host_off,
 				cases[i].dev_off, src, dst, r))
 			goto out;

@@ -151,6 +151,8 @@ void bu_memory(struct bu_ctx *ctx, struct bu_dev *d, struct bu_result *r)
 	steps = n * NPATTERNS;
 	for (pat = 0; pat < NPATTERNS; pat++) {
 		for (i = 0; i < n; i++) {
+			if (bu_interrupted())
+				goto out;
 			map = NULL;
 			if (!(d->info.caps & IPU_DEVICE_CAP_MAP) || ipu_bo_map(bos[i], &map))
 				mapped = false;

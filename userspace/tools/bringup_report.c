@@ -8,6 +8,7 @@
  * line and the details the checks log.
  */
 #include <ctype.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <string.h>
 #include <time.h>
@@ -110,7 +111,8 @@ void bu_progress(struct bu_ctx *ctx, uint64_t done, uint64_t total)
 	for (i = 0; i < BAR_WIDTH; i++)
 		bar[i] = i < fill ? '#' : '.';
 	bar[BAR_WIDTH] = '\0';
-	fprintf(ctx->out, "\r\033[K      %-11s [%s] %3u%%", ctx->current, bar,
+	fprintf(ctx->out, "\r\033[K      %-11s %-8s [%s] %3u%%", ctx->current,
+		ctx->current_dev ? ctx->current_dev : "", bar,
 		(unsigned int)(done * 100 / total));
 	fflush(ctx->out);
 	ctx->bar_shown = true;
@@ -173,14 +175,93 @@ static void count(const struct bu_ctx *ctx, size_t n[4])
 		n[ctx->results[i].status]++;
 }
 
+/* The run's verdict: "interrupted" whatever finished, else by failures. */
+static const char *verdict(const struct bu_ctx *ctx, const size_t n[4])
+{
+	if (ctx->interrupted)
+		return "interrupted";
+	return n[BU_FAIL] ? "fail" : "pass";
+}
+
+/* What a device is, for the header and the JSON: NULL members unknown. */
+struct dev_facts {
+	const char *platform, *pci, *firmware, *driver;
+	char serial[24];
+	long long api;		/* GET_INFO's api_version; -1 unknown */
+};
+
+static void dev_facts(const struct bu_dev *d, struct dev_facts *f)
+{
+	const struct info_pci *pci = bu_pci(d);
+
+	memset(f, 0, sizeof(*f));
+	f->platform = d->ipu ? d->ipu->platform : "pci";
+	f->pci = pci ? pci->addr : NULL;
+	f->driver = pci && pci->driver[0] ? pci->driver : NULL;
+	f->firmware = d->ipu && d->ipu->have_fw ? d->ipu->firmware : NULL;
+	f->api = d->ipu && d->ipu->have_ioctl ? (long long)d->ipu->api_version : -1;
+	if (d->ipu && d->ipu->have_serial)
+		snprintf(f->serial, sizeof(f->serial), "%016" PRIx64, d->ipu->serial);
+	else if (pci && pci->have_dsn)
+		snprintf(f->serial, sizeof(f->serial), "%016" PRIx64, pci->dsn);
+}
+
+static void header_line(struct bu_ctx *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* A header line to the console (unless the JSON goes there) and the log. */
+static void header_line(struct bu_ctx *ctx, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (!ctx->o.json)
+		fprintf(ctx->out, "%s\n", line);
+	bu_log(ctx, "%s", line);
+}
+
+void bu_print_header(struct bu_ctx *ctx)
+{
+	struct dev_facts f;
+	char cmd[512], api[24];
+	size_t i, n = 0;
+	int k;
+
+	header_line(ctx, "ipu-bringup %s on %s, kernel %s, ipu.ko %s, %s",
+		    IPU_BRINGUP_VERSION, ctx->env.host, ctx->env.kernel,
+		    ctx->env.driver[0] ? ctx->env.driver : "not loaded",
+		    ctx->env.started);
+	cmd[0] = '\0';
+	for (k = 1; k < ctx->o.argc && n < sizeof(cmd); k++)
+		n += (size_t)snprintf(cmd + n, sizeof(cmd) - n, " %s", ctx->o.argv[k]);
+	header_line(ctx, "options:%s", cmd[0] ? cmd : " (none)");
+	for (i = 0; i < ctx->ndevs; i++) {
+		dev_facts(&ctx->devs[i], &f);
+		if (f.api < 0)
+			snprintf(api, sizeof(api), "-");
+		else
+			snprintf(api, sizeof(api), "%lld", f.api);
+		header_line(ctx, "device %s: %s, PCI %s, serial %s, firmware %s, driver %s, API %s",
+			    ctx->devs[i].name, f.platform, f.pci ? f.pci : "-",
+			    f.serial[0] ? f.serial : "-",
+			    f.firmware ? f.firmware : "-", f.driver ? f.driver : "-",
+			    api);
+	}
+	fflush(ctx->out);
+}
+
 void bu_print_summary(struct bu_ctx *ctx)
 {
-	char line[128];
+	char line[160];
 	size_t n[4];
 
 	count(ctx, n);
-	snprintf(line, sizeof(line), "%zu passed, %zu warned, %zu failed, %zu skipped",
-		 n[BU_PASS], n[BU_WARN], n[BU_FAIL], n[BU_SKIP]);
+	snprintf(line, sizeof(line), "%zu passed, %zu warned, %zu failed, %zu skipped%s",
+		 n[BU_PASS], n[BU_WARN], n[BU_FAIL], n[BU_SKIP],
+		 ctx->interrupted ? ": interrupted" : "");
 	if (!ctx->o.json)
 		fprintf(ctx->out, "%s\n", line);
 	bu_log(ctx, "%s", line);
@@ -211,6 +292,60 @@ static void json_result(FILE *f, const struct bu_result *r)
 	fputs("]}", f);
 }
 
+/* A string member, or null when @s is NULL or empty. */
+static void json_str_or_null(FILE *f, const char *name, const char *s)
+{
+	fprintf(f, "\"%s\": ", name);
+	if (s && s[0])
+		info_json_str(f, s);
+	else
+		fputs("null", f);
+}
+
+static void json_env(struct bu_ctx *ctx, FILE *f)
+{
+	struct dev_facts df;
+	size_t i;
+	int k;
+
+	fputs("  \"tool_version\": ", f);
+	info_json_str(f, IPU_BRINGUP_VERSION);
+	fputs(",\n  ", f);
+	json_str_or_null(f, "host", ctx->env.host);
+	fputs(", ", f);
+	json_str_or_null(f, "kernel", ctx->env.kernel);
+	fputs(", ", f);
+	json_str_or_null(f, "driver_version", ctx->env.driver);
+	fputs(",\n  ", f);
+	json_str_or_null(f, "started", ctx->env.started);
+	fputs(",\n  \"command\": [", f);
+	for (k = 0; k < ctx->o.argc; k++) {
+		fputs(k ? ", " : "", f);
+		info_json_str(f, ctx->o.argv[k]);
+	}
+	fputs("],\n  \"device_info\": [", f);
+	for (i = 0; i < ctx->ndevs; i++) {
+		dev_facts(&ctx->devs[i], &df);
+		fputs(i ? ",\n    {" : "\n    {", f);
+		json_str_or_null(f, "name", ctx->devs[i].name);
+		fputs(", ", f);
+		json_str_or_null(f, "platform", df.platform);
+		fputs(", ", f);
+		json_str_or_null(f, "pci_address", df.pci);
+		fputs(", ", f);
+		json_str_or_null(f, "serial", df.serial);
+		fputs(", ", f);
+		json_str_or_null(f, "firmware", df.firmware);
+		fputs(", ", f);
+		json_str_or_null(f, "driver", df.driver);
+		if (df.api < 0)
+			fputs(", \"api_version\": null}", f);
+		else
+			fprintf(f, ", \"api_version\": %lld}", df.api);
+	}
+	fputs("],\n", f);
+}
+
 void bu_print_json(struct bu_ctx *ctx, FILE *f)
 {
 	size_t n[4], i;
@@ -218,6 +353,7 @@ void bu_print_json(struct bu_ctx *ctx, FILE *f)
 	count(ctx, n);
 	fprintf(f, "{\n  \"schema\": \"ipu-bringup\",\n  \"version\": %d,\n",
 		BU_JSON_VERSION);
+	json_env(ctx, f);
 	fprintf(f, "  \"quick\": %s,\n  \"devices\": [", ctx->o.quick ? "true" : "false");
 	for (i = 0; i < ctx->ndevs; i++) {
 		fputs(i ? ", " : "", f);
@@ -230,5 +366,8 @@ void bu_print_json(struct bu_ctx *ctx, FILE *f)
 	}
 	fprintf(f, "  ],\n  \"passed\": %zu, \"warned\": %zu, \"failed\": %zu, \"skipped\": %zu,\n",
 		n[BU_PASS], n[BU_WARN], n[BU_FAIL], n[BU_SKIP]);
-	fprintf(f, "  \"ok\": %s\n}\n", n[BU_FAIL] ? "false" : "true");
+	fprintf(f, "  \"verdict\": \"%s\",\n", verdict(ctx, n));
+	fprintf(f, "  \"ok\": %s\n}\n",
+		n[BU_FAIL] || ctx->interrupted ? "false" : "true");
+	fflush(f);
 }

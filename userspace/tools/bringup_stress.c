@@ -135,7 +135,7 @@ static void load(struct bu_ctx *ctx, struct bu_dev *d, double secs,
 		in = calloc(1, bu_prog_in_bytes(p));
 		out = calloc(1, bu_prog_out_bytes(p));
 	}
-	for (now = t0; now - t0 < secs && !l.err; now = bu_now()) {
+	for (now = t0; now - t0 < secs && !l.err && !bu_interrupted(); now = bu_now()) {
 		sample(d);
 		if (p && in && out) {
 			bu_fill(in, bu_prog_in_bytes(p) & ~3ul, launches);

@@ -4,29 +4,72 @@
  * board, and an operator on a host that misbehaves.
  *
  *	ipu-bringup [--device D[,D...]] [--model] [--test a,b] [--quick]
- *		    [--json] [--log FILE]
+ *		    [--json [FILE]] [--log FILE]
  *
  * Runs named checks (bu_checks[] below, each in bringup_<check>.c) on
  * every IPU selected: PASS, WARN, FAIL or SKIP, each with a reason and
  * its figures; a summary; the JSON report (docs/ipu-bringup.md). Devices:
- * ipu-info's (info.h) IPUs of ipu.ko; none, or --model: the software
- * model's first two. A device is opened and attached through libipu for
- * the whole run, so nothing else uses it meanwhile.
+ * ipu-info's (info.h) IPUs of ipu.ko; with --model: the software model's
+ * first two. Without an IPU of ipu.ko the model is never tested unless
+ * asked for: a PASS on the model would tell an operator that a host whose
+ * driver never loaded is fine. A device is opened and attached through
+ * libipu for the whole run, so nothing else uses it meanwhile.
+ *
+ * SIGINT or SIGTERM stops the check in progress at its next step and
+ * runs no other; the report (lines, summary, JSON) still comes, with what
+ * finished and an "interrupted" verdict.
  *
  * Exit status: 0 when no check failed (warnings and skips allowed); 1
- * when one did, or a device named does not exist; 2 for a usage error.
+ * when one did, or a device named does not exist; 2 for a usage error;
+ * 3 when there is no IPU of ipu.ko to test (and the model was not asked
+ * for); 130 when interrupted.
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "bringup.h"
 
-#define IPU_BRINGUP_VERSION "1.0"
 #define MAX_DEVS 64
+
+/* Exit statuses besides 0, 1 (a check failed) and 2 (usage). */
+#define EXIT_NO_IPU 3
+#define EXIT_INTERRUPTED 130	/* 128 + SIGINT, as shells report it */
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+bool bu_interrupted(void)
+{
+	return stop_requested;
+}
+
+/*
+ * SA_RESETHAND: a second Ctrl-C kills at once, for a check stuck in a
+ * wait it cannot leave. SA_RESTART: a wait the signal cuts short would
+ * otherwise fail the check with EINTR, a failure of ours, not the IPU's.
+ */
+static void catch_stop_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sa.sa_flags = SA_RESETHAND | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
 
 
 /* In the order they run: each relies on what the ones before it showed. */
@@ -118,19 +161,20 @@ static void usage(FILE *f, const char *prog)
 
 	fprintf(f,
 		"usage: %s [--device D[,D...]] [--model] [--test CHECK[,CHECK...]] [--quick]\n"
-		"       [--json] [--log FILE] [--stress-seconds S] [--mem-limit MIB]\n"
+		"       [--json [FILE]] [--log FILE] [--stress-seconds S] [--mem-limit MIB]\n"
 		"\n"
 		"Validate IPUs: run named checks, each PASS, WARN, FAIL or SKIP with a reason\n"
 		"and its figures. Default devices: every /dev/ipuN and every PCI function with\n"
-		"an IPU's IDs and no /dev/ipuN; with none (or --model), "
-		"the software model's model:0 and model:1.\n"
+		"an IPU's IDs and no /dev/ipuN; none is a failure (exit status 3). The software\n"
+		"model is tested only when asked for: --model, or --device model:N.\n"
 		"\n"
 		"  -d, --device D[,D]     IPUs to test: N, hw:N, ipuN, /dev/ipuN, model:N, or the PCI\n"
 		"                         address of a function with no /dev/ipuN\n"
 		"  -m, --model            the software model's IPUs (model:0, model:1)\n"
 		"  -t, --test C[,C]       only these checks (below), in their usual order\n"
 		"  -q, --quick            small sizes and short runs (seconds on the model)\n"
-		"  -j, --json             the report as JSON (schema: docs/ipu-bringup.md)\n"
+		"  -j, --json [FILE]      the report as JSON (schema: docs/ipu-bringup.md) on\n"
+		"                         stdout, or into FILE with the lines and summary on stdout\n"
 		"  -l, --log FILE         every result and detail into FILE too\n"
 		"      --stress-seconds S length of the stress check (default 10; quick 1)\n"
 		"      --mem-limit MIB    device memory the memory check covers, per IPU\n"
@@ -141,8 +185,11 @@ static void usage(FILE *f, const char *prog)
 		"\nChecks:\n", prog);
 	for (i = 0; i < bu_nchecks; i++)
 		fprintf(f, "  %-11s %s\n", bu_checks[i].name, bu_checks[i].what);
-	fprintf(f, "\nExit status: 0 when no check failed; 1 when one did or a device does\n"
-		"not exist; 2 for a usage error.\n");
+	fprintf(f, "\nSIGINT or SIGTERM stops the check in progress; the report comes with what\n"
+		"finished and an \"interrupted\" verdict.\n"
+		"\nExit status: 0 when no check failed; 1 when one did or a device does\n"
+		"not exist; 2 for a usage error; 3 when there is no IPU of ipu.ko (and the\n"
+		"model was not asked for); 130 when interrupted.\n");
 }
 
 /* Whether @name is one of the comma-separated @list. */
@@ -201,7 +248,7 @@ static int parse_args(int argc, char **argv, struct bu_opts *o)
 		{ "model", no_argument, NULL, 'm' },
 		{ "test", required_argument, NULL, 't' },
 		{ "quick", no_argument, NULL, 'q' },
-		{ "json", no_argument, NULL, 'j' },
+		{ "json", optional_argument, NULL, 'j' },
 		{ "log", required_argument, NULL, 'l' },
 		{ "stress-seconds", required_argument, NULL, OPT_STRESS },
 		{ "mem-limit", required_argument, NULL, OPT_MEM },
@@ -210,33 +257,48 @@ static int parse_args(int argc, char **argv, struct bu_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *prog = program_invocation_short_name;
 	double v;
 	size_t i;
 	int c;
 
-	while ((c = getopt_long(argc, argv, ":d:mt:qjl:Vh", longopts, NULL)) != -1) {
+	o->argc = argc;
+	o->argv = argv;
+	while ((c = getopt_long(argc, argv, ":d:mt:qj::l:Vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': o->devices = optarg; break;
 		case 'm': o->model = true; break;
 		case 't':
-			if (check_tests(optarg, argv[0]))
+			if (check_tests(optarg, prog))
 				return -1;
 			o->tests = optarg;
 			break;
 		case 'q': o->quick = true; break;
-		case 'j': o->json = true; break;
+		case 'j':
+			/* "--json FILE" as well as "--json=FILE": a word after
+			 * --json that is not an option was a usage error
+			 * before, so reading it as the file breaks no one. */
+			if (!optarg && optind < argc && argv[optind][0] != '-')
+				optarg = argv[optind++];
+			if (optarg && !optarg[0]) {
+				fprintf(stderr, "%s: --json: an empty file name\n", prog);
+				return -1;
+			}
+			o->json = !optarg;
+			o->json_file = optarg;
+			break;
 		case 'l': o->log = optarg; break;
 		case OPT_STRESS:
 			if (parse_num(optarg, 0.1, 86400, &o->stress_s)) {
 				fprintf(stderr, "%s: --stress-seconds: 0.1 to 86400, not \"%s\"\n",
-					argv[0], optarg);
+					prog, optarg);
 				return -1;
 			}
 			break;
 		case OPT_MEM:
 			if (parse_num(optarg, 1, 1 << 30, &v)) {
 				fprintf(stderr, "%s: --mem-limit: MiB, 1 or more, not \"%s\"\n",
-					argv[0], optarg);
+					prog, optarg);
 				return -1;
 			}
 			o->mem_limit = (uint64_t)v << 20;
@@ -250,20 +312,20 @@ static int parse_args(int argc, char **argv, struct bu_opts *o)
 			       IPU_BRINGUP_VERSION, BU_JSON_VERSION);
 			return 1;
 		case 'h':
-			usage(stdout, argv[0]);
+			usage(stdout, prog);
 			return 1;
 		case ':':
-			fprintf(stderr, "%s: option %s needs a value\n", argv[0],
+			fprintf(stderr, "%s: option %s needs a value\n", prog,
 				argv[optind - 1]);
 			return -1;
 		default:
-			fprintf(stderr, "%s: unknown option %s\n", argv[0],
+			fprintf(stderr, "%s: unknown option %s\n", prog,
 				argv[optind - 1]);
 			return -1;
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument \"%s\"\n", argv[0],
+		fprintf(stderr, "%s: unexpected argument \"%s\"\n", prog,
 			argv[optind]);
 		return -1;
 	}
@@ -363,8 +425,12 @@ static int select_devices(struct bu_ctx *ctx, const char *prog)
 		add_unbound(ctx, &ctx->rep.unbound[i]);
 	if (ctx->ndevs)
 		return 0;
-	if (!ctx->o.model)
-		bu_log(ctx, "no IPU of ipu.ko: testing the software model");
+	if (!ctx->o.model) {
+		fprintf(stderr, "%s: no IPU of ipu.ko to test (%s); --model tests the software model\n",
+			prog, ctx->rep.nnotes ? ctx->rep.notes[0] : "is ipu.ko loaded?");
+		bu_log(ctx, "no IPU of ipu.ko: nothing tested");
+		return -EXIT_NO_IPU;
+	}
 	for (i = 0; i < ctx->rep.nipus && n < 2; i++)
 		if (ctx->rep.ipus[i].model && ++n)
 			add_dev(ctx, &ctx->rep.ipus[i]);
@@ -385,8 +451,12 @@ static void run_one(struct bu_ctx *ctx, const struct bu_check *c,
 	r->check = c->name;
 	snprintf(r->device, sizeof(r->device), "%s", d ? d->name : "all");
 	ctx->current = c->name;
+	ctx->current_dev = r->device;
 	c->run(ctx, d, r);
 	r->seconds = bu_now() - t0;
+	/* Cut short, its verdict is not one: keep the figures it has. */
+	if (bu_interrupted())
+		bu_set(r, BU_SKIP, "interrupted (SIGINT or SIGTERM) before it finished");
 	bu_print_result(ctx, r);
 }
 
@@ -399,19 +469,62 @@ static void run_checks(struct bu_ctx *ctx)
 		c = &bu_checks[i];
 		if (ctx->o.tests && !in_list(ctx->o.tests, c->name))
 			continue;
-		if (c->all_devices)
-			run_one(ctx, c, NULL);
-		else
-			for (k = 0; k < ctx->ndevs; k++)
-				run_one(ctx, c, &ctx->devs[k]);
+		if (c->all_devices) {
+			if (!bu_interrupted())
+				run_one(ctx, c, NULL);
+			continue;
+		}
+		for (k = 0; k < ctx->ndevs && !bu_interrupted(); k++)
+			run_one(ctx, c, &ctx->devs[k]);
 	}
+	ctx->interrupted = bu_interrupted();
+}
+
+/* Reads a short sysfs attribute into @buf; "" when it cannot. */
+static void read_attr(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+
+	buf[0] = '\0';
+	if (!f)
+		return;
+	if (fgets(buf, (int)len, f))
+		buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}
+
+static void gather_env(struct bu_env *env)
+{
+	struct utsname u;
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (!uname(&u)) {
+		snprintf(env->host, sizeof(env->host), "%s", u.nodename);
+		snprintf(env->kernel, sizeof(env->kernel), "%s", u.release);
+	}
+	/* ipu.ko has no MODULE_VERSION yet: its srcversion (a hash of its
+	 * sources) tells builds apart, and "unknown" that it is loaded. */
+	read_attr("/sys/module/ipu/version", env->driver, sizeof(env->driver));
+	if (!env->driver[0]) {
+		read_attr("/sys/module/ipu/srcversion", env->driver + 11,
+			  sizeof(env->driver) - 11);
+		if (env->driver[11])
+			memcpy(env->driver, "srcversion ", 11);
+		else if (!access("/sys/module/ipu", F_OK))
+			snprintf(env->driver, sizeof(env->driver), "unknown");
+	}
+	if (gmtime_r(&now, &tm))
+		strftime(env->started, sizeof(env->started), "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
 int main(int argc, char **argv)
 {
+	const char *prog = program_invocation_short_name;
 	struct bu_ctx ctx = { .out = stdout };
 	unsigned int flags = 0;
 	bool failed = false;
+	FILE *json = NULL;
 	size_t i;
 	int ret;
 
@@ -421,34 +534,55 @@ int main(int argc, char **argv)
 	if (ctx.o.log) {
 		ctx.log = fopen(ctx.o.log, "we");
 		if (!ctx.log) {
-			fprintf(stderr, "%s: --log %s: %s\n", argv[0], ctx.o.log,
+			fprintf(stderr, "%s: --log %s: %s\n", prog, ctx.o.log,
 				strerror(errno));
 			return 1;
 		}
 	}
+	/* Before any check: a bad path must not cost the run. */
+	if (ctx.o.json_file) {
+		json = fopen(ctx.o.json_file, "we");
+		if (!json) {
+			fprintf(stderr, "%s: --json %s: %s\n", prog,
+				ctx.o.json_file, strerror(errno));
+			if (ctx.log)
+				fclose(ctx.log);
+			return 1;
+		}
+	}
+	catch_stop_signals();
+	gather_env(&ctx.env);
 	ctx.tty = isatty(STDOUT_FILENO);
 	/* The model's IPUs are listed always, and picked only when asked
 	 * for or when ipu.ko has none. */
 	flags |= INFO_MODEL;
 	if (info_collect("/", flags, &ctx.rep)) {
-		fprintf(stderr, "%s: out of memory\n", argv[0]);
+		fprintf(stderr, "%s: out of memory\n", prog);
 		return 1;
 	}
 	for (i = 0; i < ctx.rep.nnotes; i++)
 		bu_log(&ctx, "note: %s", ctx.rep.notes[i]);
-	ret = select_devices(&ctx, argv[0]);
+	ret = select_devices(&ctx, prog);
 	if (!ret) {
 		ctx.results = calloc(bu_nchecks * (ctx.ndevs + 1),
 				     sizeof(*ctx.results));
 		ret = ctx.results ? 0 : -1;
 	}
 	if (!ret) {
+		bu_print_header(&ctx);
 		run_checks(&ctx);
 		bu_print_summary(&ctx);
 		if (ctx.o.json)
 			bu_print_json(&ctx, stdout);
+		if (json)
+			bu_print_json(&ctx, json);
 		for (i = 0; i < ctx.nresults; i++)
 			failed |= ctx.results[i].status == BU_FAIL;
+	}
+	if (json && fclose(json)) {
+		fprintf(stderr, "%s: --json %s: %s\n", prog, ctx.o.json_file,
+			strerror(errno));
+		ret = -1;
 	}
 	for (i = 0; ctx.devs && i < ctx.ndevs; i++)
 		ipu_device_close(ctx.devs[i].dev);
@@ -457,5 +591,9 @@ int main(int argc, char **argv)
 	info_report_free(&ctx.rep);
 	if (ctx.log)
 		fclose(ctx.log);
+	if (ret == -EXIT_NO_IPU)
+		return EXIT_NO_IPU;
+	if (ctx.interrupted)
+		return EXIT_INTERRUPTED;
 	return ret || failed ? 1 : 0;
 }

@@ -15,8 +15,13 @@
  * info_hwmon.c, info_proc.c (holders), info_model.c; output:
  * info_table.c, info_details.c, info_json.c (docs/ipu-info.md).
  *
+ * --watch --json prints JSON Lines: each report on one line, with the
+ * time it was taken ("timestamp", UTC), for a log a program can follow.
+ *
  * Exit status: 0; 1 when the device of -d does not exist or gathering
- * failed (out of memory); 2 for a usage error.
+ * failed (out of memory); 2 for a usage error; 3 when no IPU was found
+ * (no /dev/ipuN, no function with an IPU's IDs, and no model IPU asked
+ * for), as a script checking a host must see.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -31,6 +36,7 @@
 #include "info.h"
 
 #define IPU_INFO_VERSION "1.0"
+#define EXIT_NO_IPU 3
 
 struct options {
 	bool json, model, watch, no_pci;
@@ -66,7 +72,10 @@ static void usage(FILE *f, const char *prog)
 		"  -V, --version        print the version and the JSON schema version\n"
 		"  -h, --help           this text\n"
 		"\n"
-		"Exit status: 0; 1 when DEVICE does not exist; 2 for a usage error.\n",
+		"With --watch, --json prints JSON Lines: one report a line, with its \"timestamp\".\n"
+		"\n"
+		"Exit status: 0; 1 when DEVICE does not exist; 2 for a usage error; 3 when\n"
+		"no IPU was found.\n",
 		prog);
 }
 
@@ -150,7 +159,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 			       IPU_INFO_VERSION, INFO_JSON_VERSION);
 			return 1;
 		case 'h':
-			usage(stdout, argv[0]);
+			usage(stdout, program_invocation_short_name);
 			return 1;
 		case ':':
 			fprintf(stderr, "ipu-info: option '%s' needs a value (see --help)\n",
@@ -174,7 +183,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 	return 0;
 }
 
-/* One report, printed as asked; 0, or 1 (the device of -d is missing). */
+/* One report, printed as asked; 0, 1 (the device of -d is missing), or
+ * EXIT_NO_IPU (nothing listed). */
 static int report(FILE *f, const struct options *o, unsigned int width)
 {
 	const struct info_ipu *ipu = NULL;
@@ -213,8 +223,53 @@ static int report(FILE *f, const struct options *o, unsigned int width)
 			info_print_pci_details(f, &rep, pci);
 		else
 			info_print_table(f, &rep, width);
+		if (!rep.nipus && !rep.nunbound)
+			st = EXIT_NO_IPU;
 	}
 	info_report_free(&rep);
+	return st;
+}
+
+/*
+ * One report as a line of JSON Lines, with the time it was taken first:
+ * the report's own layout is joined (its strings escape every control
+ * character, so a newline in it is only layout).
+ */
+static int report_json_line(const struct options *o)
+{
+	char *buf = NULL, stamp[32], frac[16];
+	struct timespec now;
+	size_t len = 0;
+	const char *p;
+	struct tm tm;
+	FILE *m;
+	int st;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	m = open_memstream(&buf, &len);
+	if (!m)
+		return 1;
+	st = report(m, o, 0);
+	if (fclose(m) || !buf) {
+		free(buf);
+		return 1;
+	}
+	if (buf[0] == '{') {
+		gmtime_r(&now.tv_sec, &tm);
+		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+		snprintf(frac, sizeof(frac), ".%03dZ", (int)(now.tv_nsec / 1000000));
+		printf("{\"timestamp\": \"%s%s\", ", stamp, frac);
+		for (p = buf + 1; *p; p++) {
+			if (*p != '\n') {
+				putchar(*p);
+				continue;
+			}
+			while (p[1] == ' ')
+				p++;
+		}
+		putchar('\n');
+	}
+	free(buf);
 	return st;
 }
 
@@ -330,14 +385,18 @@ static int watch(const struct options *o)
 		}
 		if (tty) {
 			st = draw_frame(o);
+		} else if (o->json) {
+			st = report_json_line(o);
+			fflush(stdout);
 		} else {
 			/* A pipe or a file: one report after another. */
-			if (!o->json && n)
+			if (n)
 				putchar('\n');
 			st = report(stdout, o, 0);
 			fflush(stdout);
 		}
-		if (st)
+		/* None found now may be one plugged in later: keep watching. */
+		if (st && st != EXIT_NO_IPU)
 			break;
 	}
 	if (tty) {

@@ -3,17 +3,22 @@
  * ipu-run - run a saved IPU executable on NumPy arrays.
  *
  *	ipu-run program.ipux --input x=x.npy --output y=y.npy [--runs N]
- *		[--data-dir DIR] [--instances N]
+ *		[--data-dir DIR] [--instances N] [-q]
  *
  * Loads the executable (ipu_exe_read_file()), makes a libsession session
  * from it on the chosen device, attaches (the variables' initial values go
  * to the device), feeds each host-to-device stream from a .npy file, runs
  * N times, and writes the device-to-host streams asked for as .npy files
- * (from the last run). Timing of every run and the total go to stdout,
- * errors to stderr; the exit status is 0 on success, 1 on any failure, 2
- * for a usage error. SIGINT (Ctrl-C) or SIGTERM stop the run in progress
- * within a fraction of a second (ipu-run-signals.h): ipu-run then says
- * how many runs completed, writes no outputs and exits 130 (143).
+ * (from the last run). Timing of every run and the total go to stdout
+ * (not with -q), errors to stderr; the exit status is 0 on success, 1 on
+ * any failure, 2 for a usage error (one line, pointing to --help). SIGINT
+ * (Ctrl-C) or SIGTERM stop the run in progress within a fraction of a
+ * second (ipu-run-signals.h): ipu-run then says how many runs completed,
+ * writes no outputs and exits 130 (143).
+ *
+ * Output files are opened before the first run, so that a path that
+ * cannot be written costs no run; one this run created is removed again
+ * when the run fails, and one that was there is left as it was.
  *
  * Types. An input array has its stream's dtype, with these exceptions:
  * float64 and int64 arrays feed float32 and int32 streams (libsession
@@ -49,11 +54,13 @@
  * must hold it (else they would all write one file).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ipu/session.h"
 #include "ipu-run-instances.h"
@@ -69,6 +76,8 @@ struct binding {
 	struct ipu_host_buffer buf;	/* inputs: what the session gets */
 	void *converted;		/* inputs: buf.data when converted here */
 	char *owned;			/* @path with {instance} replaced */
+	int fd;				/* outputs: open before the run; -1 */
+	bool created;			/* outputs: this run made the file */
 };
 
 struct options {
@@ -77,6 +86,7 @@ struct options {
 	const char *data_dir;
 	unsigned long runs;
 	unsigned long instances;	/* --instances, 0 without */
+	bool quiet;			/* -q: errors only */
 	struct binding *in, *out;
 	size_t nin, nout;
 };
@@ -88,11 +98,14 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: %s PROGRAM.ipux [--input STREAM=FILE.npy]... [--output STREAM=FILE.npy]...\n"
 		"               [--device auto|ipu_model|cpu|ipu_hw] [--runs N] [--data-dir DIR]\n"
-		"               [--instances N]\n"
+		"               [--instances N] [-q]\n"
 		"\n"
 		"Run a saved IPU executable: every host-to-device stream is fed from a\n"
 		"NumPy .npy file, the device-to-host streams named are written as .npy\n"
 		"files after the last run, and the time of each run is printed.\n"
+		"A .ipux is what a program built with the IR saves: libsession's\n"
+		"ipu_exe_write_file() of ipu_session_exe() in C (tests/pkg/session_hello.c\n"
+		"--save FILE), or the example make_example_exe.\n"
 		"\n"
 		"  -i, --input STREAM=FILE    feed host-to-device stream STREAM from FILE\n"
 		"                             (one for every such stream of the program)\n"
@@ -110,6 +123,7 @@ static void usage(FILE *f)
 		"                             (as does mpirun -np N ipu-run); {instance} in\n"
 		"                             a FILE name is the instance's index, and each\n"
 		"                             --output needs it with several instances\n"
+		"  -q, --quiet                print nothing but errors\n"
 		"  -h, --help                 this text\n"
 		"\n"
 		"Shapes: (num_host_transfers, replicas) + the stream's shape, each leading\n"
@@ -135,6 +149,7 @@ static int parse_binding(const char *opt, char *arg, struct binding *b)
 	}
 	*eq = '\0';
 	memset(b, 0, sizeof(*b));
+	b->fd = -1;
 	b->stream = arg;
 	b->path = eq + 1;
 	return 0;
@@ -167,6 +182,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "runs", required_argument, NULL, 'n' },
 		{ "data-dir", required_argument, NULL, 'D' },
 		{ "instances", required_argument, NULL, 'I' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -181,7 +197,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 		fprintf(stderr, "%s: out of memory\n", prog_name);
 		return -1;
 	}
-	while ((c = getopt_long(argc, argv, "i:o:d:n:D:h", longopts, NULL)) != -1) {
+	/* Our own one-line messages: getopt's and the usage would be more. */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":i:o:d:n:D:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			if (parse_binding("input", optarg, &o->in[o->nin++]))
@@ -205,19 +223,26 @@ static int parse_options(int argc, char **argv, struct options *o)
 			if (parse_count("instances", optarg, 4096, &o->instances))
 				return -1;
 			break;
+		case 'q':
+			o->quiet = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 1;
+		case ':':
+			fprintf(stderr, "%s: option '%s' needs a value (see --help)\n",
+				prog_name, argv[optind - 1]);
+			return -1;
 		default:
-			usage(stderr);
+			fprintf(stderr, "%s: unknown option '%s' (see --help)\n",
+				prog_name, argv[optind - 1]);
 			return -1;
 		}
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "%s: %s\n", prog_name,
+		fprintf(stderr, "%s: %s (see --help)\n", prog_name,
 			optind < argc ? "one program, please" :
 					"which program? (PROGRAM.ipux)");
-		usage(stderr);
 		return -1;
 	}
 	o->program = argv[optind];
@@ -359,9 +384,49 @@ static int load_input(struct ipu_session *s, struct binding *b)
 	return 0;
 }
 
+/*
+ * Open every output's file before the run: a path that cannot be written
+ * fails now, not after the run. A file is created only if missing
+ * (O_EXCL tells), never cut yet: a failed run leaves an old one as it was.
+ */
+static int open_outputs(struct options *o)
+{
+	struct binding *b;
+
+	for (size_t i = 0; i < o->nout; i++) {
+		b = &o->out[i];
+		b->fd = open(b->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		b->created = b->fd >= 0;
+		if (b->fd < 0 && errno == EEXIST)
+			b->fd = open(b->path, O_WRONLY | O_CLOEXEC);
+		if (b->fd < 0) {
+			fprintf(stderr, "%s: --output %s=%s: cannot create: %s\n",
+				prog_name, b->stream, b->path, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Close the outputs' files; when @failed, remove those this run made. */
+static void close_outputs(struct options *o, bool failed)
+{
+	struct binding *b;
+
+	for (size_t i = 0; i < o->nout; i++) {
+		b = &o->out[i];
+		if (b->fd < 0)
+			continue;
+		close(b->fd);
+		b->fd = -1;
+		if (failed && b->created)
+			unlink(b->path);
+	}
+}
+
 /* Write output @buf to @b's file, as float32 if NumPy lacks its type. */
 static int save_output(const struct binding *b,
-		       const struct ipu_host_buffer *buf)
+		       const struct ipu_host_buffer *buf, bool quiet)
 {
 	struct npy_array a = { .dtype = buf->dtype, .ndim = buf->ndim,
 			       .count = 1, .data = buf->data };
@@ -385,10 +450,10 @@ static int save_output(const struct binding *b,
 		a.dtype = IPU_DTYPE_FLOAT32;
 		a.data = f32;
 	}
-	ret = npy_write_file(b->path, &a, err, sizeof(err));
+	ret = npy_write_fd(b->fd, b->path, &a, err, sizeof(err));
 	if (ret)
 		fprintf(stderr, "%s: --output %s=%s\n", prog_name, b->stream, err);
-	else
+	else if (!quiet)
 		printf("wrote %s: %s %s to %s\n", b->stream,
 		       ipu_dtype_name(buf->dtype),
 		       npy_shape_str(a.shape, a.ndim, shape, sizeof(shape)),
@@ -465,13 +530,14 @@ static int run(struct ipu_session *s, const struct options *o)
 		done++;
 		total += dt;
 		best = r == 1 || dt < best ? dt : best;
-		printf("run %lu: %.3f ms\n", r, dt);
+		if (!o->quiet)
+			printf("run %lu: %.3f ms\n", r, dt);
 	}
 	/* Once interrupted, leave at once: no weights to host, no outputs. */
 	if (!status && signals_caught()) {
 		interrupted(done, o, total);
 		status = -1;
-	} else if (!status) {
+	} else if (!status && !o->quiet) {
 		printf("%lu run%s: total %.3f ms, mean %.3f ms, best %.3f ms\n",
 		       o->runs, o->runs == 1 ? "" : "s", total,
 		       total / (double)o->runs, best);
@@ -485,7 +551,7 @@ static int run(struct ipu_session *s, const struct options *o)
 	for (size_t i = 0; !status && i < o->nout; i++)
 		for (size_t j = 0; j < nout; j++)
 			if (!strcmp(out[j].stream, o->out[i].desc->name) &&
-			    save_output(&o->out[i], &out[j].buf))
+			    save_output(&o->out[i], &out[j].buf, o->quiet))
 				status = -1;
 out:
 	ipu_session_free_buffers(out, nout);
@@ -523,16 +589,20 @@ static int run_program(struct options *o)
 			    false);
 	for (size_t i = 0; !ret && i < o->nin; i++)
 		ret = load_input(s, &o->in[i]);
+	if (!ret)
+		ret = open_outputs(o);
 	if (!ret) {
-		printf("%s: %s on %s (%u IPU%s), %lu run%s\n", prog_name,
-		       o->program, ipu_session_device_name(s),
-		       ipu_session_num_ipus(s),
-		       ipu_session_num_ipus(s) == 1 ? "" : "s", o->runs,
-		       o->runs == 1 ? "" : "s");
+		if (!o->quiet)
+			printf("%s: %s on %s (%u IPU%s), %lu run%s\n", prog_name,
+			       o->program, ipu_session_device_name(s),
+			       ipu_session_num_ipus(s),
+			       ipu_session_num_ipus(s) == 1 ? "" : "s", o->runs,
+			       o->runs == 1 ? "" : "s");
 		signals_session(s);
 		ret = run(s, o);
 		signals_session(NULL);
 	}
+	close_outputs(o, ret != 0);
 	ipu_session_destroy(s);
 	return ret;
 }

@@ -11,11 +11,13 @@
  * offset where parsing stopped.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "npy.h"
 
@@ -571,32 +573,53 @@ int npy_format(const struct npy_array *a, void **bufp, size_t *lenp,
 	return 0;
 }
 
-int npy_write_file(const char *path, const struct npy_array *a, char *err,
-		   size_t errlen)
+int npy_write_fd(int fd, const char *path, const struct npy_array *a,
+		 char *err, size_t errlen)
 {
 	void *buf = NULL;
-	size_t len = 0;
+	size_t len = 0, done = 0;
 	char msg[512];
-	FILE *f;
+	ssize_t n;
 	int ret;
 
-	if (!path)
-		return fail(err, errlen, -EINVAL, "no path");
 	ret = npy_format(a, &buf, &len, msg, sizeof(msg));
 	if (ret)
 		return fail(err, errlen, ret, "%s: %s", path, msg);
-	f = fopen(path, "wb");
-	if (!f) {
-		ret = fail(err, errlen, -errno, "%s: cannot create: %s", path,
+	if (ftruncate(fd, 0) || lseek(fd, 0, SEEK_SET)) {
+		ret = fail(err, errlen, -errno, "%s: cannot write: %s", path,
 			   strerror(errno));
 		goto out;
 	}
-	if (fwrite(buf, 1, len, f) != len)
-		ret = fail(err, errlen, -EIO, "%s: write error", path);
-	if (fclose(f) && !ret)
-		ret = fail(err, errlen, -errno, "%s: cannot write: %s", path,
-			   strerror(errno));
+	while (done < len) {
+		n = write(fd, (const char *)buf + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			ret = fail(err, errlen, n ? -errno : -EIO, "%s: cannot write: %s",
+				   path, n ? strerror(errno) : "no progress");
+			goto out;
+		}
+		done += (size_t)n;
+	}
 out:
 	free(buf);
+	return ret;
+}
+
+int npy_write_file(const char *path, const struct npy_array *a, char *err,
+		   size_t errlen)
+{
+	int fd, ret;
+
+	if (!path)
+		return fail(err, errlen, -EINVAL, "no path");
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return fail(err, errlen, -errno, "%s: cannot create: %s", path,
+			    strerror(errno));
+	ret = npy_write_fd(fd, path, a, err, errlen);
+	if (close(fd) && !ret)
+		ret = fail(err, errlen, -errno, "%s: cannot write: %s", path,
+			   strerror(errno));
 	return ret;
 }

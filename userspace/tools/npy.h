@@ -107,6 +107,16 @@ int npy_read_file(const char *path, struct npy_array *a, char *err,
 int npy_write_file(const char *path, const struct npy_array *a, char *err,
 		   size_t errlen);
 
+/**
+ * npy_write_fd() - npy_format() @a into the open file @fd, from its start,
+ * cutting what was there (a file opened before the data was known, to
+ * fail early). @fd stays open. Messages start with @path.
+ *
+ * Return: as npy_write_file().
+ */
+int npy_write_fd(int fd, const char *path, const struct npy_array *a,
+		 char *err, size_t errlen);
+
 /** npy_free() - free @a's data and zero it; NULL is a no-op. */
 void npy_free(struct npy_array *a);
 
