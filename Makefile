@@ -557,6 +557,7 @@ pkg-check: deps-pkg-check
 	@st=0; $(MAKE) --no-print-directory install-check || st=1; \
 	$(MAKE) -s --no-print-directory $(O)/examples/make_example_exe || st=1; \
 	tests/pkg/test_deps.sh pkg-deps $(BUILD) || st=1; \
+	tests/pkg/test_make_noop.sh pkg-make-noop $(BUILD) || st=1; \
 	tests/pkg/test_summarize.sh pkg-summarize $(BUILD) || st=1; \
 	if $(MAKE) --no-print-directory deb >/dev/null; then \
 		tests/pkg/test_hardening.sh pkg-hardening $(BUILD) >$(O)/deb/hardening.log || \
