@@ -270,7 +270,12 @@ static int ipu_pci_flr(struct ipu_pci *ipu)
 	WRITE_ONCE(ipu->flr_task, NULL);
 	if (ret) {
 		dev_err(dev, "Function Level Reset failed: %d\n", ret);
-		return ret;
+		/*
+		 * -EAGAIN: another reset of the function holds it; try again.
+		 * Anything else (-ENOTTY: no way to reset it) is the device's
+		 * failure to reset, not a bad request.
+		 */
+		return ret == -EAGAIN ? ret : -EIO;
 	}
 	return 0;
 }
@@ -304,13 +309,14 @@ static int ipu_pci_reset(struct ipu_device *idev)
 {
 	struct ipu_pci *ipu = to_ipu_pci(idev);
 	int ret, fw_ret = 0, cmd_ret, gather_ret;
+	bool gathering;
 
 	if (ipu_pci_is_gone(ipu))
 		return -ENODEV;
 	/* Asleep (the watchdog): resume resets it (ipu_pci_pm.c). */
 	if (ipu->suspended)
 		return -EBUSY;
-	ipu_pci_gather_stop(ipu);
+	gathering = ipu_pci_gather_stop(ipu);
 	/* No transfer posts to the rings the reset stops. */
 	ipu_pci_dma_reset_prepare(ipu);
 	if (ipu->core_reset) {
@@ -326,6 +332,7 @@ static int ipu_pci_reset(struct ipu_device *idev)
 		if (ret) {
 			/* No reset happened: the rings run on, as they were. */
 			ipu_pci_dma_reset_cancel(ipu);
+			ipu_pci_gather_reset_cancel(ipu, gathering);
 			return ret;
 		}
 	}

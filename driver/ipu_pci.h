@@ -370,7 +370,8 @@ struct ipu_launch_req *ipu_pci_cmd_find_split(struct ipu_pci *ipu,
 
 bool ipu_pci_has_gather(struct ipu_pci *ipu);
 int ipu_pci_gather_init(struct ipu_pci *ipu);
-void ipu_pci_gather_stop(struct ipu_pci *ipu);
+bool ipu_pci_gather_stop(struct ipu_pci *ipu);
+void ipu_pci_gather_reset_cancel(struct ipu_pci *ipu, bool was);
 int ipu_pci_gather_reset(struct ipu_pci *ipu);
 void ipu_pci_gather_fini(struct ipu_pci *ipu);
 void ipu_pci_gather_service(struct ipu_pci *ipu);

@@ -170,15 +170,42 @@ int ipu_pci_gather_answer(struct ipu_device *idev, u32 seq, u32 gen,
  * HEAD still says where it stopped: vector 3's thread, woken meanwhile
  * (a completion's cause, pending until the mask is restored), would take
  * every slot from there to the ring's end for a request, and answer junk
- * to the device. ipu_pci_gather_reset() enables the ring again.
+ * to the device. ipu_pci_gather_reset() enables the ring again, or
+ * ipu_pci_gather_reset_cancel() when no reset happened.
+ *
+ * Return: whether the host was taking the ring's requests.
  */
-void ipu_pci_gather_stop(struct ipu_pci *ipu)
+bool ipu_pci_gather_stop(struct ipu_pci *ipu)
+{
+	struct ipu_pci_gatherq *gq = &ipu->gatherq;
+	bool was;
+
+	mutex_lock(&gq->lock);
+	was = gq->enabled;
+	gq->enabled = false;
+	mutex_unlock(&gq->lock);
+	return was;
+}
+
+/**
+ * ipu_pci_gather_reset_cancel - the reset did not happen: take requests again
+ * @ipu: the device, whose reset failed (its ring running as it was)
+ * @was: what ipu_pci_gather_stop() returned
+ *
+ * The ring kept its requests and the host's HEAD still matches it. Those
+ * posted while the host took none found vector 3's thread refusing to
+ * look, and no message brings it back: take them now.
+ */
+void ipu_pci_gather_reset_cancel(struct ipu_pci *ipu, bool was)
 {
 	struct ipu_pci_gatherq *gq = &ipu->gatherq;
 
+	if (!was)
+		return;
 	mutex_lock(&gq->lock);
-	gq->enabled = false;
+	gq->enabled = true;
 	mutex_unlock(&gq->lock);
+	ipu_pci_gather_service(ipu);
 }
 
 /**

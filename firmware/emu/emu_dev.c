@@ -331,6 +331,22 @@ unsigned int emu_dev_stalled(const struct emu_dev *dev)
 	return dev ? atomic_load(&dev->stalled) : 0;
 }
 
+unsigned int emu_dev_rings_enabled(struct emu_dev *dev)
+{
+	unsigned int q, rings = 0;
+
+	if (!dev)
+		return 0;
+	pthread_mutex_lock(&dev->lock);
+	for (q = 0; q < IPU_NUM_QUEUES; q++)
+		if (dev->queues[q].status & IPU_Q_STATUS_ENABLED)
+			rings |= 1u << q;
+	if (dev->gring.status & IPU_Q_STATUS_ENABLED)
+		rings |= 1u << IPU_NUM_QUEUES;
+	pthread_mutex_unlock(&dev->lock);
+	return rings;
+}
+
 bool emu_dev_drops_client(const struct emu_dev *dev)
 {
 	return emu_dev_off_bus(dev) && !atomic_load(&dev->keep_client);

@@ -229,6 +229,14 @@ bool emu_dev_off_bus(const struct emu_dev *dev);
 unsigned int emu_dev_stalled(const struct emu_dev *dev);
 
 /**
+ * emu_dev_rings_enabled() - which rings STATUS says are enabled now: bit
+ * q for queue q (IPU_QUEUE_*), bit IPU_NUM_QUEUES for the gather ring. A
+ * test reads it after the driver let go of the device (unbind, removal):
+ * a ring still enabled then may write memory the host has freed.
+ */
+unsigned int emu_dev_rings_enabled(struct emu_dev *dev);
+
+/**
  * emu_dev_drops_client() - true once the transport must close the
  * client's socket: off the bus by the off_bus fault, not by link_down
  * (which keeps the socket and answers every access as a dead link would:

@@ -96,7 +96,9 @@ static const char usage_text[] =
 "Control commands:\n"
 "  status             ok, then per IPU: client=connected|listening|retired,\n"
 "                     negotiated=yes|no, dma_maps=N, clients=N,\n"
-"                     off_bus=yes|no|unknown, stalled=N (retired: no new\n"
+"                     off_bus=yes|no|unknown, stalled=N, rings=M (the\n"
+"                     rings enabled: bit q queue q, bit 3 the gather ring;\n"
+"                     -errno when unknown) (retired: no new\n"
 "                     device memory could be made for a next client, so\n"
 "                     none is served)\n"
 "  fault ipuN SPEC    inject faults into ipuN at once (SPEC as below)\n"
@@ -256,6 +258,12 @@ static int call_stalled(struct emu_dev *dev, void *arg)
 	return (int)emu_dev_stalled(dev);
 }
 
+static int call_rings(struct emu_dev *dev, void *arg)
+{
+	(void)arg;
+	return (int)emu_dev_rings_enabled(dev);
+}
+
 /* Carry out one control command into @ans (one line, no newline). */
 static void control_command(struct emu *e, char *line, char *ans, size_t size)
 {
@@ -277,20 +285,21 @@ static void control_command(struct emu *e, char *line, char *ans, size_t size)
 
 		for (unsigned int i = 0; i < e->nipu && used < size; i++) {
 			struct vfu_server_status st;
-			int off, stalled;
+			int off, stalled, rings;
 
 			vfu_server_status(e->ipu[i].srv, &st);
 			off = vfu_server_call(e->ipu[i].srv, call_off_bus, NULL);
 			stalled = vfu_server_call(e->ipu[i].srv, call_stalled, NULL);
+			rings = vfu_server_call(e->ipu[i].srv, call_rings, NULL);
 			used += (size_t)snprintf(ans + used, size - used,
-				" %s client=%s negotiated=%s dma_maps=%u clients=%lu off_bus=%s stalled=%d",
+				" %s client=%s negotiated=%s dma_maps=%u clients=%lu off_bus=%s stalled=%d rings=%d",
 				e->ipu[i].name,
 				st.connected ? "connected" :
 				st.retired ? "retired" : "listening",
 				st.negotiated ? "yes" : "no", st.dma_maps,
 				st.clients,
 				off < 0 ? "unknown" : off ? "yes" : "no",
-				stalled > 0 ? stalled : 0);
+				stalled > 0 ? stalled : 0, rings);
 		}
 		return;
 	}

@@ -142,23 +142,41 @@ static inline void ke_fault(unsigned int ipu, const char *spec)
 }
 
 /*
- * How many DMA descriptors the hang_dma fault holds on the model's
- * ipu@ipu now (the "stalled=" of its "status" answer): -errno when the
- * port failed, -EPROTO when the answer lacks it.
+ * The number after @key (" name=") in ipu@ipu's part of the model's
+ * "status" answer: -errno when the port failed, -EPROTO when the answer
+ * lacks it.
  */
-static inline int ke_stalled(unsigned int ipu)
+static inline int ke_status_int(unsigned int ipu, const char *key)
 {
-	char ans[1024], key[32];
+	char ans[1024], name[32];
 	const char *p;
 	int err;
 
 	err = ke_port_ask(ke_fd, "status\n", 7, ans, sizeof(ans));
 	if (err)
 		return err;
-	snprintf(key, sizeof(key), " ipu%u ", ipu);
-	p = strstr(ans, key);
-	p = p ? strstr(p, " stalled=") : NULL;
-	return p ? atoi(p + 9) : -EPROTO;
+	snprintf(name, sizeof(name), " ipu%u ", ipu);
+	p = strstr(ans, name);
+	p = p ? strstr(p, key) : NULL;
+	return p ? atoi(p + strlen(key)) : -EPROTO;
+}
+
+/*
+ * How many DMA descriptors the hang_dma fault holds on the model's
+ * ipu@ipu now (the "stalled=" of its "status" answer).
+ */
+static inline int ke_stalled(unsigned int ipu)
+{
+	return ke_status_int(ipu, " stalled=");
+}
+
+/*
+ * Which rings of the model's ipu@ipu are enabled now ("rings="): bit q
+ * for queue q, bit 3 for the gather ring.
+ */
+static inline int ke_rings(unsigned int ipu)
+{
+	return ke_status_int(ipu, " rings=");
 }
 
 /*

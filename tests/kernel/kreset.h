@@ -30,6 +30,41 @@ static inline void kr_flr(const char *bdf)
 		fail_msg("write %s: %s", path, strerror(-err));
 }
 
+/*
+ * @bdf's reset methods (its sysfs `reset_method`): "\n" leaves the PCI
+ * core no way to reset the function (an FLR the driver asks for fails;
+ * the newline because sysfs calls no store for a write of no bytes),
+ * "default" restores them.
+ */
+static inline void kr_reset_methods(const char *bdf, const char *methods)
+{
+	char path[PATH_MAX];
+	int err;
+
+	fn_path(path, sizeof(path), bdf, "reset_method");
+	err = kt_write_file(path, methods);
+	if (err)
+		fail_msg("write '%s' to %s: %s", methods, path, strerror(-err));
+}
+
+/*
+ * RESET on @fd, attached to the first function, with its soft reset
+ * ignored and no FLR possible: a reset of the driver's that fails.
+ * Returns RESET's result; the reset methods stay refused.
+ */
+static inline int kr_failed_reset(int fd)
+{
+	struct ipu_reset r = { 0 };
+	char methods[64];
+
+	ke_fault(0, "ignore_reset=1");
+	kr_reset_methods(ipus[0], "\n");
+	/* None left, or the test would prove nothing. */
+	fn_text(ipus[0], "reset_method", methods, sizeof(methods));
+	assert_string_equal(methods, "");
+	return kt_ioctl(fd, IPU_IOCTL_RESET, &r);
+}
+
 /* Teardown of a test that set faults on the first function. */
 static inline int kr_clear_teardown(void **state)
 {

@@ -37,6 +37,7 @@
 #include "kemu.h"
 #include "kpci.h"
 #include "kprog.h"
+#include "kreset.h"
 #include "ksimd.h"
 #include "kuring.h"
 
@@ -492,6 +493,34 @@ static void test_close_and_reset_mid_gather(void **state)
 }
 
 /*
+ * A reset of IPU 0 that fails (its soft reset ignored, no FLR possible:
+ * test_pci_failed_reset.c) leaves the device as it was, its gather ring
+ * running: the next split run works (the driver had stopped taking the
+ * ring's requests for the reset and never took them again, so the run
+ * waited for its deadline).
+ */
+static void test_split_run_after_a_failed_reset(void **state)
+{
+	int fd;
+
+	require_ipus();
+	if (nr_ipus < 2)
+		kt_skip();
+	fd = ke_open_first();
+	assert_int_equal(kr_failed_reset(fd), -EIO);
+	kr_reset_methods(ipus[0], "default");
+	ke_fault(0, "clear");
+	kt_close(fd);
+	test_two_instances_give_the_unsplit_bits(state);
+}
+
+static int failed_reset_teardown(void **state)
+{
+	kr_reset_methods(ipus[0], "default");
+	return kr_clear_teardown(state);
+}
+
+/*
  * Instance 1 is a process killed (-9) while its request waits: its file
  * closes with the process, its launch fails and its buffers go; instance
  * 0, answered with the transport's error, fails with it.
@@ -826,6 +855,8 @@ int main(void)
 		KT_TEST(test_staging_handle_destroyed_mid_launch),
 		KU_TEST(test_split_launch_sizes_and_io_uring),
 		KT_TEST(test_close_and_reset_mid_gather),
+		cmocka_unit_test_teardown(test_split_run_after_a_failed_reset,
+					  failed_reset_teardown),
 		KT_TEST(test_kill_9_mid_gather),
 		KS_TEST(test_no_answer_meets_the_deadline),
 		KS_TEST(test_ended_launch_frees_its_buffers),

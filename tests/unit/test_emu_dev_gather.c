@@ -831,6 +831,23 @@ static void test_bme_clear_refuses_the_gather_ring(void **state)
 	th_free(t);
 }
 
+/*
+ * emu_dev_rings_enabled(), which the control socket's status reports
+ * (rings=): the command and gather rings after ready(), none after FLR.
+ */
+static void test_rings_enabled_names_the_gather_ring(void **state)
+{
+	struct th *t = ready(0);
+
+	(void)state;
+	assert_int_equal(emu_dev_rings_enabled(t->dev),
+			 1u << CQ | 1u << IPU_NUM_QUEUES);
+	assert_int_equal(emu_dev_flr(t->dev), 0);
+	assert_int_equal(emu_dev_rings_enabled(t->dev), 0);
+	assert_int_equal(emu_dev_rings_enabled(NULL), 0);
+	th_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -851,6 +868,7 @@ int main(void)
 		cmocka_unit_test(test_bad_gather_lies_once),
 		cmocka_unit_test(test_no_gather_is_a_device_without_the_extension),
 		cmocka_unit_test(test_bme_clear_refuses_the_gather_ring),
+		cmocka_unit_test(test_rings_enabled_names_the_gather_ring),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

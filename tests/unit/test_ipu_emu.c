@@ -244,7 +244,7 @@ static void test_serves_each_ipu_and_stops_on_sigterm(void **state)
 	negotiate(&c);
 	control(ctl, "status\n", ans, sizeof(ans));
 	assert_non_null(strstr(ans, "ipu1 client=connected negotiated=yes dma_maps=0 clients=2"
-				    " off_bus=no stalled=0"));
+				    " off_bus=no stalled=0 rings=0"));
 	/* Off the bus: the client's socket closes. */
 	control(ctl, "fault ipu1 off_bus\n", ans, sizeof(ans));
 	assert_string_equal(ans, "ok");
