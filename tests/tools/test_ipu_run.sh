@@ -91,6 +91,15 @@ make_exe && rand "$T/x.npy" "(4, 3)" 1 '<f4' &&
 	expect_ok one_transfer --input "x=$T/x.npy" --output "y=$T/y.npy" "$T/ex.ipux" &&
 	check_y one_transfer_matches_numpy "$T/x.npy" "$T/y.npy" 1e-5 1e-6 float32
 
+# An output that is no regular file (a FIFO, as /dev/stdout in a pipe):
+# written as it is, not truncated (ftruncate fails on a FIFO).
+make_exe && rand "$T/x.npy" "(4, 3)" 1 '<f4' && mkfifo "$T/fifo" && {
+	cat "$T/fifo" >"$T/from-fifo.npy" &
+	expect_ok output_to_a_fifo -i "x=$T/x.npy" -o "y=$T/fifo" "$T/ex.ipux"
+	wait
+	check_y output_to_a_fifo_matches_numpy "$T/x.npy" "$T/from-fifo.npy" 1e-5 1e-6 float32
+}
+
 make_exe --steps 3 --replicas 2 && rand "$T/x.npy" "(3, 2, 4, 3)" 2 '<f4' &&
 	expect_ok transfers_and_replicas -i "x=$T/x.npy" -o "y=$T/y.npy" --device ipu_model "$T/ex.ipux" &&
 	check_y transfers_and_replicas_match_numpy "$T/x.npy" "$T/y.npy" 1e-5 1e-6 float32

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "npy.h"
@@ -578,6 +579,7 @@ int npy_write_fd(int fd, const char *path, const struct npy_array *a,
 {
 	void *buf = NULL;
 	size_t len = 0, done = 0;
+	struct stat st;
 	char msg[512];
 	ssize_t n;
 	int ret;
@@ -585,7 +587,13 @@ int npy_write_fd(int fd, const char *path, const struct npy_array *a,
 	ret = npy_format(a, &buf, &len, msg, sizeof(msg));
 	if (ret)
 		return fail(err, errlen, ret, "%s: %s", path, msg);
-	if (ftruncate(fd, 0) || lseek(fd, 0, SEEK_SET)) {
+	/*
+	 * A regular file is rewritten from its start; anything else (a FIFO,
+	 * a terminal: -o y=/dev/stdout in a pipe) has no length to cut and
+	 * takes the bytes as they come.
+	 */
+	if (fstat(fd, &st) ||
+	    (S_ISREG(st.st_mode) && (ftruncate(fd, 0) || lseek(fd, 0, SEEK_SET)))) {
 		ret = fail(err, errlen, -errno, "%s: cannot write: %s", path,
 			   strerror(errno));
 		goto out;
