@@ -74,10 +74,12 @@ static const char usage_text[] =
 "                     complete meanwhile (rand:N: uniform in [0, N] per\n"
 "                     write); 0 finishes each before the write returns, as\n"
 "                     spec v1 did (default 200)\n"
-"  --remote-dma       reach client memory shared without a sealed memfd\n"
-"                     with DMA_READ/DMA_WRITE requests in the vfio-user\n"
-"                     specification's layout (QEMU 11's client uses a layout\n"
-"                     of its own: with QEMU, share guest RAM as a memfd);\n"
+"  --remote-dma[=spec|qemu]\n"
+"                     reach client memory shared without a sealed memfd\n"
+"                     with DMA_READ/DMA_WRITE requests, in the vfio-user\n"
+"                     specification's layout (spec, the default) or in\n"
+"                     QEMU 11's (qemu: its client knows only its own, a\n"
+"                     32-bit count and the data at payload offset 12);\n"
 "                     without it the device's DMA there faults\n"
 "  --trace            log every vfio-user command of every client\n"
 "  --log FILE         append log lines (and anything else written to\n"
@@ -157,6 +159,7 @@ struct emu {
 	FILE *log;
 	unsigned int lenient;	/* EMU_LENIENT_* (--lenient) */
 	bool remote_dma;	/* --remote-dma */
+	bool remote_dma_qemu;	/* --remote-dma=qemu */
 };
 
 /* The write end of the pipe the signal handler writes the signal to. */
@@ -473,6 +476,7 @@ static int start(struct emu *e, uint64_t mem_size, const char *faults,
 		struct vfu_server_opts so = {
 			.path = ipu->path, .name = ipu->name, .log = e->log,
 			.trace = trace, .remote_dma = e->remote_dma,
+			.remote_dma_qemu = e->remote_dma_qemu,
 		};
 		struct emu_dev_opts d = {
 			.index = i, .mem_size = mem_size,
@@ -530,7 +534,7 @@ int main(int argc, char **argv)
 		{ "lenient", required_argument, NULL, 'L' },
 		{ "posted-window-us", required_argument, NULL, 'p' },
 		{ "log", required_argument, NULL, 'l' },
-		{ "remote-dma", no_argument, NULL, 'r' },
+		{ "remote-dma", optional_argument, NULL, 'r' },
 		{ "trace", no_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -594,7 +598,10 @@ int main(int argc, char **argv)
 			trace = true;
 			break;
 		case 'r':
+			if (optarg && strcmp(optarg, "spec") && strcmp(optarg, "qemu"))
+				die_usage("--remote-dma=%s: not spec or qemu", optarg);
 			e.remote_dma = true;
+			e.remote_dma_qemu = optarg && !strcmp(optarg, "qemu");
 			break;
 		case 'h':
 			fputs(usage_text, stdout);

@@ -39,6 +39,10 @@ struct vfu_server;
  *	QEMU 11's client parses these messages in a layout of its own (a
  *	32-bit count, data at payload offset 12), so the specification's
  *	DMA_WRITE would put shifted bytes into such a guest's memory.
+ * @remote_dma_qemu: with @remote_dma, speak QEMU 11's layout instead (its
+ *	client's only one: a 32-bit count, data at payload offset 12, and 4
+ *	bytes of padding after it), for a QEMU guest whose RAM the server
+ *	cannot map (memory-backend-file).
  */
 struct vfu_server_opts {
 	const char *path;
@@ -46,6 +50,7 @@ struct vfu_server_opts {
 	FILE *log;
 	bool trace;
 	bool remote_dma;
+	bool remote_dma_qemu;
 };
 
 /** vfu_server_create() - bind and listen on @opts->path. */

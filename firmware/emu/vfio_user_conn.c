@@ -12,6 +12,7 @@
  * device.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,10 @@ struct vfu_conn {
 	FILE *log;
 	unsigned int log_budget;
 	bool trace;
+	bool remote_qemu;		/* DMA_READ/WRITE in QEMU 11's layout */
+	/* This client's first DMA_READ/WRITE was logged (a rig whose
+	 * guest RAM the server cannot map checks that it happened). */
+	atomic_bool remote_said;
 	uint8_t reply[sizeof(struct vfu_region_rw) + VFU_MAX_XFER];
 };
 
@@ -76,6 +81,9 @@ static int remote_rw(void *ctx, uint64_t addr, void *buf, size_t len,
 {
 	struct vfu_conn *c = ctx;
 
+	if (!atomic_exchange(&c->remote_said, true))
+		logf_(c, false, "reaching client memory the server cannot map with DMA_READ/DMA_WRITE (%s layout)",
+		      c->remote_qemu ? "QEMU 11's" : "the specification's");
 	return vfu_remote_rw(c->remote, addr, buf, len, write);
 }
 
@@ -130,6 +138,7 @@ void vfu_conn_on_failed(struct vfu_conn *c, void (*fn)(void *ctx), void *ctx)
 
 void vfu_conn_connect(struct vfu_conn *c, int sock)
 {
+	atomic_store(&c->remote_said, false);
 	vfu_remote_attach(c->remote, sock, VFU_DEFAULT_MAX_XFER);
 }
 
@@ -222,8 +231,10 @@ void vfu_conn_set_trace(struct vfu_conn *c, bool trace)
 	c->trace = trace;
 }
 
-void vfu_conn_set_remote_dma(struct vfu_conn *c, bool on)
+void vfu_conn_set_remote_dma(struct vfu_conn *c, bool on, bool qemu)
 {
+	c->remote_qemu = qemu;
+	vfu_remote_set_qemu_layout(c->remote, qemu);
 	vfu_dma_set_remote(c->dma, on ? remote_rw : NULL, c);
 }
 

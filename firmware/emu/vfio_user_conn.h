@@ -124,9 +124,10 @@ void vfu_conn_set_trace(struct vfu_conn *c, bool trace);
 /**
  * vfu_conn_set_remote_dma() - reach client memory the server cannot map
  * with DMA_READ/DMA_WRITE requests (@on), or let the device's DMA there
- * fault (off, as after vfu_conn_create()). Before the first client.
+ * fault (off, as after vfu_conn_create()); in QEMU 11's layout with
+ * @qemu (vfio_user.h, remote_dma_qemu). Before the first client.
  */
-void vfu_conn_set_remote_dma(struct vfu_conn *c, bool on);
+void vfu_conn_set_remote_dma(struct vfu_conn *c, bool on, bool qemu);
 
 /** vfu_conn_dma_maps() / vfu_conn_negotiated() - for status and tests. */
 unsigned int vfu_conn_dma_maps(struct vfu_conn *c);

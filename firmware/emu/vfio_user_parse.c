@@ -283,7 +283,8 @@ int vfu_parse(const void *msg, size_t len, unsigned int nfds,
 	}
 }
 
-int vfu_parse_dma_reply(const void *msg, size_t len, struct vfu_dma_reply *out)
+int vfu_parse_dma_reply(const void *msg, size_t len, bool qemu,
+			struct vfu_dma_reply *out)
 {
 	const uint8_t *p = msg;
 	struct vfu_dma_rw rw;
@@ -327,6 +328,18 @@ int vfu_parse_dma_reply(const void *msg, size_t len, struct vfu_dma_reply *out)
 	}
 	if (n < sizeof(rw))
 		return -EINVAL;
+	if (qemu) {
+		uint32_t count32;
+
+		/* The address, a 32-bit count, the data, 4 bytes of padding. */
+		memcpy(&out->addr, p, sizeof(out->addr));
+		memcpy(&count32, p + VFU_DMA_QEMU_COUNT, sizeof(count32));
+		if (count32 != n - sizeof(rw))
+			return -EINVAL;
+		out->count = count32;
+		out->data = p + VFU_DMA_QEMU_DATA;
+		return 0;
+	}
 	memcpy(&rw, p, sizeof(rw));
 	if (rw.count != n - sizeof(rw))
 		return -EINVAL;

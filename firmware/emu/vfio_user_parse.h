@@ -106,10 +106,13 @@ struct vfu_dma_reply {
  * DMA_READ or DMA_WRITE, known flags and no No_reply; an error reply with
  * no payload; a DMA_READ reply's payload the address, the count and
  * exactly count bytes; a DMA_WRITE reply's payload empty, or the address
- * and a 32-bit (the specification) or 64-bit count. Return: 0 and @out
- * filled, or -EINVAL.
+ * and a 32-bit (the specification) or 64-bit count. With @qemu, a
+ * DMA_READ reply in QEMU 11's layout (vfio_user_proto.h,
+ * VFU_DMA_QEMU_DATA): the address, a 32-bit count, the count's bytes and 4
+ * of padding. Return: 0 and @out filled, or -EINVAL.
  */
-int vfu_parse_dma_reply(const void *msg, size_t len, struct vfu_dma_reply *out);
+int vfu_parse_dma_reply(const void *msg, size_t len, bool qemu,
+			struct vfu_dma_reply *out);
 
 /** vfu_cmd_name() - the command's name for logs ("?" when unknown). */
 const char *vfu_cmd_name(unsigned int cmd);

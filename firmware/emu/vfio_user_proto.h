@@ -118,6 +118,15 @@ struct vfu_dma_rw {
 	uint64_t count;
 };
 
+/*
+ * QEMU 11's layout of the same messages (hw/vfio-user/protocol.h,
+ * VFIOUserDMARW): the address, a 32-bit count at payload offset 8, the
+ * data at 12, and 4 bytes of padding after the data (its struct's size,
+ * 16 bytes of payload beside the data, which its checks count).
+ */
+#define VFU_DMA_QEMU_COUNT	8
+#define VFU_DMA_QEMU_DATA	12
+
 /* DEVICE_SET_IRQS: struct vfio_irq_set without its flexible data[] (the
  * bools follow; eventfds travel as fds), so it can sit inside a struct. */
 struct vfu_irq_set {

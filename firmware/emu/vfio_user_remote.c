@@ -42,9 +42,12 @@
  * r->send_lock, never both of the last two at once.
  *
  * Wire format: the specification's (docs/interop/vfio-user.rst), a 64-bit
- * address and a 64-bit count, data at payload offset 16. (QEMU 11's client
- * answers these messages with a 32-bit count and its data at offset 12:
- * with QEMU, guest RAM must stay a sealed memfd, which the server maps.)
+ * address and a 64-bit count, data at payload offset 16; or QEMU 11's
+ * (vfu_remote_set_qemu_layout()), whose client knows only its own: a
+ * 64-bit address, a 32-bit count, data at payload offset 12, then 4 bytes
+ * of padding (its struct's size, which its checks count). Both are 16
+ * bytes of payload beside the data, so a reply in the other layout is not
+ * refused by its size: the layout is the server's option, not guessed.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -73,6 +76,7 @@ struct vfu_remote {
 	int sock;			/* -1: no client */
 	uint64_t max_xfer;
 	uint16_t next_id;
+	bool qemu;			/* QEMU 11's layout */
 	unsigned int senders;		/* threads using @sock now */
 	bool failed;
 	struct pending *pending;
@@ -119,6 +123,13 @@ void vfu_remote_attach(struct vfu_remote *r, int sock, uint64_t max_xfer)
 	r->sock = sock;
 	r->max_xfer = max_xfer;
 	r->failed = false;
+	pthread_mutex_unlock(&r->lock);
+}
+
+void vfu_remote_set_qemu_layout(struct vfu_remote *r, bool qemu)
+{
+	pthread_mutex_lock(&r->lock);
+	r->qemu = qemu;
 	pthread_mutex_unlock(&r->lock);
 }
 
@@ -224,16 +235,29 @@ static int rw_chunk(struct vfu_remote *r, uint64_t addr, void *buf,
 	struct vfu_dma_rw rw = { addr, len };
 	struct vfu_hdr hdr = { .cmd = p.cmd, .flags = VFU_TYPE_COMMAND };
 	struct timespec limit;
-	bool timed_out = false;
+	bool timed_out = false, qemu;
+	uint32_t count32 = (uint32_t)len;
 	uint8_t *payload;
 	int sock, ret;
 
-	payload = malloc(plen);
+	pthread_mutex_lock(&r->lock);
+	qemu = r->qemu;
+	pthread_mutex_unlock(&r->lock);
+	/* Zeroed: QEMU's padding (and a read's high half of the count). */
+	payload = calloc(1, plen);
 	if (!payload)
 		return -EFAULT;
-	memcpy(payload, &rw, sizeof(rw));
-	if (write)
-		memcpy(payload + sizeof(rw), buf, len);
+	if (qemu) {
+		/* Chunks are at most VFU_MAX_XFER: the count fits 32 bits. */
+		memcpy(payload, &rw.addr, sizeof(rw.addr));
+		memcpy(payload + VFU_DMA_QEMU_COUNT, &count32, sizeof(count32));
+		if (write)
+			memcpy(payload + VFU_DMA_QEMU_DATA, buf, len);
+	} else {
+		memcpy(payload, &rw, sizeof(rw));
+		if (write)
+			memcpy(payload + sizeof(rw), buf, len);
+	}
 	hdr.size = (uint32_t)(sizeof(hdr) + plen);
 
 	pthread_mutex_lock(&r->lock);
@@ -318,9 +342,13 @@ int vfu_remote_reply(struct vfu_remote *r, const void *msg, size_t len)
 {
 	struct vfu_dma_reply rep;
 	struct pending *p;
+	bool qemu;
 	int ret;
 
-	ret = vfu_parse_dma_reply(msg, len, &rep);
+	pthread_mutex_lock(&r->lock);
+	qemu = r->qemu;
+	pthread_mutex_unlock(&r->lock);
+	ret = vfu_parse_dma_reply(msg, len, qemu, &rep);
 	if (ret)
 		return ret;
 	pthread_mutex_lock(&r->lock);

@@ -43,6 +43,13 @@ void vfu_remote_destroy(struct vfu_remote *r);
  */
 void vfu_remote_attach(struct vfu_remote *r, int sock, uint64_t max_xfer);
 
+/**
+ * vfu_remote_set_qemu_layout() - requests and replies in QEMU 11's layout
+ * (a 32-bit count, data at payload offset 12, 4 bytes of padding after
+ * it) rather than the specification's (@qemu false, the default).
+ */
+void vfu_remote_set_qemu_layout(struct vfu_remote *r, bool qemu);
+
 /** vfu_remote_set_max_xfer() - the client announced its limit (VERSION). */
 void vfu_remote_set_max_xfer(struct vfu_remote *r, uint64_t max_xfer);
 

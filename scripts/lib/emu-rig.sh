@@ -60,6 +60,11 @@ RIG_IOMMU=0
 # not the model's default (200 us): "rand:N" draws each write's window in
 # [0, N] us (scripts/lib/kernels.sh's KERNEL-iommu boot).
 RIG_POSTED=
+# 1: guest RAM is a plain file (memory-backend-file, in RIG_SOCKDIR), not a
+# sealed memfd: ipu-emu cannot map it and reaches it with DMA_READ and
+# DMA_WRITE messages in QEMU 11's layout (--remote-dma=qemu;
+# scripts/lib/kernels.sh's KERNEL-filemem boot).
+RIG_FILEMEM=0
 # Bounds on waiting for ipu-emu's events, so a broken model cannot hang the
 # check: its ready line, and its exit after SIGTERM.
 RIG_EMU_READY_S=60
@@ -103,8 +108,13 @@ rig_qemu_args() {
 	# address space it is (each vfio-user-pci asks for it as it is
 	# created), the IOMMU.
 	[ "$RIG_IOMMU" = 0 ] || machine+=,kernel-irqchip=split
+	local backend="memory-backend-memfd,id=mem,size=${mem}M,share=on"
+	# share=on: QEMU hands the client's DMA_MAP the file's descriptor,
+	# which ipu-emu refuses to map (not a memfd sealed against shrinking).
+	[ "$RIG_FILEMEM" = 0 ] || [ -z "${RIG_SOCKDIR:-}" ] ||
+		backend="memory-backend-file,id=mem,size=${mem}M,share=on,mem-path=$RIG_SOCKDIR/guest-ram"
 	RIG_ARGS=(
-		-object "memory-backend-memfd,id=mem,size=${mem}M,share=on"
+		-object "$backend"
 		-machine "$machine"
 		# Native PCIe hot-plug of the root ports' slots (the guest's
 		# pciehp, built into every kernel of the matrix), not q35's
@@ -167,6 +177,7 @@ rig_emu_start() {
 	# Register writes are posted, as on silicon: the model's default
 	# window, or RIG_POSTED's.
 	[ -z "$RIG_POSTED" ] || args+=(--posted-window-us "$RIG_POSTED")
+	[ "$RIG_FILEMEM" = 0 ] || [ -z "${RIG_SOCKDIR:-}" ] || args+=(--remote-dma=qemu)
 	: >"$log"
 	# Its stdout is a pipe this shell reads: the ready line, then EOF
 	# when it exits. stderr goes to the log too (a crash before --log

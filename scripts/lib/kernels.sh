@@ -35,7 +35,14 @@ IPU_KERNEL_MATRIX="6.1 6.12 7.3 debug"
 #                 draws each posted write's window in [0, 500] us
 #                 (--posted-window-us rand:500), so that the stops the
 #                 driver waits for end at random points
-IPU_KERNEL_EXTRA="6.12-8ipus 6.12-swiotlb 6.12-iommu"
+#   6.12-filemem  guest RAM a plain file (memory-backend-file), which
+#                 ipu-emu does not map: every access of the device to
+#                 guest memory (descriptors, data, status, writeback) is a
+#                 DMA_READ or DMA_WRITE message to QEMU, in QEMU 11's
+#                 layout (ipu-emu --remote-dma=qemu); a few tests of
+#                 transfers and launches (IPU_KERNEL_FILEMEM_TESTS), as
+#                 each access is a round trip
+IPU_KERNEL_EXTRA="6.12-8ipus 6.12-swiotlb 6.12-iommu 6.12-filemem"
 # The wide boot's tests: splits across instances of 4 and 8 replicas, 1x4
 # to 4x1 and 1x8 to 8x1, the groupings of 8 replicas, and test_emu_pci,
 # which checks that all N came up (not the demo: its 2 replicas take 2 of
@@ -51,17 +58,23 @@ IPU_KERNEL_WIDE_TESTS="test_emu_pci test_pci_session_hw_*"
 # (tests/kernel/guest-init's ipu.test).
 IPU_KERNEL_DMA_TESTS="test_emu_pci test_pci_* !test_pci_fuzz !test_pci_leaks !test_pci_launch_limits !test_pci_session_hw_random !test_pci_session_hw_split"
 
+# The file-backed boot's tests: transfers through libipu and io_uring, and
+# the demo's launches, on the PCI IPUs.
+IPU_KERNEL_FILEMEM_TESTS="test_emu_pci test_pci_libipu test_pci_demo_hw"
+
 # kernel_variant K: split a name of IPU_KERNELS into the kernel and its
 # variant. Sets KV_KERNEL (6.12 of 6.12-iommu), KV_VARIANT (empty for a
 # kernel of the matrix), KV_IPUS (the number of PCIe IPUs, empty: the
 # rig's), KV_TESTS (the tests' globs, empty: all), KV_CMDLINE (added to the
 # guest's kernel command line), KV_IOMMU (1: the machine has a virtual
 # IOMMU, scripts/lib/emu-rig.sh's RIG_IOMMU) and KV_POSTED (ipu-emu's
-# --posted-window-us, empty: the model's default; RIG_POSTED). Returns 1
-# for a variant it does not know. Variants: Nipus (N from 2 to 8), swiotlb, iommu.
+# --posted-window-us, empty: the model's default; RIG_POSTED) and
+# KV_FILEMEM (1: guest RAM a plain file, RIG_FILEMEM). Returns 1 for a
+# variant it does not know. Variants: Nipus (N from 2 to 8), swiotlb,
+# iommu, filemem.
 kernel_variant() {
 	KV_KERNEL=$1 KV_VARIANT='' KV_IPUS='' KV_TESTS='' KV_CMDLINE='' KV_IOMMU=0
-	KV_POSTED=''
+	KV_POSTED='' KV_FILEMEM=0
 	[[ $1 =~ ^([^-]+)-(.+)$ ]] || return 0
 	KV_KERNEL=${BASH_REMATCH[1]} KV_VARIANT=${BASH_REMATCH[2]}
 	case $KV_VARIANT in
@@ -80,6 +93,10 @@ kernel_variant() {
 		KV_IOMMU=1
 		KV_POSTED=rand:500
 		KV_TESTS=$IPU_KERNEL_DMA_TESTS
+		;;
+	filemem)
+		KV_FILEMEM=1
+		KV_TESTS=$IPU_KERNEL_FILEMEM_TESTS
 		;;
 	*) return 1 ;;
 	esac

@@ -67,7 +67,7 @@ static void init(void)
 
 	if (vfu_conn_create("fuzz", NULL, &conn))
 		bug("vfu_conn_create failed");
-	vfu_conn_set_remote_dma(conn, true);
+	vfu_conn_set_remote_dma(conn, true, false);
 	vfu_conn_host_ops(conn, &host);
 	if (emu_dev_create(&o, &host, &dev))
 		bug("emu_dev_create failed");
@@ -118,9 +118,13 @@ static void reply(const uint8_t *msg, size_t len)
 {
 	struct vfu_dma_reply r;
 
-	if (!vfu_parse_dma_reply(msg, len, &r)) {
-		const uint8_t *d = r.data;
+	/* Both layouts: the specification's and QEMU 11's. */
+	for (int qemu = 0; qemu < 2; qemu++) {
+		const uint8_t *d;
 
+		if (vfu_parse_dma_reply(msg, len, qemu, &r))
+			continue;
+		d = r.data;
 		if (r.hdr.size != len)
 			bug("reply accepted with a wrong size");
 		if (d && (d < msg || r.count > len ||

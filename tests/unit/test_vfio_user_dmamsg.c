@@ -238,6 +238,53 @@ static void test_without_remote_dma_unmappable_memory_faults(void **state)
 					     -1)));
 }
 
+/*
+ * QEMU 11's layout (--remote-dma=qemu): its client answers a read with the
+ * data at payload offset 12 and takes a write's data from there; the
+ * server speaks it, so bytes land unshifted both ways, in client-sized
+ * parts, on an unsealed memfd and on fd-less memory.
+ */
+static int setup_qemu_layout(void **state)
+{
+	int ret;
+
+	tclient_remote_dma_qemu = true;
+	ret = tclient_setup(state);
+	tclient_remote_dma_qemu = false;
+	return ret;
+}
+
+/* The layout back to the specification's, even after a failed test. */
+static int teardown_qemu_layout(void **state)
+{
+	tclient_remote_dma_qemu = false;
+	return tclient_teardown(state);
+}
+
+static void test_qemu_layout_moves_bytes_unshifted(void **state)
+{
+	struct tclient *c = *state;
+	int fd = memfd_create("unsealed", MFD_CLOEXEC);
+
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, RAM_SIZE), 0);
+	tclient_remote_dma_qemu = true;
+	start(c, 1u << 20, fd);
+	close(fd);
+	write_read_back(c, 0x100, 3000, 1u << 20);
+	tclient_remote_dma_qemu = false;
+}
+
+static void test_qemu_layout_in_client_sized_parts(void **state)
+{
+	struct tclient *c = *state;
+
+	tclient_remote_dma_qemu = true;
+	start(c, 4096, -1);
+	write_read_back(c, 0x2345, 10000, 4096);
+	tclient_remote_dma_qemu = false;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -250,6 +297,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			test_without_remote_dma_unmappable_memory_faults,
 			setup_no_remote, tclient_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_qemu_layout_moves_bytes_unshifted,
+			setup_qemu_layout, teardown_qemu_layout),
+		cmocka_unit_test_setup_teardown(
+			test_qemu_layout_in_client_sized_parts,
+			setup_qemu_layout, teardown_qemu_layout),
 #undef T
 	};
 

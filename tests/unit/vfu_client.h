@@ -60,12 +60,20 @@ static inline void tclient_connect(struct tclient *c)
  */
 static bool tclient_remote_dma = true;
 
+/*
+ * Whether the next server speaks QEMU 11's layout of DMA_READ/DMA_WRITE
+ * (vfu_server_opts.remote_dma_qemu), and tclient_answer_dma() answers in
+ * it, as QEMU's client does (hw/vfio-user/pci.c).
+ */
+static bool tclient_remote_dma_qemu;
+
 /* A server for a device made with @dopts, and a client connected to it. */
 static inline void tclient_start_opts(struct tclient *c,
 				      const struct emu_dev_opts *dopts)
 {
 	struct vfu_server_opts so = { .path = NULL, .name = "test",
-				      .remote_dma = tclient_remote_dma };
+				      .remote_dma = tclient_remote_dma,
+				      .remote_dma_qemu = tclient_remote_dma_qemu };
 
 	memset(c, 0, sizeof(*c));
 	so.log = getenv("VFU_TEST_LOG") ? stderr : NULL;
@@ -222,9 +230,54 @@ static inline bool recv_reply(struct tclient *c, uint16_t id, struct treply *r)
 }
 
 /*
+ * QEMU 11's answer to @r (tclient_remote_dma_qemu): the address and a
+ * 32-bit count at payload offset 8, a write's data read at offset 12; a
+ * read answered with the same head, the data at 12 and 4 bytes of padding,
+ * a write with the bare header. Returns the request's count.
+ */
+static inline uint64_t tclient_answer_dma_qemu(struct tclient *c,
+					       const struct treply *r,
+					       uint8_t *ram, uint64_t base,
+					       size_t size)
+{
+	struct vfu_hdr h = r->hdr;
+	uint32_t count;
+	uint64_t addr;
+	uint8_t *out;
+	size_t olen = 0;
+
+	assert_true(r->len >= 16);
+	memcpy(&addr, r->payload, sizeof(addr));
+	memcpy(&count, r->payload + VFU_DMA_QEMU_COUNT, sizeof(count));
+	assert_true(addr >= base && count <= size && addr - base <= size - count);
+	h.flags = VFU_TYPE_REPLY;
+	if (r->hdr.cmd == VFU_CMD_DMA_WRITE) {
+		assert_int_equal(r->len, 16 + (size_t)count);
+		memcpy(ram + (addr - base), r->payload + VFU_DMA_QEMU_DATA, count);
+	} else {
+		assert_int_equal(r->hdr.cmd, VFU_CMD_DMA_READ);
+		assert_int_equal(r->len, 16);
+		olen = 16 + (size_t)count;
+	}
+	out = calloc(1, sizeof(h) + olen);
+	assert_non_null(out);
+	h.size = (uint32_t)(sizeof(h) + olen);
+	memcpy(out, &h, sizeof(h));
+	if (olen) {
+		memcpy(out + sizeof(h), r->payload, 12);
+		memcpy(out + sizeof(h) + VFU_DMA_QEMU_DATA, ram + (addr - base),
+		       count);
+	}
+	send_raw(c->sock, out, sizeof(h) + olen, NULL, 0);
+	free(out);
+	return count;
+}
+
+/*
  * Answer the server's DMA_READ or DMA_WRITE request @r (already read) from
  * the client memory @ram, which sits at bus address @base (@size bytes),
- * in the specification's layout. Returns the request's count.
+ * in the specification's layout (QEMU's with tclient_remote_dma_qemu).
+ * Returns the request's count.
  */
 static inline uint64_t tclient_answer_dma(struct tclient *c,
 					  const struct treply *r, uint8_t *ram,
@@ -236,6 +289,8 @@ static inline uint64_t tclient_answer_dma(struct tclient *c,
 	size_t olen;
 
 	assert_int_equal(r->hdr.flags & VFU_FLAG_TYPE_MASK, VFU_TYPE_COMMAND);
+	if (tclient_remote_dma_qemu)
+		return tclient_answer_dma_qemu(c, r, ram, base, size);
 	assert_true(r->len >= sizeof(rw));
 	memcpy(&rw, r->payload, sizeof(rw));
 	assert_true(rw.addr >= base && rw.count <= size &&
