@@ -463,6 +463,9 @@ static void test_usage_errors(void **state)
 	assert_int_equal(run_usage("--posted-window-us", "rand:", err,
 				   sizeof(err)), 2);
 	assert_int_equal(run_usage("--bogus", NULL, err, sizeof(err)), 2);
+	assert_int_equal(run_usage("--remote-dma=qemu11", NULL, err,
+				   sizeof(err)), 2);
+	assert_non_null(strstr(err, "not spec or qemu"));
 	/* A socket path that is a regular file is not replaced. */
 	assert_int_equal(run_usage("--socket", "/dev/null", err,
 				   sizeof(err)), 1);
