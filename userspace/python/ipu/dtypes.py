@@ -10,9 +10,21 @@ uint16; those of FP8 hold its codes in PopXL's structured dtypes
 format in the field's name; :mod:`ipu.fp8_utils` converts). Where FP8 data
 goes in, plain uint8 codes are taken too, the format being the tensor's.
 """
+import builtins
+
 import numpy as np
 
 from . import _lib
+
+
+class UnknownDtypeError(KeyError, ValueError):
+    """No dtype has that name or matches that value: PopXL raises
+    ValueError (``dtype.from_name``, ``dtype.as_dtype``); this package's
+    ``dtypes.from_name`` raised KeyError, which still catches it."""
+
+    def __str__(self):
+        # KeyError quotes its argument; a message reads better plain.
+        return str(self.args[0]) if self.args else ""
 
 
 class dtype:
@@ -45,6 +57,63 @@ class dtype:
         structured np_dtype_float8_143 / _152, uint16 for bfloat16: the
         codes)."""
         return self._np
+
+    @property
+    def is_int(self):
+        """An integer type (PopXL's ``dtype.is_int``)."""
+        return self.name.startswith(("int", "uint"))
+
+    @property
+    def is_signed(self):
+        """A signed type (PopXL's ``dtype.is_signed``)."""
+        return not self.name.startswith("uint") and self.name != "bool"
+
+    @property
+    def is_complex(self):
+        """Always False: the stack has no complex types."""
+        return False
+
+    @classmethod
+    def from_name(cls, name):
+        """The dtype called @name (PopXL's ``dtype.from_name``).
+
+        Raises:
+            ValueError: no dtype has that name.
+        """
+        return from_name(name)
+
+    @classmethod
+    def as_dtype(cls, type_value):
+        """@type_value as an ipu dtype (PopXL's ``dtype.as_dtype``): a
+        dtype, its name, a NumPy dtype or scalar type, a NumPy array (its
+        dtype), or Python's ``float`` (float32) or ``bool``.
+
+        Raises:
+            ValueError: @type_value matches no dtype.
+        """
+        if isinstance(type_value, dtype):
+            return type_value
+        if isinstance(type_value, str):
+            return from_name(type_value)
+        if type_value is builtins.float:
+            return float32
+        if type_value is builtins.bool:
+            return bool
+        code = None
+        # A NumPy dtype or scalar type, else an array's dtype.
+        for cand in (type_value, getattr(type_value, "dtype", None)):
+            if cand is None:
+                continue  # np.dtype(None) is float64
+            try:
+                code = _np_to_code.get(np.dtype(cand))
+            except TypeError:
+                continue
+            break
+        if code is None:
+            raise UnknownDtypeError(
+                "no ipu dtype matches %r (of type %s)" %
+                (type_value, type(type_value).__name__))
+        return dtype._by_code[code]
 
     def __repr__(self):
         return "ipu." + self.name
@@ -88,8 +157,17 @@ _np_to_code = {np.dtype(d): c for d, c in (
 
 
 def from_name(name):
-    """The dtype called @name ("float32", ...); KeyError if none is."""
-    return dtype._by_name[name]
+    """The dtype called @name ("float32", ...).
+
+    Raises:
+        UnknownDtypeError: no dtype has that name (a ValueError, as
+            PopXL's, and a KeyError).
+    """
+    try:
+        return dtype._by_name[name]
+    except (KeyError, TypeError):
+        raise UnknownDtypeError("no ipu dtype is called %r" % (name,)) \
+            from None
 
 
 def from_code(code):

@@ -35,6 +35,9 @@ _SUBCLASSES = (
     ("IrError", "Error", ValueError,
      """Building a program failed (libipuir's message: the op, the tensors
     and their shapes)."""),
+    ("IrTypeError", "IrError", TypeError,
+     """An argument of the wrong kind where PopXL raises TypeError (an
+    index that is no int, slice, integer or boolean data)."""),
     ("NotAttachedError", "Error", ValueError,
      """A runtime call (run, weights_to_host, ...) on a detached session:
     put it inside ``with session:``."""),
