@@ -42,7 +42,8 @@ from .context import gcg, get_current_graph, get_main_graph, gmg, in_sequence
 from .dtypes import (bfloat16, bool, double, dtype, float, float8_143,
                      float8_152, float16, float32, float64, half, int8, int32,
                      int64, uint8)
-from .errors import (ConversionError, DeviceBusyError, DeviceError,
+from .errors import (ConversionError, DeviceBusyError, DeviceDescError,
+                     DeviceError,
                      DeviceTimeoutError,
                      DTypeError, Error, IrError, LayoutError, NoDeviceError,
                      NotAttachedError, NotFoundError, ReadOnlyError,
@@ -75,5 +76,5 @@ __all__ = [
     "ShapeError", "DTypeError", "LayoutError", "TensorTypeError",
     "ReadOnlyError", "UnsupportedError", "SessionClosedError",
     "ConversionError", "NotFoundError", "in_sequence", "TensorByRef",
-    "Module",
+    "Module", "DeviceDescError",
 ]
