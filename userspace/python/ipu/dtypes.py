@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
 """Element types, as PopXL names them: ``ipu.float32``, ``ipu.float16``,
 ``ipu.bfloat16``, ``ipu.float8_143``, ``ipu.float8_152``, ``ipu.int32``,
-``ipu.int8``, ``ipu.uint8``, ``ipu.bool``, and the host-only
+``ipu.int8``, ``ipu.uint8``, ``ipu.int16``, ``ipu.uint16``, ``ipu.uint32``,
+``ipu.bool``, and the host-only
 ``ipu.float64`` and ``ipu.int64`` (inputs downcast to 32 bits, S12).
 
 NumPy has no bfloat16 or FP8: host arrays of bfloat16 hold its codes as
@@ -141,6 +142,9 @@ uint8 = dtype("uint8", 8, np.uint8, False)
 bool = dtype("bool", 9, np.bool_, False)  # noqa: A001 (PopXL's name)
 float64 = dtype("float64", 10, np.float64, True, on_device=False)
 int64 = dtype("int64", 11, np.int64, False, on_device=False)
+int16 = dtype("int16", 12, np.int16, False)
+uint16 = dtype("uint16", 13, np.uint16, False)
+uint32 = dtype("uint32", 14, np.uint32, False)
 
 # PopXL's other names of three of them (popxl.half, popxl.float,
 # popxl.double).
@@ -149,10 +153,12 @@ float = float32  # noqa: A001 (PopXL's name)
 double = float64
 
 # NumPy dtypes of host arrays and the C dtype a buffer of them is tagged
-# with (the host representation of each type; uint16 only for bfloat16).
+# with (the host representation of each type; uint16 arrays are uint16
+# data, or bfloat16 codes where the target is bfloat16: host_code()).
 _np_to_code = {np.dtype(d): c for d, c in (
     (np.float32, 1), (np.float16, 2), (np.int32, 6), (np.int8, 7),
     (np.uint8, 8), (np.bool_, 9), (np.float64, 10), (np.int64, 11),
+    (np.int16, 12), (np.uint16, 13), (np.uint32, 14),
     (np_dtype_float8_143, 4), (np_dtype_float8_152, 5))}
 
 
@@ -177,7 +183,8 @@ def from_code(code):
 
 def from_numpy(np_dtype):
     """The ipu dtype of a NumPy dtype (float32 -> ipu.float32, ...); uint16
-    has none (bfloat16 codes are uint16: say ``dtype=ipu.bfloat16``).
+    is ipu.uint16 (bfloat16 codes are uint16 too: say
+    ``dtype=ipu.bfloat16``).
 
     Raises:
         TypeError: for a NumPy dtype with no ipu equivalent.
