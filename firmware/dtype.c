@@ -53,6 +53,9 @@ static const struct {
 	[IPU_DTYPE_BOOL] = { "bool", 1 },
 	[IPU_DTYPE_FLOAT64] = { "float64", 8 },
 	[IPU_DTYPE_INT64] = { "int64", 8 },
+	[IPU_DTYPE_INT16] = { "int16", 2 },
+	[IPU_DTYPE_UINT16] = { "uint16", 2 },
+	[IPU_DTYPE_UINT32] = { "uint32", 4 },
 };
 
 bool ipu_dtype_valid(int dt)
@@ -62,7 +65,10 @@ bool ipu_dtype_valid(int dt)
 
 bool ipu_dtype_on_device(int dt)
 {
-	return dt >= IPU_DTYPE_FLOAT32 && dt <= IPU_DTYPE_BOOL;
+	/* The host-only types sit between the first and the later device
+	 * types (codes are only appended). */
+	return ipu_dtype_valid(dt) && dt != IPU_DTYPE_FLOAT64 &&
+	       dt != IPU_DTYPE_INT64;
 }
 
 size_t ipu_dtype_size(int dt)
@@ -325,6 +331,9 @@ static void ints_in(int64_t *t, const void *src, int dt, size_t n)
 	case IPU_DTYPE_INT8: EACH(int64_t, t, int8_t, src, v); break;
 	case IPU_DTYPE_UINT8: EACH(int64_t, t, uint8_t, src, v); break;
 	case IPU_DTYPE_BOOL: EACH(int64_t, t, uint8_t, src, v != 0); break;
+	case IPU_DTYPE_INT16: EACH(int64_t, t, int16_t, src, v); break;
+	case IPU_DTYPE_UINT16: EACH(int64_t, t, uint16_t, src, v); break;
+	case IPU_DTYPE_UINT32: EACH(int64_t, t, uint32_t, src, v); break;
 	default: EACH(int64_t, t, int64_t, src, v); break; /* INT64 */
 	}
 }
@@ -360,7 +369,12 @@ static int64_t float_to_int(double v, int dt)
 	case IPU_DTYPE_INT8:
 		lo = -128.0;
 		break;
+	case IPU_DTYPE_INT16:
+		lo = -32768.0;
+		break;
 	case IPU_DTYPE_UINT8:
+	case IPU_DTYPE_UINT16:
+	case IPU_DTYPE_UINT32:
 		lo = 0.0;
 		break;
 	default: /* IPU_DTYPE_INT64 */
@@ -368,7 +382,20 @@ static int64_t float_to_int(double v, int dt)
 		break;
 	}
 	/* Both bounds are powers of two (or 0) and exact in a double. */
-	hi_excl = dt == IPU_DTYPE_UINT8 ? 256.0 : -lo;
+	switch (dt) {
+	case IPU_DTYPE_UINT8:
+		hi_excl = 256.0;
+		break;
+	case IPU_DTYPE_UINT16:
+		hi_excl = 65536.0;
+		break;
+	case IPU_DTYPE_UINT32:
+		hi_excl = 4294967296.0;
+		break;
+	default:
+		hi_excl = -lo;
+		break;
+	}
 	t = trunc(v);
 	if (t >= hi_excl)
 		return dt == IPU_DTYPE_INT64 ? INT64_MAX : (int64_t)hi_excl - 1;
@@ -392,6 +419,9 @@ static void ints_out(void *dst, int dt, const int64_t *t, size_t n)
 	case IPU_DTYPE_UINT8: EACH(uint8_t, dst, int64_t, t, (uint8_t)v); break;
 	case IPU_DTYPE_BOOL: EACH(uint8_t, dst, int64_t, t, v != 0); break;
 	case IPU_DTYPE_INT64: EACH(int64_t, dst, int64_t, t, v); break;
+	case IPU_DTYPE_INT16: EACH(int16_t, dst, int64_t, t, (int16_t)(uint16_t)v); break;
+	case IPU_DTYPE_UINT16: EACH(uint16_t, dst, int64_t, t, (uint16_t)v); break;
+	case IPU_DTYPE_UINT32: EACH(uint32_t, dst, int64_t, t, (uint32_t)v); break;
 	case IPU_DTYPE_FLOAT32: EACH(float, dst, int64_t, t, (float)v); break;
 	case IPU_DTYPE_FLOAT64: EACH(double, dst, int64_t, t, (double)v); break;
 	case IPU_DTYPE_FLOAT16:
@@ -429,6 +459,9 @@ static void floats_out(void *dst, int dt, const double *t, size_t n)
 	case IPU_DTYPE_INT32: EACH(int32_t, dst, double, t, (int32_t)float_to_int(v, dt)); break;
 	case IPU_DTYPE_INT8: EACH(int8_t, dst, double, t, (int8_t)float_to_int(v, dt)); break;
 	case IPU_DTYPE_UINT8: EACH(uint8_t, dst, double, t, (uint8_t)float_to_int(v, dt)); break;
+	case IPU_DTYPE_INT16: EACH(int16_t, dst, double, t, (int16_t)float_to_int(v, dt)); break;
+	case IPU_DTYPE_UINT16: EACH(uint16_t, dst, double, t, (uint16_t)float_to_int(v, dt)); break;
+	case IPU_DTYPE_UINT32: EACH(uint32_t, dst, double, t, (uint32_t)float_to_int(v, dt)); break;
 	default: EACH(int64_t, dst, double, t, float_to_int(v, dt)); break; /* INT64 */
 	}
 }

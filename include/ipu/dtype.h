@@ -51,6 +51,12 @@ enum ipu_dtype {
 	 * FLOAT32 and INT32); device tensors never do. */
 	IPU_DTYPE_FLOAT64 = 10,
 	IPU_DTYPE_INT64 = 11,
+	/* Device types again, added after the host-only ones (PopXL has
+	 * them). A reader of an older format version refuses them as it
+	 * refuses any code it does not know. */
+	IPU_DTYPE_INT16 = 12,
+	IPU_DTYPE_UINT16 = 13,
+	IPU_DTYPE_UINT32 = 14,
 	IPU_DTYPE_COUNT_
 };
 

@@ -62,6 +62,9 @@ static void test_names_sizes_from_name(void **state)
 		{ IPU_DTYPE_BOOL, "bool", 1, true, false, false },
 		{ IPU_DTYPE_FLOAT64, "float64", 8, false, true, false },
 		{ IPU_DTYPE_INT64, "int64", 8, false, false, false },
+		{ IPU_DTYPE_INT16, "int16", 2, true, false, false },
+		{ IPU_DTYPE_UINT16, "uint16", 2, true, false, false },
+		{ IPU_DTYPE_UINT32, "uint32", 4, true, false, false },
 	};
 	static const int bad[] = { IPU_DTYPE_INVALID, IPU_DTYPE_COUNT_, -1, 1000 };
 	size_t i;
@@ -528,6 +531,9 @@ static void put(void *p, int dt, size_t i, double v)
 	case IPU_DTYPE_UINT8: ((uint8_t *)p)[i] = (uint8_t)v; break;
 	case IPU_DTYPE_BOOL: ((uint8_t *)p)[i] = v != 0; break;
 	case IPU_DTYPE_INT64: ((int64_t *)p)[i] = (int64_t)v; break;
+	case IPU_DTYPE_INT16: ((int16_t *)p)[i] = (int16_t)v; break;
+	case IPU_DTYPE_UINT16: ((uint16_t *)p)[i] = (uint16_t)v; break;
+	case IPU_DTYPE_UINT32: ((uint32_t *)p)[i] = (uint32_t)v; break;
 	}
 }
 
@@ -547,8 +553,23 @@ static double get(const void *p, int dt, size_t i)
 	case IPU_DTYPE_UINT8: return ((const uint8_t *)p)[i];
 	case IPU_DTYPE_BOOL: return ((const uint8_t *)p)[i];
 	case IPU_DTYPE_INT64: return (double)((const int64_t *)p)[i];
+	case IPU_DTYPE_INT16: return ((const int16_t *)p)[i];
+	case IPU_DTYPE_UINT16: return ((const uint16_t *)p)[i];
+	case IPU_DTYPE_UINT32: return ((const uint32_t *)p)[i];
 	}
 	return NAN;
+}
+
+/* 2^bits for an unsigned type (bool: 1, it has no negatives), else 0. */
+static double unsigned_range(int dt)
+{
+	switch (dt) {
+	case IPU_DTYPE_BOOL: return 1;
+	case IPU_DTYPE_UINT8: return 256.0;
+	case IPU_DTYPE_UINT16: return 65536.0;
+	case IPU_DTYPE_UINT32: return 4294967296.0;
+	default: return 0;
+	}
 }
 
 /*
@@ -568,7 +589,7 @@ static void test_convert_every_pair(void **state)
 	for (s = 1; s < IPU_DTYPE_COUNT_; s++) {
 		for (d = 1; d < IPU_DTYPE_COUNT_; d++) {
 			uint8_t src[8 * 16], dst[8 * 16];
-			bool sneg = s != IPU_DTYPE_UINT8 && s != IPU_DTYPE_BOOL;
+			bool sneg = unsigned_range(s) == 0;
 
 			/* Negatives are not values of an unsigned source. */
 			for (i = 0; i < n; i++)
@@ -584,8 +605,9 @@ static void test_convert_every_pair(void **state)
 							       vals[i]));
 				if (d == IPU_DTYPE_BOOL)
 					want = v != 0;
-				else if (d == IPU_DTYPE_UINT8 && v < 0)
-					want = ipu_dtype_is_float(s) ? 0 : 256 + v;
+				else if (unsigned_range(d) && v < 0)
+					want = ipu_dtype_is_float(s) ? 0 :
+						unsigned_range(d) + v;
 				if (get(dst, d, i) != want)
 					fail_msg("%s -> %s: %g gave %g, want %g",
 						 ipu_dtype_name(s), ipu_dtype_name(d),
@@ -628,6 +650,56 @@ static void test_convert_int_wrap(void **state)
 	assert_int_equal(u8[0], 255);
 	assert_int_equal(ipu_dtype_convert(o32, IPU_DTYPE_INT32, u8, IPU_DTYPE_UINT8, 1), 0);
 	assert_int_equal(o32[0], 255);
+}
+
+/* int16, uint16 and uint32: integers wrap, floats truncate and saturate. */
+static void test_convert_16_and_unsigned_32_bit(void **state)
+{
+	int64_t i64[] = { 40000, -40000, -1, 70000, (1ll << 32) + 7,
+			  4294967295ll };
+	double f[] = { 1e10, -1e10, 40000.9, -3.9, NAN, 65535.5,
+		       4294967295.0 };
+	int16_t i16[7];
+	uint16_t u16[7];
+	uint32_t u32[7];
+	int32_t i32[1];
+
+	(void)state;
+	assert_int_equal(ipu_dtype_convert(i16, IPU_DTYPE_INT16, i64, IPU_DTYPE_INT64, 6), 0);
+	assert_int_equal(i16[0], 40000 - 65536);
+	assert_int_equal(i16[1], 65536 - 40000);
+	assert_int_equal(i16[2], -1);
+	assert_int_equal(ipu_dtype_convert(u16, IPU_DTYPE_UINT16, i64, IPU_DTYPE_INT64, 6), 0);
+	assert_int_equal(u16[0], 40000);
+	assert_int_equal(u16[2], 65535);
+	assert_int_equal(u16[3], 70000 - 65536);
+	assert_int_equal(ipu_dtype_convert(u32, IPU_DTYPE_UINT32, i64, IPU_DTYPE_INT64, 6), 0);
+	assert_true(u32[2] == 4294967295u);
+	assert_true(u32[4] == 7);
+	assert_true(u32[5] == 4294967295u);
+	assert_int_equal(ipu_dtype_convert(i16, IPU_DTYPE_INT16, f, IPU_DTYPE_FLOAT64, 7), 0);
+	assert_int_equal(i16[0], INT16_MAX);
+	assert_int_equal(i16[1], INT16_MIN);
+	assert_int_equal(i16[2], INT16_MAX);
+	assert_int_equal(i16[3], -3);
+	assert_int_equal(i16[4], 0);
+	assert_int_equal(ipu_dtype_convert(u16, IPU_DTYPE_UINT16, f, IPU_DTYPE_FLOAT64, 7), 0);
+	assert_int_equal(u16[0], UINT16_MAX);
+	assert_int_equal(u16[1], 0);
+	assert_int_equal(u16[2], 40000);
+	assert_int_equal(u16[3], 0);
+	assert_int_equal(u16[5], 65535);
+	assert_int_equal(ipu_dtype_convert(u32, IPU_DTYPE_UINT32, f, IPU_DTYPE_FLOAT64, 7), 0);
+	assert_true(u32[0] == 4294967295u);
+	assert_true(u32[1] == 0);
+	assert_true(u32[2] == 40000);
+	assert_true(u32[6] == 4294967295u);
+	/* A uint32 above INT32_MAX is read as itself, not negative. */
+	u32[0] = 3000000000u;
+	assert_int_equal(ipu_dtype_convert(f, IPU_DTYPE_FLOAT64, u32, IPU_DTYPE_UINT32, 1), 0);
+	assert_true(f[0] == 3000000000.0);
+	assert_int_equal(ipu_dtype_convert(i32, IPU_DTYPE_INT32, u32, IPU_DTYPE_UINT32, 1), 0);
+	assert_int_equal(i32[0], (int32_t)(3000000000u - 4294967296ll));
 }
 
 static void test_convert_float_to_int_saturates_truncates_nan_zero(void **state)
@@ -801,6 +873,7 @@ int main(void)
 		cmocka_unit_test(test_f16_bf16_every_code_round_trips),
 		cmocka_unit_test(test_convert_every_pair),
 		cmocka_unit_test(test_convert_int_wrap),
+		cmocka_unit_test(test_convert_16_and_unsigned_32_bit),
 		cmocka_unit_test(test_convert_float_to_int_saturates_truncates_nan_zero),
 		cmocka_unit_test(test_convert_bool),
 		cmocka_unit_test(test_convert_rounds_once),

@@ -99,7 +99,7 @@ static void test_all_reduce_over_all_replicas(void **state)
 {
 	static const int dts[] = { IPU_DTYPE_FLOAT32, IPU_DTYPE_FLOAT16,
 				   IPU_DTYPE_BFLOAT16, IPU_DTYPE_INT32,
-				   IPU_DTYPE_INT8 };
+				   IPU_DTYPE_INT8, IPU_DTYPE_INT16 };
 	static const uint32_t reps[] = { 1, 2, 4, 8 };
 	size_t d, r;
 

@@ -20,7 +20,8 @@ static const int float_dts[] = { IPU_DTYPE_FLOAT32, IPU_DTYPE_FLOAT16,
 				 IPU_DTYPE_BFLOAT16, IPU_DTYPE_FLOAT8_143,
 				 IPU_DTYPE_FLOAT8_152 };
 static const int int_dts[] = { IPU_DTYPE_INT32, IPU_DTYPE_INT8,
-			       IPU_DTYPE_UINT8 };
+			       IPU_DTYPE_UINT8, IPU_DTYPE_INT16,
+			       IPU_DTYPE_UINT16, IPU_DTYPE_UINT32 };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -116,7 +117,8 @@ static void check_op(int dt, uint32_t op, unsigned int nin, size_t s)
 	else
 		eb_op(b, op, EB_U32(out, x), EB_NONE);
 	eb_alloc(b);
-	if (dt == IPU_DTYPE_UINT8) {
+	if (dt == IPU_DTYPE_UINT8 || dt == IPU_DTYPE_UINT16 ||
+	    dt == IPU_DTYPE_UINT32) {
 		lo = 0;
 		hi = 256;
 	} else if (isf) {
@@ -253,6 +255,21 @@ static void test_integer_wrap_and_division(void **state)
 		binary_values(IPU_DTYPE_UINT8, IPU_OP_ADD, x + 2, y + 2, 1, r);
 		assert_true(r[0] == 44); /* 300 wraps */
 	}
+	{
+		const double x[] = { 30000, 3, 4294967295.0 };
+		const double y[] = { 30000, 5, 2 };
+
+		binary_values(IPU_DTYPE_INT16, IPU_OP_ADD, x, y, 1, r);
+		assert_true(r[0] == 60000 - 65536); /* wraps */
+		binary_values(IPU_DTYPE_UINT16, IPU_OP_SUB, x + 1, y + 1, 1, r);
+		assert_true(r[0] == 65534);
+		binary_values(IPU_DTYPE_UINT32, IPU_OP_SUB, x + 1, y + 1, 1, r);
+		assert_true(r[0] == 4294967294.0);
+		binary_values(IPU_DTYPE_UINT32, IPU_OP_ADD, x + 2, y + 2, 1, r);
+		assert_true(r[0] == 1); /* 2^32 + 1 wraps */
+		binary_values(IPU_DTYPE_UINT32, IPU_OP_DIV, x + 2, y + 2, 1, r);
+		assert_true(r[0] == 2147483647.0); /* unsigned, not -1 / 2 */
+	}
 }
 
 static void test_float_specials(void **state)
@@ -324,12 +341,17 @@ static void test_cast_every_pair(void **state)
 	int s, d;
 
 	(void)state;
-	for (s = IPU_DTYPE_FLOAT32; s <= IPU_DTYPE_BOOL; s++) {
-		for (d = IPU_DTYPE_FLOAT32; d <= IPU_DTYPE_BOOL; d++) {
-			struct eb *b = eb_new(1, 1);
-			uint32_t x = eb_tensor(b, s, EB_SHAPE(4, 5));
-			uint32_t o = eb_tensor(b, d, EB_SHAPE(4, 5));
+	for (s = IPU_DTYPE_FLOAT32; s < IPU_DTYPE_COUNT_; s++) {
+		for (d = IPU_DTYPE_FLOAT32; d < IPU_DTYPE_COUNT_; d++) {
+			struct eb *b;
+			uint32_t x, o;
 			uint8_t want[20 * 4];
+
+			if (!ipu_dtype_on_device(s) || !ipu_dtype_on_device(d))
+				continue;
+			b = eb_new(1, 1);
+			x = eb_tensor(b, s, EB_SHAPE(4, 5));
+			o = eb_tensor(b, d, EB_SHAPE(4, 5));
 
 			eb_op(b, IPU_OP_CAST, EB_U32(o, x), EB_NONE);
 			eb_alloc(b);

@@ -69,7 +69,8 @@ static void check_matmul(int dt, size_t s)
 
 	eb_op(b, IPU_OP_MATMUL, EB_U32(to, ta, tb), EB_NONE);
 	eb_alloc(b);
-	if (dt == IPU_DTYPE_UINT8) {
+	if (!ipu_dtype_is_float(dt) && dt != IPU_DTYPE_INT32 &&
+	    dt != IPU_DTYPE_INT8 && dt != IPU_DTYPE_INT16) { /* unsigned */
 		eb_fill(b, 0, ta, 3 + (uint32_t)s, 0, 256);
 		eb_fill(b, 0, tb, 4 + (uint32_t)s, 0, 256);
 	} else {
@@ -121,7 +122,9 @@ static void test_matmul_every_dtype_and_batch_broadcast(void **state)
 	static const int dts[] = { IPU_DTYPE_FLOAT32, IPU_DTYPE_FLOAT16,
 				   IPU_DTYPE_BFLOAT16, IPU_DTYPE_FLOAT8_143,
 				   IPU_DTYPE_FLOAT8_152, IPU_DTYPE_INT32,
-				   IPU_DTYPE_INT8, IPU_DTYPE_UINT8 };
+				   IPU_DTYPE_INT8, IPU_DTYPE_UINT8,
+				   IPU_DTYPE_INT16, IPU_DTYPE_UINT16,
+				   IPU_DTYPE_UINT32 };
 	size_t d, s;
 
 	(void)state;

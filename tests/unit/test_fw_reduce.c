@@ -46,7 +46,7 @@ static void check_reduce(int dt, uint32_t op, unsigned int mask, bool keep)
 	double facc[120];
 	int64_t iacc[120];
 	unsigned int d, on = 0;
-	bool isf = ipu_dtype_is_float(dt);
+	bool isf = ipu_dtype_is_float(dt), unsig;
 	uint32_t x, o;
 
 	for (d = 0; d < 4; d++) {
@@ -62,8 +62,9 @@ static void check_reduce(int dt, uint32_t op, unsigned int mask, bool keep)
 	o = eb_tensor(b, dt, oshape, on);
 	eb_op(b, op, EB_U32(o, x), EB_I64(mask, keep));
 	eb_alloc(b);
-	eb_fill(b, 0, x, mask * 2 + keep, dt == IPU_DTYPE_UINT8 ? 0 : -100,
-		dt == IPU_DTYPE_UINT8 ? 256 : 100);
+	unsig = dt == IPU_DTYPE_UINT8 || dt == IPU_DTYPE_UINT16 ||
+		dt == IPU_DTYPE_UINT32;
+	eb_fill(b, 0, x, mask * 2 + keep, unsig ? 0 : -100, unsig ? 256 : 100);
 	assert_int_equal(eb_run(b), 0);
 
 	for (i = 0; i < 120; i++) {
@@ -100,7 +101,9 @@ static void test_reduce_every_axis_set_keepdims(void **state)
 {
 	static const int dts[] = { IPU_DTYPE_FLOAT32, IPU_DTYPE_FLOAT16,
 				   IPU_DTYPE_BFLOAT16, IPU_DTYPE_INT32,
-				   IPU_DTYPE_INT8, IPU_DTYPE_UINT8 };
+				   IPU_DTYPE_INT8, IPU_DTYPE_UINT8,
+				   IPU_DTYPE_INT16, IPU_DTYPE_UINT16,
+				   IPU_DTYPE_UINT32 };
 	static const uint32_t ops[] = { IPU_OP_REDUCE_SUM, IPU_OP_REDUCE_MEAN,
 					IPU_OP_REDUCE_MAX };
 	unsigned int mask, keep;

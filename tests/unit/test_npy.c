@@ -104,7 +104,8 @@ static void test_round_trip_every_dtype(void **state)
 	static const uint32_t dtypes[] = {
 		IPU_DTYPE_FLOAT32, IPU_DTYPE_FLOAT64, IPU_DTYPE_FLOAT16,
 		IPU_DTYPE_INT32, IPU_DTYPE_INT64, IPU_DTYPE_INT8,
-		IPU_DTYPE_UINT8, IPU_DTYPE_BOOL,
+		IPU_DTYPE_UINT8, IPU_DTYPE_BOOL, IPU_DTYPE_INT16,
+		IPU_DTYPE_UINT16, IPU_DTYPE_UINT32,
 	};
 
 	(void)state;

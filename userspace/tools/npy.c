@@ -48,9 +48,12 @@ static const struct npy_type types[] = {
 	{ 'i', 1, IPU_DTYPE_INT8, "|i1" },
 	{ 'u', 1, IPU_DTYPE_UINT8, "|u1" },
 	{ 'b', 1, IPU_DTYPE_BOOL, "|b1" },
+	{ 'i', 2, IPU_DTYPE_INT16, "<i2" },
+	{ 'u', 2, IPU_DTYPE_UINT16, "<u2" },
+	{ 'u', 4, IPU_DTYPE_UINT32, "<u4" },
 };
 #define NUM_TYPES (sizeof(types) / sizeof(types[0]))
-#define SUPPORTED "<f4 <f8 <f2 <i4 <i8 |i1 |u1 |b1"
+#define SUPPORTED "<f4 <f8 <f2 <i4 <i8 |i1 |u1 |b1 <i2 <u2 <u4"
 
 static bool host_is_big_endian(void)
 {

@@ -40,9 +40,10 @@ first on PATH may lack NumPy).
 from . import dtypes, fp8_utils, ops, utils
 from .context import gcg, get_current_graph, get_main_graph, gmg, in_sequence
 from .dtypes import (bfloat16, bool, double, dtype, float, float8_143,
-                     float8_152, float16, float32, float64, half, int8, int32,
-                     int64, uint8)
-from .errors import (ConversionError, DeviceBusyError, DeviceError,
+                     float8_152, float16, float32, float64, half, int8, int16,
+                     int32, int64, uint8, uint16, uint32)
+from .errors import (ConversionError, DeviceBusyError, DeviceDescError,
+                     DeviceError,
                      DeviceTimeoutError,
                      DTypeError, Error, IrError, LayoutError, NoDeviceError,
                      NotAttachedError, NotFoundError, ReadOnlyError,
@@ -75,5 +76,5 @@ __all__ = [
     "ShapeError", "DTypeError", "LayoutError", "TensorTypeError",
     "ReadOnlyError", "UnsupportedError", "SessionClosedError",
     "ConversionError", "NotFoundError", "in_sequence", "TensorByRef",
-    "Module",
+    "Module", "DeviceDescError", "int16", "uint16", "uint32",
 ]

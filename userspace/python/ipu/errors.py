@@ -35,6 +35,9 @@ _SUBCLASSES = (
     ("IrError", "Error", ValueError,
      """Building a program failed (libipuir's message: the op, the tensors
     and their shapes)."""),
+    ("IrTypeError", "IrError", TypeError,
+     """An argument of the wrong kind where PopXL raises TypeError (an
+    index that is no int, slice, integer or boolean data)."""),
     ("NotAttachedError", "Error", ValueError,
      """A runtime call (run, weights_to_host, ...) on a detached session:
     put it inside ``with session:``."""),
@@ -43,6 +46,9 @@ _SUBCLASSES = (
     free within the attach timeout (see ipu-info for device usage)."""),
     ("NoDeviceError", "Error", RuntimeError,
      """Not enough IPUs of the requested type exist (or none at all)."""),
+    ("DeviceDescError", "Error", ValueError,
+     """The device description names no device type, or one that cannot
+    run the program ("cpu" with replication): PopXL's ValueError."""),
     ("DeviceError", "Error", RuntimeError,
      """The device failed a transfer or a launch; the session stays usable
     and its host copies of the variables count as out of sync."""),
@@ -123,6 +129,9 @@ def _classify(err, msg):
         # (userspace/session/buffers.c, shape.c, weights.c).
         if "unexpected/missing" in msg or "no stream" in msg:
             return StreamError
+        if ("unknown device" in msg or "is not a device type" in msg or
+                msg.startswith('device "cpu"')):
+            return DeviceDescError
         if "not yet supported" in msg:
             return UnsupportedError
         if ("must be passed in as an array" in msg or "dtype" in msg or

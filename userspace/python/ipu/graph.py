@@ -16,7 +16,7 @@ class Graph:
     Attributes:
         name (str): the graph's name ("main" for the main graph).
         ir (ipu.Ir): its Ir.
-        inputs (list of ipu.Tensor), outputs (list of ipu.Tensor): a
+        inputs (tuple of ipu.Tensor), outputs (tuple of ipu.Tensor): a
             subgraph's inputs and outputs, in order.
     """
 
@@ -26,6 +26,8 @@ class Graph:
         self.name = name
         self._inputs = []
         self._outputs = []
+        self._tensors = []
+        self._tensor_ids = set()
 
     @property
     def ir(self):
@@ -33,11 +35,33 @@ class Graph:
 
     @property
     def inputs(self):
-        return list(self._inputs)
+        """Its inputs, in order (a tuple, as PopXL's)."""
+        return tuple(self._inputs)
 
     @property
     def outputs(self):
-        return list(self._outputs)
+        """Its outputs, in order (a tuple, as PopXL's)."""
+        return tuple(self._outputs)
+
+    @property
+    def tensors(self):
+        """Every tensor made in it (inputs, op outputs, and the variables
+        and constants made while it was the current graph), in creation
+        order (PopXL's ``Graph.tensors``)."""
+        return tuple(self._tensors)
+
+    @property
+    def variables(self):
+        """The variables made in it (PopXL's ``Graph.variables``): those
+        of the main graph are all of the Ir's."""
+        from .tensor import Variable
+        return tuple(t for t in self._tensors if isinstance(t, Variable))
+
+    @property
+    def constants(self):
+        """The constants made in it (PopXL's ``Graph.constants``)."""
+        from .tensor import Constant
+        return tuple(t for t in self._tensors if isinstance(t, Constant))
 
     def __enter__(self):
         ir = self._ir

@@ -122,8 +122,9 @@ class Session:
 
     Raises:
         ipu.Error: libsession's message: an unknown device (listing the
-            valid ones), "cpu" with replication, a program with no graph
-            content, too few IPUs (``ipu.NoDeviceError``), ...
+            valid ones) or "cpu" with replication (``ipu.DeviceDescError``,
+            a ValueError as PopXL's), a program with no graph content, too
+            few IPUs (``ipu.NoDeviceError``, a RuntimeError), ...
     """
 
     def __init__(self, ir, device_desc="auto", weights_to_host_on_exit=True,

@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _lib, dtypes, fp8_utils
 from .context import get_current_graph
-from .errors import IrError, prefixed
+from .errors import IrError, IrTypeError, prefixed
 
 #: PopXL's type hints of what becomes a tensor: Python scalars, host arrays
 #: (NumPy arrays or iterables of scalars), and those or tensors.
@@ -50,6 +50,15 @@ class Tensor:
         shape = (ctypes.c_uint64 * _lib.IPU_EXE_MAX_DIMS)()
         nd = _lib.ipu_ir_tensor_shape(c, handle, shape)
         self.shape = tuple(int(shape[i]) for i in range(nd))
+        # Graph.tensors: each tensor once, in the graph current when it
+        # was made (a handle may be wrapped again, as by in-place ops).
+        try:
+            g = get_current_graph()
+        except IrError:
+            return
+        if g.ir is ir and handle.id not in g._tensor_ids:
+            g._tensor_ids.add(handle.id)
+            g._tensors.append(self)
 
     @property
     def id(self):
@@ -68,6 +77,25 @@ class Tensor:
     def nelms(self):
         """Number of elements."""
         return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def spec(self):
+        """A TensorSpec of its shape and dtype (PopXL's
+        ``Tensor.spec``)."""
+        return TensorSpec(self.shape, self.dtype)
+
+    def __len__(self):
+        """The size of the first dimension; ValueError for a scalar (as
+        PopXL)."""
+        if not self.shape:
+            raise IrError("%r is a scalar: it has no length" % (self,))
+        return self.shape[0]
+
+    # As PopXL's: no iteration or `in` through __getitem__, and NumPy
+    # leaves `array op tensor` to the tensor's reflected operators.
+    __iter__ = None
+    __contains__ = None
+    __array_ufunc__ = None
 
     def __repr__(self):
         return "%s(%r, %s, %r)" % (type(self).__name__, self.name,
@@ -195,11 +223,38 @@ class Tensor:
         return ops.flatten_(self)
 
     def __getitem__(self, key):
-        """Basic slicing: ``t[1:3]``, ``t[:, ::2]`` (steps >= 1). An
-        integer index takes that element's slice and drops the axis."""
+        """As PopXL's ``Tensor.__getitem__``:
+
+        - slicing, with ints, slices or a tuple of them: ``t[1:3]``,
+          ``t[:, ::2]`` (steps >= 1); an int takes that element and drops
+          the axis;
+        - integer indexing, with a tensor, list or array of integers:
+          ``ops.gather`` along axis 0, the result of shape
+          ``key.shape + t.shape[1:]``;
+        - boolean indexing, with a tensor, list or array of bools: a
+          mask, broadcast NumPy-style, that keeps the elements where it
+          is True and zeroes the others (the shape is kept).
+
+        Raises:
+            TypeError: a key of another kind (a bool, a string, a float
+                ...).
+            IndexError: an int or a host integer index out of range.
+        """
+        from . import _indexing
+        if isinstance(key, (bool, np.bool_, str)):
+            raise IrTypeError("%r: index %r: only ints, slices, and integer "
+                              "or boolean tensors index a tensor" %
+                              (self, key))
+        basic = (slice, int, np.integer)
+        if isinstance(key, basic) or (isinstance(key, tuple) and all(
+                isinstance(k, basic) for k in key)):
+            return self._slice_with(key if isinstance(key, tuple)
+                                    else (key,))
+        return _indexing.index(self, key)
+
+    def _slice_with(self, key):
+        """Basic slicing by a tuple of ints and slices."""
         from . import ops
-        if not isinstance(key, tuple):
-            key = (key,)
         if len(key) > self.rank:
             raise IrError("%r: %d indices for %d dimensions" %
                           (self, len(key), self.rank))
@@ -212,7 +267,7 @@ class Tensor:
                 start.append(0 if s is None else s)
                 stop.append(self.shape[ax] if e is None else e)
                 step.append(1 if st is None else st)
-            elif isinstance(k, (int, np.integer)):
+            else:
                 i = int(k) + (self.shape[ax] if k < 0 else 0)
                 if not 0 <= i < self.shape[ax]:
                     raise IndexError("index %d out of range for axis %d of "
@@ -221,9 +276,6 @@ class Tensor:
                 stop.append(i + 1)
                 step.append(1)
                 drop.append(ax)
-            else:
-                raise IrError("%r: index %r: only ints and slices" %
-                              (self, k))
             axes.append(ax)
         t = ops.slice(self, start, stop, step, axes) if axes else self
         if drop:
@@ -264,6 +316,8 @@ class Variable(Tensor):
 class Constant(Tensor):
     """A constant (PopXL's ``popxl.Constant``): a value fixed when the
     program is built."""
+
+    _data = None  # its host value, set by constant()
 
 
 def _check_handle(ir, h, what):
@@ -464,6 +518,7 @@ def constant(data, dtype=None, name=None, downcast=True, log2_scale=None,
                              cshape, arr.ctypes.data)
     _check_handle(ir, h, "constant")
     t = Constant(ir, h)
+    t._data = arr
     ir._taken.add(t.name)
     ir._constants.append(t)
     return t

@@ -18,6 +18,10 @@ EXAMPLES = os.path.join(PKG, "examples")
     ("popxl_basic_graph.py", "result "),
     ("popxl_tensor_addition.py", "result 4 then 11"),
     ("popxl_float8.py", "result "),
+    ("popxl_call_repeat.py", "result [36.0, -13.0] [5.0, 6.0]"),
+    ("popxl_tensor_by_ref.py", "result [2.0, 2.5] [2.0, 1.0]"),
+    ("popxl_replication.py", "result [102.0, 248.0]"),
+    ("popxl_variables_in_sequence.py", "result [0.75, -2.25, 4.5] 2"),
 ])
 def test_example_runs_with_popxl_only(name, want):
     path = os.path.join(EXAMPLES, name)
