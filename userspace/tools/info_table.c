@@ -138,7 +138,7 @@ static void ipu_row(struct table *t, size_t r, const struct info_ipu *ipu)
 	char used[32], total[32];
 	size_t c;
 
-	for (c = 0; c < C_N; c++)
+	for (c = 0; c < t->ncols; c++)
 		strcpy(cell(t, r, c), "-");
 	snprintf(cell(t, r, C_DEV), CELL, "%s", ipu->node);
 	if (ipu->platform[0])
