@@ -219,6 +219,20 @@ static int parse_args(int argc, char **argv, struct options *o)
 	return 0;
 }
 
+/* Every holder of @ipu was read, fdinfo and all: its time is whole. */
+static bool usage_whole(const struct info_ipu *ipu)
+{
+	size_t i;
+
+	if (ipu->model || !ipu->have_holders ||
+	    ipu->nholders > INFO_MAX_HOLDERS)
+		return false;
+	for (i = 0; i < ipu->nholders; i++)
+		if (!ipu->holders[i].have_usage)
+			return false;
+	return true;
+}
+
 /* The launch engine time of each IPU at the last --watch sample. */
 static struct {
 	bool taken;
@@ -234,8 +248,8 @@ static struct {
 /*
  * Each IPU's utilisation since the last sample: the growth of its
  * holders' drm-engine-launch over the time between. Only where every
- * holder could be read (as root, or one's own processes): another user's
- * launches would be missing. A file closed meanwhile takes its time with
+ * holder could be read, fdinfo and all (as root, or one's own processes,
+ * on an ipu.ko with the keys): another's launches would be missing. A file closed meanwhile takes its time with
  * it, so a negative growth is 0; launches of several files at once may
  * add up to more than the time between, so at most 100.
  */
@@ -252,7 +266,7 @@ static void usage_rates(struct info_report *rep)
 		struct info_ipu *ipu = &rep->ipus[i];
 		uint64_t t = info_launch_ns(ipu);
 
-		if (!last.taken || ipu->model || !ipu->have_holders || dt <= 0)
+		if (!last.taken || !usage_whole(ipu) || dt <= 0)
 			continue;
 		for (j = 0; j < last.n; j++) {
 			if (strcmp(last.ipu[j].node, ipu->node) ||
@@ -271,7 +285,7 @@ static void usage_rates(struct info_report *rep)
 	for (i = 0; i < rep->nipus && last.n < 64; i++, last.n++) {
 		snprintf(last.ipu[last.n].node, sizeof(last.ipu[last.n].node),
 			 "%s", rep->ipus[i].node);
-		last.ipu[last.n].known = rep->ipus[i].have_holders;
+		last.ipu[last.n].known = usage_whole(&rep->ipus[i]);
 		last.ipu[last.n].launch_ns = info_launch_ns(&rep->ipus[i]);
 	}
 }
