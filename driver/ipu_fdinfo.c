@@ -12,10 +12,15 @@
  *	drm-engine-launch:	<ns the file's launches ran> ns
  *	drm-engine-xfer:	<ns the file's transfers moved data> ns
  *	ipu-buffers:		<buffer objects the file holds>
+ *	ipu-role:		owner | firmware | none
  *
  * "memory" is the region's name: an IPU has one kind of memory. The keys
- * after drm-driver are ours to choose, the last one prefixed with the
- * driver's name as the convention asks of driver-specific keys. procfs
+ * after drm-driver are ours to choose, the last ones prefixed with the
+ * driver's name as the convention asks of driver-specific keys. The role
+ * says whether the file attached the device (owner) or serves as its
+ * simulated firmware (ipu-simd): an operator's tool tells a user holding
+ * the IPU from the daemon that runs it. It is read without the locks
+ * that change it, as GET_INFO's owner is: a snapshot either way. procfs
  * shows fdinfo only to those who may ptrace the process, so another
  * user's files stay theirs.
  */
@@ -88,4 +93,8 @@ void ipu_show_fdinfo(struct seq_file *m, struct file *filp)
 	seq_printf(m, "drm-engine-xfer:\t%lld ns\n",
 		   (long long)atomic64_read(&ifile->usage->xfer_ns));
 	seq_printf(m, "ipu-buffers:\t%u\n", nbos);
+	seq_printf(m, "ipu-role:\t%s\n",
+		   ipu_device_is_owner(ifile->idev, ifile) ? "owner" :
+		   READ_ONCE(ifile->idev->launches.fw_file) == ifile ?
+		   "firmware" : "none");
 }

@@ -3,7 +3,7 @@
  * test_fdinfo.c - /proc/<pid>/fdinfo/<fd> of an open /dev/ipuN
  * (driver/ipu_fdinfo.c) in the DRM fdinfo key convention: a file's keys
  * say how many buffers and bytes it holds and how long its transfers ran,
- * with a client id of its own; what it freed is gone from them, a closed
+ * with a client id of its own and its role (owner once attached); what it freed is gone from them, a closed
  * file has no fdinfo, and another user's process reads none of it. A
  * simulated IPU here; a PCI one in test_pci_fdinfo.c (KT_ON_PCI), whose
  * keys also name the function (drm-pdev).
@@ -60,6 +60,7 @@ static void test_a_file_shows_its_buffers_bytes_and_transfer_time(void **state)
 	assert_int_equal(key("drm-total-memory"), 0);
 	assert_int_equal(key("drm-engine-xfer"), 0);
 	assert_int_equal(key("drm-engine-launch"), 0);
+	assert_non_null(strstr(text, "\nipu-role:\towner\n"));
 
 	ha = kt_bo(fd, sizeof(buf), &a);
 	hb = kt_bo(fd, g, &b);
@@ -97,6 +98,8 @@ static void test_each_file_is_its_own_client(void **state)
 	assert_int_equal(fdinfo(fd2), 0);
 	id2 = key("drm-client-id");
 	assert_true(id1 != id2);
+	/* Neither attached. */
+	assert_non_null(strstr(text, "\nipu-role:\tnone\n"));
 	/* A PCI IPU names its function; a simulated one has none. */
 	kt_pci_addr(0, &domain, &bdf);
 	snprintf(pdev, sizeof(pdev), "\ndrm-pdev:\t%04x:%02x:%02x.%u\n", domain,

@@ -90,6 +90,9 @@ struct info_usage {
 	uint64_t bytes;		/* drm-total-memory */
 	uint64_t launch_ns;	/* drm-engine-launch */
 	uint64_t xfer_ns;	/* drm-engine-xfer */
+	unsigned int owner_files;	/* ipu-role: owner (attached) */
+	unsigned int fw_files;	/* ipu-role: firmware (ipu-simd) */
+	unsigned int roles;	/* files whose fdinfo had ipu-role */
 };
 
 struct info_holder {
@@ -180,6 +183,9 @@ void info_proc_holders(struct info_report *rep, const char *root);
 /* Parse one fdinfo text into @u (adding to it); false when it is not
  * ipu.ko's (no "drm-driver: ipu"). */
 bool info_fdinfo_parse(const char *text, struct info_usage *u);
+/* "owner", "firmware" or "none": the role of @u's files, the owner's
+ * first; NULL when the fdinfo had no ipu-role (an older ipu.ko). */
+const char *info_usage_role(const struct info_usage *u);
 /* The launch engine time of @ipu's holders, in ns (for utilisation). */
 uint64_t info_launch_ns(const struct info_ipu *ipu);
 void info_hwmon_read(struct info_report *rep, struct info_ipu *ipu,

@@ -314,12 +314,18 @@ static void ipu_holders(FILE *f, const void *obj, int ind)
 		if (h->have_usage)
 			fprintf(f, ", \"fdinfo\": true, \"files\": %u, \"buffers\": %" PRIu64
 				", \"memory_bytes\": %" PRIu64 ", \"engine_launch_ns\": %" PRIu64
-				", \"engine_xfer_ns\": %" PRIu64 "}",
+				", \"engine_xfer_ns\": %" PRIu64,
 				u->files, u->buffers, u->bytes, u->launch_ns,
 				u->xfer_ns);
 		else
-			fputs(", \"fdinfo\": false, \"files\": null, \"buffers\": null, \"memory_bytes\": null, \"engine_launch_ns\": null, \"engine_xfer_ns\": null}",
+			fputs(", \"fdinfo\": false, \"files\": null, \"buffers\": null, \"memory_bytes\": null, \"engine_launch_ns\": null, \"engine_xfer_ns\": null",
 			      f);
+		fputs(", \"role\": ", f);
+		if (info_usage_role(u))
+			info_json_str(f, info_usage_role(u));
+		else
+			fputs("null", f);
+		fputc('}', f);
 	}
 	fputc(']', f);
 }

@@ -104,6 +104,14 @@ bool info_fdinfo_parse(const char *text, struct info_usage *u)
 			add.xfer_ns = v;
 		} else if (key_u64(line, "ipu-buffers", &v)) {
 			add.buffers = v;
+		} else if (!strncmp(line, "ipu-role:", 9)) {
+			const char *r = line + 9;
+
+			while (*r == ' ' || *r == '\t')
+				r++;
+			add.roles = 1;
+			add.owner_files = !strcmp(r, "owner");
+			add.fw_files = !strcmp(r, "firmware");
 		}
 	}
 	if (!ours)
@@ -113,7 +121,17 @@ bool info_fdinfo_parse(const char *text, struct info_usage *u)
 	u->bytes += add.bytes;
 	u->launch_ns += add.launch_ns;
 	u->xfer_ns += add.xfer_ns;
+	u->owner_files += add.owner_files;
+	u->fw_files += add.fw_files;
+	u->roles += add.roles;
 	return true;
+}
+
+const char *info_usage_role(const struct info_usage *u)
+{
+	if (!u->roles)
+		return NULL;
+	return u->owner_files ? "owner" : u->fw_files ? "firmware" : "none";
 }
 
 uint64_t info_launch_ns(const struct info_ipu *ipu)
@@ -205,6 +223,13 @@ static bool scan_pid(struct info_report *rep, const char *root, int pid)
 	return true;
 }
 
+static int cmp_holder(const void *a, const void *b)
+{
+	const struct info_holder *x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
 void info_proc_holders(struct info_report *rep, const char *root)
 {
 	char dir[PATH_MAX];
@@ -234,8 +259,15 @@ void info_proc_holders(struct info_report *rep, const char *root)
 			denied++;
 	}
 	closedir(d);
-	for (i = 0; i < rep->nipus; i++)
-		rep->ipus[i].have_holders = !denied;
+	/* By pid, whatever order /proc listed them in. */
+	for (i = 0; i < rep->nipus; i++) {
+		struct info_ipu *ipu = &rep->ipus[i];
+
+		qsort(ipu->holders, ipu->nholders < INFO_MAX_HOLDERS ?
+		      ipu->nholders : INFO_MAX_HOLDERS, sizeof(ipu->holders[0]),
+		      cmp_holder);
+		ipu->have_holders = !denied;
+	}
 	if (denied)
 		info_note(rep, "holders: the open files of %zu processes are not readable (another user's): run as root to see every holder",
 			  denied);

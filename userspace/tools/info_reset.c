@@ -11,7 +11,9 @@
  * its owner would see its runs fail with no say. Unless --force, a held
  * IPU (attached, or open by another process, as /proc shows: a process
  * may attach any moment) is refused with INFO_RESET_HELD, naming the
- * holder. With --force, one nobody attached is reset through the node as
+ * holder. A process whose files of it are all the simulated firmware's
+ * (fdinfo's ipu-role: ipu-simd) does not hold it: it runs it, and a
+ * reset revokes and restarts it as any RESET does. With --force, one nobody attached is reset through the node as
  * above; an attached PCI IPU through the PCI core's function reset
  * (sysfs "reset" of the function; ipu.ko's reset_prepare/reset_done fail
  * its launches and restore it, as for any external reset); an attached
@@ -129,7 +131,11 @@ static void held_by(const struct info_ipu *ipu, char *buf, size_t len)
 	}
 	n = ipu->nholders < INFO_MAX_HOLDERS ? ipu->nholders : INFO_MAX_HOLDERS;
 	for (i = 0; i < n; i++) {
-		if (ipu->holders[i].pid == getpid())
+		const struct info_holder *h = &ipu->holders[i];
+
+		/* Us, or the simulated firmware's daemon alone: not users. */
+		if (h->pid == getpid() ||
+		    (h->have_usage && h->usage.fw_files == h->usage.files))
 			continue;
 		if (!first)
 			first = &ipu->holders[i];

@@ -174,7 +174,8 @@ static void ipu_row(struct table *t, size_t r, const struct info_ipu *ipu)
 		snprintf(cell(t, r, C_UTIL), CELL, "%.0f%%", ipu->util_pct);
 }
 
-enum { P_DEV, P_PID, P_COMM, P_FILES, P_BUFS, P_MEM, P_LAUNCH, P_XFER, P_N };
+enum { P_DEV, P_PID, P_COMM, P_FILES, P_BUFS, P_MEM, P_LAUNCH, P_XFER,
+       P_ROLE, P_N };
 
 static const struct column proc_cols[P_N] = {
 	[P_DEV] = { "IPU", 0 },
@@ -185,6 +186,7 @@ static const struct column proc_cols[P_N] = {
 	[P_MEM] = { "MEMORY", 3 },
 	[P_LAUNCH] = { "LAUNCH", 5 },
 	[P_XFER] = { "XFER", 7 },
+	[P_ROLE] = { "ROLE", 8 },
 };
 
 /* The processes with an IPU open and what fdinfo says they use on it. */
@@ -223,6 +225,9 @@ static void print_processes(FILE *f, const struct info_report *rep,
 			info_bytes_str(u->bytes, cell(&t, r, P_MEM), CELL);
 			info_ns_str(u->launch_ns, cell(&t, r, P_LAUNCH), CELL);
 			info_ns_str(u->xfer_ns, cell(&t, r, P_XFER), CELL);
+			if (info_usage_role(u))
+				snprintf(cell(&t, r, P_ROLE), CELL, "%s",
+					 info_usage_role(u));
 		}
 	}
 	fprintf(f, "\nProcesses:\n");
