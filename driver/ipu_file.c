@@ -12,6 +12,7 @@
 
 #include "ipu_bo.h"
 #include "ipu_drv.h"
+#include "ipu_fdinfo.h"
 #include "ipu_file.h"
 #include "ipu_fw.h"
 #include "ipu_gather.h"
@@ -34,8 +35,9 @@ static int ipu_open(struct inode *inode, struct file *filp)
 	xa_init_flags(&ifile->bos, XA_FLAGS_ALLOC1);
 	xa_init_flags(&ifile->fences, XA_FLAGS_ALLOC1);
 	ifile->mapping = filp->f_mapping;
+	ifile->usage = ipu_usage_new();
 	ifile->gather = ipu_gather_inbox_new(idev);
-	if (!ifile->gather) {
+	if (!ifile->usage || !ifile->gather) {
 		ret = -ENOMEM;
 		goto err_free_file;
 	}
@@ -65,6 +67,7 @@ static int ipu_open(struct inode *inode, struct file *filp)
 err_free_file:
 	if (ifile->gather)
 		ipu_gather_inbox_put(ifile->gather);
+	ipu_usage_put(ifile->usage);
 	kfree(ifile);
 	return ret;
 }
@@ -86,6 +89,7 @@ static int ipu_release(struct inode *inode, struct file *filp)
 	xa_destroy(&ifile->fences);
 	ipu_bo_release_all(ifile);
 	xa_destroy(&ifile->bos);
+	ipu_usage_put(ifile->usage);
 	ipu_device_put(idev);
 	kfree(ifile);
 	return 0;
@@ -132,4 +136,5 @@ const struct file_operations ipu_fops = {
 	.mmap = ipu_mmap,
 	.poll = ipu_poll,
 	.uring_cmd = ipu_uring_cmd,
+	.show_fdinfo = ipu_show_fdinfo,
 };

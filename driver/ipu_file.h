@@ -10,6 +10,7 @@
 
 struct ipu_device;
 struct ipu_gather_inbox;
+struct ipu_usage;
 
 /**
  * struct ipu_file - per-open-file state
@@ -26,6 +27,8 @@ struct ipu_gather_inbox;
  * @nr_xfers: io_uring transfers of this file in flight, until their CQE
  *	is posted; at most IPU_MAX_URING_XFERS (ipu_uring.c).
  * @gather: the gather requests of this file's split launches (ipu_gather.c).
+ * @usage: the engine time the file used, for fdinfo (ipu_fdinfo.c); its
+ *	launches in flight hold references of their own.
  */
 struct ipu_file {
 	struct ipu_device *idev;
@@ -36,6 +39,7 @@ struct ipu_file {
 	atomic_t nr_launches;
 	atomic_t nr_xfers;
 	struct ipu_gather_inbox *gather;
+	struct ipu_usage *usage;
 };
 
 extern const struct file_operations ipu_fops;

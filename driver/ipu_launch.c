@@ -29,6 +29,7 @@
 
 #include "ipu_bo.h"
 #include "ipu_drv.h"
+#include "ipu_fdinfo.h"
 #include "ipu_file.h"
 #include "ipu_fw.h"
 #include "ipu_gather.h"
@@ -109,6 +110,7 @@ static void ipu_launch_release(struct kref *ref)
 		ipu_bo_put(req->staging_bo);
 	if (req->gather)
 		ipu_gather_inbox_put(req->gather);
+	ipu_usage_put(req->usage);
 	kfree(req);
 }
 
@@ -175,6 +177,9 @@ static bool ipu_launch_finish_locked(struct ipu_launch_req *req, int status)
 	req->done = true;
 	req->status = status;
 	list_del_init(&req->node);
+	if (req->start_ns && req->usage)
+		atomic64_add(ktime_get_ns() - req->start_ns,
+			     &req->usage->launch_ns);
 	return true;
 }
 
@@ -288,6 +293,7 @@ int ipu_launch_prepare(struct ipu_file *ifile, const struct ipu_launch *args,
 	req->staging_handle = args->staging_handle;
 	req->staging_offset = args->staging_offset;
 	req->staging_size = args->staging_size;
+	req->usage = ipu_usage_get(ifile->usage);
 	return 0;
 }
 
@@ -334,6 +340,7 @@ static void ipu_launch_kick_locked(struct ipu_device *idev,
 			ipu_launch_finish_locked(req, ret);
 			list_add_tail(&req->node, failed);
 		} else {
+			req->start_ns = ktime_get_ns();
 			list_move_tail(&req->node, &lq->running);
 		}
 	}
@@ -835,6 +842,7 @@ int ipu_fw_next(struct ipu_file *ifile, struct ipu_fw_work *work,
 					       struct ipu_launch_req, node);
 		if (req) {
 			list_move_tail(&req->node, &lq->running);
+			req->start_ns = ktime_get_ns();
 			req->deadline = ipu_launch_deadline();
 			work->id = req->id;
 			work->exe_offset = ipu_bo_dev_off(req->exe_bo);
@@ -887,6 +895,7 @@ void ipu_fw_next_untake(struct ipu_launch_req *req)
 	if (!req->done) {
 		/* Not done: it is on the running list, where FW_NEXT put it. */
 		list_move(&req->node, &lq->pending);
+		req->start_ns = 0;
 		requeued = true;
 	}
 	spin_unlock(&lq->lock);

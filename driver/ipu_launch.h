@@ -22,6 +22,7 @@ struct ipu_device;
 struct ipu_file;
 struct ipu_fw_work;
 struct ipu_gather_inbox;
+struct ipu_usage;
 
 /**
  * struct ipu_launch_req - one launch in flight
@@ -56,6 +57,10 @@ struct ipu_gather_inbox;
  * @complete: called once, without locks held, when the launch completes.
  * @completion: completed when @done (for WAIT).
  * @priv: the submitter's (the io_uring command).
+ * @usage: the submitting file's usage, referenced: the launch's run time
+ *	is added to it when it ends (fdinfo's drm-engine-launch).
+ * @start_ns: ktime_get_ns() when the device or the firmware took the
+ *	launch; 0 while it waits on &ipu_launch_queue.pending.
  */
 struct ipu_launch_req {
 	struct kref ref;
@@ -85,6 +90,8 @@ struct ipu_launch_req {
 	void (*complete)(struct ipu_launch_req *req);
 	struct completion completion;
 	void *priv;
+	struct ipu_usage *usage;
+	u64 start_ns;
 };
 
 /**

@@ -43,6 +43,7 @@
 #include "ipu_bo.h"
 #include "ipu_dma.h"
 #include "ipu_drv.h"
+#include "ipu_fdinfo.h"
 #include "ipu_file.h"
 #include "ipu_launch.h"
 #include "ipu_uring.h"
@@ -63,6 +64,8 @@
  * @fixed: the host range is a registered buffer, already pinned.
  * @to_device: direction.
  * @status: the result.
+ * @usage: the file's usage, where the transfer's time goes; the command
+ *	holds the file, and so its usage, until it completes.
  */
 struct ipu_uring_xfer {
 	struct work_struct work;
@@ -75,6 +78,7 @@ struct ipu_uring_xfer {
 	bool fixed;
 	bool to_device;
 	int status;
+	struct ipu_usage *usage;
 };
 
 /* What ->pdu of a command in flight holds. */
@@ -168,8 +172,11 @@ static void ipu_uring_xfer_work(struct work_struct *work)
 	if (ipu_dev_enter(x->idev, &idx)) {
 		x->status = -ENODEV;
 	} else {
+		u64 start = ktime_get_ns();
+
 		x->status = ipu_hw_dma(x->idev, x->dev_off, iter, x->to_device);
 		ipu_dev_exit(x->idev, idx);
+		ipu_usage_add_xfer(x->usage, start);
 	}
 	/* The buffers are released in task context, never here. */
 	io_uring_cmd_complete_in_task(x->cmd, ipu_uring_xfer_tw);
@@ -226,6 +233,7 @@ static int ipu_uring_xfer(struct io_uring_cmd *cmd, struct ipu_file *ifile,
 	}
 	x->cmd = cmd;
 	x->idev = idev;
+	x->usage = ifile->usage;
 	x->to_device = args.flags & IPU_XFER_TO_DEVICE;
 	x->fixed = fixed;
 

@@ -6,6 +6,7 @@
  * The ioctl pins and transfers a bounded chunk at a time, so that a transfer
  * of any size needs only small page arrays and stays killable.
  */
+#include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
 #include <linux/sched/signal.h>
@@ -15,6 +16,7 @@
 #include "ipu_bo.h"
 #include "ipu_dma.h"
 #include "ipu_drv.h"
+#include "ipu_fdinfo.h"
 #include "ipu_file.h"
 #include "ipu_xfer.h"
 
@@ -73,9 +75,11 @@ int ipu_xfer_lookup(struct ipu_file *ifile, const struct ipu_xfer *args,
  * Pin a chunk, enter the device, move it, leave, unpin: pinning may sleep
  * on a fault for as long as userspace wants, and must not hold up removal.
  */
-static int ipu_xfer_chunks(struct ipu_device *idev, u64 dev_off,
+static int ipu_xfer_chunks(struct ipu_file *ifile, u64 dev_off,
 			   unsigned long uaddr, u64 len, bool to_device)
 {
+	struct ipu_device *idev = ifile->idev;
+
 	while (len) {
 		size_t chunk = min_t(u64, len,
 				     IPU_XFER_CHUNK - offset_in_page(uaddr));
@@ -87,8 +91,11 @@ static int ipu_xfer_chunks(struct ipu_device *idev, u64 dev_off,
 			return ret;
 		ret = ipu_dev_enter(idev, &idx);
 		if (!ret) {
+			u64 start = ktime_get_ns();
+
 			ret = ipu_hw_dma(idev, dev_off, &buf.iter, to_device);
 			ipu_dev_exit(idev, idx);
+			ipu_usage_add_xfer(ifile->usage, start);
 		}
 		ipu_dma_unpin(&buf);
 		if (ret)
@@ -122,7 +129,7 @@ int ipu_ioctl_xfer(struct ipu_file *ifile, void *data)
 	if (ret)
 		return ret;
 	/* The buffer's reference keeps its memory while we sleep in pinning. */
-	ret = ipu_xfer_chunks(idev, ipu_bo_dev_off(bo) + args->bo_offset,
+	ret = ipu_xfer_chunks(ifile, ipu_bo_dev_off(bo) + args->bo_offset,
 			      args->user_ptr, args->length,
 			      args->flags & IPU_XFER_TO_DEVICE);
 	ipu_bo_put(bo);

@@ -10,7 +10,10 @@
  *  - ipu-emu's refuse_fw: the function is left without /dev/ipuN and
  *    `firmware` FAILs, quoting the kernel's reason;
  *  - ipu-emu's hang_launch, where PCI IPUs launch: `compute` FAILs and
- *    `reset` recovers (skipped while they cannot launch).
+ *    `reset` recovers (skipped while they cannot launch);
+ *  - ipu-emu's mem_ue (an uncorrected device-memory error counted before
+ *    the check): `memory` WARNs and shows the counters (last: the count
+ *    stays for the rest of the boot).
  * Runs are --quick with a short stress: seconds on TCG.
  */
 #include "kemu.h"
@@ -242,6 +245,22 @@ static void test_hung_launch_fails_compute_and_reset_recovers(void **state)
 	assert_result("PASS", "reset", "hw:");
 }
 
+static void test_counted_memory_errors_make_memory_warn(void **state)
+{
+	char dev[16];
+
+	(void)state;
+	require_ipus();
+	ke_require();
+	pci_name(0, dev, sizeof(dev));
+	ke_fault(0, "mem_ue=1");
+	assert_int_equal(bringup((const char *[]){ "--test", "memory",
+						    "--device", dev, NULL }), 0);
+	assert_result("WARN", "memory", "hw:");
+	assert_said("uncorrected device-memory errors counted before the check");
+	assert_said("mem_errors_uncorrected");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -255,6 +274,7 @@ int main(void)
 					  ke_refuse_teardown),
 		cmocka_unit_test_teardown(test_hung_launch_fails_compute_and_reset_recovers,
 					  hang_teardown),
+		KT_TEST(test_counted_memory_errors_make_memory_warn),
 	};
 
 	kp_init();

@@ -9,7 +9,9 @@
  * serial number and BARs; the JSON document parses. The guest runs as
  * root, so config space past 64 bytes is read (the capabilities); run as
  * nobody it gets what a normal user can read, and the notes say what
- * needs root.
+ * needs root. Its --reset, on a simulated and a PCI IPU: done through the
+ * node when nobody holds it, refused while one does, forced through the
+ * PCI core on an attached PCI IPU.
  */
 #include "ktest.h"
 
@@ -126,7 +128,7 @@ static void test_every_dev_node_is_detailed_with_get_info(void **state)
 
 static void test_attached_owner_and_holder_are_this_process(void **state)
 {
-	char comm[32], want[64];
+	char comm[32], want[128];
 	FILE *f;
 
 	(void)state;
@@ -139,9 +141,109 @@ static void test_attached_owner_and_holder_are_this_process(void **state)
 	assert_int_equal(info_run(0, (const char *[]){ "-d", "0", "--no-pci", NULL }), 0);
 	snprintf(want, sizeof(want), "%d %s", getpid(), comm);
 	assert_detail("owner (attached)", want);
-	/* Root reads every process's fds: this one is among the holders. */
-	snprintf(want, sizeof(want), " %d %s\n", getpid(), comm);
-	assert_non_null(strstr(out, want));
+	/* Root reads every process's fds: this one is among the holders,
+	 * with what ipu.ko's fdinfo says of its one file. */
+	snprintf(want, sizeof(want), " %d %s: 1 file, 0 buffers, 0 B, launch ",
+		 getpid(), comm);
+	if (!strstr(out, want))
+		fail_msg("no \"%s\" in:\n%s", want, out);
+}
+
+/* The first ipuN of sysfs platform @platform, or -1. */
+static int first_of(const char *platform)
+{
+	char path[64], buf[16];
+	int n;
+
+	for (n = 0; n < 64; n++) {
+		snprintf(path, sizeof(path), KT_SYSFS_CLASS "/ipu%d/platform", n);
+		if (!kt_read_file(path, buf, sizeof(buf)) && !strcmp(buf, platform))
+			return n;
+	}
+	return -1;
+}
+
+static unsigned long long resets(int n)
+{
+	char buf[32];
+
+	kt_sysfs_ipu((unsigned int)n, "reset_count", buf, sizeof(buf));
+	return strtoull(buf, NULL, 10);
+}
+
+/* ipu-info --reset @name [--force] has status @st, saying @msg. */
+static void reset_run(const char *name, bool force, int st, const char *msg)
+{
+	int got = info_run(0, (const char *[]){ "--reset", name,
+						force ? "--force" : NULL, NULL });
+
+	if (got != st || !strstr(out, msg))
+		fail_msg("ipu-info --reset %s%s: status %d (not %d), output:\n%s\n(wanted \"%s\")",
+			 name, force ? " --force" : "", got, st, out, msg);
+}
+
+static void test_reset_of_a_simulated_ipu_refused_while_held(void **state)
+{
+	int n = first_of("sim"), fd;
+	unsigned long long r0;
+	char name[16], want[64];
+
+	(void)state;
+	if (n < 0) {
+		print_message("no simulated IPU: skipped\n");
+		kt_skip();
+	}
+	snprintf(name, sizeof(name), "ipu%d", n);
+	r0 = resets(n);
+	/* Nobody holds it (ipu-simd runs it: its file's ipu-role is
+	 * firmware): ATTACH, RESET, DETACH through the node. */
+	reset_run(name, false, 0, "reset (RESET ioctl)");
+	assert_int_equal(resets(n), r0 + 1);
+	/* Attached by this process: refused, even forced (only the owner
+	 * resets a simulated IPU). */
+	fd = kt_open((unsigned int)n);
+	assert_int_equal(kt_attach(fd), 0);
+	snprintf(want, sizeof(want), "attached by %d (", getpid());
+	reset_run(name, false, 4, want);
+	reset_run(name, true, 4, "reset only by the process attached to it");
+	assert_int_equal(resets(n), r0 + 1);
+	/*
+	 * Open but not attached: refused, and forced it goes through. The
+	 * holder named may be ipu-simd (lower pid) if it has not attached
+	 * as the firmware again since the reset revoked it.
+	 */
+	assert_int_equal(kt_detach(fd), 0);
+	snprintf(want, sizeof(want), "ipu%d is in use: open by ", n);
+	reset_run(name, false, 4, want);
+	reset_run(name, true, 0, "reset (RESET ioctl)");
+	assert_int_equal(resets(n), r0 + 2);
+}
+
+static void test_reset_of_a_pci_ipu_by_address_forced_while_held(void **state)
+{
+	int n = first_of("pci"), fd;
+	unsigned long long r0;
+	char addr[32], want[96];
+
+	(void)state;
+	if (n < 0 || kt_pci_fn_of((unsigned int)n, addr, sizeof(addr))) {
+		print_message("no PCI IPU: skipped\n");
+		kt_skip();
+	}
+	r0 = resets(n);
+	reset_run(addr, false, 0, "reset (RESET ioctl)");
+	assert_int_equal(resets(n), r0 + 1);
+	fd = kt_open((unsigned int)n);
+	assert_int_equal(kt_attach(fd), 0);
+	snprintf(want, sizeof(want), "ipu%d is in use: attached by %d (", n,
+		 getpid());
+	reset_run(addr, false, 4, want);
+	assert_int_equal(resets(n), r0 + 1);
+	/* Forced: the PCI core's function reset; the file stays attached. */
+	snprintf(want, sizeof(want), "(%s): reset through the PCI core", addr);
+	reset_run(addr, true, 0, want);
+	assert_int_equal(resets(n), r0 + 2);
+	assert_int_equal(kt_attach(fd), -EALREADY);
 }
 
 /* Every function with the spec's IDs, whether ipu.ko has it or not. */
@@ -247,6 +349,8 @@ int main(void)
 		KT_TEST(test_pci_functions_with_the_spec_s_ids_are_seen),
 		KT_TEST(test_table_and_details_name_every_device),
 		KT_TEST(test_a_normal_user_gets_what_it_can_read),
+		KT_TEST(test_reset_of_a_simulated_ipu_refused_while_held),
+		KT_TEST(test_reset_of_a_pci_ipu_by_address_forced_while_held),
 	};
 
 	expected_pci = env ? (unsigned int)strtoul(env, NULL, 10) : 0;

@@ -466,6 +466,44 @@ static void test_holders_from_proc(void **state)
 	out_free(&o);
 }
 
+/* ipu.ko's fdinfo keys (driver/ipu_fdinfo.c), summed over a process's
+ * files; another driver's, or a malformed value, count for nothing. */
+static void test_fdinfo_keys_are_parsed(void **state)
+{
+	struct info_usage u = { 0 };
+
+	(void)state;
+	assert_true(info_fdinfo_parse("pos:\t0\ndrm-driver:\tipu\n"
+				      "drm-client-id:\t3\n"
+				      "drm-total-memory:\t8 KiB\n"
+				      "drm-engine-launch:\t1500 ns\n"
+				      "drm-engine-xfer:\t20 ns\n"
+				      "ipu-buffers:\t2\n", &u));
+	assert_true(info_fdinfo_parse("drm-driver: ipu\n"
+				      "drm-total-memory: 1 MiB\n"
+				      "drm-engine-launch: 500\n"
+				      "ipu-buffers: 1", &u));
+	assert_int_equal(u.files, 2);
+	assert_int_equal(u.buffers, 3);
+	assert_int_equal(u.bytes, (8 << 10) + (1 << 20));
+	assert_int_equal(u.launch_ns, 2000);
+	assert_int_equal(u.xfer_ns, 20);
+	/* Not ours: nothing added. */
+	assert_false(info_fdinfo_parse("drm-driver:\tamdgpu\n"
+				       "drm-total-memory:\t4 KiB\n", &u));
+	assert_false(info_fdinfo_parse("pos:\t0\nflags:\t02\n", &u));
+	assert_false(info_fdinfo_parse("", &u));
+	/* A value in a unit the convention lacks, or no number: skipped. */
+	assert_true(info_fdinfo_parse("drm-driver:\tipu\n"
+				      "drm-total-memory:\t4 GiB\n"
+				      "ipu-buffers:\tmany\n"
+				      "drm-engine-xfer:\t99999999999999999999999 ns\n", &u));
+	assert_int_equal(u.files, 3);
+	assert_int_equal(u.buffers, 3);
+	assert_int_equal(u.bytes, (8 << 10) + (1 << 20));
+	assert_int_equal(u.xfer_ns, 20);
+}
+
 /* What test_unreadable_fds_need_root checks, as whoever runs it: exit
  * status 0 when the holders are flagged incomplete and a note says root
  * would see them (no cmocka asserts: it may run in a child). */
@@ -712,6 +750,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_no_driver_says_so, setup, teardown),
+		cmocka_unit_test(test_fdinfo_keys_are_parsed),
 		cmocka_unit_test_setup_teardown(test_sim_ipus_every_field, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_attributes_are_unknown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_files_are_refused_by_name, setup, teardown),

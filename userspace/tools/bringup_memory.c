@@ -11,8 +11,20 @@
  * other - through DMA and through mmap of the buffer (BAR2 on a PCI IPU)
  * - so both paths into the memory are proven, and a mismatch names the
  * device address and the path.
+ *
+ * A PCI IPU counts its device-memory errors (the function's sysfs
+ * mem_errors_corrected and mem_errors_uncorrected, kept across resets);
+ * both are read before and after the patterns and shown as figures:
+ * FAIL when uncorrected errors grew during the check (data was lost under
+ * the patterns, whether or not a word read back wrong); WARN when
+ * corrected ones grew (the memory is degrading, the patterns still read
+ * back) or uncorrected ones had been counted before (since the function
+ * appeared: an old fault, or one of another run, to look into); PASS
+ * otherwise. Corrected errors counted before the check alone do not warn:
+ * a few accumulate over a board's life.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,6 +107,48 @@ static bool test_chunk(struct ipu_bo *bo, void *map, int pat, uint64_t *want,
 	return true;
 }
 
+/* @d's memory error counters now; false when it has none (not PCI). */
+static bool mem_errors(const struct bu_ctx *ctx, const struct bu_dev *d,
+		       uint64_t *ce, uint64_t *ue)
+{
+	char path[PATH_MAX];
+
+	if (!d->ipu || d->ipu->model)
+		return false;
+	info_path(path, sizeof(path),
+		  "%s/sys/class/ipu/ipu%u/device/mem_errors_corrected",
+		  ctx->rep.root, d->ipu->index);
+	if (ipu_attr_read_u64(path, 10, ce))
+		return false;
+	info_path(path, sizeof(path),
+		  "%s/sys/class/ipu/ipu%u/device/mem_errors_uncorrected",
+		  ctx->rep.root, d->ipu->index);
+	return !ipu_attr_read_u64(path, 10, ue);
+}
+
+/* The counters' verdict (see the top of the file), after the patterns. */
+static void judge_errors(const struct bu_ctx *ctx, const struct bu_dev *d,
+			 uint64_t ce0, uint64_t ue0, struct bu_result *r)
+{
+	uint64_t ce, ue;
+
+	if (!mem_errors(ctx, d, &ce, &ue))
+		return;
+	bu_fig(r, "mem_errors_corrected", (double)ce, "");
+	bu_fig(r, "mem_errors_uncorrected", (double)ue, "");
+	if (ue > ue0)
+		bu_worse(r, BU_FAIL, "%llu uncorrected device-memory errors during the check (mem_errors_uncorrected %llu -> %llu): data was lost",
+			 (unsigned long long)(ue - ue0),
+			 (unsigned long long)ue0, (unsigned long long)ue);
+	else if (ue)
+		bu_worse(r, BU_WARN, "%llu uncorrected device-memory errors counted before the check (mem_errors_uncorrected)",
+			 (unsigned long long)ue);
+	else if (ce > ce0)
+		bu_worse(r, BU_WARN, "%llu corrected device-memory errors during the check (mem_errors_corrected %llu -> %llu)",
+			 (unsigned long long)(ce - ce0),
+			 (unsigned long long)ce0, (unsigned long long)ce);
+}
+
 /* Bytes the check covers on @d. */
 static uint64_t coverage(const struct bu_ctx *ctx, const struct bu_dev *d)
 {
@@ -120,12 +174,14 @@ void bu_memory(struct bu_ctx *ctx, struct bu_dev *d, struct bu_result *r)
 	struct ipu_bo **bos = NULL;
 	uint64_t total, left, len, *want = NULL, *got = NULL, covered = 0;
 	size_t n = 0, i, steps, step = 0;
-	bool mapped = true;
+	uint64_t ce0 = 0, ue0 = 0;
+	bool mapped = true, counted;
 	void *map;
 	int pat;
 
 	if (!bu_need_open(d, r))
 		return;
+	counted = mem_errors(ctx, d, &ce0, &ue0);
 	total = coverage(ctx, d);
 	if (!total) {
 		bu_set(r, BU_WARN, "no free device memory to test");
@@ -169,6 +225,8 @@ void bu_memory(struct bu_ctx *ctx, struct bu_dev *d, struct bu_result *r)
 	bu_set(r, BU_PASS, "%llu MiB: walking ones, address in address, random, through DMA%s",
 	       (unsigned long long)(covered >> 20), mapped ? " and mmap" : " (no mmap)");
 out:
+	if (counted)
+		judge_errors(ctx, d, ce0, ue0, r);
 	for (i = 0; bos && i < n; i++)
 		ipu_bo_destroy(bos[i]);
 	free(bos);

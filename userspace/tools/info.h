@@ -82,9 +82,25 @@ struct info_pci {
 	bool config_full;
 };
 
+/* What ipu.ko's /proc/PID/fdinfo/FD says of one process's open files of
+ * an IPU (DRM key convention: driver/ipu_fdinfo.c), summed over them. */
+struct info_usage {
+	unsigned int files;	/* fds of the IPU with readable fdinfo */
+	uint64_t buffers;	/* ipu-buffers */
+	uint64_t bytes;		/* drm-total-memory */
+	uint64_t launch_ns;	/* drm-engine-launch */
+	uint64_t xfer_ns;	/* drm-engine-xfer */
+	unsigned int owner_files;	/* ipu-role: owner (attached) */
+	unsigned int fw_files;	/* ipu-role: firmware (ipu-simd) */
+	unsigned int roles;	/* files whose fdinfo had ipu-role */
+};
+
 struct info_holder {
 	int pid;
 	char comm[32];
+	/* The fdinfo of at least one of its fds had ipu.ko's keys. */
+	bool have_usage;
+	struct info_usage usage;
 };
 
 /* One IPU: /dev/ipuN of ipu.ko, or IPU N of the software model. */
@@ -105,6 +121,13 @@ struct info_ipu {
 	uint64_t mem_total, mem_used;
 	bool have_resets;
 	uint64_t resets;
+	/* Device-memory errors (the PCI function's sysfs mem_errors_*). */
+	bool have_mem_errors;
+	uint64_t mem_ce, mem_ue;
+	/* Busy share of the launch engine between two --watch samples, of
+	 * the holders whose fdinfo was readable (info_usage_rates()). */
+	bool have_util;
+	double util_pct;
 	bool have_owner;
 	int owner_pid;		/* 0: not attached */
 	char owner_comm[32];
@@ -157,6 +180,14 @@ void info_note(struct info_report *rep, const char *fmt, ...)
 /* Pieces of info_collect(), each in its own file. */
 int info_pci_collect(struct info_report *rep, const char *root);
 void info_proc_holders(struct info_report *rep, const char *root);
+/* Parse one fdinfo text into @u (adding to it); false when it is not
+ * ipu.ko's (no "drm-driver: ipu"). */
+bool info_fdinfo_parse(const char *text, struct info_usage *u);
+/* "owner", "firmware" or "none": the role of @u's files, the owner's
+ * first; NULL when the fdinfo had no ipu-role (an older ipu.ko). */
+const char *info_usage_role(const struct info_usage *u);
+/* The launch engine time of @ipu's holders, in ns (for utilisation). */
+uint64_t info_launch_ns(const struct info_ipu *ipu);
 void info_hwmon_read(struct info_report *rep, struct info_ipu *ipu,
 		     const char *devdir);
 int info_model_collect(struct info_report *rep);
@@ -169,6 +200,13 @@ int info_path(char *buf, size_t len, const char *fmt, ...)
 /* The spec's name of a vendor or device ID of ours, or NULL. */
 const char *info_spec_vendor(uint16_t vendor);
 const char *info_spec_device(uint16_t vendor, uint16_t device);
+
+/* ipu-info --reset (info_reset.c): reset the IPU @name names (as
+ * info_find(), or its PCI address) unless it is held and !@force; a
+ * message on stderr says what happened. Return 0, 1 (no such IPU, the
+ * reset failed), or INFO_RESET_HELD. */
+#define INFO_RESET_HELD 4
+int info_reset(const char *root, const char *name, bool force);
 
 /* Output. @width: the terminal's columns (0: unlimited). */
 void info_print_table(FILE *f, const struct info_report *rep,
@@ -199,6 +237,8 @@ const struct info_pci *info_find_unbound(const struct info_report *rep,
 const char *info_speed_str(unsigned int speed, char *buf, size_t len);
 /* "4.0 GiB" for bytes. */
 const char *info_bytes_str(uint64_t bytes, char *buf, size_t len);
+/* "250 ns", "1.5 ms", "2.0 s" for nanoseconds. */
+const char *info_ns_str(uint64_t ns, char *buf, size_t len);
 /* "16GT/s x16"; "2.5GT/s x1 of 16GT/s x16 DEGRADED"; "-". */
 const char *info_link_str(const struct info_pci *p, char *buf, size_t len);
 /* The owner (or first holder): "1234 mlp_train +1"; "-". */

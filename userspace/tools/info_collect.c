@@ -219,6 +219,10 @@ static void read_ipu(struct info_report *rep, struct info_ipu *ipu,
 	/* hwmon registers on the bus device (PCI) or on the class device. */
 	info_path(dir, sizeof(dir), "%s/ipu%u/device", classdir, ipu->index);
 	info_hwmon_read(rep, ipu, dir);
+	/* A PCI IPU's function counts its memory errors (ipu_pci_sysfs.c). */
+	if (attr_u64(rep, ipu, dir, "mem_errors_corrected", 10, &ipu->mem_ce) &&
+	    attr_u64(rep, ipu, dir, "mem_errors_uncorrected", 10, &ipu->mem_ue))
+		ipu->have_mem_errors = true;
 	if (!ipu->have_temp && !ipu->have_power) {
 		info_path(dir, sizeof(dir), "%s/ipu%u", classdir, ipu->index);
 		info_hwmon_read(rep, ipu, dir);

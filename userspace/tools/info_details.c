@@ -115,6 +115,24 @@ static void pci_details(FILE *f, const struct info_pci *p)
 	}
 }
 
+/* "42 trainer: 1 file, 2 buffers, 8.0 KiB, launch 1.5 ms, xfer 250 ns". */
+static void holder_line(FILE *f, const char *key, const struct info_holder *h)
+{
+	const struct info_usage *u = &h->usage;
+	char b[32], l[32], x[32];
+
+	if (!h->have_usage) {
+		kv(f, key, "%d %s", h->pid, h->comm[0] ? h->comm : "?");
+		return;
+	}
+	kv(f, key, "%d %s: %u file%s, %" PRIu64 " buffer%s, %s, launch %s, xfer %s",
+	   h->pid, h->comm[0] ? h->comm : "?", u->files, u->files == 1 ? "" : "s",
+	   u->buffers, u->buffers == 1 ? "" : "s",
+	   info_bytes_str(u->bytes, b, sizeof(b)),
+	   info_ns_str(u->launch_ns, l, sizeof(l)),
+	   info_ns_str(u->xfer_ns, x, sizeof(x)));
+}
+
 void info_print_details(FILE *f, const struct info_report *rep,
 			const struct info_ipu *ipu)
 {
@@ -138,6 +156,15 @@ void info_print_details(FILE *f, const struct info_report *rep,
 		kv(f, "resets", "%" PRIu64, ipu->resets);
 	else
 		kv(f, "resets", "-");
+	if (ipu->have_mem_errors)
+		kv(f, "memory errors", "%" PRIu64 " corrected, %" PRIu64
+		   " uncorrected", ipu->mem_ce, ipu->mem_ue);
+	else
+		kv(f, "memory errors", "-%s", ipu->have_pci ? "" :
+		   " (counted by a PCI IPU only)");
+	kv(f, "dma errors", "- (ipu.ko does not count them)");
+	if (ipu->have_util)
+		kv(f, "utilisation", "%.1f %%", ipu->util_pct);
 	if (ipu->have_owner && ipu->owner_pid)
 		kv(f, "owner (attached)", "%d %s", ipu->owner_pid,
 		   ipu->owner_comm[0] ? ipu->owner_comm : "?");
@@ -148,8 +175,7 @@ void info_print_details(FILE *f, const struct info_report *rep,
 		kv(f, "open by", "%s", ipu->have_holders ? "nobody" :
 		   "- (other users' processes need root)");
 	for (i = 0; i < n; i++)
-		kv(f, i ? "" : "open by", "%d %s", ipu->holders[i].pid,
-		   ipu->holders[i].comm[0] ? ipu->holders[i].comm : "?");
+		holder_line(f, i ? "" : "open by", &ipu->holders[i]);
 	if (ipu->nholders > n)
 		kv(f, "", "and %zu more", ipu->nholders - n);
 	if (ipu->have_temp)

@@ -39,6 +39,19 @@ const char *info_bytes_str(uint64_t bytes, char *buf, size_t len)
 	return buf;
 }
 
+const char *info_ns_str(uint64_t ns, char *buf, size_t len)
+{
+	if (ns < 1000)
+		snprintf(buf, len, "%" PRIu64 " ns", ns);
+	else if (ns < 1000000)
+		snprintf(buf, len, "%.1f us", ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, len, "%.1f ms", ns / 1e6);
+	else
+		snprintf(buf, len, "%.1f s", ns / 1e9);
+	return buf;
+}
+
 /* "16GT/s x16", or "-". */
 static const char *one_link(const struct info_link *l, char *buf, size_t len)
 {

@@ -97,8 +97,9 @@ static int table_alloc(struct table *t, const struct column *cols,
 	return t->cells ? 0 : -1;
 }
 
+/* C_UTIL last: left out of the table but in --watch (info_usage_rates()). */
 enum { C_DEV, C_PLAT, C_PCI, C_NAME, C_LINK, C_NUMA, C_DRV, C_FW, C_SERIAL,
-       C_MEM, C_TEMP, C_POWER, C_RESETS, C_HOLDER, C_N };
+       C_MEM, C_TEMP, C_POWER, C_RESETS, C_MEMERR, C_HOLDER, C_UTIL, C_N };
 
 static const struct column ipu_cols[C_N] = {
 	[C_DEV] = { "DEVICE", 0 },
@@ -114,7 +115,9 @@ static const struct column ipu_cols[C_N] = {
 	[C_TEMP] = { "TEMP", 9 },
 	[C_POWER] = { "POWER", 10 },
 	[C_RESETS] = { "RESETS", 7 },
+	[C_MEMERR] = { "MEM ERR CE/UE", 7 },
 	[C_HOLDER] = { "HOLDER", 3 },
+	[C_UTIL] = { "UTIL", 2 },
 };
 
 static void pci_cells(struct table *t, size_t r, const struct info_pci *p,
@@ -135,7 +138,7 @@ static void ipu_row(struct table *t, size_t r, const struct info_ipu *ipu)
 	char used[32], total[32];
 	size_t c;
 
-	for (c = 0; c < C_N; c++)
+	for (c = 0; c < t->ncols; c++)
 		strcpy(cell(t, r, c), "-");
 	snprintf(cell(t, r, C_DEV), CELL, "%s", ipu->node);
 	if (ipu->platform[0])
@@ -163,7 +166,73 @@ static void ipu_row(struct table *t, size_t r, const struct info_ipu *ipu)
 			 ipu->power_uw / 1e6);
 	if (ipu->have_resets)
 		snprintf(cell(t, r, C_RESETS), CELL, "%" PRIu64, ipu->resets);
+	if (ipu->have_mem_errors)
+		snprintf(cell(t, r, C_MEMERR), CELL, "%" PRIu64 " / %" PRIu64,
+			 ipu->mem_ce, ipu->mem_ue);
 	info_holder_str(ipu, cell(t, r, C_HOLDER), CELL);
+	if (t->ncols > C_UTIL && ipu->have_util)
+		snprintf(cell(t, r, C_UTIL), CELL, "%.0f%%", ipu->util_pct);
+}
+
+enum { P_DEV, P_PID, P_COMM, P_FILES, P_BUFS, P_MEM, P_LAUNCH, P_XFER,
+       P_ROLE, P_N };
+
+static const struct column proc_cols[P_N] = {
+	[P_DEV] = { "IPU", 0 },
+	[P_PID] = { "PID", 1 },
+	[P_COMM] = { "COMMAND", 2 },
+	[P_FILES] = { "FILES", 6 },
+	[P_BUFS] = { "BUFFERS", 4 },
+	[P_MEM] = { "MEMORY", 3 },
+	[P_LAUNCH] = { "LAUNCH", 5 },
+	[P_XFER] = { "XFER", 7 },
+	[P_ROLE] = { "ROLE", 8 },
+};
+
+/* The processes with an IPU open and what fdinfo says they use on it. */
+static void print_processes(FILE *f, const struct info_report *rep,
+			    unsigned int width)
+{
+	size_t i, j, n, rows = 0, r = 0, c;
+	struct table t;
+
+	for (i = 0; i < rep->nipus; i++)
+		rows += rep->ipus[i].nholders < INFO_MAX_HOLDERS ?
+			rep->ipus[i].nholders : INFO_MAX_HOLDERS;
+	if (!rows || table_alloc(&t, proc_cols, P_N, rows))
+		return;
+	for (i = 0; i < rep->nipus; i++) {
+		const struct info_ipu *ipu = &rep->ipus[i];
+
+		n = ipu->nholders < INFO_MAX_HOLDERS ? ipu->nholders :
+						       INFO_MAX_HOLDERS;
+		for (j = 0; j < n; j++, r++) {
+			const struct info_holder *h = &ipu->holders[j];
+			const struct info_usage *u = &h->usage;
+
+			for (c = 0; c < P_N; c++)
+				strcpy(cell(&t, r, c), "-");
+			snprintf(cell(&t, r, P_DEV), CELL, "%s", ipu->node);
+			snprintf(cell(&t, r, P_PID), CELL, "%d", h->pid);
+			if (h->comm[0])
+				snprintf(cell(&t, r, P_COMM), CELL, "%s",
+					 h->comm);
+			if (!h->have_usage)
+				continue;
+			snprintf(cell(&t, r, P_FILES), CELL, "%u", u->files);
+			snprintf(cell(&t, r, P_BUFS), CELL, "%" PRIu64,
+				 u->buffers);
+			info_bytes_str(u->bytes, cell(&t, r, P_MEM), CELL);
+			info_ns_str(u->launch_ns, cell(&t, r, P_LAUNCH), CELL);
+			info_ns_str(u->xfer_ns, cell(&t, r, P_XFER), CELL);
+			if (info_usage_role(u))
+				snprintf(cell(&t, r, P_ROLE), CELL, "%s",
+					 info_usage_role(u));
+		}
+	}
+	fprintf(f, "\nProcesses:\n");
+	table_print(f, &t, width);
+	free(t.cells);
 }
 
 enum { U_PCI, U_ID, U_NAME, U_DRV, U_LINK, U_NUMA, U_N };
@@ -181,17 +250,22 @@ void info_print_table(FILE *f, const struct info_report *rep,
 		      unsigned int width)
 {
 	struct table t;
+	bool util = false;
 	size_t i, c;
 
+	for (i = 0; i < rep->nipus; i++)
+		util |= rep->ipus[i].have_util;
 	if (!rep->nipus) {
 		fprintf(f, "no IPU found\n");
-	} else if (table_alloc(&t, ipu_cols, C_N, rep->nipus)) {
+	} else if (table_alloc(&t, ipu_cols, util ? C_N : C_UTIL,
+			       rep->nipus)) {
 		fprintf(f, "ipu-info: out of memory\n");
 	} else {
 		for (i = 0; i < rep->nipus; i++)
 			ipu_row(&t, i, &rep->ipus[i]);
 		table_print(f, &t, width);
 		free(t.cells);
+		print_processes(f, rep, width);
 	}
 
 	if (rep->nunbound && !table_alloc(&t, unbound_cols, U_N,

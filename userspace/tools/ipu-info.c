@@ -3,11 +3,14 @@
  * ipu-info - what IPUs this machine has and what state they are in.
  *
  *	ipu-info [--json] [--model] [-d DEVICE] [--watch [-n SECONDS]]
+ *	ipu-info --reset ipuN|PCI-ADDRESS [--force]
  *
  * One line per IPU (/dev/ipuN of ipu.ko; with --model also the software
  * model's "model:N"): platform, PCI address, names, PCIe link (current
  * and maximum, flagged when degraded), NUMA node, driver, firmware,
- * serial, memory, temperature and power (hwmon), resets and who holds it;
+ * serial, memory, temperature and power (hwmon), resets, memory error
+ * counters and who holds it, and per process (ipu.ko's fdinfo) the
+ * buffers, bytes and engine time it uses on each IPU;
  * then the PCI functions with an IPU's IDs that no /dev/ipuN stands for
  * (a board the driver has not taken), then notes on what could not be
  * read. Works as a normal user; the notes say which fields need root.
@@ -15,13 +18,20 @@
  * info_hwmon.c, info_proc.c (holders), info_model.c; output:
  * info_table.c, info_details.c, info_json.c (docs/ipu-info.md).
  *
+ * --watch adds a utilisation column: the share of the time between two
+ * samples that the holders' launches ran (fdinfo's drm-engine-launch).
+ * --reset: info_reset.c.
+ *
  * --watch --json prints JSON Lines: each report on one line, with the
  * time it was taken ("timestamp", UTC), for a log a program can follow.
  *
  * Exit status: 0; 1 when the device of -d does not exist or gathering
  * failed (out of memory); 2 for a usage error; 3 when no IPU was found
  * (no /dev/ipuN, no function with an IPU's IDs, and no model IPU asked
- * for), as a script checking a host must see.
+ * for), as a script checking a host must see; --reset: 0 when reset, 1
+ * when there is no such IPU or the reset failed, 4 when it is held and
+ * --force was not given (or it cannot be forced: a simulated IPU another
+ * process attached).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -39,8 +49,9 @@
 #define EXIT_NO_IPU 3
 
 struct options {
-	bool json, model, watch, no_pci;
+	bool json, model, watch, no_pci, force;
 	const char *device;	/* -d */
+	const char *reset;	/* --reset */
 	const char *root;
 	double interval;	/* seconds between --watch refreshes */
 	long count;		/* --watch refreshes, 0: until interrupted */
@@ -50,11 +61,14 @@ static void usage(FILE *f, const char *prog)
 {
 	fprintf(f,
 		"usage: %s [--json] [--model] [-d DEVICE] [--watch [-n SECONDS] [--count N]]\n"
+		"       %s --reset ipuN|PCI-ADDRESS [--force]\n"
 		"\n"
 		"List the IPUs of this machine: one line each with the /dev node, platform\n"
 		"(sim, pci, model), PCI address and names, PCIe link (current, and maximum when\n"
 		"degraded), NUMA node, driver, firmware, serial, memory used/total,\n"
-		"temperature and power, reset count and the process holding it. Then the PCI\n"
+		"temperature and power, reset count, memory errors (corrected / uncorrected)\n"
+		"and the process holding it; then each process with an IPU open and the\n"
+		"buffers, memory and engine time it uses there (ipu.ko's fdinfo). Then the PCI\n"
 		"functions with IPU IDs that no /dev/ipuN stands for, and notes on what could\n"
 		"not be read (config space past 64 bytes and other users' open files need root).\n"
 		"\n"
@@ -63,26 +77,31 @@ static void usage(FILE *f, const char *prog)
 		"                       (capabilities, feature bits, BARs, MSI-X vectors, DSN),\n"
 		"                       or of a function without /dev/ipuN: its PCI address\n"
 		"  -m, --model          also list the software model's IPUs, marked \"model\"\n"
-		"  -w, --watch          refresh in place like top(1) until interrupted\n"
+		"  -w, --watch          refresh in place like top(1) until interrupted, with a\n"
+		"                       UTIL column (launch engine busy since the last sample)\n"
 		"  -n, --interval SECS  seconds between refreshes (default 1; 0.1 to 3600)\n"
 		"      --count N        stop after N refreshes\n"
 		"      --no-pci         leave libpci out (no PCI columns, no unbound functions)\n"
 		"      --root DIR       read DIR/sys, DIR/proc and DIR/dev instead of the\n"
 		"                       machine's (a saved or test tree)\n"
+		"      --reset IPU      reset IPU (N, ipuN, /dev/ipuN or its PCI address);\n"
+		"                       refused while a process holds it (exit status 4)\n"
+		"      --force          reset even so: an attached PCI IPU through the PCI\n"
+		"                       core's function reset (its owner's runs fail)\n"
 		"  -V, --version        print the version and the JSON schema version\n"
 		"  -h, --help           this text\n"
 		"\n"
 		"With --watch, --json prints JSON Lines: one report a line, with its \"timestamp\".\n"
 		"\n"
-		"Exit status: 0; 1 when DEVICE does not exist; 2 for a usage error; 3 when\n"
-		"no IPU was found.\n",
-		prog);
+		"Exit status: 0; 1 when DEVICE does not exist (or the reset failed); 2 for a\n"
+		"usage error; 3 when no IPU was found; 4 when --reset refused a held IPU.\n",
+		prog, prog);
 }
 
 /* 0 to run, 1 after --help or --version, -1 for a usage error (reported). */
 static int parse_args(int argc, char **argv, struct options *o)
 {
-	enum { OPT_COUNT = 256, OPT_ROOT, OPT_NO_PCI };
+	enum { OPT_COUNT = 256, OPT_ROOT, OPT_NO_PCI, OPT_RESET, OPT_FORCE };
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "device", required_argument, NULL, 'd' },
@@ -92,6 +111,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "count", required_argument, NULL, OPT_COUNT },
 		{ "no-pci", no_argument, NULL, OPT_NO_PCI },
 		{ "root", required_argument, NULL, OPT_ROOT },
+		{ "reset", required_argument, NULL, OPT_RESET },
+		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -141,6 +162,12 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case OPT_NO_PCI:
 			o->no_pci = true;
 			break;
+		case OPT_RESET:
+			o->reset = optarg;
+			break;
+		case OPT_FORCE:
+			o->force = true;
+			break;
 		case OPT_ROOT:
 			if (!*optarg || strlen(optarg) > 200) {
 				fprintf(stderr, "ipu-info: --root: a directory of at most 200 characters\n");
@@ -180,7 +207,87 @@ static int parse_args(int argc, char **argv, struct options *o)
 		fprintf(stderr, "ipu-info: --count needs --watch\n");
 		return -1;
 	}
+	if (o->force && !o->reset) {
+		fprintf(stderr, "ipu-info: --force needs --reset\n");
+		return -1;
+	}
+	if (o->reset && (o->json || o->model || o->watch || o->device ||
+			 o->no_pci || o->interval != 1)) {
+		fprintf(stderr, "ipu-info: --reset takes no other option but --force and --root\n");
+		return -1;
+	}
 	return 0;
+}
+
+/* Every holder of @ipu was read, fdinfo and all: its time is whole. */
+static bool usage_whole(const struct info_ipu *ipu)
+{
+	size_t i;
+
+	if (ipu->model || !ipu->have_holders ||
+	    ipu->nholders > INFO_MAX_HOLDERS)
+		return false;
+	for (i = 0; i < ipu->nholders; i++)
+		if (!ipu->holders[i].have_usage)
+			return false;
+	return true;
+}
+
+/* The launch engine time of each IPU at the last --watch sample. */
+static struct {
+	bool taken;
+	struct timespec at;
+	size_t n;
+	struct {
+		char node[64];
+		bool known;
+		uint64_t launch_ns;
+	} ipu[64];
+} last;
+
+/*
+ * Each IPU's utilisation since the last sample: the growth of its
+ * holders' drm-engine-launch over the time between. Only where every
+ * holder could be read, fdinfo and all (as root, or one's own processes,
+ * on an ipu.ko with the keys): another's launches would be missing. A file closed meanwhile takes its time with
+ * it, so a negative growth is 0; launches of several files at once may
+ * add up to more than the time between, so at most 100.
+ */
+static void usage_rates(struct info_report *rep)
+{
+	struct timespec now;
+	double dt;
+	size_t i, j;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	dt = (now.tv_sec - last.at.tv_sec) * 1e9 +
+	     (now.tv_nsec - last.at.tv_nsec);
+	for (i = 0; i < rep->nipus; i++) {
+		struct info_ipu *ipu = &rep->ipus[i];
+		uint64_t t = info_launch_ns(ipu);
+
+		if (!last.taken || !usage_whole(ipu) || dt <= 0)
+			continue;
+		for (j = 0; j < last.n; j++) {
+			if (strcmp(last.ipu[j].node, ipu->node) ||
+			    !last.ipu[j].known)
+				continue;
+			ipu->have_util = true;
+			ipu->util_pct = t > last.ipu[j].launch_ns ?
+				(double)(t - last.ipu[j].launch_ns) / dt * 100 : 0;
+			if (ipu->util_pct > 100)
+				ipu->util_pct = 100;
+		}
+	}
+	last.taken = true;
+	last.at = now;
+	last.n = 0;
+	for (i = 0; i < rep->nipus && last.n < 64; i++, last.n++) {
+		snprintf(last.ipu[last.n].node, sizeof(last.ipu[last.n].node),
+			 "%s", rep->ipus[i].node);
+		last.ipu[last.n].known = usage_whole(&rep->ipus[i]);
+		last.ipu[last.n].launch_ns = info_launch_ns(&rep->ipus[i]);
+	}
 }
 
 /* One report, printed as asked; 0, 1 (the device of -d is missing), or
@@ -199,6 +306,8 @@ static int report(FILE *f, const struct options *o, unsigned int width)
 		info_report_free(&rep);
 		return 1;
 	}
+	if (o->watch)
+		usage_rates(&rep);
 	if (o->device) {
 		ipu = info_find(&rep, o->device);
 		pci = ipu ? NULL : info_find_unbound(&rep, o->device);
@@ -415,6 +524,8 @@ int main(int argc, char **argv)
 	r = parse_args(argc, argv, &o);
 	if (r)
 		return r > 0 ? 0 : 2;
+	if (o.reset)
+		return info_reset(o.root, o.reset, o.force);
 	if (o.watch)
 		return watch(&o);
 	/* The table fits a terminal; piped, it is whole. */
