@@ -134,8 +134,8 @@ struct ipu_stream_desc {
  *	stderr) and fails with -ETIMEDOUT; the host copies are
  *	then out of sync. Added after data_dir (a smaller @sz is accepted).
  * @trace: a file to write the session's timeline to, as Chrome
- *	trace-event JSON (Perfetto, chrome://tracing; docs/trace.md), when
- *	the session is destroyed; NULL (the default): the file the
+ *	trace-event JSON (Perfetto, chrome://tracing; docs/trace.md), whole,
+ *	at each detach that releases the IPUs and at destroy; NULL (the default): the file the
  *	environment variable IPU_TRACE names, else no timeline. Opened at
  *	create: a new file is made, an existing regular file truncated; a
  *	symbolic link (-ELOOP) or anything but a regular file (-EINVAL) is

@@ -372,6 +372,7 @@ int ipu_session_detach(struct ipu_session *s, unsigned int flags)
 			return err;
 	}
 	ipu_sess_release(s);
+	ipu_sess_trace_write(s);
 	return 0;
 }
 

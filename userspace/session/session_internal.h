@@ -454,6 +454,10 @@ int64_t ipu_sess_trace_now(void);
  */
 int ipu_sess_trace_open(struct ipu_session *s, const char *path);
 
+/* ipu_sess_trace_write() - the file, whole, when events came since the
+ * last write (errors on stderr: detach and destroy cannot fail). */
+void ipu_sess_trace_write(struct ipu_session *s);
+
 /* ipu_sess_trace_close() - write the file (errors on stderr) and free. */
 void ipu_sess_trace_close(struct ipu_session *s);
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
 /*
  * trace.c - a session's timeline (docs/trace.md): what the host and the
- * IPUs spent their time on, written at destroy as Chrome trace-event JSON,
+ * IPUs spent their time on, written as Chrome trace-event JSON,
  * the format Perfetto's UI and chrome://tracing open.
  *
  * Tracks: process 1 is the host (the calling thread's spans: a run, its
@@ -20,7 +20,8 @@
  * Off, a trace costs one branch per batch (s->trace is NULL). On, events
  * go to memory, at most SESS_TRACE_MAX_EVENTS of them (then only counted,
  * and the count is written as the "dropped events" counter), and to the
- * file once, when the session is destroyed.
+ * file, whole, when the session is detached (the outermost exit) and when
+ * it is destroyed: a Python `with session:` leaves a complete file behind.
  *
  * The file: only ever a path the user gave (the option or IPU_TRACE),
  * never one a program names. It is created anew (O_EXCL, not following a
@@ -73,6 +74,7 @@ struct sess_trace {
 	struct tev *ev;
 	size_t n, cap, max;
 	uint64_t dropped;
+	uint64_t written;	/* events and drops when last written */
 	int64_t *ends;		/* per command of a batch: when it was reaped */
 	int32_t *results;	/* and its result */
 	size_t n_ends;
@@ -504,25 +506,38 @@ static int write_trace(const struct ipu_session *s, struct sess_trace *t)
 	return 0;
 }
 
+void ipu_sess_trace_write(struct ipu_session *s)
+{
+	struct sess_trace *t = s->trace;
+	int err;
+
+	if (!t || !t->f || t->written == t->n + t->dropped)
+		return;
+	/* The whole timeline so far, over what an earlier write left. */
+	errno = 0;
+	if (fseek(t->f, 0, SEEK_SET) || ftruncate(fileno(t->f), 0))
+		err = -errno;
+	else
+		err = write_trace(s, t);
+	t->written = t->n + t->dropped;
+	if (err)
+		ipu_sess_log("trace file '%s': writing it failed: %s", t->path,
+			     strerror(-err));
+	else if (t->dropped)
+		ipu_sess_log("trace file '%s': %" PRIu64 " events dropped past the first %zu",
+			     t->path, t->dropped, t->max);
+}
+
 void ipu_sess_trace_close(struct ipu_session *s)
 {
 	struct sess_trace *t = s->trace;
-	int err = 0;
 
 	if (!t)
 		return;
-	if (t->f) {
-		errno = 0;
-		err = write_trace(s, t);
-		if (fclose(t->f) && !err)
-			err = -errno;
-		if (err)
-			ipu_sess_log("trace file '%s': writing it failed: %s",
-				     t->path, strerror(-err));
-		else if (t->dropped)
-			ipu_sess_log("trace file '%s': %" PRIu64 " events dropped past the first %zu",
-				     t->path, t->dropped, t->max);
-	}
+	ipu_sess_trace_write(s);
+	if (t->f && fclose(t->f))
+		ipu_sess_log("trace file '%s': closing it failed: %s", t->path,
+			     strerror(errno));
 	free(t->ev);
 	free(t->ends);
 	free(t->results);
