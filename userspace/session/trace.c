@@ -145,6 +145,7 @@ int ipu_sess_trace_open(struct ipu_session *s, const char *path)
 	}
 	s->trace = t;
 	t->max = SESS_TRACE_MAX_EVENTS;
+	t->written = UINT64_MAX;	/* not yet: even an empty trace is */
 	t->t0 = ipu_sess_trace_now();
 	t->f = open_trace_file(path);
 	if (!t->f) {
