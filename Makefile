@@ -156,8 +156,12 @@ INFO_OBJS := $(patsubst %.c,$(O)/%.o,$(sort $(wildcard userspace/tools/info_*.c)
 PCI_LIBS := $(shell pkg-config --libs libpci 2>/dev/null || echo -lpci)
 # ipu-bringup (ipu-bringup.c, bringup_*.c) builds on ipu-info's gathering.
 BRINGUP_OBJS := $(patsubst %.c,$(O)/%.o,$(sort $(wildcard userspace/tools/bringup_*.c)))
+# ipu-trace (ipu-trace.c, trace_*.c) reads traces with json-c.
+TRACE_OBJS := $(patsubst %.c,$(O)/%.o,$(sort $(wildcard userspace/tools/trace_*.c)))
+JSONC_CFLAGS := $(shell pkg-config --cflags json-c 2>/dev/null || echo -I/usr/include/json-c)
+JSONC_LIBS := $(shell pkg-config --libs json-c 2>/dev/null || echo -ljson-c)
 APP_BINS := $(O)/examples/mlp_train $(O)/examples/make_example_exe $(O)/tools/ipu-run \
-	$(O)/tools/ipu-info $(O)/tools/ipu-bringup
+	$(O)/tools/ipu-info $(O)/tools/ipu-bringup $(O)/tools/ipu-trace
 
 userspace: $(APP_BINS)
 
@@ -169,6 +173,9 @@ $(O)/tools/ipu-info: $(O)/userspace/tools/ipu-info.o $(INFO_OBJS)
 $(O)/tools/ipu-info: APP_LIBS := $(PCI_LIBS)
 $(O)/tools/ipu-bringup: $(O)/userspace/tools/ipu-bringup.o $(BRINGUP_OBJS) $(INFO_OBJS)
 $(O)/tools/ipu-bringup: APP_LIBS := $(PCI_LIBS)
+$(O)/tools/ipu-trace: $(O)/userspace/tools/ipu-trace.o $(TRACE_OBJS)
+$(O)/tools/ipu-trace: APP_LIBS := $(JSONC_LIBS)
+$(TRACE_OBJS): CPPFLAGS_ALL += $(JSONC_CFLAGS)
 $(APP_BINS): $(ALL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(filter %.o,$^) -o $@ $(ALL_LIBS) $(LDFLAGS_ALL) $(APP_LIBS) $(SYS_LIBS)
@@ -192,7 +199,7 @@ $(O)/tests/unit/test_ipu_emu: | $(EMU)
 $(O)/tests/unit/test_vfio_user_dma: $(O)/firmware/emu/vfio_user_dma.o
 $(O)/tests/unit/test_vfio_user_caps: $(O)/firmware/emu/vfio_user_caps.o
 
--include $(MLP_OBJS:.o=.d) $(NPY_OBJS:.o=.d) $(INFO_OBJS:.o=.d) $(BRINGUP_OBJS:.o=.d) $(patsubst $(O)/%,$(O)/userspace/%.d,$(APP_BINS))
+-include $(MLP_OBJS:.o=.d) $(NPY_OBJS:.o=.d) $(INFO_OBJS:.o=.d) $(TRACE_OBJS:.o=.d) $(BRINGUP_OBJS:.o=.d) $(patsubst $(O)/%,$(O)/userspace/%.d,$(APP_BINS))
 
 # Shared libraries, from the same (-fPIC) objects: sonames lib*.so.1, and
 # only what the public headers declare exported (each library's version
