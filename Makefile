@@ -311,7 +311,8 @@ unit-valgrind: userspace
 # ipu-run end to end (tests/tools/test_ipu_run.sh: NumPy writes the inputs
 # and checks the outputs; tests/tools/test_ipu_run_signals.sh: Ctrl-C), ipu-info (tests/tools/test_ipu_info.sh: fake
 # trees, its JSON parsed by Python) and ipu-bringup
-# (tests/tools/test_ipu_bringup.sh: the model, its faults), each plainly, built with ASan+UBSan,
+# (tests/tools/test_ipu_bringup.sh: the model, its faults), ipu-trace and
+# ipu-run --trace (tests/tools/test_ipu_trace.sh), each plainly, built with ASan+UBSan,
 # and under valgrind, and the rig's hot-plug relay against a fake QEMU
 # monitor (tests/tools/test_hotplug_relay.py, pytest), and the README's C and
 # Python examples (tests/tools/test_readme.sh); each run writes
@@ -319,7 +320,7 @@ unit-valgrind: userspace
 unit-tools: userspace $(ALL_SOS)
 	$(MAKE) BUILD=$(BUILD)/asan SAN="$(ASAN_SAN)" $(BUILD)/asan/tools/ipu-run \
 		$(BUILD)/asan/examples/make_example_exe $(BUILD)/asan/tools/ipu-info \
-		$(BUILD)/asan/tools/ipu-bringup
+		$(BUILD)/asan/tools/ipu-bringup $(BUILD)/asan/tools/ipu-trace
 	@st=0; \
 	BUILD=$(BUILD) tests/tools/test_ipu_run.sh unit-tools $(BUILD) || st=1; \
 	BUILD=$(BUILD) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
@@ -339,6 +340,11 @@ unit-tools: userspace $(ALL_SOS)
 		tests/tools/test_ipu_bringup.sh unit-tools-bringup-asan $(BUILD)/asan || st=1; \
 	BUILD=$(BUILD) IPU_RUN_WRAPPER="$(VALGRIND_RUN)" \
 		tests/tools/test_ipu_bringup.sh unit-tools-bringup-valgrind $(BUILD) || st=1; \
+	BUILD=$(BUILD) tests/tools/test_ipu_trace.sh unit-tools-trace $(BUILD) || st=1; \
+	BUILD=$(BUILD) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		tests/tools/test_ipu_trace.sh unit-tools-trace-asan $(BUILD)/asan || st=1; \
+	BUILD=$(BUILD) IPU_RUN_WRAPPER="$(VALGRIND_RUN)" \
+		tests/tools/test_ipu_trace.sh unit-tools-trace-valgrind $(BUILD) || st=1; \
 	BUILD=$(BUILD) PYTHON=$(PYTHON) scripts/run-pytest unit-tools-relay \
 		tests/tools/test_hotplug_relay.py || st=1; \
 	BUILD=$(BUILD) tests/tools/test_readme.sh unit-tools-readme $(BUILD) || st=1; \

@@ -94,6 +94,7 @@ INSTALL_LIST := \
 	0644:include/uapi/linux/ipu.h:$(INCLUDEDIR)/linux/ipu.h \
 	0755:$(O)/tools/ipu-run:$(BINDIR)/ipu-run \
 	0755:$(O)/tools/ipu-info:$(BINDIR)/ipu-info \
+	0755:$(O)/tools/ipu-trace:$(BINDIR)/ipu-trace \
 	0755:$(O)/tools/ipu-bringup:$(SBINDIR)/ipu-bringup \
 	0755:$(EMU):$(BINDIR)/ipu-emu \
 	0755:$(MKFW):$(BINDIR)/ipu-mkfw \
