@@ -20,8 +20,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <ipu/ir.h>
 #include <ipu/session.h>
+
+#include "bench_prog.h"
 
 #define ROUNDS 5
 #define RUNS 2000
@@ -32,42 +33,6 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* An attached session for y = x + x on one float; traced to @trace. */
-static struct ipu_session *make(const char *trace)
-{
-	IPU_OPTS(ipu_session_opts, opts, .device = "ipu_model",
-		 .trace = trace);
-	struct ipu_session *s = NULL;
-	struct ipu_ir *ir = NULL;
-	uint64_t n = 1;
-	ipu_stream x, y;
-	ipu_tensor t;
-
-	if (ipu_ir_create("bench", &ir))
-		return NULL;
-	x = ipu_ir_h2d_stream(ir, "x", IPU_DTYPE_FLOAT32, 1, &n);
-	y = ipu_ir_d2h_stream(ir, "y", IPU_DTYPE_FLOAT32, 1, &n);
-	t = ipu_ir_host_load(ir, x, NULL);
-	t = ipu_ir_add(ir, t, t);
-	if (ipu_ir_host_store(ir, y, t)) {
-		fprintf(stderr, "bench_trace: %s\n", ipu_ir_errmsg(ir));
-		ipu_ir_destroy(ir);
-		return NULL;
-	}
-	if (ipu_session_create(ir, &opts, &s)) {
-		fprintf(stderr, "bench_trace: create: %s\n",
-			ipu_session_errmsg(NULL));
-		return NULL;
-	}
-	if (ipu_session_attach(s)) {
-		fprintf(stderr, "bench_trace: attach: %s\n",
-			ipu_session_errmsg(s));
-		ipu_session_destroy(s);
-		return NULL;
-	}
-	return s;
 }
 
 /* Seconds per run over RUNS runs; negative on failure. */
@@ -107,8 +72,8 @@ int main(void)
 	}
 	snprintf(path, sizeof(path), "%s/t.json", dir);
 	unsetenv("IPU_TRACE");
-	off = make(NULL);
-	on = make(path);
+	off = bench_prog_session("bench_trace", 1, ADD_SELF, NULL);
+	on = bench_prog_session("bench_trace", 1, ADD_SELF, path);
 	if (!off || !on)
 		goto out;
 	for (r = 0; r < ROUNDS; r++) {
