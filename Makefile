@@ -156,8 +156,12 @@ INFO_OBJS := $(patsubst %.c,$(O)/%.o,$(sort $(wildcard userspace/tools/info_*.c)
 PCI_LIBS := $(shell pkg-config --libs libpci 2>/dev/null || echo -lpci)
 # ipu-bringup (ipu-bringup.c, bringup_*.c) builds on ipu-info's gathering.
 BRINGUP_OBJS := $(patsubst %.c,$(O)/%.o,$(sort $(wildcard userspace/tools/bringup_*.c)))
+# ipu-trace (ipu-trace.c, trace_*.c) reads traces with json-c.
+TRACE_OBJS := $(patsubst %.c,$(O)/%.o,$(sort $(wildcard userspace/tools/trace_*.c)))
+JSONC_CFLAGS := $(shell pkg-config --cflags json-c 2>/dev/null || echo -I/usr/include/json-c)
+JSONC_LIBS := $(shell pkg-config --libs json-c 2>/dev/null || echo -ljson-c)
 APP_BINS := $(O)/examples/mlp_train $(O)/examples/make_example_exe $(O)/tools/ipu-run \
-	$(O)/tools/ipu-info $(O)/tools/ipu-bringup
+	$(O)/tools/ipu-info $(O)/tools/ipu-bringup $(O)/tools/ipu-trace
 
 userspace: $(APP_BINS)
 
@@ -169,6 +173,9 @@ $(O)/tools/ipu-info: $(O)/userspace/tools/ipu-info.o $(INFO_OBJS)
 $(O)/tools/ipu-info: APP_LIBS := $(PCI_LIBS)
 $(O)/tools/ipu-bringup: $(O)/userspace/tools/ipu-bringup.o $(BRINGUP_OBJS) $(INFO_OBJS)
 $(O)/tools/ipu-bringup: APP_LIBS := $(PCI_LIBS)
+$(O)/tools/ipu-trace: $(O)/userspace/tools/ipu-trace.o $(TRACE_OBJS)
+$(O)/tools/ipu-trace: APP_LIBS := $(JSONC_LIBS)
+$(TRACE_OBJS): CPPFLAGS_ALL += $(JSONC_CFLAGS)
 $(APP_BINS): $(ALL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(filter %.o,$^) -o $@ $(ALL_LIBS) $(LDFLAGS_ALL) $(APP_LIBS) $(SYS_LIBS)
@@ -192,7 +199,7 @@ $(O)/tests/unit/test_ipu_emu: | $(EMU)
 $(O)/tests/unit/test_vfio_user_dma: $(O)/firmware/emu/vfio_user_dma.o
 $(O)/tests/unit/test_vfio_user_caps: $(O)/firmware/emu/vfio_user_caps.o
 
--include $(MLP_OBJS:.o=.d) $(NPY_OBJS:.o=.d) $(INFO_OBJS:.o=.d) $(BRINGUP_OBJS:.o=.d) $(patsubst $(O)/%,$(O)/userspace/%.d,$(APP_BINS))
+-include $(MLP_OBJS:.o=.d) $(NPY_OBJS:.o=.d) $(INFO_OBJS:.o=.d) $(TRACE_OBJS:.o=.d) $(BRINGUP_OBJS:.o=.d) $(patsubst $(O)/%,$(O)/userspace/%.d,$(APP_BINS))
 
 # Shared libraries, from the same (-fPIC) objects: sonames lib*.so.1, and
 # only what the public headers declare exported (each library's version
@@ -304,7 +311,8 @@ unit-valgrind: userspace
 # ipu-run end to end (tests/tools/test_ipu_run.sh: NumPy writes the inputs
 # and checks the outputs; tests/tools/test_ipu_run_signals.sh: Ctrl-C), ipu-info (tests/tools/test_ipu_info.sh: fake
 # trees, its JSON parsed by Python) and ipu-bringup
-# (tests/tools/test_ipu_bringup.sh: the model, its faults), each plainly, built with ASan+UBSan,
+# (tests/tools/test_ipu_bringup.sh: the model, its faults), ipu-trace and
+# ipu-run --trace (tests/tools/test_ipu_trace.sh), each plainly, built with ASan+UBSan,
 # and under valgrind, and the rig's hot-plug relay against a fake QEMU
 # monitor (tests/tools/test_hotplug_relay.py, pytest), and the README's C and
 # Python examples (tests/tools/test_readme.sh); each run writes
@@ -312,7 +320,7 @@ unit-valgrind: userspace
 unit-tools: userspace $(ALL_SOS)
 	$(MAKE) BUILD=$(BUILD)/asan SAN="$(ASAN_SAN)" $(BUILD)/asan/tools/ipu-run \
 		$(BUILD)/asan/examples/make_example_exe $(BUILD)/asan/tools/ipu-info \
-		$(BUILD)/asan/tools/ipu-bringup
+		$(BUILD)/asan/tools/ipu-bringup $(BUILD)/asan/tools/ipu-trace
 	@st=0; \
 	BUILD=$(BUILD) tests/tools/test_ipu_run.sh unit-tools $(BUILD) || st=1; \
 	BUILD=$(BUILD) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
@@ -332,6 +340,11 @@ unit-tools: userspace $(ALL_SOS)
 		tests/tools/test_ipu_bringup.sh unit-tools-bringup-asan $(BUILD)/asan || st=1; \
 	BUILD=$(BUILD) IPU_RUN_WRAPPER="$(VALGRIND_RUN)" \
 		tests/tools/test_ipu_bringup.sh unit-tools-bringup-valgrind $(BUILD) || st=1; \
+	BUILD=$(BUILD) tests/tools/test_ipu_trace.sh unit-tools-trace $(BUILD) || st=1; \
+	BUILD=$(BUILD) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		tests/tools/test_ipu_trace.sh unit-tools-trace-asan $(BUILD)/asan || st=1; \
+	BUILD=$(BUILD) IPU_RUN_WRAPPER="$(VALGRIND_RUN)" \
+		tests/tools/test_ipu_trace.sh unit-tools-trace-valgrind $(BUILD) || st=1; \
 	BUILD=$(BUILD) PYTHON=$(PYTHON) scripts/run-pytest unit-tools-relay \
 		tests/tools/test_hotplug_relay.py || st=1; \
 	BUILD=$(BUILD) tests/tools/test_readme.sh unit-tools-readme $(BUILD) || st=1; \

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fw_internal.h"
 
@@ -45,6 +46,8 @@ struct ipufw_executor {
 	/* ipufw_cancel(): every replica stops before its next instruction. */
 	atomic_bool cancel;
 	uint32_t runs;		/* the caller's run number, for @go */
+	/* ipufw_executor_set_profile(): per replica, or NULL. */
+	struct ipufw_profile *profile;
 };
 
 static const fw_op_fn fw_ops[IPU_OP_COUNT_] = {
@@ -247,10 +250,39 @@ static int enter_loop(struct fw_replica *rep, const struct ipu_exe_instr *in,
 	return 0;
 }
 
+static int64_t prof_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* Record instruction @pc, begun at @start, in @prof. */
+static void prof_record(struct ipufw_profile *prof, uint32_t pc, uint32_t op,
+			int64_t start)
+{
+	struct ipufw_op_record *r;
+
+	if (prof->n >= prof->cap) {
+		prof->dropped++;
+		return;
+	}
+	r = &prof->recs[prof->n++];
+	r->pc = pc;
+	r->op = op;
+	r->start_ns = start;
+	r->end_ns = prof_now();
+}
+
 static int exec_program(struct fw_replica *rep)
 {
 	const struct ipu_exe *exe = rep->run->exe;
+	struct ipufw_profile *prof = rep->ex->profile ?
+					     &rep->ex->profile[rep->index] :
+					     NULL;
 	const struct ipu_exe_instr *in;
+	int64_t start = 0;
 	uint32_t pc = 0;
 	size_t sp = 0;
 	int err;
@@ -275,7 +307,11 @@ static int exec_program(struct fw_replica *rep)
 		if (in->op == IPU_OP_LOOP) {
 			err = enter_loop(rep, in, &pc, &sp);
 		} else {
+			if (prof)
+				start = prof_now();
 			err = fw_ops[in->op](rep, in);
+			if (prof)
+				prof_record(prof, pc, in->op, start);
 			pc++;
 		}
 		if (err)
@@ -543,6 +579,13 @@ void ipufw_executor_set_instances(struct ipufw_executor *ex,
 {
 	if (ex)
 		ex->inst = inst;
+}
+
+void ipufw_executor_set_profile(struct ipufw_executor *ex,
+				struct ipufw_profile *prof)
+{
+	if (ex)
+		ex->profile = prof;
 }
 
 /*

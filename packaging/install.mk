@@ -82,9 +82,10 @@ STATIC_LIBS := $(LIBSESSION) $(LIBIPUIR) $(LIBIPU) $(LIBIPUFW)
 # session.md: what session.h's S01-S26 say; ipu-info.md and ipu-bringup.md:
 # the schemas --json names; hardware.md: ipu-emu(1), ipu-info's names;
 # instances.md: ipu-run --instances, the Python package's errors;
-# sim-control.md: the simulated IPUs' parameters and files.
+# sim-control.md: the simulated IPUs' parameters and files; trace.md: what
+# ipu-trace(1) and IPU_TRACE's timeline hold.
 DOCS := $(addprefix docs/,session.md ipu-info.md ipu-bringup.md hardware.md \
-	instances.md sim-control.md)
+	instances.md sim-control.md trace.md)
 
 INSTALL_LIST := \
 	$(foreach f,$(ALL_SOS),0644:$(f):$(LIBDIR)/$(notdir $(f))) \
@@ -94,6 +95,7 @@ INSTALL_LIST := \
 	0644:include/uapi/linux/ipu.h:$(INCLUDEDIR)/linux/ipu.h \
 	0755:$(O)/tools/ipu-run:$(BINDIR)/ipu-run \
 	0755:$(O)/tools/ipu-info:$(BINDIR)/ipu-info \
+	0755:$(O)/tools/ipu-trace:$(BINDIR)/ipu-trace \
 	0755:$(O)/tools/ipu-bringup:$(SBINDIR)/ipu-bringup \
 	0755:$(EMU):$(BINDIR)/ipu-emu \
 	0755:$(MKFW):$(BINDIR)/ipu-mkfw \

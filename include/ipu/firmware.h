@@ -122,6 +122,45 @@ int ipufw_run(struct ipufw_executor *ex, const struct ipu_exe *exe,
 	      size_t errlen);
 
 /**
+ * struct ipufw_op_record - one instruction a replica executed, profiled.
+ * @pc: its index in the program's instructions.
+ * @op: its enum ipu_op.
+ * @start_ns, @end_ns: CLOCK_MONOTONIC when it began and ended.
+ */
+struct ipufw_op_record {
+	uint32_t pc;
+	uint32_t op;
+	int64_t start_ns;
+	int64_t end_ns;
+};
+
+/**
+ * struct ipufw_profile - where one replica's op records go (the caller's).
+ * @recs: room for @cap records.
+ * @cap: records @recs holds.
+ * @n: records written since the caller last set it to 0; runs append.
+ * @dropped: instructions executed while @recs was full.
+ */
+struct ipufw_profile {
+	struct ipufw_op_record *recs;
+	uint32_t cap;
+	uint32_t n;
+	uint64_t dropped;
+};
+
+/**
+ * ipufw_executor_set_profile() - profile the runs of @ex: replica r of a
+ * run (of this instance's) records each instruction it executes, but
+ * loop control, in @prof[r], in the order executed (a loop's body once
+ * per iteration). @prof has the executor's max_replicas entries, owned by
+ * the caller until profiling stops; NULL stops it. Set between runs only.
+ * Off, it costs a run one branch per instruction. Added after ipufw_run
+ * (symbol version LIBIPUFW_1.1).
+ */
+void ipufw_executor_set_profile(struct ipufw_executor *ex,
+				struct ipufw_profile *prof);
+
+/**
  * ipufw_cancel() - stop the run in progress on @ex: each replica stops
  * before its next instruction (an instruction under way finishes), and
  * ipufw_run() returns -ECANCELED. For a firmware whose device was reset

@@ -133,6 +133,14 @@ struct ipu_stream_desc {
  *	ms by default, it resets again and keeps waiting, saying so on
  *	stderr) and fails with -ETIMEDOUT; the host copies are
  *	then out of sync. Added after data_dir (a smaller @sz is accepted).
+ * @trace: a file to write the session's timeline to, as Chrome
+ *	trace-event JSON (Perfetto, chrome://tracing; docs/trace.md), whole,
+ *	at each detach that releases the IPUs and at destroy; NULL (the default): the file the
+ *	environment variable IPU_TRACE names, else no timeline. Opened at
+ *	create: a new file is made, an existing regular file truncated; a
+ *	symbolic link (-ELOOP) or anything but a regular file (-EINVAL) is
+ *	refused, naming the path. Added after wait_timeout_ms (a smaller
+ *	@sz is accepted).
  */
 struct ipu_session_opts {
 	size_t sz;
@@ -141,6 +149,7 @@ struct ipu_session_opts {
 	uint32_t attach_timeout_ms;
 	const char *data_dir;
 	uint32_t wait_timeout_ms;
+	const char *trace;
 };
 
 /**

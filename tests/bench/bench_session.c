@@ -52,6 +52,8 @@
 #include <ipu/session.h>
 #include <ipu/testing.h>
 
+#include "bench_prog.h"
+
 #define ROUNDS 5
 #define RUNS 5000
 #define BIG (64ull << 20)
@@ -71,42 +73,10 @@ static int fail(struct ipu_session *s, const char *what)
 	return 1;
 }
 
-/* What make() puts between the load and the store. */
-enum prog { IDENTITY, ADD_SELF, TIMES_TWO };
-
 /* A session, attached, for y = op(x) over @n floats. */
-static struct ipu_session *make(uint64_t n, enum prog op)
+static struct ipu_session *make(uint64_t n, enum bench_prog op)
 {
-	IPU_OPTS(ipu_session_opts, opts, .device = "ipu_model");
-	struct ipu_session *s = NULL;
-	struct ipu_ir *ir = NULL;
-	ipu_stream x, y;
-	ipu_tensor t;
-
-	if (ipu_ir_create("bench", &ir))
-		return NULL;
-	x = ipu_ir_h2d_stream(ir, "x", IPU_DTYPE_FLOAT32, 1, &n);
-	y = ipu_ir_d2h_stream(ir, "y", IPU_DTYPE_FLOAT32, 1, &n);
-	t = ipu_ir_host_load(ir, x, NULL);
-	if (op == ADD_SELF)
-		t = ipu_ir_add(ir, t, t);
-	else if (op == TIMES_TWO)
-		t = ipu_ir_mul(ir, t, ipu_ir_scalar(ir, IPU_DTYPE_FLOAT32, 2));
-	if (ipu_ir_host_store(ir, y, t)) {
-		fprintf(stderr, "bench_session: %s\n", ipu_ir_errmsg(ir));
-		ipu_ir_destroy(ir);
-		return NULL;
-	}
-	if (ipu_session_create(ir, &opts, &s)) {
-		fail(NULL, "create");
-		return NULL;
-	}
-	if (ipu_session_attach(s)) {
-		fail(s, "attach");
-		ipu_session_destroy(s);
-		return NULL;
-	}
-	return s;
+	return bench_prog_session("bench_session", n, op, NULL);
 }
 
 /* Seconds per ipu_session_run_with_outputs() over @runs runs. */
@@ -304,7 +274,7 @@ static int bench_overhead(void)
  * *@copy gets memcpy's best. Every figure is a time measured as such,
  * none a difference of two, so no ratio can come out negative.
  */
-static int bench_program(const char *name, enum prog op, const float *x,
+static int bench_program(const char *name, enum bench_prog op, const float *x,
 			 float *y, char *z, const float *want, double *copy)
 {
 	struct ipu_session *s = make(BIG / 4, op);

@@ -293,11 +293,13 @@ void ipu_sess_release(struct ipu_session *s)
 	s->cqes = NULL;
 	s->launch_ms = 0;
 	s->depth = 0;
+	ipu_sess_trace_memory(s);
 }
 
 int ipu_session_attach(struct ipu_session *s)
 {
 	struct ipu_kinds kinds;
+	int64_t t0 = s && s->trace ? ipu_sess_trace_now() : 0;
 	bool in_sync;
 	int err;
 
@@ -322,6 +324,8 @@ int ipu_session_attach(struct ipu_session *s)
 		err = survey_ipus(s, &kinds);
 	if (!err)
 		err = place_program(s);
+	if (!err)
+		ipu_sess_trace_memory(s);
 	/* A split program's firmware gathers through us. */
 	if (!err && s->rf != s->replicas && s->backend == SESS_HW)
 		err = serve_instances(s, &kinds);
@@ -336,6 +340,7 @@ int ipu_session_attach(struct ipu_session *s)
 		ipu_sess_release(s);
 		s->in_sync = in_sync;
 	}
+	ipu_sess_trace_host(s, "attach", t0);
 	return err;
 }
 
@@ -367,6 +372,7 @@ int ipu_session_detach(struct ipu_session *s, unsigned int flags)
 			return err;
 	}
 	ipu_sess_release(s);
+	ipu_sess_trace_write(s);
 	return 0;
 }
 

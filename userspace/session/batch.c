@@ -162,6 +162,8 @@ static void reset_and_reap(struct sess_batch *b, size_t left, uint64_t ms,
 	for (;;) {
 		ret = ipu_queue_reap(s->q, s->cqes, left, left,
 				     (int64_t)again * 1000000);
+		if (ret > 0 && s->trace)
+			ipu_sess_trace_reaped(s, s->cqes, (size_t)ret);
 		for (i = 0; ret > 0 && i < (size_t)ret; i++)
 			if (s->cqes[i].op == IPU_CMD_LAUNCH &&
 			    !s->cqes[i].result)
@@ -190,7 +192,7 @@ static int64_t now_ns(void)
  * came, or a negative errno of reaping (with the message set).
  */
 static int64_t reap_all(struct sess_batch *b, size_t n, uint64_t ms,
-			int *worst, bool *cancelled)
+			int *worst, bool *cancelled, bool traced)
 {
 	struct ipu_session *s = b->s;
 	int64_t deadline = now_ns() + (int64_t)ms * 1000000, left, slice;
@@ -203,13 +205,17 @@ static int64_t reap_all(struct sess_batch *b, size_t n, uint64_t ms,
 		if (left <= 0)
 			break;
 		slice = (int64_t)SESS_CANCEL_POLL_MS * 1000000;
-		ret = ipu_queue_reap(s->q, s->cqes, n - got, n - got,
+		/* Traced, each completion is timed as it comes. */
+		ret = ipu_queue_reap(s->q, s->cqes, n - got,
+				     traced ? 1 : n - got,
 				     left < slice ? left : slice);
 		if (ret < 0)
 			/* Cannot happen with the counts above; say so if it
 			 * does rather than wait forever. */
 			return ipu_sess_err(s, ret, "%s: reaping: %s", b->what,
 					    ipu_errmsg());
+		if (traced)
+			ipu_sess_trace_reaped(s, s->cqes, (size_t)ret);
 		/* A completion's message lives until the next reap. */
 		for (i = 0; i < (size_t)ret; i++)
 			note(b, &s->cqes[i], worst);
@@ -227,7 +233,7 @@ int ipu_sess_batch_flush(struct sess_batch *b)
 	struct ipu_session *s = b->s;
 	size_t n = b->n;
 	bool launch, cancelled;
-	int64_t got;
+	int64_t got, t_sub = 0, t_wait = 0, *traced = NULL;
 	int worst = 0;
 	uint64_t ms;
 
@@ -243,6 +249,10 @@ int ipu_sess_batch_flush(struct sess_batch *b)
 		return b->err;
 	}
 	ms = wait_ms(s, n, &launch);
+	if (s->trace) {
+		traced = ipu_sess_trace_batch_begin(s, n);
+		t_sub = now_ns();
+	}
 	b->err = ipu_queue_submit(s->q, s->cmds, n);
 	if (b->err) {
 		b->err = ipu_sess_err(s, b->err,
@@ -251,11 +261,15 @@ int ipu_sess_batch_flush(struct sess_batch *b)
 		return b->err;
 	}
 	s->submissions++;
+	if (traced) {
+		ipu_sess_trace_host(s, "submit", t_sub);
+		t_wait = now_ns();
+	}
 	if (s->on_wait)
 		s->on_wait(s->on_wait_arg);
 	/* Fewer than @n come back only when the time ran out or a cancel
 	 * came. */
-	got = reap_all(b, n, ms, &worst, &cancelled);
+	got = reap_all(b, n, ms, &worst, &cancelled, traced);
 	if (got < 0) {
 		b->err = (int)got;
 		return b->err;
@@ -263,6 +277,10 @@ int ipu_sess_batch_flush(struct sess_batch *b)
 	if ((size_t)got < n) {
 		worst = cancelled ? -ECANCELED : -ETIMEDOUT;
 		reset_and_reap(b, n - (size_t)got, ms, launch, worst);
+	}
+	if (traced) {
+		ipu_sess_trace_host(s, "wait", t_wait);
+		ipu_sess_trace_batch_end(s, b->what, n, t_sub);
 	}
 	/*
 	 * S25: after a device error nobody knows what the device holds (a

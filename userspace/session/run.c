@@ -148,6 +148,7 @@ int ipu_session_run_with_outputs(struct ipu_session *s,
 				 const struct ipu_stream_buffer *outputs,
 				 size_t n_outputs, unsigned int flags)
 {
+	int64_t t0 = s && s->trace ? ipu_sess_trace_now() : 0;
 	struct sess_batch b;
 	int err;
 
@@ -164,8 +165,12 @@ int ipu_session_run_with_outputs(struct ipu_session *s,
 		err = ipu_sess_check_io(s, false, outputs, n_outputs,
 					s->out_idx, s->n_outputs, flags,
 					s->io_out);
-	if (!err)
+	if (!err) {
+		int64_t t1 = s->trace ? ipu_sess_trace_now() : 0;
+
 		err = stage_downcasts(s);
+		ipu_sess_trace_host(s, "downcast", t1);
+	}
 	if (err)
 		return err;
 	ipu_sess_batch_init(&b, s, "run");
@@ -181,6 +186,7 @@ int ipu_session_run_with_outputs(struct ipu_session *s,
 	 */
 	if (b.launched)
 		s->in_sync = false;
+	ipu_sess_trace_host(s, "run", t0);
 	return err;
 }
 

@@ -337,7 +337,9 @@ static int setup(struct ipu_session *s, const struct ipu_session_opts *given)
 	err = ipu_exe_save(exe, &s->image, &s->image_size, msg, sizeof(msg));
 	if (err)
 		return ipu_sess_err(s, err, "the executable: %s", msg);
-	err = ipu_sess_streams_init(s);
+	err = ipu_sess_trace_open(s, opts ? opts->trace : NULL);
+	if (!err)
+		err = ipu_sess_streams_init(s);
 	if (!err)
 		err = grant_data_dir(s, opts ? opts->data_dir : NULL);
 	if (!err)
@@ -417,6 +419,8 @@ void ipu_session_destroy(struct ipu_session *s)
 		return;
 	if (s->depth)
 		ipu_sess_release(s);
+	/* The trace names streams and variables: before they go. */
+	ipu_sess_trace_close(s);
 	ipu_sess_tensors_free(s);
 	ipu_sess_streams_free(s);
 	free(s->scratch);

@@ -12,6 +12,7 @@
  *	errors.c	messages (S25)
  *	cancel.c	ipu_session_cancel(): the flag the waits look at
  *	testing.c	test hooks (include/ipu/testing.h)
+ *	trace.c		the session's timeline (IPU_TRACE, docs/trace.md)
  *
  * Not installed; unit tests of an internal module include it by path.
  */
@@ -39,6 +40,9 @@
  * Ctrl-C; long enough that a short run still waits once (one
  * io_uring_enter() on hardware). */
 #define SESS_CANCEL_POLL_MS 100
+/* Events a trace keeps in memory (about 80 bytes each); later ones are
+ * only counted. A run of one replica makes streams + 2 of them. */
+#define SESS_TRACE_MAX_EVENTS (1u << 20)
 
 /* The backends a session runs on: libipu's "hw:N" and "model:N". */
 enum sess_backend {
@@ -157,6 +161,7 @@ struct sess_pci_gather;
  *	ever accessed with __atomic builtins, from any thread or a signal
  *	handler (cancel.c).
  * @on_wait, @on_wait_arg: the test hook __ipu_session_on_wait().
+ * @trace: the timeline being recorded (trace.c), or NULL: not tracing.
  * @errmsg: the message of the last failed call.
  */
 struct ipu_session {
@@ -207,6 +212,7 @@ struct ipu_session {
 	int cancel;
 	void (*on_wait)(void *arg);
 	void *on_wait_arg;
+	struct sess_trace *trace;
 	char errmsg[SESS_ERRMSG_LEN];
 };
 
@@ -432,5 +438,53 @@ void ipu_sess_pci_gather_explain(struct ipu_session *s, int err);
  * @stage gets the slots in ipu_sess_fetch_slots() order.
  */
 int ipu_sess_fetch_instances(struct ipu_session *s, uint8_t *stage);
+
+/* trace.c: every function but open and close is a no-op without a trace. */
+
+struct sess_trace;
+
+/* ipu_sess_trace_now() - CLOCK_MONOTONIC in ns: the trace's clock. */
+int64_t ipu_sess_trace_now(void);
+
+/*
+ * ipu_sess_trace_open() - start a timeline to @path, or to IPU_TRACE's
+ * file when @path is NULL; neither: no trace, 0. Opens the file now.
+ * Return: 0, or a negative errno with a message naming the path (-ELOOP
+ * a symbolic link, -EINVAL not a regular file or "", errors of open()).
+ */
+int ipu_sess_trace_open(struct ipu_session *s, const char *path);
+
+/* ipu_sess_trace_write() - the file, whole, when events came since the
+ * last write (errors on stderr: detach and destroy cannot fail). */
+void ipu_sess_trace_write(struct ipu_session *s);
+
+/* ipu_sess_trace_close() - write the file (errors on stderr) and free. */
+void ipu_sess_trace_close(struct ipu_session *s);
+
+/* ipu_sess_trace_set_max() - keep at most @max events (tests). */
+void ipu_sess_trace_set_max(struct ipu_session *s, size_t max);
+
+/* ipu_sess_trace_host() - a span on the host's track, @start to now. */
+void ipu_sess_trace_host(struct ipu_session *s, const char *name,
+			 int64_t start);
+
+/* ipu_sess_trace_memory() - the device memory counters, as they are now. */
+void ipu_sess_trace_memory(struct ipu_session *s);
+
+/*
+ * ipu_sess_trace_batch_begin() - before a traced batch of @n commands
+ * (s->cmds) goes: numbers them (user_data) and returns where
+ * ipu_sess_trace_reaped() notes their ends; NULL without memory (the
+ * batch then goes untraced). Only with s->trace.
+ */
+int64_t *ipu_sess_trace_batch_begin(struct ipu_session *s, size_t n);
+
+/* ipu_sess_trace_reaped() - @n completions just reaped end now. */
+void ipu_sess_trace_reaped(struct ipu_session *s,
+			   const struct ipu_completion *c, size_t n);
+
+/* ipu_sess_trace_batch_end() - the batch's spans, submitted at @submitted. */
+void ipu_sess_trace_batch_end(struct ipu_session *s, const char *what,
+			      size_t n, int64_t submitted);
 
 #endif /* IPU_SESSION_INTERNAL_H */

@@ -3,7 +3,7 @@
  * ipu-run - run a saved IPU executable on NumPy arrays.
  *
  *	ipu-run program.ipux --input x=x.npy --output y=y.npy [--runs N]
- *		[--data-dir DIR] [--instances N] [-q]
+ *		[--data-dir DIR] [--instances N] [--trace FILE] [-q]
  *
  * Loads the executable (ipu_exe_read_file()), makes a libsession session
  * from it on the chosen device, attaches (the variables' initial values go
@@ -84,6 +84,7 @@ struct options {
 	const char *program;
 	const char *device;
 	const char *data_dir;
+	const char *trace;		/* --trace: the timeline's file */
 	unsigned long runs;
 	unsigned long instances;	/* --instances, 0 without */
 	bool quiet;			/* -q: errors only */
@@ -98,7 +99,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: %s PROGRAM.ipux [--input STREAM=FILE.npy]... [--output STREAM=FILE.npy]...\n"
 		"               [--device auto|ipu_model|cpu|ipu_hw] [--runs N] [--data-dir DIR]\n"
-		"               [--instances N] [-q]\n"
+		"               [--instances N] [--trace FILE] [-q]\n"
 		"\n"
 		"Run a saved IPU executable: every host-to-device stream is fed from a\n"
 		"NumPy .npy file, the device-to-host streams named are written as .npy\n"
@@ -123,6 +124,10 @@ static void usage(FILE *f)
 		"                             (as does mpirun -np N ipu-run); {instance} in\n"
 		"                             a FILE name is the instance's index, and each\n"
 		"                             --output needs it with several instances\n"
+		"      --trace FILE           write a timeline of the session to FILE (Chrome\n"
+		"                             trace-event JSON, for Perfetto or ipu-trace;\n"
+		"                             as IPU_TRACE=FILE does); an existing regular\n"
+		"                             file is replaced, a symbolic link refused\n"
 		"  -q, --quiet                print nothing but errors\n"
 		"  -h, --help                 this text\n"
 		"\n"
@@ -182,6 +187,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "runs", required_argument, NULL, 'n' },
 		{ "data-dir", required_argument, NULL, 'D' },
 		{ "instances", required_argument, NULL, 'I' },
+		{ "trace", required_argument, NULL, 'T' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -222,6 +228,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'I':
 			if (parse_count("instances", optarg, 4096, &o->instances))
 				return -1;
+			break;
+		case 'T':
+			o->trace = optarg;
 			break;
 		case 'q':
 			o->quiet = true;
@@ -562,7 +571,7 @@ out:
 static int run_program(struct options *o)
 {
 	IPU_OPTS(ipu_session_opts, opts, .device = o->device,
-		 .data_dir = o->data_dir);
+		 .data_dir = o->data_dir, .trace = o->trace);
 	const struct ipu_stream_desc *ind, *outd;
 	struct ipu_session *s;
 	struct ipu_exe *exe;

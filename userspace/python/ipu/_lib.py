@@ -110,7 +110,8 @@ class SessionOpts(ctypes.Structure):
                 ("flags", ctypes.c_uint32),
                 ("attach_timeout_ms", ctypes.c_uint32),
                 ("data_dir", ctypes.c_char_p),
-                ("wait_timeout_ms", ctypes.c_uint32)]
+                ("wait_timeout_ms", ctypes.c_uint32),
+                ("trace", ctypes.c_char_p)]
 
 
 class TensorDesc(ctypes.Structure):

@@ -6,6 +6,7 @@ S01-S26).
 """
 import ctypes
 import errno
+import os
 
 import numpy as np
 
@@ -119,6 +120,13 @@ class Session:
         wait_timeout_ms (int, optional): the longest a call waits for the
             device before resetting it (default: the launch deadline plus
             a margin).
+        trace (str or os.PathLike, optional): write a timeline of the
+            session to this file, as Chrome trace-event JSON (Perfetto,
+            chrome://tracing, ``ipu-trace``; docs/trace.md), when the
+            context is left and when the session is closed; default: the
+            file the environment variable IPU_TRACE names, else none. An
+            existing regular file is replaced; a symbolic link or anything
+            else is refused (``ipu.Error``). Not a PopXL argument.
 
     Raises:
         ipu.Error: libsession's message: an unknown device (listing the
@@ -128,7 +136,8 @@ class Session:
     """
 
     def __init__(self, ir, device_desc="auto", weights_to_host_on_exit=True,
-                 data_dir=None, attach_timeout_ms=None, wait_timeout_ms=None):
+                 data_dir=None, attach_timeout_ms=None, wait_timeout_ms=None,
+                 trace=None):
         self._s = None
         if not isinstance(ir, Ir):
             raise TypeError("Session: %r is not an ipu.Ir" % (ir,))
@@ -146,6 +155,7 @@ class Session:
         opts.attach_timeout_ms = int(attach_timeout_ms or 0)
         opts.wait_timeout_ms = int(wait_timeout_ms or 0)
         opts.data_dir = _lib.cstr(None if data_dir is None else str(data_dir))
+        opts.trace = None if trace is None else os.fsencode(trace)
         p = ctypes.c_void_p()
         # libsession takes the ir whatever the outcome (S01).
         err = _lib.ipu_session_create(ir._give_to(self), ctypes.byref(opts),

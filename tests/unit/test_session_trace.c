@@ -1,0 +1,474 @@
+// SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
+/*
+ * test_session_trace.c - a session's timeline (userspace/session/trace.c,
+ * docs/trace.md): the file is trace-event JSON, holds every transfer and
+ * launch of each run on its replica's track, spans nest and follow one
+ * another, memory counters come and go with attach; nothing is written
+ * when off; bad paths are refused, naming them; the event cap counts what
+ * it drops.
+ *
+ * The writer puts one event on a line; the checks here read those lines
+ * after json_check() has seen that the whole file is JSON.
+ */
+#include "session_helpers.h"
+
+#include <fcntl.h>
+#include <math.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../json_check.h"
+#include "../../userspace/session/session_internal.h"
+
+#define MAX_EV 4096
+
+struct ev {
+	char ph;
+	char name[64], cat[16];
+	unsigned int pid, tid;
+	long long ts, dur;	/* ns */
+	long long bytes;
+};
+
+struct trace {
+	char *text;
+	struct ev ev[MAX_EV];
+	size_t n;
+};
+
+static char dir[64];
+
+static int setup(void **state)
+{
+	(void)state;
+	strcpy(dir, "/tmp/test_trace.XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	unsetenv("IPU_TRACE");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (!getenv("KEEP"))
+		assert_int_equal(system(cmd), 0);
+	unsetenv("IPU_TRACE");
+	return 0;
+}
+
+static char *path(const char *name)
+{
+	static char p[128];
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return p;
+}
+
+static char *slurp(const char *file)
+{
+	FILE *f = fopen(file, "r");
+	char *buf;
+	long n;
+
+	if (!f)
+		fail_msg("no trace file %s", file);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = calloc(1, (size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	return buf;
+}
+
+static void field_str(const char *line, const char *key, char *out,
+		      size_t len)
+{
+	char k[32];
+	const char *p;
+	size_t i = 0;
+
+	snprintf(k, sizeof(k), "\"%s\":\"", key);
+	out[0] = '\0';
+	p = strstr(line, k);
+	if (!p)
+		return;
+	for (p += strlen(k); *p && *p != '"' && i + 1 < len; p++)
+		out[i++] = *p;
+	out[i] = '\0';
+}
+
+static double field_num(const char *line, const char *key)
+{
+	char k[32];
+	const char *p;
+
+	snprintf(k, sizeof(k), "\"%s\":", key);
+	p = strstr(line, k);
+	return p ? strtod(p + strlen(k), NULL) : -1;
+}
+
+/* Read and check @file: JSON, then its events. */
+static struct trace *load(const char *file)
+{
+	struct trace *t = calloc(1, sizeof(*t));
+	char *line, *save = NULL, *copy;
+	struct ev *e;
+	long bad;
+
+	assert_non_null(t);
+	t->text = slurp(file);
+	bad = json_check(t->text);
+	if (bad >= 0)
+		fail_msg("%s is not JSON at byte %ld: %.40s", file, bad,
+			 t->text + bad);
+	assert_non_null(strstr(t->text, "\"traceEvents\":["));
+	copy = strdup(t->text);
+	for (line = strtok_r(copy, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (!strstr(line, "{\"ph\":\""))
+			continue;
+		assert_true(t->n < MAX_EV);
+		e = &t->ev[t->n++];
+		e->ph = strstr(line, "{\"ph\":\"")[7];
+		field_str(line, "name", e->name, sizeof(e->name));
+		field_str(line, "cat", e->cat, sizeof(e->cat));
+		e->pid = (unsigned int)field_num(line, "pid");
+		e->tid = (unsigned int)field_num(line, "tid");
+		/* Microseconds with three decimals: whole nanoseconds. */
+		e->ts = llround(field_num(line, "ts") * 1000);
+		e->dur = llround(field_num(line, "dur") * 1000);
+		e->bytes = (long long)field_num(line, "bytes");
+	}
+	free(copy);
+	return t;
+}
+
+static void unload(struct trace *t)
+{
+	free(t->text);
+	free(t);
+}
+
+static size_t count(const struct trace *t, const char *cat,
+		    const char *name, unsigned int tid)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < t->n; i++)
+		if (t->ev[i].ph == 'X' && !strcmp(t->ev[i].cat, cat) &&
+		    (!name || !strcmp(t->ev[i].name, name)) &&
+		    (!tid || t->ev[i].tid == tid))
+			n++;
+	return n;
+}
+
+static struct ipu_session *traced(struct ipu_ir *ir, const char *file)
+{
+	IPU_OPTS(ipu_session_opts, opts, .device = "ipu_model",
+		 .attach_timeout_ms = 1, .trace = file);
+	struct ipu_session *s = NULL;
+
+	if (ipu_session_create(ir, &opts, &s))
+		fail_msg("ipu_session_create: %s", ipu_session_errmsg(NULL));
+	return s;
+}
+
+/* @runs runs of the accumulator with @r replicas and @d transfers. */
+static void run_acc(struct ipu_session *s, uint32_t r, uint32_t d, int runs)
+{
+	float x[64] = { 0 }, y[64];
+	struct ipu_host_buffer bx = sh_buf(x, IPU_DTYPE_FLOAT32, 1, 2ull),
+			       by = sh_buf(y, IPU_DTYPE_FLOAT32, 1, 2ull);
+	int i;
+
+	bx.ndim = by.ndim = 3;
+	bx.shape[0] = by.shape[0] = d;
+	bx.shape[1] = by.shape[1] = r;
+	bx.shape[2] = by.shape[2] = 2;
+	if (r == 1 && d == 1)
+		bx.ndim = by.ndim = 1, bx.shape[0] = by.shape[0] = 2;
+	for (i = 0; i < runs; i++)
+		sh_run_xy(s, bx, by);
+}
+
+static void test_every_transfer_and_launch_is_on_its_replica(void **state)
+{
+	const uint32_t R = 2, d = 3;
+	struct ipu_session *s = traced(sh_acc_ir(R, d, 2, NULL),
+				       path("t.json"));
+	struct trace *t;
+	uint32_t r;
+
+	(void)state;
+	sh_attach(s);
+	run_acc(s, R, d, 2);
+	ipu_session_destroy(s);
+	t = load(path("t.json"));
+	for (r = 1; r <= R; r++) {
+		/* d slots of x in and y out per run, one launch per run. */
+		assert_int_equal(count(t, "h2d", "x", r), 2 * d);
+		assert_int_equal(count(t, "d2h", "y", r), 2 * d);
+		assert_int_equal(count(t, "launch", "launch", r), 2);
+		assert_int_equal(count(t, "batch", "run", r), 2);
+		/* The enter's upload: the image and the variable. */
+		assert_int_equal(count(t, "h2d", "executable", r), 1);
+		assert_true(count(t, "h2d", "w", r) >= 1);
+	}
+	assert_int_equal(count(t, "host", "run", 0), 2);
+	assert_true(count(t, "host", "wait", 0) >= 3);
+	assert_non_null(strstr(t->text, "\"thread_name\",\"args\":{\"name\":\"replica 1\"}"));
+	assert_non_null(strstr(t->text, "\"process_name\",\"args\":{\"name\":\"IPU 0 (model:"));
+	unload(t);
+}
+
+static void test_transfers_carry_bytes_and_rates(void **state)
+{
+	struct ipu_session *s = traced(sh_acc_ir(1, 1, 2, NULL),
+				       path("t.json"));
+	struct trace *t;
+	size_t i, seen = 0;
+
+	(void)state;
+	sh_attach(s);
+	run_acc(s, 1, 1, 1);
+	ipu_session_destroy(s);
+	t = load(path("t.json"));
+	for (i = 0; i < t->n; i++)
+		if (!strcmp(t->ev[i].name, "x") ||
+		    !strcmp(t->ev[i].name, "y")) {
+			assert_int_equal(t->ev[i].bytes, 8);
+			seen++;
+		}
+	assert_int_equal(seen, 2);
+	unload(t);
+}
+
+/* On every track: spans in time order, each pair nested or disjoint;
+ * every command inside a batch span of its track. */
+static void test_spans_nest_and_follow_one_another(void **state)
+{
+	struct ipu_session *s = traced(sh_acc_ir(4, 2, 2, NULL),
+				       path("t.json"));
+	const struct ev *a, *b;
+	struct trace *t;
+	size_t i, j, inside;
+
+	(void)state;
+	sh_attach(s);
+	run_acc(s, 4, 2, 3);
+	ipu_session_destroy(s);
+	t = load(path("t.json"));
+	for (i = 0; i < t->n; i++) {
+		a = &t->ev[i];
+		if (a->ph != 'X')
+			continue;
+		assert_true(a->ts >= 0 && a->dur >= 0);
+		inside = 0;
+		for (j = 0; j < t->n; j++) {
+			b = &t->ev[j];
+			if (j == i || b->ph != 'X' || b->pid != a->pid ||
+			    b->tid != a->tid)
+				continue;
+			/* Same track: one holds the other, or disjoint. */
+			if (b->ts <= a->ts && a->ts + a->dur <= b->ts + b->dur) {
+				if (!strcmp(b->cat, "batch"))
+					inside++;
+				continue;
+			}
+			if (a->ts + a->dur <= b->ts || b->ts + b->dur <= a->ts)
+				continue;
+			if (a->ts <= b->ts && b->ts + b->dur <= a->ts + a->dur)
+				continue;
+			fail_msg("%s at %lld+%lld and %s at %lld+%lld ns overlap on %u/%u",
+				 a->name, a->ts, a->dur, b->name, b->ts,
+				 b->dur, a->pid, a->tid);
+		}
+		if (strcmp(a->cat, "h2d") && strcmp(a->cat, "d2h") &&
+		    strcmp(a->cat, "launch"))
+			continue;
+		if (inside != 1)
+			fail_msg("%s at %lld ns is inside %zu batch spans", a->name,
+				 a->ts, inside);
+		/* Events of a track come in time order. */
+		for (j = 0; j < i; j++)
+			if (t->ev[j].ph == 'X' && t->ev[j].pid == a->pid &&
+			    t->ev[j].tid == a->tid &&
+			    strcmp(t->ev[j].cat, "batch"))
+				assert_true(t->ev[j].ts <= a->ts);
+	}
+	unload(t);
+}
+
+static void test_memory_counters_follow_attach_and_detach_writes(void **state)
+{
+	struct ipu_session *s = traced(sh_acc_ir(1, 1, 2, NULL),
+				       path("t.json"));
+	struct trace *t;
+	size_t i, up = 0, down = 0;
+
+	(void)state;
+	sh_attach(s);
+	assert_int_equal(ipu_session_detach(s, 0), 0);
+	/* Detaching wrote the whole file: a `with session:` leaves it. */
+	t = load(path("t.json"));
+	ipu_session_destroy(s);
+	for (i = 0; i < t->n; i++)
+		if (t->ev[i].ph == 'C' &&
+		    !strcmp(t->ev[i].name, "device memory")) {
+			if (t->ev[i].bytes > 0)
+				up++;
+			else
+				down++;
+		}
+	assert_int_equal(up, 1);
+	assert_int_equal(down, 1);
+	unload(t);
+}
+
+static size_t files_in_dir(void)
+{
+	char cmd[160];
+	FILE *p;
+	size_t n = 0;
+	int c;
+
+	snprintf(cmd, sizeof(cmd), "ls -A '%s'", dir);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while ((c = fgetc(p)) != EOF)
+		n += c == '\n';
+	pclose(p);
+	return n;
+}
+
+static void test_nothing_is_written_when_off(void **state)
+{
+	struct ipu_session *s;
+
+	(void)state;
+	assert_int_equal(chdir(dir), 0);
+	s = sh_session(sh_acc_ir(1, 1, 2, NULL));
+	sh_attach(s);
+	run_acc(s, 1, 1, 1);
+	ipu_session_destroy(s);
+	assert_int_equal(chdir("/"), 0);
+	assert_int_equal(files_in_dir(), 0);
+}
+
+static void test_ipu_trace_names_the_file(void **state)
+{
+	struct ipu_session *s;
+	struct trace *t;
+
+	(void)state;
+	setenv("IPU_TRACE", path("env.json"), 1);
+	s = sh_session(sh_acc_ir(1, 1, 2, NULL));
+	unsetenv("IPU_TRACE");
+	sh_attach(s);
+	run_acc(s, 1, 1, 1);
+	ipu_session_destroy(s);
+	t = load(path("env.json"));
+	assert_int_equal(count(t, "launch", "launch", 1), 1);
+	unload(t);
+}
+
+static void test_an_existing_regular_file_is_replaced(void **state)
+{
+	struct ipu_session *s;
+	struct trace *t;
+	FILE *f = fopen(path("old.json"), "w");
+
+	(void)state;
+	assert_non_null(f);
+	fputs("old contents, longer than nothing at all ...", f);
+	fclose(f);
+	s = traced(sh_acc_ir(1, 1, 2, NULL), path("old.json"));
+	ipu_session_destroy(s);
+	t = load(path("old.json"));
+	assert_null(strstr(t->text, "old contents"));
+	unload(t);
+}
+
+/* Refused at create, the message naming the path; nothing touched. */
+static void refused(const char *file, int err)
+{
+	IPU_OPTS(ipu_session_opts, opts, .device = "ipu_model",
+		 .attach_timeout_ms = 1, .trace = file);
+	struct ipu_session *s = NULL;
+
+	assert_int_equal(ipu_session_create(sh_acc_ir(1, 1, 2, NULL), &opts,
+					    &s),
+			 err);
+	assert_null(s);
+	if (!strstr(ipu_session_errmsg(NULL), file))
+		fail_msg("the message does not name %s: %s", file,
+			 ipu_session_errmsg(NULL));
+}
+
+static void test_bad_paths_are_refused_clearly(void **state)
+{
+	char victim[128];
+	struct stat st;
+	FILE *f;
+
+	(void)state;
+	f = fopen(path("victim"), "w");
+	assert_non_null(f);
+	fputs("keep me", f);
+	fclose(f);
+	snprintf(victim, sizeof(victim), "%s", path("victim"));
+	assert_int_equal(symlink(victim, path("link.json")), 0);
+	refused(path("link.json"), -ELOOP);
+	assert_int_equal(stat(path("victim"), &st), 0);
+	assert_int_equal(st.st_size, 7);
+	assert_int_equal(mkfifo(path("fifo.json"), 0600), 0);
+	refused(path("fifo.json"), -EINVAL);
+	assert_int_equal(mkdir(path("d.json"), 0700), 0);
+	refused(path("d.json"), -EISDIR);
+	refused(path("no/such/dir.json"), -ENOENT);
+	refused("", -EINVAL);
+	assert_non_null(strstr(ipu_session_errmsg(NULL), "IPU_TRACE"));
+}
+
+static void test_the_cap_counts_dropped_events(void **state)
+{
+	struct ipu_session *s = traced(sh_acc_ir(1, 1, 2, NULL),
+				       path("t.json"));
+	struct trace *t;
+	size_t i, x = 0;
+
+	(void)state;
+	ipu_sess_trace_set_max(s, 6);
+	sh_attach(s);
+	run_acc(s, 1, 1, 5);
+	ipu_session_destroy(s);
+	t = load(path("t.json"));
+	for (i = 0; i < t->n; i++)
+		x += t->ev[i].ph == 'X' || !strcmp(t->ev[i].name, "device memory");
+	assert_int_equal(x, 6);
+	assert_non_null(strstr(t->text, "\"name\":\"dropped events\""));
+	assert_null(strstr(t->text, "\"dropped_events\":0"));
+	unload(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_every_transfer_and_launch_is_on_its_replica, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_transfers_carry_bytes_and_rates, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_spans_nest_and_follow_one_another, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_memory_counters_follow_attach_and_detach_writes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nothing_is_written_when_off, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ipu_trace_names_the_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_an_existing_regular_file_is_replaced, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_paths_are_refused_clearly, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_the_cap_counts_dropped_events, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, sh_group_setup, sh_group_teardown);
+}

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
+/*
+ * ipu-trace - read a session's timeline (docs/trace.md): what libsession
+ * writes with IPU_TRACE=FILE, ipu-run --trace or Session(..., trace=).
+ *
+ *	ipu-trace summary FILE			time per phase, transfer rates,
+ *						device idle share, slowest ops
+ *	ipu-trace svg FILE -o OUT.svg|OUT.png	the timeline as a picture
+ *
+ * PNG goes through rsvg-convert (librsvg2-bin) when it is installed. Exit
+ * status: 0, 1 for a file that cannot be read or is not a trace (the
+ * message says where), 2 for a usage error.
+ */
+#include <errno.h>
+#include <spawn.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ipu-trace.h"
+
+extern char **environ;
+
+static const char *prog = "ipu-trace";
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: %s summary FILE\n"
+		"       %s svg FILE -o OUT.svg|OUT.png\n"
+		"\n"
+		"Read a timeline libsession wrote (IPU_TRACE=FILE, ipu-run --trace FILE,\n"
+		"ipu.Session(..., trace=FILE); Chrome trace-event JSON).\n"
+		"\n"
+		"  summary   time per phase, transfer rates, each device track's idle\n"
+		"            share and the slowest ops (or launches and transfers)\n"
+		"  svg       draw the timeline: an SVG picture, or PNG when OUT ends in\n"
+		"            .png and rsvg-convert is installed; -o - writes SVG to stdout\n",
+		prog, prog);
+}
+
+static bool ends_with(const char *s, const char *end)
+{
+	size_t a = strlen(s), b = strlen(end);
+
+	return a >= b && !strcasecmp(s + a - b, end);
+}
+
+/* rsvg-convert @svg to @png; 0 or 1 with a message. */
+static int to_png(const char *svg, const char *png)
+{
+	char *argv[] = { "rsvg-convert", "-o", (char *)png, (char *)svg, NULL };
+	pid_t pid;
+	int st, err;
+
+	err = posix_spawnp(&pid, "rsvg-convert", NULL, NULL, argv, environ);
+	if (err) {
+		fprintf(stderr, "%s: %s: PNG needs rsvg-convert (Debian: librsvg2-bin): %s; write .svg instead\n",
+			prog, png, strerror(err));
+		return 1;
+	}
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		fprintf(stderr, "%s: %s: rsvg-convert failed\n", prog, png);
+		return 1;
+	}
+	return 0;
+}
+
+static int draw(const struct trace *t, const char *in, const char *out)
+{
+	char tmp[] = "/tmp/ipu-trace.XXXXXX.svg";
+	bool png = ends_with(out, ".png");
+	FILE *f;
+	int fd, err, ret;
+
+	if (!strcmp(out, "-"))
+		return trace_svg(t, in, stdout) ? 1 : 0;
+	if (png) {
+		fd = mkstemps(tmp, 4);
+		f = fd < 0 ? NULL : fdopen(fd, "w");
+	} else {
+		f = fopen(out, "w");
+	}
+	if (!f) {
+		fprintf(stderr, "%s: %s: %s\n", prog, png ? tmp : out,
+			strerror(errno));
+		return 1;
+	}
+	err = trace_svg(t, in, f);
+	if (fclose(f) && !err)
+		err = -errno;
+	if (err) {
+		fprintf(stderr, "%s: %s: writing it failed: %s\n", prog,
+			png ? tmp : out, strerror(-err));
+		if (png)
+			unlink(tmp);
+		return 1;
+	}
+	if (!png)
+		return 0;
+	ret = to_png(tmp, out);
+	unlink(tmp);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd, *in, *out = NULL;
+	struct trace t;
+	char msg[512];
+	int i, ret;
+
+	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		usage(stdout);
+		return 0;
+	}
+	if (argc < 3) {
+		usage(stderr);
+		return 2;
+	}
+	cmd = argv[1];
+	in = argv[2];
+	for (i = 3; i < argc; i++) {
+		if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) &&
+		    i + 1 < argc) {
+			out = argv[++i];
+			continue;
+		}
+		fprintf(stderr, "%s: unexpected argument '%s' (see --help)\n",
+			prog, argv[i]);
+		return 2;
+	}
+	if (strcmp(cmd, "summary") && strcmp(cmd, "svg")) {
+		fprintf(stderr, "%s: unknown command '%s': summary or svg (see --help)\n",
+			prog, cmd);
+		return 2;
+	}
+	if (!strcmp(cmd, "svg") && !out) {
+		fprintf(stderr, "%s: svg needs -o OUT.svg (or .png, or - for stdout)\n",
+			prog);
+		return 2;
+	}
+	if (!strcmp(cmd, "summary") && out) {
+		fprintf(stderr, "%s: summary writes to stdout; no -o\n", prog);
+		return 2;
+	}
+	if (trace_read_file(in, &t, msg, sizeof(msg))) {
+		fprintf(stderr, "%s: %s\n", prog, msg);
+		trace_free(&t);
+		return 1;
+	}
+	if (!strcmp(cmd, "summary")) {
+		printf("%s: ", in);
+		trace_summary(&t, stdout);
+		ret = fflush(stdout) ? 1 : 0;
+	} else {
+		ret = draw(&t, in, out);
+	}
+	trace_free(&t);
+	return ret;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT) */
+/*
+ * ipu-trace.h - what ipu-trace does with a trace it read (trace_read.h):
+ * trace_summary.c prints the summary, trace_svg.c draws the picture.
+ */
+#ifndef IPU_TRACE_TOOL_H
+#define IPU_TRACE_TOOL_H
+
+#include <stdio.h>
+
+#include "trace_read.h"
+
+/* How many of the slowest spans the summary lists. */
+#define TRACE_SLOWEST 10
+
+/*
+ * trace_summary() - to @f: time per phase, transfer rates per direction
+ * and stream, each device track's busy and idle share of the trace's
+ * time, and the TRACE_SLOWEST slowest ops (or, in a trace without op
+ * spans, launches and transfers).
+ */
+void trace_summary(const struct trace *t, FILE *f);
+
+/*
+ * trace_svg() - the timeline as an SVG picture to @f: a row per track,
+ * nested spans below their holders, coloured by category, each with a
+ * tooltip (name, duration, bytes), and a time axis in ms.
+ * Return: 0, or -EIO when writing failed.
+ */
+int trace_svg(const struct trace *t, const char *title, FILE *f);
+
+#endif /* IPU_TRACE_TOOL_H */
