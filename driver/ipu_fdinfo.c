@@ -6,7 +6,7 @@
  *
  *	drm-driver:		ipu
  *	drm-client-id:		<unique id of the open file>
- *	drm-pdev:		<PCI address>		(a PCI IPU only)
+ *	drm-pdev:		<PCI address>		(a PCI IPU, while present)
  *	drm-total-memory:	<KiB of the file's buffer objects> KiB
  *	drm-resident-memory:	the same: device memory is never swapped out
  *	drm-engine-launch:	<ns the file's launches ran> ns
@@ -68,6 +68,7 @@ void ipu_show_fdinfo(struct seq_file *m, struct file *filp)
 	unsigned int nbos = 0;
 	struct ipu_bo *bo;
 	u64 bytes = 0;
+	int idx;
 
 	/*
 	 * Under the xarray's lock, as ipu_bo_lookup() reads it: a buffer is
@@ -83,8 +84,17 @@ void ipu_show_fdinfo(struct seq_file *m, struct file *filp)
 
 	seq_printf(m, "drm-driver:\t%s\n", IPU_DRIVER_NAME);
 	seq_printf(m, "drm-client-id:\t%llu\n", ifile->usage->client_id);
-	if (parent && dev_is_pci(parent))
-		seq_printf(m, "drm-pdev:\t%s\n", pci_name(to_pci_dev(parent)));
+	/*
+	 * The address is read through the parent, the pci_dev, which a
+	 * removal frees once the device is unplugged while this file stays
+	 * open: inside the unplug guard only, and no address after.
+	 */
+	if (!ipu_dev_enter(ifile->idev, &idx)) {
+		if (parent && dev_is_pci(parent))
+			seq_printf(m, "drm-pdev:\t%s\n",
+				   pci_name(to_pci_dev(parent)));
+		ipu_dev_exit(ifile->idev, idx);
+	}
 	/* Buffer sizes are multiples of PAGE_SIZE: KiB are exact. */
 	seq_printf(m, "drm-total-memory:\t%llu KiB\n", bytes >> 10);
 	seq_printf(m, "drm-resident-memory:\t%llu KiB\n", bytes >> 10);

@@ -170,6 +170,7 @@ static inline void ku_in_use(struct ku_in_use *u, unsigned int emu)
 /* The function @u is gone (@when: how, for the messages), as above. */
 static inline void ku_assert_gone(struct ku_in_use *u, const char *when)
 {
+	static char info_text[4096];
 	struct ipu_bo_create c;
 	struct ipu_info info;
 	int st, i;
@@ -198,6 +199,14 @@ static inline void ku_assert_gone(struct ku_in_use *u, const char *when)
 	assert_true(mmap(NULL, u->g, PROT_READ, MAP_SHARED, u->fd,
 			 (off_t)u->mc.mmap_offset) == MAP_FAILED);
 	assert_int_equal(errno, ENODEV);
+	/*
+	 * Its fdinfo still reads, naming no PCI address: the function and
+	 * its pci_dev may be freed, and the address was read through them.
+	 */
+	assert_int_equal(kt_fdinfo(u->fd, info_text, sizeof(info_text)), 0);
+	assert_non_null(strstr(info_text, "drm-driver:\tipu\n"));
+	if (strstr(info_text, "drm-pdev:"))
+		fail_msg("fdinfo %s: %s", when, info_text);
 	assert_int_equal(kt_close(u->onlooker), 0);
 	assert_int_equal(kt_close(u->fd), 0);
 	for (i = 0; i < KS_POLLS && kt_pinned_now() != u->pins; i++)

@@ -770,6 +770,28 @@ static inline int kt_read_file(const char *path, char *buf, size_t len)
 	return 0;
 }
 
+/*
+ * /proc/self/fdinfo/@fd into @buf (NUL-terminated, @len bytes at most):
+ * 0, or -errno when it cannot be read.
+ */
+static inline int kt_fdinfo(int fd, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return -errno;
+	n = read(f, buf, len - 1);
+	close(f);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return 0;
+}
+
 /* /sys/class/ipu/ipu@n/@attr, of the device numbered @n whatever its kind. */
 static inline void kt_sysfs_ipu(unsigned int n, const char *attr, char *buf,
 				size_t len)

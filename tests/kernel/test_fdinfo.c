@@ -15,20 +15,7 @@ static char text[4096];
 /* The fdinfo of our @fd into text; -errno when it cannot be read. */
 static int fdinfo(int fd)
 {
-	char path[64];
-	ssize_t n;
-	int f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = open(path, O_RDONLY | O_CLOEXEC);
-	if (f < 0)
-		return -errno;
-	n = read(f, text, sizeof(text) - 1);
-	close(f);
-	if (n < 0)
-		return -errno;
-	text[n] = '\0';
-	return 0;
+	return kt_fdinfo(fd, text, sizeof(text));
 }
 
 /* The number of "KEY:\tN[ unit]" in text; fails the test without one. */
