@@ -427,9 +427,10 @@ python: deps-python $(ALL_SOS)
 # Its tests (userspace/python/tests, pytest, on the model); counts go to
 # $(O)/results/python-check. The C demo is there to compare the Python
 # demo's weights with.
-python-check: python $(O)/examples/mlp_train
+python-check: python $(O)/examples/mlp_train $(O)/tools/ipu-run
 	BUILD=$(BUILD) PYTHON=$(PYTHON) PYTHONPATH=$(abspath userspace/python) \
 		IPU_MLP_TRAIN=$(abspath $(O)/examples/mlp_train) \
+		IPU_RUN=$(abspath $(O)/tools/ipu-run) \
 		scripts/run-pytest python-check userspace/python/tests
 
 # The MLP demo in Python (userspace/python/examples/mlp_train.py): the C demo's

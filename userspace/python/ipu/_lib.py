@@ -157,8 +157,13 @@ _proto(fw, "host_pow2scale_cast_to_fp8", _int, _vp, _vp, _sz, _int, _int,
        _bool)
 _proto(fw, "host_pow2scale_cast_from_fp8", _int, _vp, _vp, _sz, _int, _int)
 
+# libipufw: executables (include/ipu/exe.h), for Ir.save()
+_proto(fw, "ipu_exe_write_file", _int, _vp, _cp, _cp, _sz)
+_proto(fw, "ipu_exe_free", None, _vp)
+
 # libipuir (include/ipu/ir.h)
 _proto(ir, "ipu_ir_create", _int, _cp, _p(_vp))
+_proto(ir, "ipu_ir_compile", _int, _vp, _p(_vp))
 _proto(ir, "ipu_ir_destroy", None, _vp)
 _proto(ir, "ipu_ir_errmsg", _cp, _vp)
 for _n in ("num_host_transfers", "replication_factor",

@@ -3,6 +3,7 @@
 import ctypes
 import inspect
 import numbers
+import os
 
 from . import _lib, context
 from .errors import IrError, UnsupportedError
@@ -321,6 +322,39 @@ class Ir:
     def constants(self):
         """The constants, in creation order."""
         return list(self._constants)
+
+    # -- an executable for ipu-run ---------------------------------------
+
+    def save(self, path):
+        """Compile the program and write it to ``path`` as an executable
+        (a ``.ipux``, include/ipu/exe.h): what ``ipu-run`` runs (and
+        ``ipu-run --instances`` for a split program). Not in PopXL, whose
+        programs only a Session runs. The Ir is unchanged: it may still be
+        changed, saved again or given to a Session. The file is written
+        whole or not at all (a temporary file renamed over ``path``).
+
+        Args:
+            path (str or os.PathLike): the file to write; one that exists
+                is replaced.
+
+        Raises:
+            IrError: the program does not compile (the reason a Session
+                would give), or the file cannot be written (the path and
+                the system's reason).
+        """
+        exe = ctypes.c_void_p()
+        ret = _lib.ipu_ir_compile(self._c(), ctypes.byref(exe))
+        if ret:
+            raise IrError("save: %s" % _lib.pystr(_lib.ipu_ir_errmsg(
+                self._c())), -ret)
+        err = ctypes.create_string_buffer(512)
+        try:
+            ret = _lib.ipu_exe_write_file(exe, os.fsencode(path),
+                                          err, len(err))
+        finally:
+            _lib.ipu_exe_free(exe)
+        if ret:
+            raise IrError("save: %s" % _lib.pystr(err.value), -ret)
 
     @property
     def _has_read_only_memmap(self):
