@@ -39,7 +39,8 @@
 #     unit says): alice, in group ipu, trains the demo on ipu_hw with the
 #     model's checksum, bob, not in it, is refused (tests/pkg/boot-
 #     installed.sh);
-#   - purging the packages leaves no file behind: the file lists before
+#   - purging the packages (and what apt pulled in for them) leaves no
+#     file behind: the file lists before
 #     installing and after purging are the same (outside /proc, /sys,
 #     /dev, /tmp, /run and the logs and caches of dpkg and apt).
 set -uo pipefail
@@ -324,13 +325,16 @@ umount "$R/dev/shm"
 # A guest booted from this installed system (tests/pkg/boot-installed.sh).
 [ "$SUITE" != trixie ] || boot_installed "$R" "$KVER"
 
-# Purge: back to the file list from before the install.
+# Purge: back to the file list from before the install. --autoremove: the
+# libraries apt pulled in for them (libjson-c5 for ipu-trace, when the
+# chroot lacks it) go too, as they came; what was there before stays
+# (installed by hand, so never autoremoved).
 rm -rf "$T"
-if in_root apt-get purge -y -q "${PKGS[@]}" >"$W/purge.log" 2>&1; then
-	ok "apt-get purge ${PKGS[*]}"
+if in_root apt-get purge --autoremove -y -q "${PKGS[@]}" >"$W/purge.log" 2>&1; then
+	ok "apt-get purge --autoremove ${PKGS[*]}"
 else
 	tail -n 30 "$W/purge.log"
-	bad "apt-get purge ${PKGS[*]}"
+	bad "apt-get purge --autoremove ${PKGS[*]}"
 fi
 snapshot >"$W/after"
 if diff -u "$W/before" "$W/after" >"$W/diff"; then
