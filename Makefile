@@ -242,10 +242,12 @@ check-exports: $(ALL_SOS)
 # against the archives only: the unit tests of libipu's front end, which
 # drive it through a scripted backend (fake_backend.h: the internal
 # backend registry and ipu_device_list_add), and ipu-info's, whose tools
-# link libipu's archive for its attribute readers (userspace/ipu/attr.h).
+# link libipu's archive for its attribute readers (userspace/ipu/attr.h),
+# and libsession's timeline's, whose cap test lowers the cap through
+# ipu_sess_trace_set_max() (session_internal.h).
 # ipu-emu's tests (device and transport) test no shared library.
 UNIT_INTERNAL := test_args test_bo test_device test_error test_queue_reap \
-	test_queue_backends test_xfer test_ipu_info \
+	test_queue_backends test_xfer test_ipu_info test_session_trace \
 	$(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_emu_dev*.c)) \
 	$(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_vfio_user*.c)) \
 	$(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_emu_attack*.c)) \
