@@ -426,6 +426,11 @@ static void test_bad_paths_are_refused_clearly(void **state)
 	refused(path("link.json"), -ELOOP);
 	assert_int_equal(stat(path("victim"), &st), 0);
 	assert_int_equal(st.st_size, 7);
+	/* A hard link planted in a shared directory: the victim's bytes stay. */
+	assert_int_equal(link(victim, path("hard.json")), 0);
+	refused(path("hard.json"), -EPERM);
+	assert_int_equal(stat(path("victim"), &st), 0);
+	assert_int_equal(st.st_size, 7);
 	assert_int_equal(mkfifo(path("fifo.json"), 0600), 0);
 	refused(path("fifo.json"), -EINVAL);
 	assert_int_equal(mkdir(path("d.json"), 0700), 0);

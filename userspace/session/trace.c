@@ -109,6 +109,15 @@ static FILE *open_trace_file(const char *path)
 			errno = EINVAL;
 			return NULL;
 		}
+		/*
+		 * Someone else's file, or one with another name (a hard link
+		 * another user planted in a shared /tmp): not ours to empty.
+		 */
+		if (fd >= 0 && (st.st_uid != geteuid() || st.st_nlink != 1)) {
+			close(fd);
+			errno = EPERM;
+			return NULL;
+		}
 		if (fd >= 0 && (fcntl(fd, F_SETFL, 0) || ftruncate(fd, 0))) {
 			close(fd);
 			return NULL;
@@ -127,8 +136,9 @@ int ipu_sess_trace_open(struct ipu_session *s, const char *path)
 	struct sess_trace *t;
 	int err;
 
+	/* Not from the environment of a program running with privileges. */
 	if (!path)
-		path = getenv("IPU_TRACE");
+		path = secure_getenv("IPU_TRACE");
 	if (!path)
 		return 0;
 	if (!path[0])
@@ -149,7 +159,11 @@ int ipu_sess_trace_open(struct ipu_session *s, const char *path)
 	t->t0 = ipu_sess_trace_now();
 	t->f = open_trace_file(path);
 	if (!t->f) {
-		err = errno == ELOOP ? -ELOOP : -errno;
+		err = -errno;
+		if (err == -EPERM)
+			return ipu_sess_err(s, err,
+					    "trace file '%s': another user's file, or one with other names (hard links): not overwritten",
+					    path);
 		if (err == -EINVAL)
 			return ipu_sess_err(s, err,
 					    "trace file '%s': not a regular file; give a new file's name or a regular file to overwrite",
