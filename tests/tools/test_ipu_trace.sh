@@ -144,6 +144,15 @@ printf '[{"ph":"X","ts":1e300,"dur":2,"pid":1}]' >"$T/huge.json"
 expect_exit ts_out_of_range 1 '"ts" is missing or not a number' summary "$T/huge.json"
 expect_exit missing_file 1 "nothing.json: No such file or directory" summary "$T/nothing.json"
 expect_exit directory 1 "not a regular file" summary "$T"
+# Spans whose durations, each allowed, add up past 2^63 ns and whose byte
+# counts add up past 2^64: the summary's totals must not overflow (UBSan
+# in the ASan run reports a signed one), and say a huge time.
+python3 -c '
+import json
+ev = [{"ph": "X", "cat": "h2d", "name": "x", "ts": 0, "dur": 9.9e14,
+       "pid": 1, "tid": 1, "args": {"bytes": 2 ** 63}} for _ in range(20)]
+print(json.dumps({"traceEvents": ev}))' >"$T/sum.json"
+expect_exit sums_past_int64 0 "time per phase" summary "$T/sum.json"
 # A bare array of events is the format too, and an empty trace is a trace.
 printf '[]' >"$T/bare.json"
 expect_exit empty_trace 0 "0 spans on 0 tracks" summary "$T/bare.json"

@@ -18,9 +18,16 @@
 struct phase {
 	char key[80];
 	uint64_t count;
-	int64_t total;
+	/* Sums of spans a hostile file may make long: a double never
+	 * overflows (ns, as the spans), and bytes saturate. */
+	double total;
 	uint64_t bytes;
 };
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return b > UINT64_MAX - a ? UINT64_MAX : a + b;
+}
 
 static bool is_device(const char *cat)
 {
@@ -46,14 +53,15 @@ static struct phase *phase_of(struct phase *ph, size_t *n, const char *key)
 	return &ph[(*n)++];
 }
 
-static double ms(int64_t ns)
+static double ms(double ns)
 {
-	return (double)ns / 1e6;
+	return ns / 1e6;
 }
 
 static void phases(const struct trace *t, struct phase *ph, FILE *f)
 {
 	const struct trace_span *sp;
+	struct phase *p;
 	char key[80];
 	size_t n = 0, i;
 
@@ -63,8 +71,9 @@ static void phases(const struct trace *t, struct phase *ph, FILE *f)
 			snprintf(key, sizeof(key), "%s %s", sp->cat, sp->name);
 		else
 			snprintf(key, sizeof(key), "%s", sp->cat[0] ? sp->cat : "(none)");
-		phase_of(ph, &n, key)->count++;
-		phase_of(ph, &n, key)->total += sp->dur;
+		p = phase_of(ph, &n, key);
+		p->count++;
+		p->total += (double)sp->dur;
 	}
 	fprintf(f, "\ntime per phase (nested spans count in each of theirs)\n");
 	fprintf(f, "  %-32s %8s %12s %12s\n", "phase", "count", "total ms",
@@ -72,7 +81,7 @@ static void phases(const struct trace *t, struct phase *ph, FILE *f)
 	for (i = 0; i < n; i++)
 		fprintf(f, "  %-32s %8" PRIu64 " %12.3f %12.3f\n", ph[i].key,
 			ph[i].count, ms(ph[i].total),
-			(double)ph[i].total / 1e3 / (double)ph[i].count);
+			ph[i].total / 1e3 / (double)ph[i].count);
 }
 
 static void rates(const struct trace *t, struct phase *ph, FILE *f)
@@ -89,8 +98,8 @@ static void rates(const struct trace *t, struct phase *ph, FILE *f)
 		snprintf(key, sizeof(key), "%s %s", sp->cat, sp->name);
 		p = phase_of(ph, &n, key);
 		p->count++;
-		p->total += sp->dur;
-		p->bytes += sp->bytes;
+		p->total += (double)sp->dur;
+		p->bytes = add_sat(p->bytes, sp->bytes);
 	}
 	fprintf(f, "\ntransfers (rate: bytes over the time their spans took)\n");
 	if (!n) {
@@ -104,7 +113,7 @@ static void rates(const struct trace *t, struct phase *ph, FILE *f)
 			ph[i].key, ph[i].count, ph[i].bytes, ms(ph[i].total));
 		if (ph[i].total > 0)
 			fprintf(f, "%10.1f\n",
-				(double)ph[i].bytes * 1e3 / (double)ph[i].total);
+				(double)ph[i].bytes * 1e3 / ph[i].total);
 		else
 			fprintf(f, "%10s\n", "-");
 	}
