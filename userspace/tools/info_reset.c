@@ -12,7 +12,7 @@
  * IPU (attached, or open by another process, as /proc shows: a process
  * may attach any moment) is refused with INFO_RESET_HELD, naming the
  * holder. A process whose files of it are all the simulated firmware's
- * (fdinfo's ipu-role: ipu-simd) does not hold it: it runs it, and a
+ * (fdinfo's ipu-role: firmware) does not hold it: it runs it, and a
  * reset revokes and restarts it as any RESET does. With --force, one nobody attached is reset through the node as
  * above; an attached PCI IPU through the PCI core's function reset
  * (sysfs "reset" of the function; ipu.ko's reset_prepare/reset_done fail
@@ -147,6 +147,11 @@ static void held_by(const struct info_ipu *ipu, char *buf, size_t len)
 		snprintf(buf, len, "open by %d (%s)%s", first->pid,
 			 first->comm[0] ? first->comm : "?",
 			 others ? " and others" : "");
+	else if (others)
+		snprintf(buf, len, "open by %zu processes", others);
+	else if (!ipu->have_holders)
+		/* Another user's files are not ours to see: not "free". */
+		snprintf(buf, len, "perhaps open by another user's process (their /proc/PID/fd cannot be read: run as root)");
 }
 
 int info_reset(const char *root, const char *name, bool force)
