@@ -19,6 +19,11 @@ def increment_in_place(x: popxl.Tensor, value: popxl.Tensor):
     ops.add_(x, value)
 
 
+# PopXL's way of asking for a reference: the parameter's type hint.
+def increment_by_ref(x: popxl.TensorByRef, value: popxl.Tensor):
+    ops.add_(x, value)
+
+
 ir = popxl.Ir()
 with ir.main_graph:
     by_ref = popxl.variable(np.array([1.0, 2.0], np.float32), name="by_ref")
@@ -27,8 +32,7 @@ with ir.main_graph:
     repeated = popxl.variable(np.zeros(2, np.float32), name="repeated")
     value = popxl.constant(np.array([0.5, 0.25], np.float32), name="value")
 
-    ref_graph = ir.create_graph(increment_in_place, popxl.TensorByRef(by_ref),
-                                value)
+    ref_graph = ir.create_graph(increment_by_ref, by_ref, value)
     value_graph = ir.create_graph(increment_in_place, by_value, value)
 
     ops.call(ref_graph, by_ref, value)

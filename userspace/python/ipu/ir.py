@@ -237,9 +237,12 @@ class Ir:
         g = self.create_empty_graph(getattr(fn, "__name__", "graph"))
         name = g.name
         try:
-            params = list(inspect.signature(fn).parameters)
+            sig = inspect.signature(fn).parameters
+            params = list(sig)
+            # PopXL's own form: a parameter annotated TensorByRef.
+            by_ref_hint = [sig[p].annotation is TensorByRef for p in params]
         except (TypeError, ValueError):
-            params = []
+            params, by_ref_hint = [], []
         with g:
             inputs = []
             for i, a in enumerate(args):
@@ -248,8 +251,10 @@ class Ir:
                                   "not a TensorSpec, a tensor or a "
                                   "TensorByRef" % (name, i, a))
                 pname = params[i] if i < len(params) else "input%d" % i
+                by_ref = isinstance(a, TensorByRef) or \
+                    (i < len(by_ref_hint) and by_ref_hint[i])
                 inputs.append(graph_input(a.shape, a.dtype, pname,
-                                          by_ref=isinstance(a, TensorByRef)))
+                                          by_ref=by_ref))
             out = fn(*inputs, **kwargs)
             if out is None:
                 outs = ()

@@ -53,6 +53,23 @@ def test_tensor_by_ref_updates_the_callers_variable():
     np.testing.assert_array_equal(got_v, W0)
 
 
+def _increment_by_ref(t: ipu.TensorByRef, x: ipu.Tensor):
+    ipu.ops.add_(t, x)
+
+
+def test_a_tensor_by_ref_type_hint_passes_by_reference():
+    """PopXL's form: the parameter annotated TensorByRef, the argument a
+    plain tensor (was passed by value here: the variable stayed)."""
+    ir = ipu.Ir()
+    with ir.main_graph:
+        w = ipu.variable(W0, name="w")
+        x = ipu.constant(X)
+        g = ir.create_graph(_increment_by_ref, w, x)
+        ipu.ops.call(g, w, x)
+    got_w, = _weights(ir, w)
+    np.testing.assert_array_equal(got_w, W0 + X)
+
+
 def test_tensor_by_ref_in_a_repeat_accumulates():
     ir = ipu.Ir()
     with ir.main_graph:

@@ -76,3 +76,11 @@ def test_in_sequence_nests_and_takes_a_bool_only():
                 pass
     with pytest.raises(TypeError):
         ipu.in_sequence("yes")
+
+
+def test_in_sequence_needs_no_graph_scope_and_gives_enabled():
+    """As PopXL's: outside any graph, and ``as`` gives ``enabled``."""
+    with ipu.in_sequence(False) as e:
+        assert e is False
+    with ipu.in_sequence() as e:
+        assert e is True
