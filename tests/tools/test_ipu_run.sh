@@ -93,10 +93,15 @@ make_exe && rand "$T/x.npy" "(4, 3)" 1 '<f4' &&
 
 # An output that is no regular file (a FIFO, as /dev/stdout in a pipe):
 # written as it is, not truncated (ftruncate fails on a FIFO).
+# The shell holds the FIFO open too (read-write: no wait), so that the
+# reader gets its end of file however ipu-run ends, even before it opened it.
 make_exe && rand "$T/x.npy" "(4, 3)" 1 '<f4' && mkfifo "$T/fifo" && {
-	cat "$T/fifo" >"$T/from-fifo.npy" &
+	exec 3<>"$T/fifo"
+	cat "$T/fifo" >"$T/from-fifo.npy" 3>&- &
+	reader=$!
 	expect_ok output_to_a_fifo -i "x=$T/x.npy" -o "y=$T/fifo" "$T/ex.ipux"
-	wait
+	exec 3>&-
+	wait "$reader"
 	check_y output_to_a_fifo_matches_numpy "$T/x.npy" "$T/from-fifo.npy" 1e-5 1e-6 float32
 }
 
