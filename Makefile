@@ -9,7 +9,7 @@
 #   make kernel-check  ipu.ko built and tested in QEMU on every kernel of the matrix
 #   make kernel-soak   the UAPI fuzzer alone in QEMU, IPU_SOAK_MINUTES per kernel
 #   make kernel-matrix ipu.ko built (W=1, sparse; no boot) against every other Debian kernel
-#   make fuzz          libFuzzer targets (clang) over the executable reader, 60 s each
+#   make fuzz          libFuzzer targets (clang) over the executable reader, 30 s each
 #   make python        the Python package (userspace/python/ipu: `import ipu`) and the
 #                      shared libraries it binds; python-check runs its tests
 #   make install       PREFIX=/usr/local DESTDIR=: libraries, headers, .pc files, tools,
@@ -314,8 +314,11 @@ unit-valgrind: userspace
 # and checks the outputs; tests/tools/test_ipu_run_signals.sh: Ctrl-C), ipu-info (tests/tools/test_ipu_info.sh: fake
 # trees, its JSON parsed by Python) and ipu-bringup
 # (tests/tools/test_ipu_bringup.sh: the model, its faults), ipu-trace and
-# ipu-run --trace (tests/tools/test_ipu_trace.sh), each plainly, built with ASan+UBSan,
-# and under valgrind, and the rig's hot-plug relay against a fake QEMU
+# ipu-run --trace (tests/tools/test_ipu_trace.sh), each plainly and built
+# with ASan+UBSan; ipu-run, the reader of untrusted files, also under
+# valgrind (uninitialised reads, which ASan does not see; the libraries
+# the other tools call run under valgrind in unit-valgrind, and these
+# three passes cost 3 minutes), and the rig's hot-plug relay against a fake QEMU
 # monitor (tests/tools/test_hotplug_relay.py, pytest), and the README's C and
 # Python examples (tests/tools/test_readme.sh); each run writes
 # $(O)/results/unit-tools*. All run even when one fails.
@@ -335,18 +338,12 @@ unit-tools: userspace $(ALL_SOS)
 	BUILD=$(BUILD) tests/tools/test_ipu_info.sh unit-tools-info $(BUILD) || st=1; \
 	BUILD=$(BUILD) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		tests/tools/test_ipu_info.sh unit-tools-info-asan $(BUILD)/asan || st=1; \
-	BUILD=$(BUILD) IPU_RUN_WRAPPER="$(VALGRIND_RUN)" \
-		tests/tools/test_ipu_info.sh unit-tools-info-valgrind $(BUILD) || st=1; \
 	BUILD=$(BUILD) tests/tools/test_ipu_bringup.sh unit-tools-bringup $(BUILD) || st=1; \
 	BUILD=$(BUILD) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		tests/tools/test_ipu_bringup.sh unit-tools-bringup-asan $(BUILD)/asan || st=1; \
-	BUILD=$(BUILD) IPU_RUN_WRAPPER="$(VALGRIND_RUN)" \
-		tests/tools/test_ipu_bringup.sh unit-tools-bringup-valgrind $(BUILD) || st=1; \
 	BUILD=$(BUILD) tests/tools/test_ipu_trace.sh unit-tools-trace $(BUILD) || st=1; \
 	BUILD=$(BUILD) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		tests/tools/test_ipu_trace.sh unit-tools-trace-asan $(BUILD)/asan || st=1; \
-	BUILD=$(BUILD) IPU_RUN_WRAPPER="$(VALGRIND_RUN)" \
-		tests/tools/test_ipu_trace.sh unit-tools-trace-valgrind $(BUILD) || st=1; \
 	BUILD=$(BUILD) PYTHON=$(PYTHON) scripts/run-pytest unit-tools-relay \
 		tests/tools/test_hotplug_relay.py || st=1; \
 	BUILD=$(BUILD) tests/tools/test_readme.sh unit-tools-readme $(BUILD) || st=1; \
@@ -382,7 +379,7 @@ kernel-soak: deps-kernel userspace
 	scripts/kernel-soak $(O)
 
 # libFuzzer targets (tests/fuzz/fuzz_*.c, clang), each run for a bounded
-# time (IPU_FUZZ_SECONDS, default 60); the counts go to $(O)/results/fuzz.
+# time (IPU_FUZZ_SECONDS, default 30); the counts go to $(O)/results/fuzz.
 fuzz: deps-fuzz
 	BUILD=$(BUILD) scripts/fuzz
 
@@ -391,8 +388,9 @@ fuzz: deps-fuzz
 # before any test could report) is recorded as one failure of its own, so
 # the total never hides it. The whole output is kept in $(O)/check.log, from
 # which summarize repeats the lines naming failed tests just above its total
-# (a CI page may keep only the tail). The last line is summarize's "N passed,
-# N failed".
+# (a CI page may keep only the tail). Each phase's time is logged ("check:
+# make PHASE took N s"), to see where CI's time goes. The last line is
+# summarize's "N passed, N failed".
 CHECK_PHASES := unit python-check mpi-check pkg-check lint kernel-check fuzz
 FAILED_SO_FAR = cat $(O)/results/* 2>/dev/null | awk '{ f += $$2 } END { print f + 0 }'
 
@@ -400,9 +398,10 @@ check: deps
 	@rm -rf $(O)/results && mkdir -p $(O)/results
 	@status=0; : >$(O)/check.log; \
 	for phase in $(CHECK_PHASES); do \
-		before=$$($(FAILED_SO_FAR)); \
+		before=$$($(FAILED_SO_FAR)); t0=$$(date +%s); \
 		{ $(MAKE) -k --no-print-directory $$phase; echo $$? >$(O)/check.rc; } 2>&1 | \
 			tee -a $(O)/check.log; \
+		echo "check: make $$phase took $$(($$(date +%s) - t0)) s" | tee -a $(O)/check.log; \
 		if [ "$$(cat $(O)/check.rc)" != 0 ]; then \
 			status=1; \
 			if [ "$$($(FAILED_SO_FAR))" -le "$$before" ]; then \

@@ -65,6 +65,32 @@ IPU_KERNEL_WIDE_TESTS="test_emu_pci test_pci_session_hw_*"
 # (tests/kernel/guest-init's ipu.test).
 IPU_KERNEL_DMA_TESTS="test_emu_pci test_pci_* !test_pci_fuzz !test_pci_leaks !test_pci_launch_limits !test_pci_session_hw_random !test_pci_session_hw_split"
 
+# The debug kernel's tests (KASAN, lockdep, kmemleak: each test runs 4-8x
+# slower there): every test but libsession's longer semantics suites on the
+# simulated IPU, which make no call into ipu.ko that test_session_hw_run,
+# _errors and the uAPI suites do not make (groupings, random programs,
+# weights, mmap, splits, instances and FP8 differ above the driver; about
+# 130 s there). Their test_pci_session_hw_* twins run (they take the PCI
+# DMA and gather paths, in seconds), and all run on every other kernel.
+IPU_KERNEL_DEBUG_TESTS="test_* !test_session_hw_groupings !test_session_hw_random !test_session_hw_weights !test_session_hw_mmap !test_session_hw_split !test_session_hw_instances !test_session_hw_fp8"
+
+# ktest_wants NAME GLOBS: does the guest run test binary NAME for GLOBS
+# (space-separated; empty: every test)? The rule of tests/kernel/guest-init's
+# ipu.test: one glob matches, and no "!" glob does.
+ktest_wants() {
+	local name=$1 glob want=1 globs
+	[ -n "$2" ] || return 0
+	read -r -a globs <<<"$2"	# split, never expanded against files
+	for glob in "${globs[@]}"; do
+		# shellcheck disable=SC2053 # $glob is a glob on purpose
+		case $glob in
+		!*) [[ $name == ${glob#!} ]] && return 1 ;;
+		*) [[ $name == $glob ]] && want=0 ;;
+		esac
+	done
+	return $want
+}
+
 # The file-backed boot's tests: transfers through libipu and io_uring, and
 # the demo's launches, on the PCI IPUs.
 IPU_KERNEL_FILEMEM_TESTS="test_emu_pci test_pci_libipu test_pci_demo_hw"
@@ -72,7 +98,8 @@ IPU_KERNEL_FILEMEM_TESTS="test_emu_pci test_pci_libipu test_pci_demo_hw"
 # kernel_variant K: split a name of IPU_KERNELS into the kernel and its
 # variant. Sets KV_KERNEL (6.12 of 6.12-iommu), KV_VARIANT (empty for a
 # kernel of the matrix), KV_IPUS (the number of PCIe IPUs, empty: the
-# rig's), KV_TESTS (the tests' globs, empty: all), KV_CMDLINE (added to the
+# rig's), KV_TESTS (the tests' globs, empty: all; the debug kernel's
+# IPU_KERNEL_DEBUG_TESTS), KV_CMDLINE (added to the
 # guest's kernel command line), KV_IOMMU (1: the machine has a virtual
 # IOMMU, scripts/lib/emu-rig.sh's RIG_IOMMU) and KV_POSTED (ipu-emu's
 # --posted-window-us, empty: the model's default; RIG_POSTED) and
@@ -82,6 +109,10 @@ IPU_KERNEL_FILEMEM_TESTS="test_emu_pci test_pci_libipu test_pci_demo_hw"
 kernel_variant() {
 	KV_KERNEL=$1 KV_VARIANT='' KV_IPUS='' KV_TESTS='' KV_CMDLINE='' KV_IOMMU=0
 	KV_POSTED='' KV_FILEMEM=0
+	if [ "$1" = debug ]; then
+		KV_TESTS=$IPU_KERNEL_DEBUG_TESTS
+		return 0
+	fi
 	[[ $1 =~ ^([^-]+)-(.+)$ ]] || return 0
 	KV_KERNEL=${BASH_REMATCH[1]} KV_VARIANT=${BASH_REMATCH[2]}
 	case $KV_VARIANT in
