@@ -534,6 +534,7 @@ def graph_input(shape, dtype, name=None, by_ref=False):
     if by_ref:
         check_ir(ir, _lib.ipu_ir_graph_input_by_ref(ir._c(), h),
                  "graph_input '%s'" % name)
+        g._by_ref_ids.add(h.id)
     t = Tensor(ir, h)
     g._inputs.append(t)
     return t

@@ -10,14 +10,15 @@ var_updates.scaled_add_ / accumulate_ / copy_var_update_ (also here).
 In place (the first input updated, PopXL's trailing ``_``): add_, sub_,
 mul_, div_, neg_, abs_, relu_, gelu_, tanh_, sigmoid_, exp_, log_, sqrt_;
 views: slice_, transpose_, reshape_, flatten_ (and flatten);
-call_with_info and CallSiteInfo. A refused op raises :class:`ipu.IrError` with libipuir's
+call_with_info, repeat_with_info and CallSiteInfo. A refused op raises :class:`ipu.IrError` with libipuir's
 message, naming the op, the tensors and their shapes, and leaves the Ir as
 it was.
 """
 from . import collectives, var_updates
 from .cast import cast
 from .collectives import CollectiveOperator, replicated_all_reduce
-from .control import CallSiteInfo, call, call_with_info, repeat
+from .control import (CallSiteInfo, call, call_with_info, repeat,
+                      repeat_with_info)
 from .elementwise import (abs, abs_, add, add_, div, div_, exp, exp_, gelu,
                           gelu_, log, log_, mul, mul_, neg, neg_, relu,
                           relu_, sigmoid, sigmoid_, sqrt, sqrt_, sub, sub_,
@@ -37,6 +38,7 @@ __all__ = [
     "repeat", "replicated_all_reduce", "reshape", "scaled_add_", "sigmoid",
     "slice", "softmax", "sqrt", "sub", "sum", "tanh", "transpose",
     "var_updates", "CollectiveOperator", "CallSiteInfo", "call_with_info",
+    "repeat_with_info",
     "add_", "sub_", "mul_", "div_", "neg_", "abs_", "relu_", "gelu_",
     "tanh_", "sigmoid_", "exp_", "log_", "sqrt_", "flatten", "flatten_",
     "reshape_", "slice_", "transpose_", "accumulate_", "copy_var_update_",
