@@ -189,3 +189,25 @@ def test_a_number_input_takes_the_graph_inputs_dtype():
     np.testing.assert_array_equal(got, np.array([1.5, 2.5], np.float16))
 
 
+# --- 4. dtype.as_dtype takes what numpy.dtype takes ------------------------
+
+@pytest.mark.parametrize("value,want", [
+    ("f4", ipu.float32), ("float32", ipu.float32), (np.float32, ipu.float32),
+    ("<f2", ipu.float16), ("i4", ipu.int32), ("u2", ipu.uint16),
+    ("?", ipu.bool), ("int8", ipu.int8), ("f8", ipu.float64),
+    # not a dtype's name: NumPy's meaning (float64, int64), as PopXL's
+    ("float", ipu.float64), ("int", ipu.int64), ("double", ipu.float64),
+    (float, ipu.float32), (bool, ipu.bool), (int, ipu.int64),
+    (np.zeros(2, np.uint8), ipu.uint8),
+    ("float8_143", ipu.float8_143), ("bfloat16", ipu.bfloat16),
+])
+def test_as_dtype_takes_numpy_names(value, want):
+    assert ipu.dtype.as_dtype(value) is want
+
+
+@pytest.mark.parametrize("value", ["nonsense", "c8", object()])
+def test_as_dtype_refuses_with_value_error(value):
+    with pytest.raises(ValueError):
+        ipu.dtype.as_dtype(value)
+
+
