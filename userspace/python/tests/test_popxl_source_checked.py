@@ -211,3 +211,12 @@ def test_as_dtype_refuses_with_value_error(value):
         ipu.dtype.as_dtype(value)
 
 
+# --- 5. gcg() outside every graph ------------------------------------------
+
+def test_gcg_outside_a_graph_is_a_runtime_error():
+    for fn in (ipu.gcg, ipu.gmg):
+        with pytest.raises(RuntimeError, match="graph"):
+            fn()
+    # Still an IrError, as this package always raised it.
+    with pytest.raises(ipu.IrError):
+        ipu.gcg()
