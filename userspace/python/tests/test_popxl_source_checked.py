@@ -62,6 +62,20 @@ def test_only_plus_equals_is_in_place():
         np.testing.assert_array_equal(v, W0)
 
 
+def test_negate_and_cast_as_popxl_names_them():
+    # PopXL's ops/negate.py is ``negate(t)`` (Tensor.__neg__ calls it);
+    # ops/cast.py is ``cast(t, data_type)``.
+    ir = ipu.Ir()
+    with ir.main_graph:
+        x = ipu.constant(X)
+        n = ipu.ops.negate(x)
+        c = ipu.ops.cast(x, data_type=ipu.int32)
+        assert c.dtype == ipu.int32
+    got = _run(ir, [n, c])
+    np.testing.assert_array_equal(got[0], -X)
+    np.testing.assert_array_equal(got[1], X.astype(np.int32))
+
+
 # --- 2. CallSiteInfo and repeat_with_info ---------------------------------
 
 def _two_in_two_out(ir, a, b):
