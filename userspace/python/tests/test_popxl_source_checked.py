@@ -76,6 +76,29 @@ def test_negate_and_cast_as_popxl_names_them():
     np.testing.assert_array_equal(got[1], X.astype(np.int32))
 
 
+def test_var_updates_take_popxls_arguments():
+    # ops/var_updates.py: accumulate_(t, X, f=None) is t = t + f * X;
+    # copy_var_update_(t, X); ops/scaled_add.py: scaled_add_(X, Y, a, b),
+    # a and b floats or tensors.
+    ir = ipu.Ir()
+    with ir.main_graph:
+        ws = [ipu.variable(W0, name="w%d" % i) for i in range(5)]
+        x = ipu.constant(X)
+        vu = ipu.ops.var_updates
+        vu.accumulate_(ws[0], x, f=0.5)
+        vu.accumulate_(t=ws[1], X=x, f=ipu.constant(np.float32(2.0)))
+        vu.copy_var_update_(t=ws[2], X=x)
+        ipu.ops.scaled_add_(X=ws[3], Y=x, a=2.0, b=-1.0)
+        ipu.ops.scaled_add_(ws[4], x, a=ipu.constant(np.float32(3.0)),
+                            b=ipu.constant(np.float32(0.5)))
+    got = _run(ir, [], weights=ws)
+    np.testing.assert_array_equal(got[0], W0 + 0.5 * X)
+    np.testing.assert_array_equal(got[1], W0 + 2 * X)
+    np.testing.assert_array_equal(got[2], X)
+    np.testing.assert_array_equal(got[3], 2 * W0 - X)
+    np.testing.assert_array_equal(got[4], 3 * W0 + 0.5 * X)
+
+
 # --- 2. CallSiteInfo and repeat_with_info ---------------------------------
 
 def _two_in_two_out(ir, a, b):
