@@ -226,6 +226,20 @@ def test_a_number_input_takes_the_graph_inputs_dtype():
     np.testing.assert_array_equal(got, np.array([1.5, 2.5], np.float16))
 
 
+def test_an_input_that_is_no_tensor_is_a_type_error():
+    # ops/call.py _prep_inputs: an input that cannot be made a tensor
+    # raises TypeError.
+    ir = ipu.Ir()
+    with ir.main_graph:
+        a = ipu.constant(W0, name="a")
+        g = ir.create_graph(lambda p: p + 1.0, a)
+        for bad in (object(), "text"):
+            with pytest.raises(TypeError):
+                ipu.ops.call(g, bad)
+            with pytest.raises(TypeError):
+                ipu.ops.repeat(g, 2, inputs_dict={g.inputs[0]: bad})
+
+
 # --- 4. dtype.as_dtype takes what numpy.dtype takes ------------------------
 
 @pytest.mark.parametrize("value,want", [
