@@ -107,11 +107,19 @@ def _two_in_two_out(ir, a, b):
     return ir.create_graph(f, a, b)
 
 
+def _step(ir, a, b):
+    """The graph acc, d -> acc + d, for repeats."""
+    return ir.create_graph(lambda acc, d: acc + d, a, b)
+
+
+def _ab():
+    return ipu.constant(W0, name="a"), ipu.constant(X, name="b")
+
+
 def test_call_site_info_has_popxls_methods():
     ir = ipu.Ir()
     with ir.main_graph:
-        a = ipu.constant(W0, name="a")
-        b = ipu.constant(X, name="b")
+        a, b = _ab()
         g = _two_in_two_out(ir, a, b)
         info = ipu.ops.call_with_info(g, a, b)
         assert info.called_graph is g
@@ -169,12 +177,8 @@ def test_set_parent_input_modified():
 def test_repeat_with_info():
     ir = ipu.Ir()
     with ir.main_graph:
-        a = ipu.constant(W0, name="a")
-        b = ipu.constant(X, name="b")
-
-        def step(acc, d):
-            return acc + d
-        g = ir.create_graph(step, a, b)
+        a, b = _ab()
+        g = _step(ir, a, b)
         info = ipu.ops.repeat_with_info(g, 3, a, inputs_dict={g.inputs[1]: b})
         assert isinstance(info, ipu.ops.CallSiteInfo)
         assert info.inputs == (a, b)
@@ -196,15 +200,11 @@ def test_repeat_with_info_is_exported_as_popxl_has_it():
 def test_call_and_repeat_flatten_lists_of_inputs():
     ir = ipu.Ir()
     with ir.main_graph:
-        a = ipu.constant(W0, name="a")
-        b = ipu.constant(X, name="b")
+        a, b = _ab()
         g = _two_in_two_out(ir, a, b)
         prod, sum_ = ipu.ops.call(g, [a, b])
         (p2, s2) = ipu.ops.call_with_info(g, (a,), [b]).outputs
-
-        def step(acc, d):
-            return acc + d
-        h = ir.create_graph(step, a, b)
+        h = _step(ir, a, b)
         (r,) = ipu.ops.repeat(h, 2, [a, b])
     got = _run(ir, [prod, sum_, p2, s2, r])
     np.testing.assert_array_equal(got[0], W0 * X)
