@@ -4,7 +4,7 @@
 import contextlib
 import threading
 
-from .errors import IrError
+from .errors import NoGraphError
 
 _local = threading.local()
 
@@ -28,12 +28,14 @@ def get_current_graph():
     """The graph new ops go into: the innermost ``with graph:`` scope.
 
     Raises:
-        ipu.IrError: outside every graph scope.
+        ipu.errors.NoGraphError (a RuntimeError, as PopXL's, and an
+            ipu.IrError): outside every graph scope.
     """
     s = _stack()
     if not s:
-        raise IrError("no current graph: create ops, variables and streams "
-                      "inside `with ir.main_graph:` (or another graph)")
+        raise NoGraphError("no current graph: create ops, variables and "
+                           "streams inside `with ir.main_graph:` (or "
+                           "another graph)")
     return s[-1]
 
 
@@ -44,7 +46,7 @@ def get_main_graph():
     """The main graph of the current graph's Ir (PopXL's ``popxl.gmg()``).
 
     Raises:
-        ipu.IrError: outside every graph scope.
+        ipu.errors.NoGraphError: outside every graph scope.
     """
     return get_current_graph().ir.main_graph
 

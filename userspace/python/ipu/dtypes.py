@@ -86,16 +86,19 @@ class dtype:
     @classmethod
     def as_dtype(cls, type_value):
         """@type_value as an ipu dtype (PopXL's ``dtype.as_dtype``): a
-        dtype, its name, a NumPy dtype or scalar type, a NumPy array (its
-        dtype), or Python's ``float`` (float32) or ``bool``.
+        dtype, its name, a NumPy dtype, scalar type or any name NumPy
+        knows ("f4", "<i2", "float", which is NumPy's float64, ...), a
+        NumPy array (its dtype), or Python's ``float`` (float32) or
+        ``bool``. A name of an ipu dtype is that dtype; other strings
+        mean what ``numpy.dtype`` makes of them, as in PopXL.
 
         Raises:
             ValueError: @type_value matches no dtype.
         """
         if isinstance(type_value, dtype):
             return type_value
-        if isinstance(type_value, str):
-            return from_name(type_value)
+        if isinstance(type_value, str) and type_value in dtype._by_name:
+            return dtype._by_name[type_value]
         if type_value is builtins.float:
             return float32
         if type_value is builtins.bool:

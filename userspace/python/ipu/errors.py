@@ -35,6 +35,10 @@ _SUBCLASSES = (
     ("IrError", "Error", ValueError,
      """Building a program failed (libipuir's message: the op, the tensors
     and their shapes)."""),
+    ("NoGraphError", "IrError", RuntimeError,
+     """No graph is current: ``gcg()``, an op, a variable or a stream
+    outside every ``with graph:`` scope (PopXL raises RuntimeError; an
+    IrError too, as this package raised before)."""),
     ("IrTypeError", "IrError", TypeError,
      """An argument of the wrong kind where PopXL raises TypeError (an
     index that is no int, slice, integer or boolean data)."""),

@@ -28,6 +28,8 @@ class Graph:
         self._outputs = []
         self._tensors = []
         self._tensor_ids = set()
+        # Handle ids of the inputs taken by reference (TensorByRef).
+        self._by_ref_ids = set()
 
     @property
     def ir(self):

@@ -30,8 +30,10 @@ class Tensor:
     Tensors support the arithmetic operators of the ops they stand for:
     ``a + b``, ``a - b``, ``a * b``, ``a / b``, ``a @ b``, ``-a``,
     ``abs(a)``, ``a.T``, ``a.reshape(shape)`` and slicing with ``a[i:j]``;
-    Python numbers are made constants of the tensor's dtype. ``a += b``
-    (``-=``, ``*=``, ``/=``) is ``ops.add_(a, b)`` (...): in place.
+    Python numbers are made constants of the tensor's dtype. ``a += b`` is
+    ``ops.add_(a, b)``: in place. ``a -= b``, ``*=`` and ``/=`` are
+    ``a = a - b`` ...: a new tensor, as PopXL's (whose Tensor defines
+    ``__iadd__`` only).
 
     Attributes:
         id (str): its name (PopXL's tensor id).
@@ -180,21 +182,11 @@ class Tensor:
 
     # In-place: PopXL's ``t += x`` is ``ops.add_(t, x)``: the tensor itself
     # (a variable or not) is updated and the name stays bound to it.
+    # PopXL's Tensor defines no other in-place operator, so ``t -= x``,
+    # ``*=`` and ``/=`` are ``t = t - x`` ...: a new tensor, as there.
     def __iadd__(self, o):
         from . import ops
         return ops.add_(self, o)
-
-    def __isub__(self, o):
-        from . import ops
-        return ops.sub_(self, o)
-
-    def __imul__(self, o):
-        from . import ops
-        return ops.mul_(self, o)
-
-    def __itruediv__(self, o):
-        from . import ops
-        return ops.div_(self, o)
 
     @property
     def T_(self):  # noqa: N802 (PopXL's name)
@@ -542,6 +534,7 @@ def graph_input(shape, dtype, name=None, by_ref=False):
     if by_ref:
         check_ir(ir, _lib.ipu_ir_graph_input_by_ref(ir._c(), h),
                  "graph_input '%s'" % name)
+        g._by_ref_ids.add(h.id)
     t = Tensor(ir, h)
     g._inputs.append(t)
     return t

@@ -79,8 +79,9 @@ def test_unary_inplace_op_updates_its_input(name, ref, data):
     np.testing.assert_array_equal(got["before"], data)
 
 
-@pytest.mark.parametrize("op,ref", [("+=", np.add), ("-=", np.subtract),
-                                    ("*=", np.multiply), ("/=", np.divide)])
+# PopXL's Tensor has only __iadd__ in place: ``-=`` ... rebind the name
+# (test_popxl_source_checked.py).
+@pytest.mark.parametrize("op,ref", [("+=", np.add)])
 def test_inplace_operator_on_a_tensor_updates_it(op, ref):
     def build(x, y):
         keep = x

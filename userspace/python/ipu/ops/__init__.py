@@ -3,25 +3,27 @@
 graph (``with graph:``) and returns its output tensor.
 
 Every op of libipuir is here: host_load, host_store; add, sub, mul, div,
-neg, abs, relu, gelu, tanh, sigmoid, exp, log, sqrt; matmul; transpose,
-reshape, slice, concat; sum, mean, max (also as reduce_*); softmax,
-log_softmax; cast; call, repeat; collectives.replicated_all_reduce;
-var_updates.scaled_add_ / accumulate_ / copy_var_update_ (also here).
-In place (the first input updated, PopXL's trailing ``_``): add_, sub_,
-mul_, div_, neg_, abs_, relu_, gelu_, tanh_, sigmoid_, exp_, log_, sqrt_;
-views: slice_, transpose_, reshape_, flatten_ (and flatten);
-call_with_info and CallSiteInfo. A refused op raises :class:`ipu.IrError` with libipuir's
+neg (also as PopXL's negate), abs, relu, gelu, tanh, sigmoid, exp, log,
+sqrt; matmul; transpose, reshape, slice, concat; sum, mean, max (also as
+reduce_*); softmax, log_softmax; cast; call, repeat;
+collectives.replicated_all_reduce; var_updates.scaled_add_ / accumulate_
+/ copy_var_update_ (also here). In place (the first input updated,
+PopXL's trailing ``_``): add_, sub_, mul_, div_, neg_, abs_, relu_, gelu_,
+tanh_, sigmoid_, exp_, log_, sqrt_; views: slice_, transpose_, reshape_,
+flatten_ (and flatten); call_with_info, repeat_with_info and
+CallSiteInfo. A refused op raises :class:`ipu.IrError` with libipuir's
 message, naming the op, the tensors and their shapes, and leaves the Ir as
 it was.
 """
 from . import collectives, var_updates
 from .cast import cast
 from .collectives import CollectiveOperator, replicated_all_reduce
-from .control import CallSiteInfo, call, call_with_info, repeat
+from .control import (CallSiteInfo, call, call_with_info, repeat,
+                      repeat_with_info)
 from .elementwise import (abs, abs_, add, add_, div, div_, exp, exp_, gelu,
-                          gelu_, log, log_, mul, mul_, neg, neg_, relu,
-                          relu_, sigmoid, sigmoid_, sqrt, sqrt_, sub, sub_,
-                          tanh, tanh_)
+                          gelu_, log, log_, mul, mul_, neg, neg_, negate,
+                          relu, relu_, sigmoid, sigmoid_, sqrt, sqrt_, sub,
+                          sub_, tanh, tanh_)
 from .host import host_load, host_store
 from .matmul import matmul
 from .reduce import max, mean, reduce_max, reduce_mean, reduce_sum, sum
@@ -37,6 +39,7 @@ __all__ = [
     "repeat", "replicated_all_reduce", "reshape", "scaled_add_", "sigmoid",
     "slice", "softmax", "sqrt", "sub", "sum", "tanh", "transpose",
     "var_updates", "CollectiveOperator", "CallSiteInfo", "call_with_info",
+    "repeat_with_info", "negate",
     "add_", "sub_", "mul_", "div_", "neg_", "abs_", "relu_", "gelu_",
     "tanh_", "sigmoid_", "exp_", "log_", "sqrt_", "flatten", "flatten_",
     "reshape_", "slice_", "transpose_", "accumulate_", "copy_var_update_",

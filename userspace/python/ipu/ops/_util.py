@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import _lib
 from ..context import get_current_graph
-from ..errors import IrError
+from ..errors import IrError, IrTypeError
 from ..tensor import Tensor, _check_handle, constant
 
 
@@ -28,7 +28,8 @@ def tensor_of(ir, x, like=None, what="op"):
         return Tensor(ir, _check_handle(ir, h, what))
     if isinstance(x, (numbers.Number, np.ndarray, list, tuple)):
         return constant(x, dtype=like.dtype if like is not None else None)
-    raise IrError("%s: %r is not a tensor" % (what, x))
+    # A TypeError as PopXL's (an IrError as this package's always was).
+    raise IrTypeError("%s: %r is not a tensor" % (what, x))
 
 
 def result(ir, h, what):

@@ -4,9 +4,11 @@ from .. import _lib
 from ._util import current_ir, result, tensor_of
 
 
-def cast(t, dtype):
-    """@t converted to device dtype @dtype (rounding to nearest, floats to
-    integers truncating and saturating, to FP8 saturating)."""
+def cast(t, data_type):
+    """@t converted to device dtype @data_type (PopXL's parameter name;
+    rounding to nearest, floats to integers truncating and saturating, to
+    FP8 saturating)."""
     ir = current_ir()
     x = tensor_of(ir, t, None, "cast")
-    return result(ir, _lib.ipu_ir_cast(ir._c(), x._h, dtype._code), "cast")
+    return result(ir, _lib.ipu_ir_cast(ir._c(), x._h, data_type._code),
+                  "cast")

@@ -1,17 +1,33 @@
 # SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
-"""Running subgraphs: ``ops.call``, ``ops.call_with_info`` and
-``ops.repeat``."""
+"""Running subgraphs: ``ops.call``, ``ops.call_with_info``, ``ops.repeat``
+and ``ops.repeat_with_info``."""
+from collections.abc import Iterable
+
 from .. import _lib
 from ..context import get_current_graph
-from ..errors import IrError
+from ..errors import IrError, UnsupportedError
 from ..tensor import Tensor, check_ir
 from ._util import current_ir, tensor_of
+
+
+def _flatten(inputs):
+    """@inputs with each iterable among them (a list, a tuple, ...; not a
+    string) replaced by its elements, one level deep, as PopXL's call and
+    repeat take ``*inputs: Union[TensorLike, Iterable[TensorLike]]``. A
+    NumPy array is iterable too: its rows become inputs, as in PopXL."""
+    flat = []
+    for x in inputs:
+        if isinstance(x, Iterable) and not isinstance(x, str):
+            flat.extend(x)
+        else:
+            flat.append(x)
+    return flat
 
 
 def _merge(graph, inputs, inputs_dict, what):
     """The caller's tensor for each input of @graph, in order: @inputs
     for the first ones, @inputs_dict (graph input -> tensor) for others."""
-    ins = list(inputs)
+    ins = _flatten(inputs)
     if not inputs_dict:
         return ins
     gins = graph._inputs
@@ -38,8 +54,11 @@ def _args(ir, graph, inputs, inputs_dict, what):
     if graph._ir is not ir:
         raise IrError("%s: graph '%s' belongs to another Ir" %
                       (what, graph.name))
-    xs = [tensor_of(ir, t, None, what)
-          for t in _merge(graph, inputs, inputs_dict, what)]
+    gins = graph._inputs
+    # A number or an array is made a constant of the graph input's dtype,
+    # as PopXL's call does.
+    xs = [tensor_of(ir, t, gins[i] if i < len(gins) else None, what)
+          for i, t in enumerate(_merge(graph, inputs, inputs_dict, what))]
     arr = (_lib.Handle * max(len(xs), 1))(*[x._h for x in xs])
     nout = len(graph._outputs)
     outs = (_lib.Handle * max(nout, 1))()
@@ -47,15 +66,17 @@ def _args(ir, graph, inputs, inputs_dict, what):
 
 
 class CallSiteInfo:
-    """Where a call happened (PopXL's ``popxl.ops.CallSiteInfo``), from
-    :func:`call_with_info`.
+    """Where a graph was called or repeated (PopXL's
+    ``popxl.ops.CallSiteInfo``), from :func:`call_with_info` and
+    :func:`repeat_with_info`. Input i of the called graph is input i of
+    the call site, output i its output i: the index maps are identities.
 
     Attributes:
-        called_graph (ipu.Graph): the graph called.
-        parent_graph (ipu.Graph): the graph the call is in.
+        called_graph (ipu.Graph): the graph called or repeated.
+        parent_graph (ipu.Graph): the graph the call site is in.
         inputs (tuple of ipu.Tensor): the caller's tensors, one per input
             of the called graph.
-        outputs (tuple of ipu.Tensor): the call's outputs.
+        outputs (tuple of ipu.Tensor): the call site's outputs.
     """
 
     def __init__(self, called, parent, inputs, outputs):
@@ -63,6 +84,31 @@ class CallSiteInfo:
         self.parent_graph = parent
         self.inputs = tuple(inputs)
         self.outputs = tuple(outputs)
+
+    @staticmethod
+    def _index(idx, n, what):
+        if not 0 <= idx < n:
+            raise IndexError("%s: index %d is out of range (%d)" %
+                             (what, idx, n))
+        return idx
+
+    def graph_to_parent_input_index(self, idx):
+        """The call site's input index of the called graph's input @idx."""
+        return self._index(idx, len(self.inputs), "graph input")
+
+    def parent_to_graph_input_index(self, idx):
+        """The called graph's input index of the call site's input @idx."""
+        return self._index(idx, len(self.inputs), "parent input")
+
+    def graph_to_parent_output_index(self, idx):
+        """The call site's output index of the called graph's output
+        @idx."""
+        return self._index(idx, len(self.outputs), "graph output")
+
+    def parent_to_graph_output_index(self, idx):
+        """The called graph's output index of the call site's output
+        @idx."""
+        return self._index(idx, len(self.outputs), "parent output")
 
     def graph_to_parent_input_index_map(self):
         """{i: i}: input i of the called graph is the call's input i."""
@@ -77,12 +123,17 @@ class CallSiteInfo:
         return self.inputs[idx]
 
     def parent_output(self, idx):
-        """Output @idx of the call."""
+        """Output @idx of the call site."""
         return self.outputs[idx]
 
     def graph_to_parent(self, graph_tensor):
         """The caller's tensor passed for @graph_tensor, an input of the
-        called graph, or the call's output for one of its outputs."""
+        called graph, or the call site's output for one of its outputs.
+
+        Raises:
+            ipu.IrError (a ValueError, as PopXL's): @graph_tensor is
+                neither.
+        """
         for g, p in zip(self.called_graph._inputs, self.inputs):
             if g == graph_tensor:
                 return p
@@ -91,6 +142,42 @@ class CallSiteInfo:
                 return p
         raise IrError("graph_to_parent: %r is no input or output of graph "
                       "'%s'" % (graph_tensor, self.called_graph.name))
+
+    def parent_to_graph(self, parent_tensor):
+        """The called graph's input that @parent_tensor is passed to (the
+        first, if passed to several).
+
+        Raises:
+            ipu.IrError (a ValueError, as PopXL's): @parent_tensor is no
+                input of the call site.
+        """
+        for g, p in zip(self.called_graph._inputs, self.inputs):
+            if p == parent_tensor:
+                return g
+        raise IrError("parent_to_graph: %r is no input of the call site of "
+                      "graph '%s'" % (parent_tensor,
+                                      self.called_graph.name))
+
+    def set_parent_input_modified(self, parent_tensor,
+                                  infer_modified_regions=True):
+        """Have the call site update @parent_tensor as its graph updates
+        the input it is passed to (PopXL's). libipuir decides that when
+        the graph is made, not at the call site: an input taken by
+        reference (:class:`ipu.TensorByRef`) is already so, which this
+        accepts; for one taken by value it raises.
+
+        Raises:
+            ipu.IrError: @parent_tensor is no input of the call site.
+            ipu.UnsupportedError (a NotImplementedError): its input is
+                taken by value.
+        """
+        g = self.parent_to_graph(parent_tensor)
+        if g._h.id not in self.called_graph._by_ref_ids:
+            raise UnsupportedError(
+                "set_parent_input_modified: input '%s' of graph '%s' is "
+                "taken by value; libipuir cannot pass it by reference once "
+                "the graph is made: make the graph with TensorByRef for it"
+                % (g.name, self.called_graph.name))
 
     def __repr__(self):
         return "CallSiteInfo(%r)" % self.called_graph.name
@@ -110,8 +197,10 @@ def call_with_info(graph, *inputs, inputs_dict=None, check_inputs=True):
 
 def call(graph, *inputs, inputs_dict=None):
     """Call subgraph @graph with one tensor per input (PopXL's
-    ``ops.call``): positional @inputs for its first inputs, @inputs_dict
-    (graph input -> tensor) for the others. An input the graph takes by
+    ``ops.call``): positional @inputs for its first inputs (an iterable
+    among them, a list say, gives its elements, as PopXL's), @inputs_dict
+    (graph input -> tensor) for the others. A number or an array is made
+    a constant of its graph input's dtype. An input the graph takes by
     reference (:class:`ipu.TensorByRef`) and updates in place updates the
     tensor passed. The graph is frozen from now on.
 
@@ -121,21 +210,39 @@ def call(graph, *inputs, inputs_dict=None):
     return call_with_info(graph, *inputs, inputs_dict=inputs_dict).outputs
 
 
-def repeat(graph, repeat_count, *inputs, inputs_dict=None):
-    """Run subgraph @graph @repeat_count times (PopXL's ``ops.repeat``).
-    Its N outputs are loop-carried: output i becomes input i of the next
-    iteration; the other inputs are as given in each iteration, unless
-    taken by reference (:class:`ipu.TensorByRef`): then the iterations'
-    in-place updates accumulate in the tensor passed. @inputs_dict as in
-    :func:`call`.
+def repeat_with_info(graph, repeat_count, *inputs, inputs_dict=None,
+                     check_inputs=True):
+    """:func:`repeat`, returning a :class:`CallSiteInfo` (PopXL's
+    ``ops.repeat_with_info``) whose called graph is @graph. @check_inputs
+    is accepted; libipuir always checks them.
 
-    Returns:
-        tuple of ipu.Tensor: the outputs of the last iteration (the carried
-        inputs when @repeat_count is 0).
+    Raises:
+        ipu.IrError (a ValueError, as PopXL's): @repeat_count < 0, or
+            libipuir's refusal (fewer inputs than outputs, ...).
     """
+    if repeat_count < 0:
+        raise IrError("repeat: repeat_count must be >= 0, not %d (graph "
+                      "'%s')" % (repeat_count, graph.name))
     ir = current_ir()
     xs, arr, outs, nout = _args(ir, graph, inputs, inputs_dict, "repeat")
     check_ir(ir, _lib.ipu_ir_repeat(ir._c(), graph._h, int(repeat_count),
                                     arr, len(xs), outs, nout),
              "repeat '%s'" % graph.name)
-    return tuple(Tensor(ir, outs[i]) for i in range(nout))
+    return CallSiteInfo(graph, get_current_graph(), xs,
+                        [Tensor(ir, outs[i]) for i in range(nout)])
+
+
+def repeat(graph, repeat_count, *inputs, inputs_dict=None):
+    """Run subgraph @graph @repeat_count times (PopXL's ``ops.repeat``).
+    Its N outputs are loop-carried: output i becomes input i of the next
+    iteration; the other inputs are as given in each iteration, unless
+    taken by reference (:class:`ipu.TensorByRef`): then the iterations'
+    in-place updates accumulate in the tensor passed. @inputs and
+    @inputs_dict as in :func:`call`.
+
+    Returns:
+        tuple of ipu.Tensor: the outputs of the last iteration (the carried
+        inputs when @repeat_count is 0).
+    """
+    return repeat_with_info(graph, repeat_count, *inputs,
+                            inputs_dict=inputs_dict).outputs

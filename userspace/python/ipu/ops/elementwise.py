@@ -49,6 +49,11 @@ def neg(t):
     return _unary("neg", t)
 
 
+def negate(t):
+    """-t (PopXL's name of :func:`neg`)."""
+    return neg(t)
+
+
 def abs(t):  # noqa: A001 (PopXL's name)
     """|t| (numeric types)."""
     return _unary("abs", t)
