@@ -30,8 +30,8 @@ static char out[OUT_LEN];
 
 /*
  * Run ipu-bringup --quick with @args (NULL-terminated); its exit status.
- * The DMA thresholds are lowered to 0.2 % (PASS) and 0.01 % (WARN) of the
- * link: ipu-emu under QEMU's TCG moves about 1.6 % of the Gen4 x16 it
+ * The DMA thresholds are lowered to 0.1 % (PASS) and 0.01 % (WARN) of the
+ * link: ipu-emu under QEMU's TCG moves 0.5 to 1.6 % of the Gen4 x16 it
  * reports (every byte goes through a socket and an emulated CPU), and
  * its speed is not what these tests are about; the grading itself is
  * test_dma_is_graded_against_the_link's, with thresholds no speed meets.
@@ -40,7 +40,7 @@ static char out[OUT_LEN];
 static int bringup(const char *const *args)
 {
 	const char *argv[32] = { BRINGUP, "--quick", "--stress-seconds", "0.3",
-				 "--dma-pass", "0.2", "--dma-warn", "0.01" };
+				 "--dma-pass", "0.1", "--dma-warn", "0.01" };
 	size_t n = 8;
 	int st;
 

@@ -35,12 +35,13 @@ static const struct {
 };
 
 /*
- * The link @d's bandwidth is graded against, into @l: true when there is
- * one. Otherwise @why says so: no PCI function (the model, a simulated
- * IPU), or sysfs's values that are no link (quoted).
+ * The link @d's bandwidth is graded against, into @l: 1 when there is
+ * one; 0 when there is none to compare (no PCI function: the model, a
+ * simulated IPU; or a kernel without the attributes); -1 when sysfs's
+ * values are no link (quoted). @why says which.
  */
-static bool link_of(const struct bu_ctx *ctx, const struct bu_dev *d,
-		    struct bu_link *l, char *why, size_t len)
+static int link_of(const struct bu_ctx *ctx, const struct bu_dev *d,
+		   struct bu_link *l, char *why, size_t len)
 {
 	const struct info_pci *p = bu_pci(d);
 	char path[PATH_MAX], speed[64], width[64];
@@ -48,11 +49,11 @@ static bool link_of(const struct bu_ctx *ctx, const struct bu_dev *d,
 	if (!p) {
 		snprintf(why, len, "%s", d->ipu && d->ipu->model ?
 			 "the software model" : "no PCIe function");
-		return false;
+		return 0;
 	}
-	if (p->link_cur.known && !bu_link_rate(p->link_cur.speed, p->link_cur.width,
-					       l, why, len))
-		return true;
+	if (p->link_cur.known)
+		return bu_link_rate(p->link_cur.speed, p->link_cur.width, l, why,
+				    len) ? -1 : 1;
 	/* What the PCI core says, quoted: ipu-info keeps only good values. */
 	if (info_path(path, sizeof(path), "%s/sys/bus/pci/devices/%s/current_link_speed",
 		      ctx->rep.root, p->addr) ||
@@ -61,9 +62,9 @@ static bool link_of(const struct bu_ctx *ctx, const struct bu_dev *d,
 		      ctx->rep.root, p->addr) ||
 	    ipu_attr_read(path, width, sizeof(width))) {
 		snprintf(why, len, "%s has no current_link_speed and width", p->addr);
-		return false;
+		return 0;
 	}
-	return !bu_link_parse(speed, width, l, why, len);
+	return bu_link_parse(speed, width, l, why, len) ? -1 : 1;
 }
 
 /*
@@ -162,8 +163,15 @@ static void grade(struct bu_ctx *ctx, struct bu_dev *d, struct bu_result *r,
 	struct bu_link l;
 	char why[160];
 	enum bu_status st;
+	int have = link_of(ctx, d, &l, why, sizeof(why));
 
-	if (!link_of(ctx, d, &l, why, sizeof(why))) {
+	/* A link the PCI core cannot describe is one to look into. */
+	if (have < 0) {
+		bu_worse(r, BU_WARN, "data intact; %s %.0f MB/s not graded: %s",
+			 dir, slow / 1e6, why);
+		return;
+	}
+	if (!have) {
 		bu_worse(r, BU_PASS, "%zu sizes intact both ways (1 byte to %llu, odd offsets); %s %.0f MB/s: no link to compare (%s)",
 			 done, (unsigned long long)largest, dir, slow / 1e6, why);
 		return;
