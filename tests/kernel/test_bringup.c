@@ -284,17 +284,15 @@ static void test_dma_is_graded_against_the_link(void **state)
 
 static void test_a_simulated_ipu_has_no_link_to_compare(void **state)
 {
-	unsigned int i = first_sim();
-	char dev[16], name[16];
+	char dev[16];
 
 	(void)state;
-	snprintf(dev, sizeof(dev), "%u", i);
-	snprintf(name, sizeof(name), "hw:%u", i);
+	snprintf(dev, sizeof(dev), "%u", first_sim());
 	/* Thresholds no link meets: there is none, so no grade. */
 	assert_int_equal(bringup((const char *[]){ "--test", "dma", "--device", dev,
 						    "--dma-pass", "1000", "--dma-warn", "999",
 						    NULL }), 0);
-	assert_result("PASS", "dma", name);
+	assert_result("PASS", "dma", "hw:");
 	assert_said("no link to compare (no PCIe function)");
 }
 
