@@ -369,11 +369,13 @@ if command -v script >/dev/null; then
 else
 	skip tty-progress-bar "no script(1)"
 fi
-# ... and with --jobs, a line per IPU under test, naming it.
+# ... and with --jobs, a line per IPU under test, naming it: a bar that
+# ends its line (one at a time, the bar is overwritten on its line).
 if command -v script >/dev/null; then
 	script -qec "${WRAP[*]} $TOOL --quick -j 2 --test memory --model" /dev/null >"$T/tty" 2>&1
 	cp "$T/tty" "$T/out"
-	if grep -q 'memory *model:0 *\[#' "$T/tty" && grep -q 'memory *model:1 *\[#' "$T/tty" &&
+	if grep -qE $'memory +model:0 +\\[#+\\.*\\] +[0-9]+%\r?$' "$T/tty" &&
+		grep -qE $'memory +model:1 +\\[#+\\.*\\] +[0-9]+%\r?$' "$T/tty" &&
 		grep -q '^PASS  memory *model:1' <(tr '\r' '\n' <"$T/tty" | sed 's/\x1b\[[0-9]*[AJK]//g'); then
 		pass tty-progress-jobs
 	else

@@ -8,7 +8,8 @@
  * machine has comes from ipu-info's gathering (info.h: sysfs, libpci,
  * hwmon); everything the checks do to a device goes through libipu
  * (include/ipu/ipu.h), the same path applications take. One file per
- * check (bringup_<check>.c); ipu-bringup.c selects devices and runs them,
+ * check (bringup_<check>.c); ipu-bringup.c selects devices,
+ * bringup_jobs.c runs the checks on them (one or several IPUs at once),
  * bringup_report.c prints (docs/ipu-bringup.md).
  */
 #ifndef IPU_TOOLS_BRINGUP_H
