@@ -187,6 +187,8 @@ $(O)/tests/unit/test_npy: $(NPY_OBJS)
 # ipu-info's gathering and printing, over fake sysfs trees.
 $(O)/tests/unit/test_ipu_info: $(INFO_OBJS)
 $(O)/tests/unit/test_ipu_info: TEST_LIBS += $(PCI_LIBS)
+# ipu-bringup's link arithmetic (its DMA thresholds).
+$(O)/tests/unit/test_bringup_link: $(O)/userspace/tools/bringup_link.o
 # The vfio-user transport's tests link its objects (the table and the
 # JSON reader's tests only theirs: the rest calls into a device).
 VFU_TESTS := test_vfio_user test_vfio_user_malformed test_vfio_user_emu \
@@ -263,6 +265,7 @@ $(O)/shared/tests/%: tests/%.c $(ALL_SOS)
 
 $(O)/shared/tests/unit/test_demo_mlp: $(MLP_OBJS)
 $(O)/shared/tests/unit/test_npy: $(NPY_OBJS)
+$(O)/shared/tests/unit/test_bringup_link: $(O)/userspace/tools/bringup_link.o
 
 unit-shared: $(UNIT_SHARED_BINS)
 	BUILD=$(BUILD) scripts/run-tests unit-shared $(UNIT_SHARED_BINS)

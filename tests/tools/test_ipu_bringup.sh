@@ -10,7 +10,8 @@
 # the lines and summary still on the console), --log, plain lines when not
 # on a terminal and the progress bar, naming the device, on one. Without
 # an IPU of ipu.ko and without --model or -d model:N it tests nothing and
-# exits 3; SIGINT or SIGTERM mid-run still gives the report, with what
+# exits 3; --jobs N tests N IPUs at once with the report of one at a
+# time; SIGINT or SIGTERM mid-run still gives the report, with what
 # finished and an "interrupted" verdict, and exit status 130. Then what it exists to catch,
 # with the model's fault injection (IPU_MODEL_FAULTS): silent corruption
 # and failed transfers make `dma` FAIL, a hung launch makes `compute`
@@ -59,6 +60,15 @@ expect_exit usage-missing-value 2 "needs a value" --log
 expect_exit usage-stress-zero 2 "--stress-seconds: 0.1 to 86400" --stress-seconds 0
 expect_exit usage-stress-garbage 2 "--stress-seconds" --stress-seconds 1x
 expect_exit usage-mem-limit 2 "--mem-limit" --mem-limit -5
+# -j is --jobs (as make -j), a count of IPUs; --json's short form is -J.
+expect_exit usage-jobs-zero 2 '--jobs: a number of IPUs, 1 to 64, not "0"' -j 0
+expect_exit usage-jobs-negative 2 '--jobs: a number of IPUs, 1 to 64, not "-1"' -j -1
+expect_exit usage-jobs-junk 2 'not "junk" (-j is --jobs since 1.1; --json is -J)' -j junk
+expect_exit usage-jobs-fraction 2 'not "1.5"' --jobs 1.5
+expect_exit usage-jobs-missing 2 "needs a value" -j
+expect_exit usage-dma-pass 2 '--dma-pass: per cent of the link, 0 to 1000, not "x"' --dma-pass x
+expect_exit usage-dma-warn 2 '--dma-warn: per cent of the link, 0 to 1000, not "-1"' --dma-warn -1
+expect_exit usage-dma-warn-above-pass 2 "--dma-warn 80 is above --dma-pass 70" --dma-warn 80
 expect_exit no-such-device 1 'no IPU "model:7"' --quick --device model:7
 expect_exit no-such-hw-device 1 'no IPU "ipu9"' --quick --device ipu9
 expect_exit no-such-hw-name 1 'no IPU "9"' --quick --device hw:9
@@ -188,6 +198,9 @@ for r in d["results"]:
         assert set(f) == {"name", "value", "unit"} and isinstance(f["value"], (int, float)), f
 dma = [r for r in d["results"] if r["check"] == "dma"][0]
 assert {"h2d_bandwidth", "d2h_bandwidth", "both_bandwidth"} <= {f["name"] for f in dma["figures"]}
+# The model has no link: the rate, and no grade against one.
+assert "no link to compare (the software model)" in dma["reason"], dma
+assert not {"link_rate", "h2d_of_link"} & {f["name"] for f in dma["figures"]}, dma
 assert d["passed"] + d["skipped"] == 21
 PYEOF
 	pass json-schema
@@ -251,6 +264,77 @@ PYEOF
 interrupt_test interrupted-sigint-json-file INT --json "$T/int.json"
 interrupt_test interrupted-sigterm-json-stdout TERM --json
 
+# --jobs: three IPUs, two at a time, give the verdicts and the report's
+# order of one at a time (console and JSON), whichever finishes first.
+jobs_run() {
+	IPU_MODEL_DEVICES=3 "${WRAP[@]}" "$TOOL" --quick --stress-seconds 0.2 \
+		--device model:0,model:1,model:2 "$@" >"$T/jobs.out" 2>&1
+}
+jobs_run -j 1 --json "$T/j1.json"
+st1=$?
+grep -E '^[A-Z]{4}  ' "$T/jobs.out" | cut -c1-30 >"$T/j1.lines"
+jobs_run --jobs 2 -J "$T/j2.json"
+st2=$?
+grep -E '^[A-Z]{4}  ' "$T/jobs.out" | cut -c1-30 >"$T/j2.lines"
+cp "$T/jobs.out" "$T/out"
+st=$st2
+if [ "$st1" -ne 0 ] || [ "$st2" -ne 0 ] || broken; then
+	fail jobs-same-report "exit statuses $st1 and $st2, expected 0"
+elif ! cmp -s "$T/j1.lines" "$T/j2.lines"; then
+	diff "$T/j1.lines" "$T/j2.lines" >>"$T/out"
+	fail jobs-same-report "-j 2's lines differ from -j 1's"
+elif "$PY" - "$T/j1.json" "$T/j2.json" >>"$T/out" 2>&1 <<'PYEOF'; then
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+key = lambda d: [(r["check"], r["device"], r["status"]) for r in d["results"]]
+assert key(a) == key(b), (key(a), key(b))
+assert len(key(a)) == 31 and a["verdict"] == b["verdict"] == "pass", key(a)
+assert [r["device"] for r in a["results"][:3]] == ["model:0", "model:1", "model:2"]
+assert "-J" in b["command"] and b["devices"] == a["devices"]
+PYEOF
+	pass jobs-same-report
+else
+	fail jobs-same-report "-j 2's JSON differs from -j 1's"
+fi
+# One IPU's failure stops nothing on the other (model:0 cannot be attached).
+IPU_MODEL_FAULTS=attach:1 expect_exit jobs-fail-isolated 1 "PASS  dma         model:1" \
+	-j 2 --quick --test enumerate,dma --device model:0,model:1
+expect_line jobs-fail-isolated-fail FAIL dma model:0
+expect_line jobs-fail-isolated-pass PASS enumerate model:1
+
+# SIGINT during --jobs 2: both IPUs' dma done, their stress running; the
+# report has every result that finished, stress "interrupted", exit 130.
+rm -f "$T/jint.json" "$T/jint.log"
+"${WRAP[@]}" "$TOOL" --model --quick --test dma,stress --stress-seconds 3600 -j 2 \
+	--log "$T/jint.log" --json "$T/jint.json" >"$T/out" 2>&1 &
+pid=$!
+# The event is the log's line; 120 s is only the safety limit.
+for ((i = 0; i < 1200; i++)); do
+	grep -qE '^PASS  dma +model:1 ' "$T/jint.log" 2>/dev/null && break
+	sleep 0.1
+done
+kill -INT "$pid" 2>/dev/null
+wait "$pid"
+st=$?
+if [ "$st" -ne 130 ] || grep -qE 'ERROR: [A-Za-z]*Sanitizer|runtime error:|^==[0-9]+== ' "$T/out"; then
+	fail jobs-interrupted "exit status $st, expected 130"
+elif "$PY" - "$T/jint.json" >>"$T/out" 2>&1 <<'PYEOF'; then
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["verdict"] == "interrupted" and d["ok"] is False, d
+st = [(r["check"], r["device"], r["status"]) for r in d["results"]]
+assert st[:2] == [("dma", "model:0", "PASS"), ("dma", "model:1", "PASS")], st
+# A job between its dma and its stress when the signal came starts none.
+assert 1 <= len(st[2:]) <= 2, st
+assert all(c == "stress" and s == "SKIP" for c, _, s in st[2:]), st
+assert [dv for _, dv, _ in st[2:]] in (["model:0"], ["model:1"], ["model:0", "model:1"]), st
+assert all("interrupted" in r["reason"] for r in d["results"][2:]), d["results"]
+PYEOF
+	pass jobs-interrupted
+else
+	fail jobs-interrupted "the report of an interrupted -j 2 run"
+fi
+
 # What it exists to catch. Silent corruption (the first transfer of dma
 # comes back with its bytes inverted, status OK): dma FAILs, naming it.
 IPU_MODEL_FAULTS=corrupt:1 expect_exit corrupt-fails-dma 1 "corrupts data" --quick --test dma --device model:0
@@ -284,6 +368,21 @@ if command -v script >/dev/null; then
 	fi
 else
 	skip tty-progress-bar "no script(1)"
+fi
+# ... and with --jobs, a line per IPU under test, naming it: a bar that
+# ends its line (one at a time, the bar is overwritten on its line).
+if command -v script >/dev/null; then
+	script -qec "${WRAP[*]} $TOOL --quick -j 2 --test memory --model" /dev/null >"$T/tty" 2>&1
+	cp "$T/tty" "$T/out"
+	if grep -qE $'memory +model:0 +\\[#+\\.*\\] +[0-9]+%\r?$' "$T/tty" &&
+		grep -qE $'memory +model:1 +\\[#+\\.*\\] +[0-9]+%\r?$' "$T/tty" &&
+		grep -q '^PASS  memory *model:1' <(tr '\r' '\n' <"$T/tty" | sed 's/\x1b\[[0-9]*[AJK]//g'); then
+		pass tty-progress-jobs
+	else
+		fail tty-progress-jobs "no progress line per IPU on a terminal with -j 2"
+	fi
+else
+	skip tty-progress-jobs "no script(1)"
 fi
 
 finish

@@ -8,7 +8,8 @@
  * machine has comes from ipu-info's gathering (info.h: sysfs, libpci,
  * hwmon); everything the checks do to a device goes through libipu
  * (include/ipu/ipu.h), the same path applications take. One file per
- * check (bringup_<check>.c); ipu-bringup.c selects devices and runs them,
+ * check (bringup_<check>.c); ipu-bringup.c selects devices,
+ * bringup_jobs.c runs the checks on them (one or several IPUs at once),
  * bringup_report.c prints (docs/ipu-bringup.md).
  */
 #ifndef IPU_TOOLS_BRINGUP_H
@@ -27,7 +28,7 @@
  * an existing reader could misread (a removed or retyped member). */
 #define BU_JSON_VERSION 1
 
-#define IPU_BRINGUP_VERSION "1.0"
+#define IPU_BRINGUP_VERSION "1.1"
 
 #define BU_REASON_LEN 256
 #define BU_MAX_FIGS 16
@@ -76,6 +77,10 @@ struct bu_opts {
 	const char *log;	/* --log FILE */
 	double stress_s;	/* --stress-seconds */
 	uint64_t mem_limit;	/* --mem-limit bytes per IPU; 0: default */
+	/* dma's thresholds: per cent of the link's payload rate, one way
+	 * (--dma-pass, --dma-warn; bringup_link.h has the defaults). */
+	double dma_pass, dma_warn;
+	unsigned int jobs;	/* -j: IPUs tested at once; 1: one after another */
 	int argc;		/* the command line, for the report */
 	char **argv;
 };
@@ -103,6 +108,11 @@ struct bu_ctx {
 	const char *current;	/* the check running, for the bar */
 	const char *current_dev;	/* and the IPU it runs on */
 	bool interrupted;	/* SIGINT or SIGTERM came: the report is partial */
+	/* --jobs above 1: the IPUs' shared progress lines and results
+	 * (bringup_jobs.c), and the IPU of this thread's checks; NULL when
+	 * one IPU is tested at a time. */
+	struct bu_jobs *jobs;
+	size_t job_dev;
 	size_t nresults;
 	struct bu_result *results;
 };
@@ -136,6 +146,16 @@ void bu_progress(struct bu_ctx *ctx, uint64_t done, uint64_t total);
 void bu_print_result(struct bu_ctx *ctx, const struct bu_result *r);
 void bu_print_summary(struct bu_ctx *ctx);
 void bu_print_json(struct bu_ctx *ctx, FILE *f);
+/*
+ * Run @checks (in their usual order) on ctx->devs, ctx->o.jobs IPUs at
+ * once, appending to ctx->results in the order of a run of one job and
+ * printing each result when those before it are printed
+ * (bringup_jobs.c). Sets ctx->interrupted.
+ */
+void bu_run_checks(struct bu_ctx *ctx, const struct bu_check *const *checks,
+		   size_t nchecks);
+/* With jobs: @line is the progress of this thread's IPU, redrawn. */
+void bu_jobs_progress(struct bu_ctx *ctx, const char *line);
 /* The run's header: host, kernel, versions, time, devices (not for --json). */
 void bu_print_header(struct bu_ctx *ctx);
 /* A line into the --log file (and nowhere else), printf-style. */

@@ -9,14 +9,18 @@
  * its direction. A link that corrupts silently (status OK, wrong bytes:
  * ipu-emu's corrupt_dma) fails here and nowhere else. Bandwidth: host to
  * device, device to host, and both at once (two transfers in flight on
- * one queue), against the link's theoretical rate (PCIe speed x width x
- * encoding).
+ * one queue), graded against what the link carries (bringup_link.c):
+ * PASS, WARN or FAIL by --dma-pass and --dma-warn, in per cent of its
+ * payload rate; with no link (the model, a simulated IPU) the figures
+ * alone.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bringup.h"
+#include "bringup_link.h"
 
 #define MIB (1ull << 20)
 
@@ -30,16 +34,37 @@ static const struct {
 	{ 16 * MIB, 0, 4096 }, { 64 * MIB, 3, 1 },
 };
 
-/* Bytes per second a PCIe link moves, after line encoding. */
-static double link_rate(const struct info_pci *p)
+/*
+ * The link @d's bandwidth is graded against, into @l: 1 when there is
+ * one; 0 when there is none to compare (no PCI function: the model, a
+ * simulated IPU; or a kernel without the attributes); -1 when sysfs's
+ * values are no link (quoted). @why says which.
+ */
+static int link_of(const struct bu_ctx *ctx, const struct bu_dev *d,
+		   struct bu_link *l, char *why, size_t len)
 {
-	double gts, enc;
+	const struct info_pci *p = bu_pci(d);
+	char path[PATH_MAX], speed[64], width[64];
 
-	if (!p || !p->link_cur.known)
+	if (!p) {
+		snprintf(why, len, "%s", d->ipu && d->ipu->model ?
+			 "the software model" : "no PCIe function");
 		return 0;
-	gts = p->link_cur.speed / 10.0;
-	enc = gts < 8 ? 8.0 / 10 : 128.0 / 130;
-	return gts * 1e9 * enc * p->link_cur.width / 8;
+	}
+	if (p->link_cur.known)
+		return bu_link_rate(p->link_cur.speed, p->link_cur.width, l, why,
+				    len) ? -1 : 1;
+	/* What the PCI core says, quoted: ipu-info keeps only good values. */
+	if (info_path(path, sizeof(path), "%s/sys/bus/pci/devices/%s/current_link_speed",
+		      ctx->rep.root, p->addr) ||
+	    ipu_attr_read(path, speed, sizeof(speed)) ||
+	    info_path(path, sizeof(path), "%s/sys/bus/pci/devices/%s/current_link_width",
+		      ctx->rep.root, p->addr) ||
+	    ipu_attr_read(path, width, sizeof(width))) {
+		snprintf(why, len, "%s has no current_link_speed and width", p->addr);
+		return 0;
+	}
+	return bu_link_parse(speed, width, l, why, len) ? -1 : 1;
 }
 
 /*
@@ -126,15 +151,63 @@ static double bandwidth(struct bu_dev *d, struct ipu_queue *q,
 	return (double)bytes / t;
 }
 
-/* The bandwidth figures into @r; the progress bar goes on from @step of @steps. */
-static void measure(struct bu_ctx *ctx, struct bu_dev *d, struct bu_result *r,
-		    uint64_t len, size_t step, size_t steps)
+/*
+ * The slower of @bw[1] (h2d) and @bw[2] (d2h) against the link's payload
+ * rate, one way: PASS, WARN or FAIL at --dma-pass and --dma-warn.
+ */
+static void grade(struct bu_ctx *ctx, struct bu_dev *d, struct bu_result *r,
+		  const double bw[3], size_t done, uint64_t largest)
+{
+	double slow = bw[1] < bw[2] ? bw[1] : bw[2], pct;
+	const char *dir = bw[1] < bw[2] ? "h2d" : "d2h";
+	struct bu_link l;
+	char why[160];
+	enum bu_status st;
+	int have = link_of(ctx, d, &l, why, sizeof(why));
+
+	/* A link the PCI core cannot describe is one to look into. */
+	if (have < 0) {
+		bu_worse(r, BU_WARN, "data intact; %s %.0f MB/s not graded: %s",
+			 dir, slow / 1e6, why);
+		return;
+	}
+	if (!have) {
+		bu_worse(r, BU_PASS, "%zu sizes intact both ways (1 byte to %llu, odd offsets); %s %.0f MB/s: no link to compare (%s)",
+			 done, (unsigned long long)largest, dir, slow / 1e6, why);
+		return;
+	}
+	pct = 100.0 * slow / l.payload;
+	bu_fig(r, "link_rate", l.payload / 1e6, "MB/s");
+	bu_fig(r, "h2d_of_link", 100.0 * bw[1] / l.payload, "%");
+	bu_fig(r, "d2h_of_link", 100.0 * bw[2] / l.payload, "%");
+	/* Both ways at once: a full-duplex link carries twice one way. */
+	bu_fig(r, "both_of_link", 100.0 * bw[0] / (2 * l.payload), "%");
+	bu_fig(r, "pass_from", ctx->o.dma_pass, "%");
+	bu_fig(r, "warn_from", ctx->o.dma_warn, "%");
+	st = bu_dma_grade(pct, ctx->o.dma_pass, ctx->o.dma_warn);
+	if (st == BU_PASS)
+		bu_worse(r, BU_PASS, "%zu sizes intact both ways (1 byte to %llu, odd offsets); %s %.0f MB/s, %.1f%% of Gen%u x%u's %.0f MB/s",
+			 done, (unsigned long long)largest, dir, slow / 1e6, pct,
+			 l.gen, l.width, l.payload / 1e6);
+	else
+		bu_worse(r, st, "data intact, but %s %.0f MB/s is %.1f%% of Gen%u x%u's %.0f MB/s (PASS from %g%%, FAIL below %g%%)",
+			 dir, slow / 1e6, pct, l.gen, l.width, l.payload / 1e6,
+			 ctx->o.dma_pass, ctx->o.dma_warn);
+}
+
+/*
+ * The bandwidth figures into @r; the progress bar goes on from @step of
+ * @steps. @bw: both, h2d, d2h in bytes/s; false (and @r a FAIL) if a
+ * transfer failed.
+ */
+static bool measure(struct bu_ctx *ctx, struct bu_dev *d, struct bu_result *r,
+		    uint64_t len, size_t step, size_t steps, double bw[3])
 {
 	static const char *const names[3] = { "both", "h2d", "d2h" };
 	struct ipu_bo *bo[2] = { 0 };
 	struct ipu_queue *q = NULL;
 	void *host[2] = { 0 };
-	double bw, rate = link_rate(bu_pci(d)), secs = ctx->o.quick ? 0.2 : 1.0;
+	double secs = ctx->o.quick ? 0.2 : 1.0;
 	char name[32];
 	int i, err = 0;
 
@@ -147,26 +220,21 @@ static void measure(struct bu_ctx *ctx, struct bu_dev *d, struct bu_result *r,
 	if (!err)
 		err = ipu_queue_create(d->dev, NULL, &q);
 	for (i = 1; !err && i <= 3; i++) {
-		bw = bandwidth(d, q, bo, host, len, i % 3, secs, &err);
+		bw[i % 3] = bandwidth(d, q, bo, host, len, i % 3, secs, &err);
 		if (err)
 			break;
 		snprintf(name, sizeof(name), "%s_bandwidth", names[i % 3]);
-		bu_fig(r, name, bw / 1e6, "MB/s");
-		if (rate) {
-			snprintf(name, sizeof(name), "%s_of_link", names[i % 3]);
-			bu_fig(r, name, 100.0 * bw / rate, "%");
-		}
+		bu_fig(r, name, bw[i % 3] / 1e6, "MB/s");
 		bu_progress(ctx, step + (uint64_t)i, steps);
 	}
 	if (err)
 		bu_set(r, BU_FAIL, "bandwidth run: %s", ipu_errmsg());
-	if (rate)
-		bu_fig(r, "link_rate", rate / 1e6, "MB/s");
 	ipu_queue_destroy(q);
 	for (i = 0; i < 2; i++) {
 		ipu_bo_destroy(bo[i]);
 		free(host[i]);
 	}
+	return !err;
 }
 
 void bu_dma(struct bu_ctx *ctx, struct bu_dev *d, struct bu_result *r)
@@ -176,6 +244,7 @@ void bu_dma(struct bu_ctx *ctx, struct bu_dev *d, struct bu_result *r)
 	struct ipu_bo *bo = NULL;
 	void *map = NULL;
 	size_t i, ncases = sizeof(cases) / sizeof(cases[0]), nrun = 0, done = 0;
+	double bw[3] = { 0 };
 
 	if (!bu_need_open(d, r))
 		return;
@@ -211,9 +280,9 @@ void bu_dma(struct bu_ctx *ctx, struct bu_dev *d, struct bu_result *r)
 	map = NULL;
 	ipu_bo_destroy(bo);
 	bo = NULL;
-	measure(ctx, d, r, ctx->o.quick && max > MIB ? MIB : max, done, done + 3);
-	bu_worse(r, BU_PASS, "%zu sizes intact both ways (1 byte to %llu, odd offsets)",
-		 done, (unsigned long long)cases[done - 1].len);
+	if (measure(ctx, d, r, ctx->o.quick && max > MIB ? MIB : max, done,
+		    done + 3, bw) && !bu_interrupted())
+		grade(ctx, d, r, bw, done, cases[done - 1].len);
 out:
 	if (map)
 		ipu_bo_unmap(bo);

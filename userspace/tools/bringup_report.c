@@ -83,11 +83,14 @@ void bu_log(struct bu_ctx *ctx, const char *fmt, ...)
 
 	if (!ctx->log)
 		return;
+	/* Whole lines, whatever the other jobs write meanwhile. */
+	flockfile(ctx->log);
 	va_start(ap, fmt);
 	vfprintf(ctx->log, fmt, ap);
 	va_end(ap);
 	fputc('\n', ctx->log);
 	fflush(ctx->log);
+	funlockfile(ctx->log);
 }
 
 static void clear_bar(struct bu_ctx *ctx)
@@ -100,7 +103,7 @@ static void clear_bar(struct bu_ctx *ctx)
 
 void bu_progress(struct bu_ctx *ctx, uint64_t done, uint64_t total)
 {
-	char bar[BAR_WIDTH + 1];
+	char bar[BAR_WIDTH + 1], line[128];
 	unsigned int fill, i;
 
 	if (!ctx->tty || ctx->o.json || !total)
@@ -111,9 +114,15 @@ void bu_progress(struct bu_ctx *ctx, uint64_t done, uint64_t total)
 	for (i = 0; i < BAR_WIDTH; i++)
 		bar[i] = i < fill ? '#' : '.';
 	bar[BAR_WIDTH] = '\0';
-	fprintf(ctx->out, "\r\033[K      %-11s %-8s [%s] %3u%%", ctx->current,
-		ctx->current_dev ? ctx->current_dev : "", bar,
-		(unsigned int)(done * 100 / total));
+	snprintf(line, sizeof(line), "      %-11s %-8s [%s] %3u%%", ctx->current,
+		 ctx->current_dev ? ctx->current_dev : "", bar,
+		 (unsigned int)(done * 100 / total));
+	/* Several IPUs at once: a line each, below the results. */
+	if (ctx->jobs) {
+		bu_jobs_progress(ctx, line);
+		return;
+	}
+	fprintf(ctx->out, "\r\033[K%s", line);
 	fflush(ctx->out);
 	ctx->bar_shown = true;
 }

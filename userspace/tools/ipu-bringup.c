@@ -4,7 +4,7 @@
  * board, and an operator on a host that misbehaves.
  *
  *	ipu-bringup [--device D[,D...]] [--model] [--test a,b] [--quick]
- *		    [--json [FILE]] [--log FILE]
+ *		    [--jobs N] [--json [FILE]] [--log FILE]
  *
  * Runs named checks (bu_checks[] below, each in bringup_<check>.c) on
  * every IPU selected: PASS, WARN, FAIL or SKIP, each with a reason and
@@ -14,6 +14,9 @@
  * asked for: a PASS on the model would tell an operator that a host whose
  * driver never loaded is fine. A device is opened and attached through
  * libipu for the whole run, so nothing else uses it meanwhile.
+ *
+ * With --jobs N, N IPUs are tested at once, each in a thread of its own
+ * (bringup_jobs.c), the report in the same order as one after another.
  *
  * SIGINT or SIGTERM stops the check in progress at its next step and
  * runs no other; the report (lines, summary, JSON) still comes, with what
@@ -34,6 +37,7 @@
 #include <unistd.h>
 
 #include "bringup.h"
+#include "bringup_link.h"
 
 #define MAX_DEVS 64
 
@@ -161,7 +165,8 @@ static void usage(FILE *f, const char *prog)
 
 	fprintf(f,
 		"usage: %s [--device D[,D...]] [--model] [--test CHECK[,CHECK...]] [--quick]\n"
-		"       [--json [FILE]] [--log FILE] [--stress-seconds S] [--mem-limit MIB]\n"
+		"       [--jobs N] [--json [FILE]] [--log FILE] [--stress-seconds S]\n"
+		"       [--mem-limit MIB] [--dma-pass PCT] [--dma-warn PCT]\n"
 		"\n"
 		"Validate IPUs: run named checks, each PASS, WARN, FAIL or SKIP with a reason\n"
 		"and its figures. Default devices: every /dev/ipuN and every PCI function with\n"
@@ -173,16 +178,21 @@ static void usage(FILE *f, const char *prog)
 		"  -m, --model            the software model's IPUs (model:0, model:1)\n"
 		"  -t, --test C[,C]       only these checks (below), in their usual order\n"
 		"  -q, --quick            small sizes and short runs (seconds on the model)\n"
-		"  -j, --json [FILE]      the report as JSON (schema: docs/ipu-bringup.md) on\n"
+		"  -j, --jobs N           test N IPUs at once (default 1), as make -j; the report\n"
+		"                         keeps their order. Changed in 1.1: -j was --json's\n"
+		"  -J, --json [FILE]      the report as JSON (schema: docs/ipu-bringup.md) on\n"
 		"                         stdout, or into FILE with the lines and summary on stdout\n"
 		"  -l, --log FILE         every result and detail into FILE too\n"
 		"      --stress-seconds S length of the stress check (default 10; quick 1)\n"
 		"      --mem-limit MIB    device memory the memory check covers, per IPU\n"
 		"                         (default all of it; the model's: 64 MiB, quick 4)\n"
+		"      --dma-pass PCT     dma passes from PCT %% of the link's payload rate, one\n"
+		"                         way (default %g; docs/ipu-bringup.md says why)\n"
+		"      --dma-warn PCT     dma warns from PCT %%, fails below (default %g)\n"
 		"      --list             the checks, one per line\n"
 		"  -V, --version          the version and the JSON schema version\n"
 		"  -h, --help             this text\n"
-		"\nChecks:\n", prog);
+		"\nChecks:\n", prog, BU_DMA_PASS_PCT, BU_DMA_WARN_PCT);
 	for (i = 0; i < bu_nchecks; i++)
 		fprintf(f, "  %-11s %s\n", bu_checks[i].name, bu_checks[i].what);
 	fprintf(f, "\nSIGINT or SIGTERM stops the check in progress; the report comes with what\n"
@@ -242,13 +252,16 @@ static int parse_num(const char *s, double min, double max, double *v)
 /* 0 to run, 1 after --help, --version or --list, -1 for a usage error. */
 static int parse_args(int argc, char **argv, struct bu_opts *o)
 {
-	enum { OPT_STRESS = 256, OPT_MEM, OPT_LIST };
+	enum { OPT_STRESS = 256, OPT_MEM, OPT_LIST, OPT_DMA_PASS, OPT_DMA_WARN };
 	static const struct option longopts[] = {
 		{ "device", required_argument, NULL, 'd' },
 		{ "model", no_argument, NULL, 'm' },
 		{ "test", required_argument, NULL, 't' },
 		{ "quick", no_argument, NULL, 'q' },
-		{ "json", optional_argument, NULL, 'j' },
+		{ "json", optional_argument, NULL, 'J' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "dma-pass", required_argument, NULL, OPT_DMA_PASS },
+		{ "dma-warn", required_argument, NULL, OPT_DMA_WARN },
 		{ "log", required_argument, NULL, 'l' },
 		{ "stress-seconds", required_argument, NULL, OPT_STRESS },
 		{ "mem-limit", required_argument, NULL, OPT_MEM },
@@ -258,13 +271,14 @@ static int parse_args(int argc, char **argv, struct bu_opts *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *prog = program_invocation_short_name;
+	unsigned int dma_set = 0;
 	double v;
 	size_t i;
 	int c;
 
 	o->argc = argc;
 	o->argv = argv;
-	while ((c = getopt_long(argc, argv, ":d:mt:qj::l:Vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":d:mt:qJ::j:l:Vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': o->devices = optarg; break;
 		case 'm': o->model = true; break;
@@ -275,6 +289,26 @@ static int parse_args(int argc, char **argv, struct bu_opts *o)
 			break;
 		case 'q': o->quick = true; break;
 		case 'j':
+			if (parse_num(optarg, 1, MAX_DEVS, &v) || v != (unsigned int)v) {
+				fprintf(stderr, "%s: --jobs: a number of IPUs, 1 to %d, not \"%s\"%s\n",
+					prog, MAX_DEVS, optarg,
+					parse_num(optarg, -1e9, 1e9, &v) ?
+					" (-j is --jobs since 1.1; --json is -J)" : "");
+				return -1;
+			}
+			o->jobs = (unsigned int)v;
+			break;
+		case OPT_DMA_PASS:
+		case OPT_DMA_WARN:
+			if (parse_num(optarg, 0, 1000, &v)) {
+				fprintf(stderr, "%s: --%s: per cent of the link, 0 to 1000, not \"%s\"\n",
+					prog, c == OPT_DMA_PASS ? "dma-pass" : "dma-warn", optarg);
+				return -1;
+			}
+			*(c == OPT_DMA_PASS ? &o->dma_pass : &o->dma_warn) = v;
+			dma_set |= c == OPT_DMA_PASS ? 1 : 2;
+			break;
+		case 'J':
 			/* "--json FILE" as well as "--json=FILE": a word after
 			 * --json that is not an option was a usage error
 			 * before, so reading it as the file breaks no one. */
@@ -331,6 +365,17 @@ static int parse_args(int argc, char **argv, struct bu_opts *o)
 	}
 	if (!o->stress_s)
 		o->stress_s = o->quick ? 1 : 10;
+	if (!o->jobs)
+		o->jobs = 1;
+	if (!(dma_set & 1))
+		o->dma_pass = BU_DMA_PASS_PCT;
+	if (!(dma_set & 2))
+		o->dma_warn = o->dma_pass < BU_DMA_WARN_PCT ? o->dma_pass : BU_DMA_WARN_PCT;
+	if (o->dma_warn > o->dma_pass) {
+		fprintf(stderr, "%s: --dma-warn %g is above --dma-pass %g: a warning below a pass\n",
+			prog, o->dma_warn, o->dma_pass);
+		return -1;
+	}
 	return 0;
 }
 
@@ -441,43 +486,16 @@ static int select_devices(struct bu_ctx *ctx, const char *prog)
 	return 0;
 }
 
-static void run_one(struct bu_ctx *ctx, const struct bu_check *c,
-		    struct bu_dev *d)
-{
-	struct bu_result *r = &ctx->results[ctx->nresults++];
-	double t0 = bu_now();
-
-	memset(r, 0, sizeof(*r));
-	r->check = c->name;
-	snprintf(r->device, sizeof(r->device), "%s", d ? d->name : "all");
-	ctx->current = c->name;
-	ctx->current_dev = r->device;
-	c->run(ctx, d, r);
-	r->seconds = bu_now() - t0;
-	/* Cut short, its verdict is not one: keep the figures it has. */
-	if (bu_interrupted())
-		bu_set(r, BU_SKIP, "interrupted (SIGINT or SIGTERM) before it finished");
-	bu_print_result(ctx, r);
-}
-
+/* The checks --test selects (all without it), in their usual order. */
 static void run_checks(struct bu_ctx *ctx)
 {
-	const struct bu_check *c;
-	size_t i, k;
+	const struct bu_check *sel[sizeof(bu_checks) / sizeof(bu_checks[0])];
+	size_t i, n = 0;
 
-	for (i = 0; i < bu_nchecks; i++) {
-		c = &bu_checks[i];
-		if (ctx->o.tests && !in_list(ctx->o.tests, c->name))
-			continue;
-		if (c->all_devices) {
-			if (!bu_interrupted())
-				run_one(ctx, c, NULL);
-			continue;
-		}
-		for (k = 0; k < ctx->ndevs && !bu_interrupted(); k++)
-			run_one(ctx, c, &ctx->devs[k]);
-	}
-	ctx->interrupted = bu_interrupted();
+	for (i = 0; i < bu_nchecks; i++)
+		if (!ctx->o.tests || in_list(ctx->o.tests, bu_checks[i].name))
+			sel[n++] = &bu_checks[i];
+	bu_run_checks(ctx, sel, n);
 }
 
 /* Reads a short sysfs attribute into @buf; "" when it cannot. */
