@@ -494,6 +494,73 @@ static void refused(const char *file, int err)
 			 ipu_session_errmsg(NULL));
 }
 
+/* A file holding @text. */
+static void put_file(const char *file, const char *text)
+{
+	FILE *f = fopen(file, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void test_a_failed_create_leaves_the_file_alone(void **state)
+{
+	IPU_OPTS(ipu_session_opts, opts, .device = "ipu_model",
+		 .trace = path("keep.json"), .data_dir = "/nonexistent/dir");
+	struct ipu_session *s = NULL;
+	char *text;
+
+	(void)state;
+	put_file(path("keep.json"), "an earlier trace");
+	/* Fails after the trace's checks: at the data directory. */
+	assert_int_equal(ipu_session_create(sh_acc_ir(1, 1, 2, NULL), &opts,
+					    &s),
+			 -ENOENT);
+	assert_null(s);
+	text = slurp(path("keep.json"));
+	assert_string_equal(text, "an earlier trace");
+	free(text);
+	/* Nor is a new file left behind. */
+	opts.trace = path("new.json");
+	assert_int_equal(ipu_session_create(sh_acc_ir(1, 1, 2, NULL), &opts,
+					    &s),
+			 -ENOENT);
+	assert_int_equal(access(path("new.json"), F_OK), -1);
+}
+
+static void test_two_sessions_of_one_file_keep_both_traces(void **state)
+{
+	struct ipu_session *a, *b, *c;
+	struct trace *t;
+
+	(void)state;
+	setenv("IPU_TRACE", path("two.json"), 1);
+	a = sh_session(sh_acc_ir(1, 1, 2, NULL));
+	b = sh_session(sh_acc_ir(2, 2, 2, NULL));
+	sh_attach(a);
+	run_acc(a, 1, 1, 1);
+	ipu_session_destroy(a);
+	sh_attach(b);
+	run_acc(b, 2, 2, 1);
+	ipu_session_destroy(b);
+	/* One after the other, too: the third does not replace either. */
+	c = sh_session(sh_acc_ir(1, 1, 2, NULL));
+	sh_attach(c);
+	run_acc(c, 1, 1, 2);
+	ipu_session_destroy(c);
+	unsetenv("IPU_TRACE");
+	t = load(path("two.json"));
+	assert_int_equal(count(t, "launch", "launch", 0), 1);
+	unload(t);
+	t = load(path("two-2.json"));
+	assert_int_equal(count(t, "launch", "launch", 0), 2);
+	unload(t);
+	t = load(path("two-3.json"));
+	assert_int_equal(count(t, "launch", "launch", 0), 2);
+	unload(t);
+}
+
 static void test_bad_paths_are_refused_clearly(void **state)
 {
 	char victim[128];
@@ -556,6 +623,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_nothing_is_written_when_off, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ipu_trace_names_the_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_an_existing_regular_file_is_replaced, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_a_failed_create_leaves_the_file_alone, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_two_sessions_of_one_file_keep_both_traces, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_paths_are_refused_clearly, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_the_cap_counts_dropped_events, setup, teardown),
 	};

@@ -27,11 +27,19 @@
  * never one a program names. It is created anew (O_EXCL, not following a
  * symbolic link), or an existing regular file is truncated; a symbolic
  * link, a directory, a FIFO or a device is refused when the session is
- * created, with a message naming the path.
+ * created, with a message naming the path. It is opened last at create,
+ * so a create that fails leaves it as it was; a file an earlier session
+ * of this process traced to is not replaced: the later session writes
+ * "NAME-2.json" (then -3, ...) instead, and says so.
+ *
+ * Launches of a traced run ask for op profiles (IPU_LAUNCH_F_PROFILE);
+ * where the device records them (the model), each op of a launch is a
+ * span inside it (cat "op").
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,6 +145,104 @@ static FILE *open_trace_file(const char *path)
 	return f;
 }
 
+/*
+ * The files this process's sessions have traced to, by name and inode: a
+ * later session given the same file (two sessions of a program, both
+ * under one IPU_TRACE) must not replace an earlier one's timeline. Both
+ * must match: an inode alone is reused once its file is removed. Kept
+ * for the process's life; a few entries.
+ */
+static struct {
+	pthread_mutex_t lock;
+	struct { dev_t dev; ino_t ino; char *path; } *files;
+	size_t n;
+} traced = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static bool traced_locked(const char *path)
+{
+	struct stat st;
+	size_t i;
+
+	if (lstat(path, &st))
+		return false;
+	for (i = 0; i < traced.n; i++)
+		if (traced.files[i].dev == st.st_dev &&
+		    traced.files[i].ino == st.st_ino &&
+		    !strcmp(traced.files[i].path, path))
+			return true;
+	return false;
+}
+
+static void remember_locked(FILE *f, const char *path)
+{
+	struct stat st;
+	char *name;
+	void *p;
+
+	if (fstat(fileno(f), &st))
+		return;
+	name = strdup(path);
+	p = name ? realloc(traced.files, (traced.n + 1) * sizeof(*traced.files)) :
+		   NULL;
+	if (!p) {
+		free(name);
+		return;
+	}
+	traced.files = p;
+	traced.files[traced.n].dev = st.st_dev;
+	traced.files[traced.n].ino = st.st_ino;
+	traced.files[traced.n].path = name;
+	traced.n++;
+}
+
+/* "dir/run-N.json" for "dir/run.json": the extension kept, if any. */
+static char *nth_name(const char *path, unsigned int n)
+{
+	const char *slash = strrchr(path, '/');
+	const char *dot = strrchr(slash ? slash + 1 : path, '.');
+	char *out;
+	int len;
+
+	if (!dot || dot == (slash ? slash + 1 : path))
+		dot = path + strlen(path);
+	len = asprintf(&out, "%.*s-%u%s", (int)(dot - path), path, n, dot);
+	return len < 0 ? NULL : out;
+}
+
+/*
+ * Open @t's file, or, when an earlier session of this process traced to
+ * it, the first "-N" name that none did; @t->path becomes the name used.
+ */
+static FILE *open_unused(struct sess_trace *t)
+{
+	char *name = t->path;
+	unsigned int n = 1;
+	FILE *f;
+
+	pthread_mutex_lock(&traced.lock);
+	while (traced_locked(name) && n < 1000) {
+		if (name != t->path)
+			free(name);
+		name = nth_name(t->path, ++n);
+		if (!name) {
+			pthread_mutex_unlock(&traced.lock);
+			errno = ENOMEM;
+			return NULL;
+		}
+	}
+	if (name != t->path) {
+		ipu_sess_log("trace file '%s' holds the timeline of another session of this process: this one goes to '%s'",
+			     t->path, name);
+		free(t->path);
+		t->path = name;
+	}
+	f = open_trace_file(t->path);
+	if (f)
+		remember_locked(f, t->path);
+	pthread_mutex_unlock(&traced.lock);
+	return f;
+}
+
 int ipu_sess_trace_open(struct ipu_session *s, const char *path)
 {
 	struct sess_trace *t;
@@ -163,7 +269,8 @@ int ipu_sess_trace_open(struct ipu_session *s, const char *path)
 	t->max = SESS_TRACE_MAX_EVENTS;
 	t->written = UINT64_MAX;	/* not yet: even an empty trace is */
 	t->t0 = ipu_sess_trace_now();
-	t->f = open_trace_file(path);
+	t->f = open_unused(t);
+	path = t->path;
 	if (!t->f) {
 		err = -errno;
 		if (err == -EPERM)
