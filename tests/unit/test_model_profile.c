@@ -11,6 +11,10 @@
 
 #define N 4 /* elements per stream */
 
+/* The ops of one replica of mh_relu_program(1, N). */
+static const uint32_t relu_ops[] = { IPU_OP_HOST_LOAD, IPU_OP_RELU,
+				     IPU_OP_HOST_STORE };
+
 struct fixture {
 	struct ipu_queue *q;
 	struct eb *prog;
@@ -103,13 +107,11 @@ static void expect_ops(struct ipu_queue *q, uint64_t ud,
 
 static void test_a_profiled_launch_has_its_ops(void **state)
 {
-	static const uint32_t ops[] = { IPU_OP_HOST_LOAD, IPU_OP_RELU,
-					IPU_OP_HOST_STORE };
 	struct fixture *f = *state;
 
 	f->l[0].flags = IPU_LAUNCH_F_PROFILE;
 	run(f);
-	expect_ops(f->q, 1, ops, 3);
+	expect_ops(f->q, 1, relu_ops, 3);
 	/* The transfers have none. */
 	assert_int_equal(ipu_queue_profile(f->q, 0, &(struct ipu_launch_profile){ 0 }),
 			 -ENOENT);
@@ -129,15 +131,13 @@ static void test_a_launch_without_the_flag_has_none(void **state)
 
 static void test_the_records_last_until_the_next_reap(void **state)
 {
-	static const uint32_t ops[] = { IPU_OP_HOST_LOAD, IPU_OP_RELU,
-					IPU_OP_HOST_STORE };
 	struct fixture *f = *state;
 	struct ipu_launch_profile p;
 
 	f->l[0].flags = IPU_LAUNCH_F_PROFILE;
 	run(f);
-	expect_ops(f->q, 1, ops, 3);
-	expect_ops(f->q, 1, ops, 3);
+	expect_ops(f->q, 1, relu_ops, 3);
+	expect_ops(f->q, 1, relu_ops, 3);
 	f->l[0].flags = 0;
 	run(f);
 	assert_int_equal(ipu_queue_profile(f->q, 1, &p), -ENOENT);
