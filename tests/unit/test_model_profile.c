@@ -4,7 +4,8 @@
  * (IPU_LAUNCH_F_PROFILE, ipu_queue_profile()): a profiled launch's
  * records come with its completion, one per op in program order with
  * ordered times; a launch without the flag has none; the records last
- * until the next reap; each replica of a run has its own; a queue
+ * until the next reap; each replica of a run has its own; a loop's body
+ * is recorded once per iteration, up to IPU_PROFILE_MAX_RECORDS; a queue
  * destroyed with profiled completions unreaped frees them.
  */
 #include "model_helpers.h"
@@ -161,6 +162,53 @@ static void test_each_replica_of_a_run_has_its_own(void **state)
 	expect_ops(f->q, 11, ops, 4);
 }
 
+/* Launch a program looping @count times over one op; its profile. */
+static struct ipu_launch_profile loop_profile(struct fixture *f,
+					      uint32_t count)
+{
+	struct eb *b = eb_new(1, 1);
+	uint32_t one = eb_variable(b, eb_tensor(b, IPU_DTYPE_FLOAT32, EB_SCALAR), 1, 1);
+	uint32_t c = eb_variable(b, eb_tensor(b, IPU_DTYPE_FLOAT32, EB_SCALAR), 1, 1);
+	struct ipu_launch_profile p;
+	struct ipu_launch_desc l = { 0 };
+	struct ipu_completion done;
+	struct ipu_cmd cmd;
+
+	eb_loop(b, count, 1);
+	eb_op(b, IPU_OP_SCALED_ADD_INPLACE, EB_U32(c, one), EB_NONE);
+	b->instrs[1].fparams[0] = 1.0f;
+	b->instrs[1].fparams[1] = 1.0f;
+	l.exe_bo = mh_exe_bo(f->dev[0], &b->exe, &l.exe_size);
+	l.arena_bo = mh_bo(f->dev[0], b->exe.arena_size);
+	l.num_replicas = 1;
+	l.flags = IPU_LAUNCH_F_PROFILE;
+	ipu_cmd_prep_launch(&cmd, &l, 5);
+	assert_int_equal(ipu_queue_submit(f->q, &cmd, 1), 0);
+	mh_reap(f->q, &done, 1);
+	assert_int_equal(done.result, 0);
+	assert_int_equal(ipu_queue_profile(f->q, 5, &p), 0);
+	ipu_bo_destroy(l.exe_bo);
+	ipu_bo_destroy(l.arena_bo);
+	eb_free(b);
+	return p;
+}
+
+static void test_loops_are_recorded_up_to_the_cap(void **state)
+{
+	struct fixture *f = *state;
+	struct ipu_launch_profile p;
+
+	/* Far more records than instructions: room for every one. */
+	p = loop_profile(f, 5000);
+	assert_int_equal(p.n, 5000);
+	assert_int_equal(p.dropped, 0);
+	assert_int_equal(p.recs[4999].index, 1);
+	/* Past the cap: the rest counted. */
+	p = loop_profile(f, IPU_PROFILE_MAX_RECORDS + 10);
+	assert_int_equal(p.n, IPU_PROFILE_MAX_RECORDS);
+	assert_int_equal(p.dropped, 10);
+}
+
 static void test_unreaped_records_go_with_the_queue(void **state)
 {
 	struct fixture *f = *state;
@@ -187,6 +235,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_a_launch_without_the_flag_has_none, setup1, teardown),
 		cmocka_unit_test_setup_teardown(test_the_records_last_until_the_next_reap, setup1, teardown),
 		cmocka_unit_test_setup_teardown(test_each_replica_of_a_run_has_its_own, setup2, teardown),
+		cmocka_unit_test_setup_teardown(test_loops_are_recorded_up_to_the_cap, setup1, teardown),
 		cmocka_unit_test_setup_teardown(test_unreaped_records_go_with_the_queue, setup1, teardown),
 	};
 

@@ -236,6 +236,44 @@ static int get_exes(const struct ipu_launch_desc *const *l, uint32_t nrep,
 }
 
 /*
+ * How many records a replica's run of instructions [@pc, @end) makes, at
+ * most IPU_PROFILE_MAX_RECORDS: each op once, a LOOP's body count times
+ * (loop control makes none). Loops' counts are in the program (the
+ * executable validated: bodies nest inside their parents), so this is
+ * known before the run; @depth bounds the recursion as the format does.
+ */
+static uint64_t ops_executed(const struct ipu_exe *exe, uint32_t pc,
+			     uint32_t end, unsigned int depth)
+{
+	const struct ipu_exe_instr *in;
+	uint64_t n = 0, count, body, inner;
+
+	while (pc < end && n < IPU_PROFILE_MAX_RECORDS) {
+		in = &exe->instrs[pc];
+		if (in->op != IPU_OP_LOOP || in->num_params < 2 ||
+		    depth >= IPU_EXE_MAX_LOOP_DEPTH) {
+			n++;
+			pc++;
+			continue;
+		}
+		count = (uint64_t)exe->params[in->first_param];
+		body = (uint64_t)exe->params[in->first_param + 1];
+		if (body > end - pc - 1)
+			body = end - pc - 1;
+		inner = count ? ops_executed(exe, pc + 1,
+					     pc + 1 + (uint32_t)body,
+					     depth + 1) :
+				0;
+		/* Both at most the cap: the product fits. */
+		n += inner && count >= IPU_PROFILE_MAX_RECORDS ?
+			     IPU_PROFILE_MAX_RECORDS :
+			     count * inner;
+		pc += 1 + (uint32_t)body;
+	}
+	return n < IPU_PROFILE_MAX_RECORDS ? n : IPU_PROFILE_MAX_RECORDS;
+}
+
+/*
  * Room for the op records of the launches of @l that ask for them
  * (IPU_LAUNCH_F_PROFILE), in @out->prof and the executor's profile @fp;
  * false when none asks (the run is not profiled) or without memory (the
@@ -253,10 +291,11 @@ static bool profile_begin(struct mq *mq, const struct ipu_launch_desc *const *l,
 		any |= !!(l[r]->flags & IPU_LAUNCH_F_PROFILE);
 	if (!any)
 		return false;
-	/* Each instruction once, and loops' bodies again: a guess, grown
-	 * to the cap; what does not fit is counted as dropped. */
-	cap = exe->num_instrs < IPU_PROFILE_MAX_RECORDS / 4 ?
-		      exe->num_instrs * 4 + 64 : IPU_PROFILE_MAX_RECORDS;
+	/* Room for every op the run executes, up to the cap (what does
+	 * not fit is counted as dropped). */
+	cap = (uint32_t)ops_executed(exe, 0, exe->num_instrs, 0);
+	if (!cap)
+		cap = 1;
 	out->prof = calloc(nrep, sizeof(*out->prof));
 	fp = calloc(mq->ex_cap, sizeof(*fp));
 	if (!out->prof || !fp)
