@@ -386,7 +386,7 @@ int ipu_device_reset(struct ipu_device *dev);
  * ipu_bo_create() - allocate device memory.
  * @dev: an attached device.
  * @size: bytes, > 0; rounded up to ipu_device_info.mem_page_size.
- * @flags: 0; no flags are defined yet.
+ * @flags: IPU_LAUNCH_F_* flags, or 0.
  * @bop: out: the new buffer object, zero-filled; free it with
  *	ipu_bo_destroy() (or let ipu_device_close() do it).
  *
@@ -610,6 +610,15 @@ int ipu_xfer_from_device(struct ipu_bo *bo, uint64_t bo_offset, void *dst,
  * runs must reach those runs in the same order, or they wait for one
  * another forever (this is not detected; reap with a timeout).
  */
+/*
+ * Flags of ipu_launch_desc.flags. IPU_LAUNCH_F_PROFILE: record when each
+ * op of the program started and ended; read the records after the
+ * launch's completion with ipu_queue_profile() (libipu 1.7). Only the
+ * model records them; other backends run the launch as usual and have no
+ * records to give.
+ */
+#define IPU_LAUNCH_F_PROFILE	(1u << 0)
+
 struct ipu_launch_desc {
 	struct ipu_bo *exe_bo;
 	uint64_t exe_size;
@@ -946,6 +955,59 @@ int ipu_queue_register_buffers(struct ipu_queue *q, const struct iovec *bufs,
  * Return: 0; -EINVAL for NULL @q; -ENOENT when none are registered.
  */
 int ipu_queue_unregister_buffers(struct ipu_queue *q);
+
+/**
+ * struct ipu_op_record - one op a replica executed, profiled.
+ * @index: its index in the program's instructions.
+ * @op: its enum ipu_op (include/ipu/exe.h; ipu_exe_op_name() names it).
+ * @start_ns, @end_ns: CLOCK_MONOTONIC when it began and ended.
+ */
+struct ipu_op_record {
+	uint32_t index;
+	uint32_t op;
+	int64_t start_ns;
+	int64_t end_ns;
+};
+
+/**
+ * struct ipu_launch_profile - the op records of one profiled launch.
+ * @recs: @n records in the order executed (a loop's body once per
+ *	iteration; loop control is not recorded).
+ * @n: records.
+ * @dropped: ops executed past the records' room (up to
+ *	IPU_PROFILE_MAX_RECORDS per launch), counted only.
+ */
+struct ipu_launch_profile {
+	const struct ipu_op_record *recs;
+	size_t n;
+	uint64_t dropped;
+};
+
+/* Most records one profiled launch keeps (ipu_launch_profile.dropped). */
+#define IPU_PROFILE_MAX_RECORDS	65536
+
+/**
+ * ipu_queue_profile() - the op records of a launch made with
+ * IPU_LAUNCH_F_PROFILE, whose completion the last ipu_queue_reap() on @q
+ * returned with @user_data (give the launches of a batch distinct
+ * user_data to tell them apart; the first match wins).
+ * @q: the queue.
+ * @user_data: the completion's user_data.
+ * @prof: out: the records; owned by the queue and valid, like a
+ *	completion's message, until the next ipu_queue_reap() on @q or
+ *	ipu_queue_destroy().
+ *
+ * The records come with the completion, whatever its result (a failed
+ * run's records stop at the op that failed). A launch without the flag
+ * costs nothing for it.
+ *
+ * Return: 0; -ENOENT when the last reap returned no profiled launch with
+ * @user_data, or when the backend records none (the kernel's devices:
+ * the firmware of ipu-simd and ipu-emu has no way to hand them back yet);
+ * -EINVAL for a NULL argument. Added in libipu 1.7 (LIBIPU_1.7).
+ */
+int ipu_queue_profile(struct ipu_queue *q, uint64_t user_data,
+		      struct ipu_launch_profile *prof);
 
 /* ------------------------------------------------------------------------ */
 /* Gather requests                                                          */

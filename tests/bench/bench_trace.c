@@ -4,13 +4,16 @@
  * costs a run, on the model: the same one-op program (y = x + x on one
  * float, where the session's own work weighs most), run untraced and
  * traced, alternating rounds so both see the same machine; best of five
- * rounds of RUNS runs each. Then the time the traced session takes to
- * write its file when it is destroyed. Public headers only.
+ * rounds of RUNS runs each. Traced runs profile their launches too
+ * (IPU_LAUNCH_F_PROFILE): the "on" numbers include the op spans, whose
+ * count per run the last line says. Then the time the traced session
+ * takes to write its file when it is destroyed. Public headers only.
  *
  *	bench trace.off.us_per_run <x> us
- *	bench trace.on.us_per_run <x> us
+ *	bench trace.on.us_per_run <x> us (with op spans)
  *	bench trace.on_vs_off.ratio <x> x
  *	bench trace.write_ms <x> ms (<n> runs' events)
+ *	bench trace.on.op_spans_per_run <x>
  *
  * No timing is asserted: the ratio is printed for people to read.
  */
@@ -26,6 +29,28 @@
 
 #define ROUNDS 5
 #define RUNS 2000
+
+/* Op spans in the trace at @path ("cat":"op"), or -1. */
+static long op_spans(const char *path)
+{
+	static const char key[] = "\"cat\":\"op\"";
+	size_t at = 0;
+	long n = 0;
+	FILE *f = fopen(path, "r");
+	int c;
+
+	if (!f)
+		return -1;
+	while ((c = getc(f)) != EOF) {
+		at = c == key[at] ? at + 1 : c == key[0];
+		if (at == sizeof(key) - 1) {
+			n++;
+			at = 0;
+		}
+	}
+	fclose(f);
+	return n;
+}
 
 static double now(void)
 {
@@ -87,13 +112,16 @@ int main(void)
 		best_on = t < best_on ? t : best_on;
 	}
 	printf("bench trace.off.us_per_run %.2f us\n", best_off * 1e6);
-	printf("bench trace.on.us_per_run %.2f us\n", best_on * 1e6);
+	printf("bench trace.on.us_per_run %.2f us (with op spans)\n",
+	       best_on * 1e6);
 	printf("bench trace.on_vs_off.ratio %.3f x\n", best_on / best_off);
 	w = now();
 	ipu_session_destroy(on);
 	on = NULL;
 	printf("bench trace.write_ms %.1f ms (%d runs' events)\n",
 	       (now() - w) * 1e3, ROUNDS * RUNS);
+	printf("bench trace.on.op_spans_per_run %.2f\n",
+	       (double)op_spans(path) / (ROUNDS * RUNS));
 	err = 0;
 out:
 	ipu_session_destroy(on);

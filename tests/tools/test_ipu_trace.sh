@@ -64,6 +64,8 @@ def n(cat, name=None):
     return sum(1 for e in x if e.get("cat") == cat and name in (None, e["name"]))
 # 2 runs x 2 replicas; 3 slots of x in and of y out per replica and run.
 assert n("launch") == 4, n("launch")
+# Each launch holds its ops (the model profiles them).
+assert n("op") >= 4 and n("op") % 4 == 0, n("op")
 assert n("h2d", "x") == 12, n("h2d", "x")
 assert n("d2h", "y") == 12, n("d2h", "y")
 # x: float32 (4, 3) per slot.
@@ -78,7 +80,7 @@ PY
 fi
 
 expect_exit summary 0 "time per phase" summary "$T/t.json"
-for want in "h2d x" "d2h y" "launch" "device busy and idle" "replica 1" "slowest launches"; do
+for want in "h2d x" "d2h y" "launch" "device busy and idle" "replica 1" "slowest ops"; do
 	if grep -qF -- "$want" "$T/out"; then
 		pass "summary_says_${want// /_}"
 	else
@@ -156,6 +158,85 @@ expect_exit sums_past_int64 0 "time per phase" summary "$T/sum.json"
 # A bare array of events is the format too, and an empty trace is a trace.
 printf '[]' >"$T/bare.json"
 expect_exit empty_trace 0 "0 spans on 0 tracks" summary "$T/bare.json"
+
+# --- rough edges: size, hostile names, the output file ------------------------
+
+# 200,000 spans, each on its own track with its own name and a named
+# process: lookups by name or track that are linear each (quadratic in
+# all) take minutes here; the summary must take seconds. Plain builds
+# only: a wrapper (valgrind) is slow for a file this size either way.
+if [ ${#WRAP[@]} -eq 0 ]; then
+	python3 -c '
+import json
+n = 200000
+ev = [{"ph": "X", "cat": "op", "name": "op%d" % i, "ts": i, "dur": 1,
+       "pid": i, "tid": 1} for i in range(n)]
+ev += [{"ph": "M", "name": "process_name", "pid": i,
+        "args": {"name": "p%d" % i}} for i in range(n)]
+print(json.dumps({"traceEvents": ev}))' >"$T/big.json"
+	timeout 60 "$TOOL" summary "$T/big.json" >"$T/out" 2>&1
+	st=$?
+	if [ "$st" -eq 0 ] && grep -qF "200000 spans on 200000 tracks" "$T/out"; then
+		pass big_trace_in_linear_time
+	else
+		fail big_trace_in_linear_time "exit status $st (124: over 60 s)"
+	fi
+	rm -f "$T/big.json"
+fi
+
+# The slowest ops, by name: count, total, mean.
+python3 -c '
+import json
+ev = [{"ph": "X", "cat": "op", "name": "matmul", "ts": 10 * i, "dur": 5,
+       "pid": 2, "tid": 1} for i in range(3)]
+ev += [{"ph": "X", "cat": "op", "name": "add", "ts": 100, "dur": 1,
+        "pid": 2, "tid": 1}]
+print(json.dumps({"traceEvents": ev}))' >"$T/ops.json"
+run summary "$T/ops.json"
+if [ "$st" -eq 0 ] && ! broken &&
+	grep -Eq '^ +1\. matmul +3 +0\.015 +5\.000' "$T/out" &&
+	grep -Eq '^ +2\. add +1 +0\.001 +1\.000' "$T/out"; then
+	pass slowest_ops_by_name
+else
+	fail slowest_ops_by_name "exit status $st, or no 'matmul 3 0.015 5.000'"
+fi
+
+# Names with control characters and escape sequences reach the terminal
+# escaped: ESC, BEL, the C1 CSI (U+009B) and a byte that is not UTF-8.
+printf '{"traceEvents":[{"ph":"X","cat":"op","name":"a\\u001b[2Jb\\u0007\\u009bc","ts":1,"dur":2,"pid":1,"tid":1},{"ph":"M","name":"process_name","pid":1,"args":{"name":"p\\u001b]0;x\\u0007"}}]}' >"$T/esc.json"
+run summary "$T/esc.json"
+if [ "$st" -eq 0 ] && ! broken && ! LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' "$T/out" &&
+	! LC_ALL=C grep -q $'\xc2\x9b' "$T/out" &&
+	grep -qF 'a\x1b[2Jb\x07\xc2\x9bc' "$T/out" && grep -qF 'p\x1b]0;x\x07' "$T/out"; then
+	pass control_characters_escaped
+else
+	fail control_characters_escaped "exit status $st, or a control character printed raw"
+fi
+
+# The picture is written beside its name and renamed over it: a symbolic
+# link there is replaced, its target untouched.
+echo "keep me too" >"$T/victim2"
+ln -s "$T/victim2" "$T/pic.svg"
+expect_quiet svg_over_a_symlink svg "$T/t.json" -o "$T/pic.svg"
+if [ ! -L "$T/pic.svg" ] && grep -qF "<svg" "$T/pic.svg" &&
+	[ "$(cat "$T/victim2")" = "keep me too" ] &&
+	[ -z "$(find "$T" -maxdepth 1 -name '.pic.svg.*')" ]; then
+	pass svg_never_follows_a_symlink
+else
+	fail svg_never_follows_a_symlink "the link was followed, or a temporary left"
+fi
+mkdir "$T/dir.svg"
+expect_exit svg_onto_a_directory 1 "dir.svg" svg "$T/t.json" -o "$T/dir.svg"
+if [ -z "$(find "$T" -maxdepth 1 -name '.dir.svg.*')" ]; then
+	pass svg_failure_leaves_no_temporary
+else
+	fail svg_failure_leaves_no_temporary "a temporary was left"
+fi
+
+# The size cap: 1 GiB, said with the size.
+truncate -s 1073741825 "$T/huge_file.json"
+expect_exit over_the_cap 1 "1073741825 bytes: larger than the 1 GiB (1073741824 bytes)" summary "$T/huge_file.json"
+rm -f "$T/huge_file.json"
 
 # --- usage --------------------------------------------------------------------
 

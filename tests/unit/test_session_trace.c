@@ -5,7 +5,7 @@
  * launch of each run on its replica's track, spans nest and follow one
  * another, memory counters come and go with attach; nothing is written
  * when off; bad paths are refused, naming them; the event cap counts what
- * it drops.
+ * it drops; each launch holds a span per op it executed, in order.
  *
  * The writer puts one event on a line; the checks here read those lines
  * after json_check() has seen that the whole file is JSON.
@@ -28,6 +28,7 @@ struct ev {
 	unsigned int pid, tid;
 	long long ts, dur;	/* ns */
 	long long bytes;
+	long long index, group;	/* ops: the instruction; launches, ops: run */
 };
 
 struct trace {
@@ -143,6 +144,8 @@ static struct trace *load(const char *file)
 		e->ts = llround(field_num(line, "ts") * 1000);
 		e->dur = llround(field_num(line, "dur") * 1000);
 		e->bytes = (long long)field_num(line, "bytes");
+		e->index = (long long)field_num(line, "index");
+		e->group = (long long)field_num(line, "group");
 	}
 	free(copy);
 	return t;
@@ -304,6 +307,87 @@ static void test_spans_nest_and_follow_one_another(void **state)
 	unload(t);
 }
 
+/*
+ * The instructions a replica executes, in order, from @pc for @end - @pc
+ * instructions: a LOOP's body @count times (loop control is not an op
+ * span). Appends to @out (room for @cap); returns the new count.
+ */
+static size_t expand(const struct ipu_exe *exe, uint32_t pc, uint32_t end,
+		     uint32_t *out, size_t n, size_t cap)
+{
+	const struct ipu_exe_instr *in;
+	uint32_t count, body, k;
+
+	while (pc < end) {
+		in = &exe->instrs[pc];
+		if (in->op != IPU_OP_LOOP) {
+			assert_true(n < cap);
+			out[n++] = pc++;
+			continue;
+		}
+		count = (uint32_t)exe->params[in->first_param];
+		body = (uint32_t)exe->params[in->first_param + 1];
+		for (k = 0; k < count; k++)
+			n = expand(exe, pc + 1, pc + 1 + body, out, n, cap);
+		pc += 1 + body;
+	}
+	return n;
+}
+
+static void test_launches_hold_their_ops_in_order(void **state)
+{
+	struct ipu_session *s = traced(sh_acc_ir(2, 3, 2, NULL),
+				       path("t.json"));
+	const struct ev *l, *o, *prev;
+	uint32_t want[256], op[256];
+	size_t nwant, i, j, k, launches = 0, ops = 0;
+	struct trace *t;
+
+	(void)state;
+	sh_attach(s);
+	run_acc(s, 2, 3, 2);
+	nwant = expand(s->exe, 0, s->exe->num_instrs, want, 0, 256);
+	assert_true(nwant > 3);
+	for (k = 0; k < nwant; k++)
+		op[k] = s->exe->instrs[want[k]].op;
+	ipu_session_destroy(s);
+	t = load(path("t.json"));
+	for (i = 0; i < t->n; i++) {
+		l = &t->ev[i];
+		if (l->ph != 'X' || strcmp(l->cat, "launch"))
+			continue;
+		launches++;
+		/* Its ops: the op spans of its track inside it. */
+		k = 0;
+		prev = NULL;
+		for (j = 0; j < t->n; j++) {
+			o = &t->ev[j];
+			if (o->ph != 'X' || strcmp(o->cat, "op") ||
+			    o->pid != l->pid || o->tid != l->tid ||
+			    o->group != l->group)
+				continue;
+			if (o->ts < l->ts || o->ts + o->dur > l->ts + l->dur)
+				fail_msg("op %s (%lld) at %lld+%lld ns outside its launch at %lld+%lld",
+					 o->name, o->index, o->ts, o->dur,
+					 l->ts, l->dur);
+			assert_true(k < nwant);
+			assert_int_equal(o->index, want[k]);
+			assert_string_equal(o->name,
+					    ipu_exe_op_name(op[k]));
+			if (prev)
+				assert_true(prev->ts + prev->dur <= o->ts);
+			prev = o;
+			k++;
+		}
+		assert_int_equal(k, nwant);
+		ops += k;
+	}
+	/* Two runs of two replicas; and no op span outside a launch. */
+	assert_int_equal(launches, 4);
+	assert_int_equal(count(t, "op", NULL, 0), ops);
+	unload(t);
+}
+
 static void test_memory_counters_follow_attach_and_detach_writes(void **state)
 {
 	struct ipu_session *s = traced(sh_acc_ir(1, 1, 2, NULL),
@@ -410,6 +494,73 @@ static void refused(const char *file, int err)
 			 ipu_session_errmsg(NULL));
 }
 
+/* A file holding @text. */
+static void put_file(const char *file, const char *text)
+{
+	FILE *f = fopen(file, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void test_a_failed_create_leaves_the_file_alone(void **state)
+{
+	IPU_OPTS(ipu_session_opts, opts, .device = "ipu_model",
+		 .trace = path("keep.json"), .data_dir = "/nonexistent/dir");
+	struct ipu_session *s = NULL;
+	char *text;
+
+	(void)state;
+	put_file(path("keep.json"), "an earlier trace");
+	/* Fails after the trace's checks: at the data directory. */
+	assert_int_equal(ipu_session_create(sh_acc_ir(1, 1, 2, NULL), &opts,
+					    &s),
+			 -ENOENT);
+	assert_null(s);
+	text = slurp(path("keep.json"));
+	assert_string_equal(text, "an earlier trace");
+	free(text);
+	/* Nor is a new file left behind. */
+	opts.trace = path("new.json");
+	assert_int_equal(ipu_session_create(sh_acc_ir(1, 1, 2, NULL), &opts,
+					    &s),
+			 -ENOENT);
+	assert_int_equal(access(path("new.json"), F_OK), -1);
+}
+
+static void test_two_sessions_of_one_file_keep_both_traces(void **state)
+{
+	struct ipu_session *a, *b, *c;
+	struct trace *t;
+
+	(void)state;
+	setenv("IPU_TRACE", path("two.json"), 1);
+	a = sh_session(sh_acc_ir(1, 1, 2, NULL));
+	b = sh_session(sh_acc_ir(2, 2, 2, NULL));
+	sh_attach(a);
+	run_acc(a, 1, 1, 1);
+	ipu_session_destroy(a);
+	sh_attach(b);
+	run_acc(b, 2, 2, 1);
+	ipu_session_destroy(b);
+	/* One after the other, too: the third does not replace either. */
+	c = sh_session(sh_acc_ir(1, 1, 2, NULL));
+	sh_attach(c);
+	run_acc(c, 1, 1, 2);
+	ipu_session_destroy(c);
+	unsetenv("IPU_TRACE");
+	t = load(path("two.json"));
+	assert_int_equal(count(t, "launch", "launch", 0), 1);
+	unload(t);
+	t = load(path("two-2.json"));
+	assert_int_equal(count(t, "launch", "launch", 0), 2);
+	unload(t);
+	t = load(path("two-3.json"));
+	assert_int_equal(count(t, "launch", "launch", 0), 2);
+	unload(t);
+}
+
 static void test_bad_paths_are_refused_clearly(void **state)
 {
 	char victim[128];
@@ -467,10 +618,13 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_every_transfer_and_launch_is_on_its_replica, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_transfers_carry_bytes_and_rates, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_spans_nest_and_follow_one_another, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_launches_hold_their_ops_in_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_memory_counters_follow_attach_and_detach_writes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nothing_is_written_when_off, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ipu_trace_names_the_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_an_existing_regular_file_is_replaced, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_a_failed_create_leaves_the_file_alone, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_two_sessions_of_one_file_keep_both_traces, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_paths_are_refused_clearly, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_the_cap_counts_dropped_events, setup, teardown),
 	};

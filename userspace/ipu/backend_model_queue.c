@@ -173,11 +173,15 @@ static uint64_t arena_bytes(const struct ipu_launch_desc *l)
  * @bad: the replica at fault, or -1 when the run as a whole failed (then
  *	every replica completes with @rc).
  * @msg: what went wrong.
+ * @prof: per replica: its op records when its launch asked for them
+ *	(IPU_LAUNCH_F_PROFILE), handed to its completion; else NULL. NULL
+ *	when no launch of the run asked.
  */
 struct launch_out {
 	int rc;
 	int bad;
 	char msg[768];
+	struct ipu_prof **prof;
 };
 
 static void fail_at(struct launch_out *out, int rc, int bad, const char *fmt,
@@ -231,14 +235,130 @@ static int get_exes(const struct ipu_launch_desc *const *l, uint32_t nrep,
 	return out->rc;
 }
 
+/*
+ * How many records a replica's run of instructions [@pc, @end) makes, at
+ * most IPU_PROFILE_MAX_RECORDS: each op once, a LOOP's body count times
+ * (loop control makes none). Loops' counts are in the program (the
+ * executable validated: bodies nest inside their parents), so this is
+ * known before the run; @depth bounds the recursion as the format does.
+ */
+static uint64_t ops_executed(const struct ipu_exe *exe, uint32_t pc,
+			     uint32_t end, unsigned int depth)
+{
+	const struct ipu_exe_instr *in;
+	uint64_t n = 0, count, body, inner;
+
+	while (pc < end && n < IPU_PROFILE_MAX_RECORDS) {
+		in = &exe->instrs[pc];
+		if (in->op != IPU_OP_LOOP || in->num_params < 2 ||
+		    depth >= IPU_EXE_MAX_LOOP_DEPTH) {
+			n++;
+			pc++;
+			continue;
+		}
+		count = (uint64_t)exe->params[in->first_param];
+		body = (uint64_t)exe->params[in->first_param + 1];
+		if (body > end - pc - 1)
+			body = end - pc - 1;
+		inner = count ? ops_executed(exe, pc + 1,
+					     pc + 1 + (uint32_t)body,
+					     depth + 1) :
+				0;
+		/* Both at most the cap: the product fits. */
+		n += inner && count >= IPU_PROFILE_MAX_RECORDS ?
+			     IPU_PROFILE_MAX_RECORDS :
+			     count * inner;
+		pc += 1 + (uint32_t)body;
+	}
+	return n < IPU_PROFILE_MAX_RECORDS ? n : IPU_PROFILE_MAX_RECORDS;
+}
+
+/*
+ * Room for the op records of the launches of @l that ask for them
+ * (IPU_LAUNCH_F_PROFILE), in @out->prof and the executor's profile @fp;
+ * false when none asks (the run is not profiled) or without memory (the
+ * run goes on unprofiled: its launches complete without records).
+ */
+static bool profile_begin(struct mq *mq, const struct ipu_launch_desc *const *l,
+			  uint32_t nrep, const struct ipu_exe *exe,
+			  struct ipufw_profile **fpp, struct launch_out *out)
+{
+	struct ipufw_profile *fp;
+	uint32_t r, cap;
+	bool any = false;
+
+	for (r = 0; r < nrep; r++)
+		any |= !!(l[r]->flags & IPU_LAUNCH_F_PROFILE);
+	if (!any)
+		return false;
+	/* Room for every op the run executes, up to the cap (what does
+	 * not fit is counted as dropped). */
+	cap = (uint32_t)ops_executed(exe, 0, exe->num_instrs, 0);
+	if (!cap)
+		cap = 1;
+	out->prof = calloc(nrep, sizeof(*out->prof));
+	fp = calloc(mq->ex_cap, sizeof(*fp));
+	if (!out->prof || !fp)
+		goto fail;
+	for (r = 0; r < nrep; r++) {
+		if (!(l[r]->flags & IPU_LAUNCH_F_PROFILE))
+			continue;
+		fp[r].recs = malloc(cap * sizeof(*fp[r].recs));
+		if (!fp[r].recs)
+			goto fail;
+		fp[r].cap = cap;
+	}
+	ipufw_executor_set_profile(mq->ex, fp);
+	*fpp = fp;
+	return true;
+fail:
+	for (r = 0; fp && r < nrep; r++)
+		free(fp[r].recs);
+	free(fp);
+	free(out->prof);
+	out->prof = NULL;
+	return false;
+}
+
+/* The executor's records of @fp into @out->prof, as libipu hands them. */
+static void profile_end(struct mq *mq, uint32_t nrep, struct ipufw_profile *fp,
+			struct launch_out *out)
+{
+	struct ipu_prof *p;
+	uint32_t r, i;
+
+	ipufw_executor_set_profile(mq->ex, NULL);
+	for (r = 0; r < nrep; r++) {
+		if (!fp[r].recs)
+			continue;
+		p = malloc(sizeof(*p) + fp[r].n * sizeof(p->recs[0]));
+		if (p) {
+			p->n = fp[r].n;
+			p->dropped = fp[r].dropped;
+			for (i = 0; i < fp[r].n; i++) {
+				p->recs[i].index = fp[r].recs[i].pc;
+				p->recs[i].op = fp[r].recs[i].op;
+				p->recs[i].start_ns = fp[r].recs[i].start_ns;
+				p->recs[i].end_ns = fp[r].recs[i].end_ns;
+			}
+		}
+		out->prof[r] = p;
+		free(fp[r].recs);
+	}
+	free(fp);
+}
+
 #define HUNG_LAUNCH "injected fault (IPU_MODEL_FAULTS hang): the firmware stopped answering"
 
 /* The program of a run, once its executables and arenas are checked. */
-static void run_checked(struct mq *mq, const struct ipu_exe *exe,
+static void run_checked(struct mq *mq, const struct ipu_launch_desc *const *l,
+			const struct ipu_exe *exe,
 			struct ipu_device *const *devs, void *const *arenas,
 			uint32_t nrep, uint64_t size, uint64_t *before,
 			struct launch_out *out)
 {
+	struct ipufw_profile *fp = NULL;
+	bool profiled;
 	uint32_t r;
 	int err;
 
@@ -255,7 +375,10 @@ static void run_checked(struct mq *mq, const struct ipu_exe *exe,
 	/* A reset of a device stops the program (m_reset()). */
 	model_set_running(devs, nrep, mq->ex);
 	ipufw_executor_set_instances(mq->ex, ipu_model_instances());
+	profiled = profile_begin(mq, l, nrep, exe, &fp, out);
 	err = ipufw_run(mq->ex, exe, arenas, size, out->msg, sizeof(out->msg));
+	if (profiled)
+		profile_end(mq, nrep, fp, out);
 	model_set_running(devs, nrep, NULL);
 	/* As the kernel's: a launch a reset interrupted fails with -EIO,
 	 * whatever the program had done by then. */
@@ -290,6 +413,7 @@ static void run_program(struct mq *mq, const struct ipu_launch_desc *const *l,
 	out->rc = 0;
 	out->bad = -1;
 	out->msg[0] = '\0';
+	out->prof = NULL;
 	if (!e || !arenas || !devs || !before) {
 		fail_at(out, -ENOMEM, -1, "no memory for a run of %u replicas",
 			nrep);
@@ -315,7 +439,7 @@ static void run_program(struct mq *mq, const struct ipu_launch_desc *const *l,
 			nrep);
 		goto out_put;
 	}
-	run_checked(mq, exe, devs, arenas, nrep, size, before, out);
+	run_checked(mq, l, exe, devs, arenas, nrep, size, before, out);
 	/* The program wrote its arenas: an image there is stale. */
 	for (r = 0; r < nrep; r++)
 		model_bo_touch(l[r]->arena_bo);
@@ -335,22 +459,39 @@ out_free:
 static int complete_launch(struct mq *mq, const struct ipu_cmd *cmd,
 			   uint32_t r, const struct launch_out *out)
 {
+	struct ipu_prof *prof = out->prof ? out->prof[r] : NULL;
 	char msg[900];
 
+	/* The records go with the completion: the queue owns them now. */
+	if (out->prof)
+		out->prof[r] = NULL;
 	if (!out->rc) {
-		ipu_queue_complete(mq->q, cmd, 0, NULL);
+		ipu_queue_complete_prof(mq->q, cmd, 0, NULL, prof);
 		return 0;
 	}
 	if (out->bad < 0 || (uint32_t)out->bad == r) {
-		ipu_queue_complete(mq->q, cmd, out->rc, out->msg);
+		ipu_queue_complete_prof(mq->q, cmd, out->rc, out->msg, prof);
 		return out->rc;
 	}
 	snprintf(msg, sizeof(msg), "not run: %s", out->msg);
-	ipu_queue_complete(mq->q, cmd, -ECANCELED, msg);
+	ipu_queue_complete_prof(mq->q, cmd, -ECANCELED, msg, prof);
 	return -ECANCELED;
 }
 
 static void cancel_rest(struct mq *mq, struct mq_chain *c, size_t pos);
+
+/* Free @out and the records no completion took (a cancelled replica's). */
+static void free_out(struct launch_out *out, uint32_t nrep)
+{
+	uint32_t r;
+
+	if (out && out->prof) {
+		for (r = 0; r < nrep; r++)
+			free(out->prof[r]);
+		free(out->prof);
+	}
+	free(out);
+}
 
 /* Put @c back at the head of the FIFO. */
 static void requeue_front(struct mq *mq, struct mq_chain *c)
@@ -419,7 +560,7 @@ static int run_replicated(struct mq *mq, struct mq_run *run,
 	int res, mine = 0;
 
 	l = calloc(run->nrep, sizeof(*l));
-	out = malloc(sizeof(*out));
+	out = calloc(1, sizeof(*out));
 	if (out && run->cancelled) {
 		fail_at(out, -ECANCELED, -1, "not run: the launch of replica %u was cancelled",
 			run->cancelled - 1);
@@ -454,7 +595,7 @@ static int run_replicated(struct mq *mq, struct mq_run *run,
 		cr->pos++;
 		requeue_front(mq, cr);
 	}
-	free(out);
+	free_out(out, run->nrep);
 	free(l);
 	free_run(run);
 	return mine;
@@ -500,11 +641,11 @@ static void run_chain(struct mq *mq, struct mq_chain *c)
 			res = run_replicated(mq, run, c);
 		} else if (cmd->op == IPU_CMD_LAUNCH) {
 			l = &cmd->launch;
-			out = malloc(sizeof(*out));
+			out = calloc(1, sizeof(*out));
 			if (out) {
 				run_program(mq, &l, 1, out);
 				res = complete_launch(mq, cmd, 0, out);
-				free(out);
+				free_out(out, 1);
 			} else {
 				res = -ENOMEM;
 				ipu_queue_complete(mq->q, cmd, res, NULL);

@@ -17,7 +17,7 @@
 #include "internal.h"
 
 #define IPU_XFER_DESC_FLAGS_ALL 0u
-#define IPU_LAUNCH_FLAGS_ALL 0u
+#define IPU_LAUNCH_FLAGS_ALL IPU_LAUNCH_F_PROFILE
 
 /* The size of a command is ABI: arrays of them cross the library boundary.
  * Since the split launch's fields, a launch fills the union on 64-bit

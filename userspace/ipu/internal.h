@@ -76,14 +76,28 @@ struct ipu_bo {
 extern struct ipu_queue_stats ipu_queue_totals;
 
 /**
+ * struct ipu_prof - the op records of a profiled launch (malloc()ed with
+ * room for @n records), from the backend's post to the reap after the one
+ * that handed it out (ipu_queue_profile()).
+ */
+struct ipu_prof {
+	uint64_t user_data;
+	uint64_t dropped;
+	size_t n;
+	struct ipu_op_record recs[];
+};
+
+/**
  * struct ipu_cqe_slot - a posted completion, waiting to be reaped.
  * @msg: malloc()ed message of a failure, or NULL.
+ * @prof: a profiled launch's records, or NULL.
  */
 struct ipu_cqe_slot {
 	uint64_t user_data;
 	int32_t result;
 	uint32_t op;
 	char *msg;
+	struct ipu_prof *prof;
 };
 
 /**
@@ -98,6 +112,7 @@ struct ipu_cqe_slot {
  *	above @entries, so a posted completion always finds a free slot.
  * @old_msgs: messages handed out by the last reap, freed by the next;
  *	@nold of them (room for @entries).
+ * @old_profs: likewise the op records (ipu_queue_profile()); @nprofs.
  * @waiters: reapers waiting on @posted.
  * @want: the fewest ready completions one of them waits for (SIZE_MAX:
  *	none waits). A post wakes the waiters only once @ready reaches it,
@@ -116,6 +131,8 @@ struct ipu_queue {
 	size_t inflight;
 	char **old_msgs;
 	size_t nold;
+	struct ipu_prof **old_profs;
+	size_t nprofs;
 	unsigned int waiters;
 	size_t want;
 	size_t nbufs;
@@ -238,6 +255,14 @@ struct ipu_device *ipu_cmd_device(const struct ipu_cmd *cmd);
  */
 void ipu_queue_complete(struct ipu_queue *q, const struct ipu_cmd *cmd,
 			int result, const char *detail);
+
+/*
+ * ipu_queue_complete_prof() - ipu_queue_complete() carrying the op
+ * records @prof (or NULL) of a profiled launch; the queue takes them.
+ */
+void ipu_queue_complete_prof(struct ipu_queue *q, const struct ipu_cmd *cmd,
+			     int result, const char *detail,
+			     struct ipu_prof *prof);
 
 /*
  * ipu_queue_push() / ipu_queue_pop() - ipu_queue_submit() and

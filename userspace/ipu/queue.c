@@ -82,6 +82,13 @@ static char *fail_msg(const struct ipu_cmd *cmd, int result,
 void ipu_queue_complete(struct ipu_queue *q, const struct ipu_cmd *cmd,
 			int result, const char *detail)
 {
+	ipu_queue_complete_prof(q, cmd, result, detail, NULL);
+}
+
+void ipu_queue_complete_prof(struct ipu_queue *q, const struct ipu_cmd *cmd,
+			     int result, const char *detail,
+			     struct ipu_prof *prof)
+{
 	char *msg = result ? fail_msg(cmd, result, detail) : NULL;
 	struct ipu_cqe_slot *slot;
 
@@ -91,6 +98,9 @@ void ipu_queue_complete(struct ipu_queue *q, const struct ipu_cmd *cmd,
 	slot->result = result;
 	slot->op = cmd->op;
 	slot->msg = msg;
+	slot->prof = prof;
+	if (prof)
+		prof->user_data = cmd->user_data;
 	__atomic_store_n(&q->ready, q->ready + 1, __ATOMIC_RELEASE);
 	if (q->waiters && q->ready >= q->want)
 		pthread_cond_broadcast(&q->posted);
@@ -112,7 +122,8 @@ int ipu_queue_new(const struct ipu_backend_ops *ops, uint32_t entries,
 	q->want = SIZE_MAX;
 	q->ring = calloc(entries, sizeof(*q->ring));
 	q->old_msgs = calloc(entries, sizeof(*q->old_msgs));
-	if (!q->ring || !q->old_msgs) {
+	q->old_profs = calloc(entries, sizeof(*q->old_profs));
+	if (!q->ring || !q->old_msgs || !q->old_profs) {
 		err = -ENOMEM;
 		goto err_free;
 	}
@@ -135,6 +146,7 @@ err_destroy:
 	pthread_mutex_destroy(&q->lock);
 err_free:
 	free(q->old_msgs);
+	free(q->old_profs);
 	free(q->ring);
 	free(q);
 	return err;
@@ -179,6 +191,8 @@ static void drop_old_msgs_locked(struct ipu_queue *q)
 {
 	while (q->nold)
 		free(q->old_msgs[--q->nold]);
+	while (q->nprofs)
+		free(q->old_profs[--q->nprofs]);
 }
 
 void ipu_queue_destroy(struct ipu_queue *q)
@@ -190,12 +204,15 @@ void ipu_queue_destroy(struct ipu_queue *q)
 	/* The backend first: after it, nothing posts any more. */
 	if (q->ops->queue_destroy)
 		q->ops->queue_destroy(q);
-	for (; q->ready; q->ready--, q->head = (q->head + 1) % q->entries)
+	for (; q->ready; q->ready--, q->head = (q->head + 1) % q->entries) {
 		free(q->ring[q->head].msg);
+		free(q->ring[q->head].prof);
+	}
 	drop_old_msgs_locked(q);
 	pthread_cond_destroy(&q->posted);
 	pthread_mutex_destroy(&q->lock);
 	free(q->old_msgs);
+	free(q->old_profs);
 	free(q->ring);
 	free(q);
 }
@@ -377,6 +394,8 @@ int ipu_queue_pop(struct ipu_queue *q, struct ipu_completion *cqes,
 			/* no memory for the message when it was posted */
 			cqes[k].msg = ipu_strerror(slot->result);
 		}
+		if (slot->prof)
+			q->old_profs[q->nprofs++] = slot->prof;
 		q->head = (q->head + 1) % q->entries;
 		__atomic_store_n(&q->ready, q->ready - 1, __ATOMIC_RELAXED);
 		q->inflight--;
@@ -525,5 +544,32 @@ int ipu_queue_unregister_buffers(struct ipu_queue *q)
 	pthread_mutex_lock(&q->lock);
 	q->nbufs = 0;
 	pthread_mutex_unlock(&q->lock);
+	return 0;
+}
+
+int ipu_queue_profile(struct ipu_queue *q, uint64_t user_data,
+		      struct ipu_launch_profile *prof)
+{
+	IPU_KEEP_ERRNO();
+	size_t i;
+	int err = -ENOENT;
+
+	if (!q || !prof)
+		return ipu_err(-EINVAL, "ipu_queue_profile: %s is NULL",
+			       q ? "prof" : "q");
+	pthread_mutex_lock(&q->lock);
+	for (i = 0; i < q->nprofs; i++) {
+		if (q->old_profs[i]->user_data != user_data)
+			continue;
+		prof->recs = q->old_profs[i]->recs;
+		prof->n = q->old_profs[i]->n;
+		prof->dropped = q->old_profs[i]->dropped;
+		err = 0;
+		break;
+	}
+	pthread_mutex_unlock(&q->lock);
+	if (err)
+		return ipu_err(err, "ipu_queue_profile: the last reap returned no profiled launch with user_data %llu",
+			       (unsigned long long)user_data);
 	return 0;
 }

@@ -337,15 +337,16 @@ static int setup(struct ipu_session *s, const struct ipu_session_opts *given)
 	err = ipu_exe_save(exe, &s->image, &s->image_size, msg, sizeof(msg));
 	if (err)
 		return ipu_sess_err(s, err, "the executable: %s", msg);
-	err = ipu_sess_trace_open(s, opts ? opts->trace : NULL);
-	if (!err)
-		err = ipu_sess_streams_init(s);
+	err = ipu_sess_streams_init(s);
 	if (!err)
 		err = grant_data_dir(s, opts ? opts->data_dir : NULL);
 	if (!err)
 		err = ipu_sess_tensors_init(s);
 	/* The files are mapped now: the directory is needed no more. */
 	drop_data_dir(s);
+	/* Last: a create that fails leaves the trace file as it was. */
+	if (!err)
+		err = ipu_sess_trace_open(s, opts ? opts->trace : NULL);
 	if (err)
 		return err;
 	/* S05: a read-only mapping cannot take the device's values. */

@@ -27,11 +27,19 @@
  * never one a program names. It is created anew (O_EXCL, not following a
  * symbolic link), or an existing regular file is truncated; a symbolic
  * link, a directory, a FIFO or a device is refused when the session is
- * created, with a message naming the path.
+ * created, with a message naming the path. It is opened last at create,
+ * so a create that fails leaves it as it was; a file an earlier session
+ * of this process traced to is not replaced: the later session writes
+ * "NAME-2.json" (then -3, ...) instead, and says so.
+ *
+ * Launches of a traced run ask for op profiles (IPU_LAUNCH_F_PROFILE);
+ * where the device records them (the model), each op of a launch is a
+ * span inside it (cat "op").
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +56,7 @@
 enum tev_kind {
 	TEV_SPAN,	/* "X" */
 	TEV_COUNTER,	/* "C" */
+	TEV_OP,		/* "X" of an op inside a launch */
 };
 
 /*
@@ -61,7 +70,8 @@ struct tev {
 	int64_t ts, dur;	/* ns since the trace's start */
 	const char *name;
 	const char *what;	/* the batch or operation, or NULL */
-	uint64_t bytes;		/* transfers: bytes; counters: the value */
+	uint64_t bytes;		/* transfers: bytes; counters: the value;
+				 * ops: the instruction's index */
 	int32_t result;
 	uint32_t replica;
 	uint64_t group;		/* launches: the run's group id */
@@ -77,7 +87,11 @@ struct sess_trace {
 	uint64_t written;	/* events and drops when last written */
 	int64_t *ends;		/* per command of a batch: when it was reaped */
 	int32_t *results;	/* and its result */
+	size_t *op_first;	/* and its op records in @ops (launches) */
+	size_t *op_n;
 	size_t n_ends;
+	struct ipu_op_record *ops;	/* the batch's op records */
+	size_t n_ops, cap_ops;
 	char (*ipu_names)[64];	/* per IPU: libipu's name, while known */
 };
 
@@ -131,6 +145,104 @@ static FILE *open_trace_file(const char *path)
 	return f;
 }
 
+/*
+ * The files this process's sessions have traced to, by name and inode: a
+ * later session given the same file (two sessions of a program, both
+ * under one IPU_TRACE) must not replace an earlier one's timeline. Both
+ * must match: an inode alone is reused once its file is removed. Kept
+ * for the process's life; a few entries.
+ */
+static struct {
+	pthread_mutex_t lock;
+	struct { dev_t dev; ino_t ino; char *path; } *files;
+	size_t n;
+} traced = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static bool traced_locked(const char *path)
+{
+	struct stat st;
+	size_t i;
+
+	if (lstat(path, &st))
+		return false;
+	for (i = 0; i < traced.n; i++)
+		if (traced.files[i].dev == st.st_dev &&
+		    traced.files[i].ino == st.st_ino &&
+		    !strcmp(traced.files[i].path, path))
+			return true;
+	return false;
+}
+
+static void remember_locked(FILE *f, const char *path)
+{
+	struct stat st;
+	char *name;
+	void *p;
+
+	if (fstat(fileno(f), &st))
+		return;
+	name = strdup(path);
+	p = name ? realloc(traced.files, (traced.n + 1) * sizeof(*traced.files)) :
+		   NULL;
+	if (!p) {
+		free(name);
+		return;
+	}
+	traced.files = p;
+	traced.files[traced.n].dev = st.st_dev;
+	traced.files[traced.n].ino = st.st_ino;
+	traced.files[traced.n].path = name;
+	traced.n++;
+}
+
+/* "dir/run-N.json" for "dir/run.json": the extension kept, if any. */
+static char *nth_name(const char *path, unsigned int n)
+{
+	const char *slash = strrchr(path, '/');
+	const char *dot = strrchr(slash ? slash + 1 : path, '.');
+	char *out;
+	int len;
+
+	if (!dot || dot == (slash ? slash + 1 : path))
+		dot = path + strlen(path);
+	len = asprintf(&out, "%.*s-%u%s", (int)(dot - path), path, n, dot);
+	return len < 0 ? NULL : out;
+}
+
+/*
+ * Open @t's file, or, when an earlier session of this process traced to
+ * it, the first "-N" name that none did; @t->path becomes the name used.
+ */
+static FILE *open_unused(struct sess_trace *t)
+{
+	char *name = t->path;
+	unsigned int n = 1;
+	FILE *f;
+
+	pthread_mutex_lock(&traced.lock);
+	while (traced_locked(name) && n < 1000) {
+		if (name != t->path)
+			free(name);
+		name = nth_name(t->path, ++n);
+		if (!name) {
+			pthread_mutex_unlock(&traced.lock);
+			errno = ENOMEM;
+			return NULL;
+		}
+	}
+	if (name != t->path) {
+		ipu_sess_log("trace file '%s' holds the timeline of another session of this process: this one goes to '%s'",
+			     t->path, name);
+		free(t->path);
+		t->path = name;
+	}
+	f = open_trace_file(t->path);
+	if (f)
+		remember_locked(f, t->path);
+	pthread_mutex_unlock(&traced.lock);
+	return f;
+}
+
 int ipu_sess_trace_open(struct ipu_session *s, const char *path)
 {
 	struct sess_trace *t;
@@ -157,7 +269,8 @@ int ipu_sess_trace_open(struct ipu_session *s, const char *path)
 	t->max = SESS_TRACE_MAX_EVENTS;
 	t->written = UINT64_MAX;	/* not yet: even an empty trace is */
 	t->t0 = ipu_sess_trace_now();
-	t->f = open_trace_file(path);
+	t->f = open_unused(t);
+	path = t->path;
 	if (!t->f) {
 		err = -errno;
 		if (err == -EPERM)
@@ -270,6 +383,7 @@ int64_t *ipu_sess_trace_batch_begin(struct ipu_session *s, size_t n)
 	size_t i;
 
 	int32_t *results;
+	size_t *first, *nops;
 
 	if (n > t->n_ends) {
 		ends = realloc(t->ends, n * sizeof(*ends));
@@ -278,15 +392,23 @@ int64_t *ipu_sess_trace_batch_begin(struct ipu_session *s, size_t n)
 		results = realloc(t->results, n * sizeof(*results));
 		if (results)
 			t->results = results;
-		if (!ends || !results)
+		first = realloc(t->op_first, n * sizeof(*first));
+		if (first)
+			t->op_first = first;
+		nops = realloc(t->op_n, n * sizeof(*nops));
+		if (nops)
+			t->op_n = nops;
+		if (!ends || !results || !first || !nops)
 			return NULL;
 		t->n_ends = n;
 	}
 	for (i = 0; i < n; i++) {
 		t->ends[i] = 0;
 		t->results[i] = 0;
+		t->op_n[i] = 0;
 		s->cmds[i].user_data = i;
 	}
+	t->n_ops = 0;
 	return t->ends;
 }
 
@@ -339,6 +461,59 @@ static uint32_t replica_pid(const struct ipu_session *s, uint32_t r)
 	return PID_IPU0 + r * s->ipus_per_replica;
 }
 
+/*
+ * Where the device says a launch began (its first op) and the host saw
+ * the command before it on its replica end later (the host reaps after
+ * the engine moved on): that command ended by then, commands of a
+ * replica running in order. Ends the earlier command there, so the
+ * launch's span holds all of its ops.
+ */
+static void ops_bound_ends(struct ipu_session *s, struct sess_trace *t,
+			   size_t n, int64_t now)
+{
+	size_t i, j;
+	int64_t first;
+	uint32_t r;
+
+	for (i = 0; i < n; i++) {
+		if (s->cmds[i].op != IPU_CMD_LAUNCH || !t->op_n[i])
+			continue;
+		first = t->ops[t->op_first[i]].start_ns;
+		r = cmd_replica(s, &s->cmds[i]);
+		for (j = i; j-- > 0;) {
+			if (cmd_replica(s, &s->cmds[j]) != r)
+				continue;
+			if (!t->ends[j] || t->ends[j] > first)
+				t->ends[j] = first < now ? first : now;
+			break;
+		}
+	}
+}
+
+/* The op spans of launch @i, lying in [@start, @end], its span. */
+static void op_spans(struct ipu_session *s, struct sess_trace *t, size_t i,
+		     uint32_t r, int64_t start, int64_t end)
+{
+	const struct ipu_op_record *o = t->ops + t->op_first[i];
+	int64_t a, b;
+	struct tev *ev;
+	size_t k;
+
+	for (k = 0; k < t->op_n[i]; k++, o++) {
+		a = o->start_ns < start ? start : o->start_ns;
+		b = o->end_ns > end ? end : o->end_ns;
+		ev = span(t, replica_pid(s, r), r + 1, ipu_exe_op_name(o->op),
+			  a, b);
+		if (!ev)
+			return;
+		ev->kind = TEV_OP;
+		ev->what = "op";
+		ev->replica = s->base + r;
+		ev->bytes = o->index;
+		ev->group = s->cmds[i].launch.group;
+	}
+}
+
 void ipu_sess_trace_batch_end(struct ipu_session *s, const char *what,
 			      size_t n, int64_t submitted)
 {
@@ -348,9 +523,11 @@ void ipu_sess_trace_batch_end(struct ipu_session *s, const char *what,
 	uint32_t r;
 	size_t i;
 
+	if (t->n_ops)
+		ops_bound_ends(s, t, n, now);
 	for (r = 0; r < s->replicas; r++) {
 		/* The batch's span on the replica's track, then its
-		 * commands in order inside it. */
+		 * commands in order inside it, a launch's ops in it. */
 		end = 0;
 		for (i = 0; i < n; i++)
 			if (cmd_replica(s, &s->cmds[i]) == r)
@@ -371,20 +548,53 @@ void ipu_sess_trace_batch_end(struct ipu_session *s, const char *what,
 				  c->op == IPU_CMD_LAUNCH ? "launch" :
 							    xfer_name(s, c, r),
 				  at, end);
-			at = end;
-			if (!ev)
-				continue;
-			ev->what = what;
-			ev->replica = s->base + r;
-			ev->result = t->results[i];
-			if (c->op == IPU_CMD_LAUNCH) {
-				ev->group = c->launch.group;
-			} else {
-				ev->dir = (uint8_t)c->xfer.dir;
-				ev->bytes = c->xfer.length;
+			if (ev) {
+				ev->what = what;
+				ev->replica = s->base + r;
+				ev->result = t->results[i];
+				if (c->op == IPU_CMD_LAUNCH) {
+					ev->group = c->launch.group;
+				} else {
+					ev->dir = (uint8_t)c->xfer.dir;
+					ev->bytes = c->xfer.length;
+				}
 			}
+			if (c->op == IPU_CMD_LAUNCH && t->op_n[i])
+				op_spans(s, t, i, r, at, end);
+			at = end;
 		}
 	}
+}
+
+/*
+ * The op records of launch @i, just reaped (libipu keeps them until the
+ * next reap), into the batch's; none where the device records none.
+ */
+static void take_ops(struct ipu_session *s, struct sess_trace *t, size_t i)
+{
+	struct ipu_launch_profile p;
+	struct ipu_op_record *ops;
+	size_t cap;
+
+	if (ipu_queue_profile(s->q, i, &p))
+		return;
+	t->dropped += p.dropped;
+	if (p.n > t->cap_ops - t->n_ops) {
+		cap = t->n_ops + p.n;
+		if (cap < 2 * t->cap_ops)
+			cap = 2 * t->cap_ops;
+		ops = realloc(t->ops, cap * sizeof(*ops));
+		if (!ops) {
+			t->dropped += p.n;
+			return;
+		}
+		t->ops = ops;
+		t->cap_ops = cap;
+	}
+	memcpy(t->ops + t->n_ops, p.recs, p.n * sizeof(*p.recs));
+	t->op_first[i] = t->n_ops;
+	t->op_n[i] = p.n;
+	t->n_ops += p.n;
 }
 
 void ipu_sess_trace_reaped(struct ipu_session *s,
@@ -398,6 +608,8 @@ void ipu_sess_trace_reaped(struct ipu_session *s,
 		if (c[i].user_data < t->n_ends) {
 			t->ends[c[i].user_data] = now;
 			t->results[c[i].user_data] = c[i].result;
+			if (c[i].op == IPU_CMD_LAUNCH)
+				take_ops(s, t, c[i].user_data);
 		}
 }
 
@@ -449,6 +661,8 @@ static void put_event(FILE *f, const struct tev *e)
 	}
 	if (e->pid == PID_HOST)
 		cat = "host";
+	else if (e->kind == TEV_OP)
+		cat = "op";
 	else if (!e->what)
 		cat = "batch";
 	else if (!e->dir)
@@ -464,6 +678,11 @@ static void put_event(FILE *f, const struct tev *e)
 	put_us(f, "dur", e->dur);
 	if (!e->what) {
 		fputc('}', f);
+		return;
+	}
+	if (e->kind == TEV_OP) {
+		fprintf(f, ",\"args\":{\"index\":%" PRIu64 ",\"replica\":%u,\"group\":%" PRIu64 "}}",
+			e->bytes, e->replica, e->group);
 		return;
 	}
 	fprintf(f, ",\"args\":{\"batch\":\"%s\",\"replica\":%u,\"result\":%d",
@@ -556,6 +775,9 @@ void ipu_sess_trace_close(struct ipu_session *s)
 	free(t->ev);
 	free(t->ends);
 	free(t->results);
+	free(t->op_first);
+	free(t->op_n);
+	free(t->ops);
 	free(t->ipu_names);
 	free(t->path);
 	free(t);

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -51,7 +52,7 @@ static bool ends_with(const char *s, const char *end)
 }
 
 /* rsvg-convert @svg to @png; 0 or 1 with a message. */
-static int to_png(const char *svg, const char *png)
+static int to_png(const char *svg, const char *png, const char *out)
 {
 	char *argv[] = { "rsvg-convert", "-o", (char *)png, (char *)svg, NULL };
 	pid_t pid;
@@ -60,52 +61,113 @@ static int to_png(const char *svg, const char *png)
 	err = posix_spawnp(&pid, "rsvg-convert", NULL, NULL, argv, environ);
 	if (err) {
 		fprintf(stderr, "%s: %s: PNG needs rsvg-convert (Debian: librsvg2-bin): %s; write .svg instead\n",
-			prog, png, strerror(err));
+			prog, out, strerror(err));
 		return 1;
 	}
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
-		fprintf(stderr, "%s: %s: rsvg-convert failed\n", prog, png);
+		fprintf(stderr, "%s: %s: rsvg-convert failed\n", prog, out);
 		return 1;
 	}
 	return 0;
 }
 
+/*
+ * A new file beside @out, "DIR/.NAME.XXXXXX" (O_EXCL, mode 0600 until
+ * chmod_like_new()), as a stream; NULL with errno. @tmp gets its name.
+ */
+static FILE *beside(const char *out, char **tmp)
+{
+	const char *slash = strrchr(out, '/');
+	int fd, len;
+	FILE *f;
+
+	len = asprintf(tmp, "%.*s.%s.XXXXXX", slash ? (int)(slash - out + 1) : 0,
+		       out, slash ? slash + 1 : out);
+	if (len < 0) {
+		*tmp = NULL;
+		errno = ENOMEM;
+		return NULL;
+	}
+	fd = mkstemp(*tmp);
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		unlink(*tmp);
+	}
+	return f;
+}
+
+/* The mode a file created with 0666 would have had (mkstemp's is 0600). */
+static int chmod_like_new(const char *path)
+{
+	mode_t mask = umask(0);
+
+	umask(mask);
+	return chmod(path, 0666 & ~mask);
+}
+
+/*
+ * Draw @t to @out: written to a temporary file beside it, then renamed
+ * over it, so that @out is never half written and a symbolic link there
+ * is replaced, never followed (the picture cannot land in a file the link
+ * points to). PNG: the SVG goes to a temporary, rsvg-convert writes a
+ * second one beside @out, renamed likewise.
+ */
 static int draw(const struct trace *t, const char *in, const char *out)
 {
-	char tmp[] = "/tmp/ipu-trace.XXXXXX.svg";
 	bool png = ends_with(out, ".png");
+	char *tmp = NULL, *svg = NULL;
 	FILE *f;
-	int fd, err, ret;
+	int err, ret = 1;
 
 	if (!strcmp(out, "-"))
 		return trace_svg(t, in, stdout) ? 1 : 0;
-	if (png) {
-		fd = mkstemps(tmp, 4);
-		f = fd < 0 ? NULL : fdopen(fd, "w");
-	} else {
-		f = fopen(out, "w");
-	}
+	f = beside(png ? "/tmp/ipu-trace.svg" : out, &tmp);
 	if (!f) {
-		fprintf(stderr, "%s: %s: %s\n", prog, png ? tmp : out,
+		fprintf(stderr, "%s: %s: %s\n", prog, tmp ? tmp : out,
 			strerror(errno));
+		free(tmp);
 		return 1;
 	}
 	err = trace_svg(t, in, f);
 	if (fclose(f) && !err)
 		err = -errno;
 	if (err) {
-		fprintf(stderr, "%s: %s: writing it failed: %s\n", prog,
-			png ? tmp : out, strerror(-err));
-		if (png)
-			unlink(tmp);
-		return 1;
+		fprintf(stderr, "%s: %s: writing it failed: %s\n", prog, tmp,
+			strerror(-err));
+		goto out;
 	}
-	if (!png)
-		return 0;
-	ret = to_png(tmp, out);
-	unlink(tmp);
+	if (png) {
+		svg = tmp;
+		tmp = NULL;
+		f = beside(out, &tmp);
+		if (!f) {
+			fprintf(stderr, "%s: %s: %s\n", prog, tmp ? tmp : out,
+				strerror(errno));
+			goto out;
+		}
+		fclose(f);
+		if (to_png(svg, tmp, out))
+			goto out;
+	}
+	if (chmod_like_new(tmp) || rename(tmp, out)) {
+		fprintf(stderr, "%s: %s: %s\n", prog, out, strerror(errno));
+		goto out;
+	}
+	free(tmp);
+	tmp = NULL;
+	ret = 0;
+out:
+	if (tmp)
+		unlink(tmp);
+	if (svg)
+		unlink(svg);
+	free(tmp);
+	free(svg);
 	return ret;
 }
 

@@ -16,8 +16,9 @@
 /*
  * trace_summary() - to @f: time per phase, transfer rates per direction
  * and stream, each device track's busy and idle share of the trace's
- * time, and the TRACE_SLOWEST slowest ops (or, in a trace without op
- * spans, launches and transfers).
+ * time, and the TRACE_SLOWEST ops that took the most time in all (by
+ * name: count, total, mean), or, in a trace without op spans, the
+ * slowest launches and transfers.
  */
 void trace_summary(const struct trace *t, FILE *f);
 

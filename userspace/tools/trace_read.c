@@ -27,12 +27,73 @@
 /* A name per pid (process_name) or per (pid, tid) (thread_name). */
 struct name {
 	int64_t pid, tid;	/* tid -1: the process's */
+	size_t seq;		/* its place in the file: the first wins */
 	const char *name;
 };
 
+/*
+ * Bytes of the UTF-8 sequence at @s that is safe on a terminal: a
+ * printable character's (1 for ASCII, 2 to 4 for others), or 0 for a
+ * control character (C0, DEL, C1 U+0080..U+009F, which includes CSI) or
+ * a byte that starts no valid sequence.
+ */
+static size_t printable(const unsigned char *s)
+{
+	uint32_t cp;
+	size_t n, i;
+
+	if (*s < 0x20 || *s == 0x7f)
+		return 0;
+	if (*s < 0x80)
+		return 1;
+	if (*s >= 0xc2 && *s <= 0xdf)
+		n = 2, cp = *s & 0x1f;
+	else if (*s >= 0xe0 && *s <= 0xef)
+		n = 3, cp = *s & 0x0f;
+	else if (*s >= 0xf0 && *s <= 0xf4)
+		n = 4, cp = *s & 0x07;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* Overlong forms, surrogates, past U+10FFFF, C1 controls. */
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff ||
+	    (cp >= 0x80 && cp <= 0x9f))
+		return 0;
+	return n;
+}
+
+/*
+ * A copy of @s safe to print on a terminal (names come from any file):
+ * every byte of a control character or of invalid UTF-8 as "\xNN".
+ */
 static char *dup_str(const char *s)
 {
-	return strdup(s ? s : "");
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	size_t len = 0, k;
+	char *out, *o;
+
+	for (k = 0; p[k]; k++)
+		len += 4;
+	out = malloc(len + 1);
+	if (!out)
+		return NULL;
+	for (o = out; *p;) {
+		k = printable(p);
+		if (!k) {
+			o += sprintf(o, "\\x%02x", *p++);
+			continue;
+		}
+		memcpy(o, p, k);
+		o += k;
+		p += k;
+	}
+	*o = '\0';
+	return out;
 }
 
 static bool get_num(json_object *o, const char *key, double *v)
@@ -102,14 +163,37 @@ size_t trace_track_of(const struct trace *t, const struct trace_span *sp)
 	return lo;
 }
 
+static int cmp_name(const void *a, const void *b)
+{
+	const struct name *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * The name of (@pid, @tid) in @names, sorted by cmp_name: the first the
+ * file gave. A binary search: a trace may name as many tracks as it has
+ * events.
+ */
 static const char *find_name(const struct name *names, size_t n, int64_t pid,
 			     int64_t tid)
 {
-	size_t i;
+	size_t lo = 0, hi = n, mid;
 
-	for (i = 0; i < n; i++)
-		if (names[i].pid == pid && names[i].tid == tid)
-			return names[i].name;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (names[mid].pid < pid ||
+		    (names[mid].pid == pid && names[mid].tid < tid))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < n && names[lo].pid == pid && names[lo].tid == tid)
+		return names[lo].name;
 	return NULL;
 }
 
@@ -140,7 +224,8 @@ static int make_tracks(struct trace *t, const struct name *names, size_t nn)
 			n = snprintf(buf, sizeof(buf), "%" PRId64 "/%" PRId64,
 				     sp->pid, sp->tid);
 		(void)n;
-		t->tracks[k].name = strdup(buf);
+		/* Metadata names are the file's too: made safe to print. */
+		t->tracks[k].name = dup_str(buf);
 		if (!t->tracks[k].name)
 			return -ENOMEM;
 	}
@@ -256,10 +341,12 @@ static int read_events(json_object *evs, struct trace *t, char *msg,
 		} else {
 			continue;
 		}
+		names[nn].seq = nn;
 		names[nn++].name = name;
 	}
 	if (!err) {
 		qsort(t->spans, t->n_spans, sizeof(*t->spans), cmp_span);
+		qsort(names, nn, sizeof(*names), cmp_name);
 		for (i = 0; i < t->n_spans; i++) {
 			if (!i || t->spans[i].ts < t->t0)
 				t->t0 = t->spans[i].ts;
@@ -350,12 +437,16 @@ int trace_read_file(const char *path, struct trace *t, char *msg,
 			close(fd);
 		return err;
 	}
-	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > TRACE_MAX_BYTES) {
-		snprintf(msg, msglen, "%s: %s", path,
-			 S_ISREG(st.st_mode) ? "larger than 1 GiB" :
-					       "not a regular file");
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(msg, msglen, "%s: not a regular file", path);
 		close(fd);
 		return -EINVAL;
+	}
+	if ((uint64_t)st.st_size > TRACE_MAX_BYTES) {
+		snprintf(msg, msglen, "%s: %lld bytes: larger than the 1 GiB (%llu bytes) ipu-trace reads; libsession's traces stay far below it",
+			 path, (long long)st.st_size, TRACE_MAX_BYTES);
+		close(fd);
+		return -EFBIG;
 	}
 	buf = malloc((size_t)st.st_size + 1);
 	if (!buf) {

@@ -12,7 +12,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The largest trace read: far beyond libsession's cap of events. */
+/*
+ * The largest trace read (1 GiB), so that a stray huge file fails at once
+ * with its size named rather than after minutes of parsing and a few GiB
+ * of memory. Far beyond libsession's: at most SESS_TRACE_MAX_EVENTS
+ * (1,048,576) events of under 200 bytes each.
+ */
 #define TRACE_MAX_BYTES (1ull << 30)
 
 /**
