@@ -218,7 +218,7 @@ class Tensor:
         """As PopXL's ``Tensor.__getitem__``:
 
         - slicing, with ints, slices or a tuple of them: ``t[1:3]``,
-          ``t[:, ::2]`` (steps >= 1); an int takes that element and drops
+          ``t[:, ::2]``, ``t[::-1]``; an int takes that element and drops
           the axis;
         - integer indexing, with a tensor, list or array of integers:
           ``ops.gather`` along axis 0, the result of shape
@@ -255,10 +255,10 @@ class Tensor:
             if isinstance(k, slice):
                 if k == slice(None):
                     continue
-                s, e, st = k.start, k.stop, k.step
-                start.append(0 if s is None else s)
-                stop.append(self.shape[ax] if e is None else e)
-                step.append(1 if st is None else st)
+                # None bounds are Python's (ops.slice takes them).
+                start.append(k.start)
+                stop.append(k.stop)
+                step.append(1 if k.step is None else k.step)
             else:
                 i = int(k) + (self.shape[ax] if k < 0 else 0)
                 if not 0 <= i < self.shape[ax]:

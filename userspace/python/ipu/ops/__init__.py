@@ -9,8 +9,10 @@ reduce_*); softmax, log_softmax; cast; call, repeat;
 collectives.replicated_all_reduce; var_updates.scaled_add_ / accumulate_
 / copy_var_update_ (also here). In place (the first input updated,
 PopXL's trailing ``_``): add_, sub_, mul_, div_, neg_, abs_, relu_, gelu_,
-tanh_, sigmoid_, exp_, log_, sqrt_; views: slice_, transpose_, reshape_,
-flatten_ (and flatten); call_with_info, repeat_with_info and
+tanh_, sigmoid_, exp_, log_, sqrt_; swish(_), increment_mod(_),
+dynamic_update(_) and detach (made of those ops); views: slice_,
+transpose_, reshape_, flatten_ (and flatten), detach_, concat_;
+call_with_info, repeat_with_info and
 CallSiteInfo. A refused op raises :class:`ipu.IrError` with libipuir's
 message, naming the op, the tensors and their shapes, and leaves the Ir as
 it was.
@@ -20,15 +22,17 @@ from .cast import cast
 from .collectives import CollectiveOperator, replicated_all_reduce
 from .control import (CallSiteInfo, call, call_with_info, repeat,
                       repeat_with_info)
+from .dynamic import dynamic_update, dynamic_update_
 from .elementwise import (abs, abs_, add, add_, div, div_, exp, exp_, gelu,
-                          gelu_, log, log_, mul, mul_, neg, neg_, negate,
-                          relu, relu_, sigmoid, sigmoid_, sqrt, sqrt_, sub,
-                          sub_, tanh, tanh_)
+                          gelu_, increment_mod, increment_mod_, log, log_,
+                          mul, mul_, neg, neg_, negate, relu, relu_, sigmoid,
+                          sigmoid_, sqrt, sqrt_, sub, sub_, swish, swish_,
+                          tanh, tanh_)
 from .host import host_load, host_store
 from .matmul import matmul
 from .reduce import max, mean, reduce_max, reduce_mean, reduce_sum, sum
-from .shape import (concat, flatten, flatten_, reshape, reshape_, slice,
-                    slice_, transpose, transpose_)
+from .shape import (concat, concat_, detach, detach_, flatten, flatten_,
+                    reshape, reshape_, slice, slice_, transpose, transpose_)
 from .softmax import log_softmax, softmax
 from .var_updates import accumulate_, copy_var_update_, scaled_add_
 
@@ -43,4 +47,6 @@ __all__ = [
     "add_", "sub_", "mul_", "div_", "neg_", "abs_", "relu_", "gelu_",
     "tanh_", "sigmoid_", "exp_", "log_", "sqrt_", "flatten", "flatten_",
     "reshape_", "slice_", "transpose_", "accumulate_", "copy_var_update_",
+    "swish", "swish_", "detach", "detach_", "concat_", "increment_mod",
+    "increment_mod_", "dynamic_update", "dynamic_update_",
 ]

@@ -34,9 +34,11 @@ def _registry(ir):
 
 def make_view(base, view, forth, back):
     """Record @view as a view of @base: ``forth(base)`` makes it,
-    ``back(base, view)`` is @base with @view's elements put back."""
+    ``back(base, view)`` is @base with @view's elements put back. A view
+    may have several bases (``concat_``): one call per base."""
     parents, children = _registry(base._ir)
-    parents[view._h.id] = _View(base, get_current_graph(), forth, back)
+    parents.setdefault(view._h.id, []).append(
+        _View(base, get_current_graph(), forth, back))
     children.setdefault(base._h.id, []).append(view)
     return view
 
@@ -52,15 +54,17 @@ def _spread(t, came_from, what):
     (all but @came_from, which already does)."""
     parents, children = _registry(t._ir)
     graph = get_current_graph()
-    v = parents.get(t._h.id)
-    if v is not None and v.base != came_from and v.graph is graph:
-        _assign(v.base, v.back(v.base, t), what)
-        _spread(v.base, t, what)
+    for v in parents.get(t._h.id, ()):
+        if v.base != came_from and v.graph is graph:
+            _assign(v.base, v.back(v.base, t), what)
+            _spread(v.base, t, what)
     for child in children.get(t._h.id, ()):
-        c = parents[child._h.id]
-        if child != came_from and c.graph is graph:
-            _assign(child, c.forth(t), what)
-            _spread(child, t, what)
+        if child == came_from:
+            continue
+        for c in parents[child._h.id]:
+            if c.base == t and c.graph is graph:
+                _assign(child, c.forth(t), what)
+                _spread(child, t, what)
 
 
 def updated(t, what):

@@ -50,10 +50,26 @@ def _merge(graph, inputs, inputs_dict, what):
     return ins
 
 
-def _args(ir, graph, inputs, inputs_dict, what):
+def _unchecked(graph, inputs, inputs_dict, what):
+    """PopXL's check_inputs=False: inputs may be left out, and its call op
+    leaves them unconnected. libipuir connects every input of a call, so
+    leaving one out is refused as unsupported (rather than as a mistake,
+    the ValueError of check_inputs=True)."""
+    given = len(_flatten(inputs)) + len(inputs_dict or {})
+    if given < len(graph._inputs):
+        raise UnsupportedError(
+            "%s: graph '%s' takes %d inputs, %d given: with "
+            "check_inputs=False PopXL leaves the others unconnected; "
+            "libipuir connects every input" %
+            (what, graph.name, len(graph._inputs), given))
+
+
+def _args(ir, graph, inputs, inputs_dict, what, check_inputs=True):
     if graph._ir is not ir:
         raise IrError("%s: graph '%s' belongs to another Ir" %
                       (what, graph.name))
+    if not check_inputs:
+        _unchecked(graph, inputs, inputs_dict, what)
     gins = graph._inputs
     # A number or an array is made a constant of the graph input's dtype,
     # as PopXL's call does.
@@ -185,10 +201,13 @@ class CallSiteInfo:
 
 def call_with_info(graph, *inputs, inputs_dict=None, check_inputs=True):
     """:func:`call`, returning a :class:`CallSiteInfo` (PopXL's
-    ``ops.call_with_info``). @check_inputs is accepted; libipuir always
-    checks them."""
+    ``ops.call_with_info``). @check_inputs=False lets PopXL leave inputs
+    unconnected, which libipuir cannot: ipu.UnsupportedError (a
+    NotImplementedError) if an input is left out then; other inputs are
+    always checked."""
     ir = current_ir()
-    xs, arr, outs, nout = _args(ir, graph, inputs, inputs_dict, "call")
+    xs, arr, outs, nout = _args(ir, graph, inputs, inputs_dict, "call",
+                                check_inputs)
     check_ir(ir, _lib.ipu_ir_call(ir._c(), graph._h, arr, len(xs), outs,
                                   nout), "call '%s'" % graph.name)
     return CallSiteInfo(graph, get_current_graph(), xs,
@@ -213,18 +232,20 @@ def call(graph, *inputs, inputs_dict=None):
 def repeat_with_info(graph, repeat_count, *inputs, inputs_dict=None,
                      check_inputs=True):
     """:func:`repeat`, returning a :class:`CallSiteInfo` (PopXL's
-    ``ops.repeat_with_info``) whose called graph is @graph. @check_inputs
-    is accepted; libipuir always checks them.
+    ``ops.repeat_with_info``) whose called graph is @graph.
+    @check_inputs as in :func:`call_with_info`.
 
     Raises:
         ipu.IrError (a ValueError, as PopXL's): @repeat_count < 0, or
             libipuir's refusal (fewer inputs than outputs, ...).
+        ipu.UnsupportedError: an input left out with check_inputs=False.
     """
     if repeat_count < 0:
         raise IrError("repeat: repeat_count must be >= 0, not %d (graph "
                       "'%s')" % (repeat_count, graph.name))
     ir = current_ir()
-    xs, arr, outs, nout = _args(ir, graph, inputs, inputs_dict, "repeat")
+    xs, arr, outs, nout = _args(ir, graph, inputs, inputs_dict, "repeat",
+                                check_inputs)
     check_ir(ir, _lib.ipu_ir_repeat(ir._c(), graph._h, int(repeat_count),
                                     arr, len(xs), outs, nout),
              "repeat '%s'" % graph.name)

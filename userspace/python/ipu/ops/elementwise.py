@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
 """Elementwise ops. Binary ones broadcast NumPy-style; both inputs have
 one dtype (a Python number takes the tensor's)."""
-from .. import _lib
+from .. import _lib, dtypes
+from ..errors import IrError
 from ..tensor import Tensor
+from .cast import cast
 from ._util import current_ir, result, tensor_of
 
 
@@ -94,6 +96,39 @@ def sqrt(t):
     return _unary("sqrt", t)
 
 
+def swish(t):
+    """t * sigmoid(t) (PopXL's ``ops.swish``; floating-point types)."""
+    ir = current_ir()
+    x = tensor_of(ir, t, None, "swish")
+    return mul(x, sigmoid(x))
+
+
+def increment_mod(t, increment, modulus):
+    """(t + increment) % modulus, elementwise (PopXL's
+    ``ops.increment_mod``): the remainder has the sign of t + increment,
+    as C's fmod and %. Both numbers take @t's dtype (an integer tensor
+    truncates them). libipuir has no remainder op, so it is
+    y - trunc(y / modulus) * modulus: exact for integers, and for floats
+    whose quotient float32 holds within one unit (counters below 2^24).
+
+    Raises:
+        ipu.IrError (a ValueError): @modulus is 0 in @t's dtype (PopXL's
+            result is undefined there).
+    """
+    ir = current_ir()
+    x = tensor_of(ir, t, None, "increment_mod")
+    m = int(modulus) if x.dtype.is_int else float(modulus)
+    if m == 0:
+        raise IrError("increment_mod: modulus %r of '%s' (%s) is 0" %
+                      (modulus, x.name, x.dtype.name))
+    y = add(x, increment)
+    q = div(y, m)
+    if not x.dtype.is_int:
+        # The float to int cast truncates toward zero, as C's.
+        q = cast(cast(q, dtypes.int32), x.dtype)
+    return sub(y, mul(q, m))
+
+
 # In-place variants (PopXL's ``ops.add_`` ...): the result is written into
 # the first input, which keeps its dtype and shape (a binary op's other
 # input broadcasts to it), and returned; ops made afterwards, and tensors
@@ -123,3 +158,5 @@ sigmoid_ = _inplace("sigmoid")
 exp_ = _inplace("exp")
 log_ = _inplace("log")
 sqrt_ = _inplace("sqrt")
+swish_ = _inplace("swish")
+increment_mod_ = _inplace("increment_mod")

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
-"""Data movement: transpose, reshape, slice, concat (every dtype)."""
+"""Data movement: transpose, reshape, slice, concat, detach (every
+dtype)."""
 import builtins
 import ctypes
 
@@ -29,8 +30,14 @@ def reshape(t, shape):
 def slice(t, start=None, stop=None, step=None, axis=None):  # noqa: A001
     """t[start:stop:step] along the given axes (PopXL's ``ops.slice``):
     Python's rules (negative bounds count from the end, out-of-range ones
-    clamp), steps >= 1, not empty. Each of @start, @stop, @step, @axis is
-    an int or a list; @axis defaults to 0, 1, ...
+    clamp; a stop of None in a list is the end the step goes to), steps
+    not 0, not empty. Each of @start, @stop, @step, @axis is an int or a
+    list; @axis defaults to 0, 1, ...
+
+    libipuir's slice takes steps >= 1 (so does the executable's); an axis
+    with a negative step is sliced with the positive step over the same
+    elements, then reversed: one single-element slice per element and a
+    concat, exact for every dtype.
 
     Raises:
         ipu.IrError (a ValueError, as PopXL's): those given are not all
@@ -53,9 +60,57 @@ def slice(t, start=None, stop=None, step=None, axis=None):  # noqa: A001
     n = max(lens, default=0)
     if n == 0:
         return x
+    flip = _negative_steps(x, lists, n)
     c = [ints(v, ct)[0] for v, ct in zip(lists, (ctypes.c_int64,) * 3 +
                                           (ctypes.c_int,))]
-    return result(ir, _lib.ipu_ir_slice(ir._c(), x._h, n, *c), "slice")
+    out = result(ir, _lib.ipu_ir_slice(ir._c(), x._h, n, *c), "slice")
+    for a in flip:
+        out = _reverse(out, a)
+    return out
+
+
+def _negative_steps(x, lists, n):
+    """If an axis of @lists (start, stop, step, axis; changed in place) is
+    sliced with a negative step or has a None bound, give every axis
+    Python's bounds, with the positive step over the same elements where
+    the step is negative; return the axes so turned, to be reversed."""
+    def at(lst, i):
+        return None if lst is None else lst[i]
+    if not any((at(lists[2], i) or 1) < 0 or
+               (lists[0] is not None and lists[0][i] is None) or
+               (lists[1] is not None and lists[1][i] is None)
+               for i in range(n)):
+        return []
+    bounds, flip = ([], [], []), []
+    for i in range(n):
+        a = int(at(lists[3], i) if lists[3] is not None else i)
+        if not -x.rank <= a < x.rank:
+            return []                   # libipuir names the bad axis
+        a %= x.rank
+        dim, st = x.shape[a], at(lists[2], i)
+        st = 1 if st is None else int(st)
+        s, e = at(lists[0], i), at(lists[1], i)
+        if st < 0:
+            r = range(*builtins.slice(s, e, st).indices(dim))
+            if not r:
+                raise IrError("slice: axis %d of '%s' (size %d): [%s:%s:%d]"
+                              " is empty" % (a, x.name, dim, s, e, st))
+            lo, hi, st = r[-1], r[0] + 1, -st
+            flip.append(a)
+        else:
+            lo = 0 if s is None else s
+            hi = dim if e is None else e
+        for lst, v in zip(bounds, (lo, hi, st)):
+            lst.append(v)
+    lists[0], lists[1], lists[2] = bounds
+    return flip
+
+
+def _reverse(t, axis):
+    """@t with @axis in reverse order."""
+    rows = [slice(t, [i], [i + 1], [1], [axis])
+            for i in range(t.shape[axis] - 1, -1, -1)]
+    return rows[0] if len(rows) == 1 else concat(rows, axis)
 
 
 def concat(ts, axis=0):
@@ -65,6 +120,13 @@ def concat(ts, axis=0):
     arr = (_lib.Handle * max(len(xs), 1))(*[x._h for x in xs])
     return result(ir, _lib.ipu_ir_concat(ir._c(), arr, len(xs), int(axis)),
                   "concat")
+
+
+def detach(t):
+    """@t, copied (PopXL's ``ops.detach``: the identity that stops
+    gradients; the package has no autodiff, so it is a copy)."""
+    x = tensor_of(current_ir(), t, None, "detach")
+    return reshape(x, x.shape)
 
 
 def flatten(t):
@@ -114,7 +176,8 @@ def _put(base, v, regions):
     if r.step == 1:
         groups = [(r.start, r.stop, 0, len(r))]
     else:
-        groups = [(i, i + 1, j, j + 1) for j, i in enumerate(r)]
+        # Ascending in @base (a negative step's range descends).
+        groups = sorted((i, i + 1, j, j + 1) for j, i in enumerate(r))
     for lo, hi, vlo, vhi in groups:
         if lo > at:
             pieces.append(part(base, at, lo))
@@ -148,3 +211,27 @@ def slice_(t, start=None, stop=None, step=None, axis=None):
                for a, s, e, k in zip(axes, starts, stops, steps)]
     return make_view(x, v, lambda b: slice(b, start, stop, step, axis),
                      lambda b, w: _put(b, w, regions))
+
+
+def detach_(t):
+    """ops.detach, as a view of @t (PopXL's ``detach_``, which aliases its
+    input)."""
+    return reshape_(t, tensor_of(current_ir(), t, None, "detach_").shape)
+
+
+def concat_(ts, axis=0):
+    """ops.concat, as a view of every tensor of @ts (PopXL's ``concat_``,
+    whose output aliases each input): an in-place update of the result
+    writes back into the inputs, and one of an input is seen in the
+    result."""
+    from ._inplace import make_view
+    ir = current_ir()
+    xs = [tensor_of(ir, t, None, "concat_") for t in ts]
+    v = concat(xs, axis)
+    a = int(axis) % v.rank
+    at = 0
+    for x in xs:
+        lo, at = at, at + x.shape[a]
+        make_view(x, v, lambda b: concat(xs, a),
+                  lambda b, w, lo=lo, hi=at: slice(w, [lo], [hi], [1], [a]))
+    return v
