@@ -11,7 +11,8 @@
  * its arena and a copy of the executable image live there. The other IPUs
  * of a replica's share are held, so that nobody else takes them, but hold
  * nothing: the model runs a replica's every virtual graph in one arena. So
- * are the IPUs S03's rounding up to a power of two adds.
+ * are the IPUs S03's rounding up to a power of two adds. When IPU_DEVICE
+ * names an IPU (session.c), the set is the one it starts, or none.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -97,8 +98,10 @@ static int try_acquire(struct ipu_session *s, unsigned int *where)
 		if (mine % s->num_ipus)
 			continue;
 		*where = ipu_device_list_get(list, first + mine - s->num_ipus)->index;
+		if (s->want_ipu >= 0 && *where != (unsigned int)s->want_ipu)
+			continue;
 		err = attach_set(s, list, first + mine - s->num_ipus);
-		if (err != -EBUSY)
+		if (err != -EBUSY || s->want_ipu >= 0)
 			break;
 	}
 	ipu_device_list_free(list);
@@ -147,6 +150,14 @@ static int acquire_ipus(struct ipu_session *s)
 	}
 	if (!err)
 		return 0;
+	if ((err == -EBUSY || err == -ENODEV) && s->want_ipu >= 0)
+		return ipu_sess_err(s, err,
+				    "could not attach to IPU_DEVICE=\"%s\" (%u IPU%s of \"%s\" from %d, %s after %u ms), see ipu-info for device usage",
+				    s->want_name, s->num_ipus,
+				    s->num_ipus == 1 ? "" : "s", s->device_name,
+				    s->want_ipu,
+				    err == -EBUSY ? "in use" : "not present",
+				    s->attach_timeout_ms);
 	if (err == -EBUSY || err == -ENODEV)
 		return ipu_sess_err(s, err,
 				    "could not attach to device %u (%u IPU%s of \"%s\", %s after %u ms), see ipu-info for device usage",

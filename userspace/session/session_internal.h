@@ -117,6 +117,9 @@ struct sess_pci_gather;
  * @exe: the program (owned).
  * @image, @image_size: its file image (ipu_exe_save()), what launches run.
  * @backend: where it runs; @device_name its S02 name.
+ * @want_ipu: the backend's index of the IPU IPU_DEVICE names ("model:3"),
+ *	the first of the set attach must take (never another); -1: any set.
+ *	@want_name is that value, for messages.
  * @num_ipus: IPUs needed (S03); @ipus_per_replica of them per replica.
  * @replicas: the replicas this instance runs (instance_replication_factor),
  *	replicas @base.. of the program's @rf; @base is 0 and @rf @replicas
@@ -170,6 +173,8 @@ struct ipu_session {
 	size_t image_size;
 	enum sess_backend backend;
 	const char *device_name;
+	int want_ipu;
+	char want_name[32];
 	uint32_t num_ipus;
 	uint32_t ipus_per_replica;
 	uint32_t replicas;
