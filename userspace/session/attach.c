@@ -27,6 +27,8 @@
 
 int ipu_sess_need_attached(struct ipu_session *s, const char *what)
 {
+	/* Every runtime call asks this first: where it begins (cancel.c). */
+	ipu_sess_call_begin(s);
 	if (s->depth)
 		return 0;
 	return ipu_sess_err(s, -EPERM,
@@ -136,6 +138,9 @@ static int acquire_ipus(struct ipu_session *s)
 					    s->device_name,
 					    err == -EBUSY ? "in use" : "not present");
 		if (!said) {
+			/* The test hook: this call now waits. */
+			if (s->on_wait)
+				s->on_wait(s->on_wait_arg);
 			ipu_sess_log("waiting up to %u ms for %u IPU%s of \"%s\" (%s); see ipu-info for device usage",
 				     s->attach_timeout_ms, s->num_ipus,
 				     s->num_ipus == 1 ? "" : "s", s->device_name,
@@ -329,6 +334,7 @@ int ipu_session_attach(struct ipu_session *s)
 	if (!s->devs)
 		return ipu_sess_err(s, -ENOMEM, "no memory for %u IPUs",
 				    s->num_ipus);
+	ipu_sess_call_hold(s, true);
 	in_sync = s->in_sync;
 	err = acquire_ipus(s);
 	if (!err)
@@ -351,6 +357,7 @@ int ipu_session_attach(struct ipu_session *s)
 		ipu_sess_release(s);
 		s->in_sync = in_sync;
 	}
+	ipu_sess_call_hold(s, false);
 	ipu_sess_trace_host(s, "attach", t0);
 	return err;
 }
@@ -378,7 +385,9 @@ int ipu_session_detach(struct ipu_session *s, unsigned int flags)
 	 * may try again, or leave with IPU_DETACH_ERROR.
 	 */
 	if (!(flags & IPU_DETACH_ERROR) && s->to_host_on_exit) {
+		ipu_sess_call_hold(s, true);
 		err = ipu_session_weights_to_host(s);
+		ipu_sess_call_hold(s, false);
 		if (err)
 			return err;
 	}

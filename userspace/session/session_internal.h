@@ -160,7 +160,11 @@ struct sess_pci_gather;
  * @scratch, @scratch_cap: staging for downcast inputs, kept between runs.
  * @submissions: batches submitted to @q (S26; see the test hook).
  * @fail_flushes: flushes of mapped files left to fail (a test hook).
- * @cancel: a cancel no call has seen yet (ipu_session_cancel()); only
+ * @call: the number of the latest call begun (ipu_sess_call_begin()),
+ *	0 before the first; @in_call: a call that holds its number for the
+ *	calls it makes (attach, detach) is in progress.
+ * @cancel: the number of the call a cancel no call has seen yet was made
+ *	in (ipu_session_cancel()), 0 for none. @call and @cancel are only
  *	ever accessed with __atomic builtins, from any thread or a signal
  *	handler (cancel.c).
  * @on_wait, @on_wait_arg: the test hook __ipu_session_on_wait().
@@ -214,7 +218,9 @@ struct ipu_session {
 
 	uint64_t submissions;
 	uint32_t fail_flushes;
-	int cancel;
+	unsigned int call;
+	bool in_call;
+	unsigned int cancel;
 	void (*on_wait)(void *arg);
 	void *on_wait_arg;
 	struct sess_trace *trace;
@@ -328,8 +334,20 @@ int ipu_sess_batch_flush(struct sess_batch *b);
 /* cancel.c */
 
 /*
- * ipu_sess_take_cancel() - whether a cancel is pending on @s; takes it
- * (a cancel ends one call).
+ * ipu_sess_call_begin() - a public call that may wait for the device
+ * begins on @s: a cancel made from now on is for it, one made before is
+ * not. Within an attach or detach (ipu_sess_call_hold()), the calls they
+ * make are part of theirs.
+ */
+void ipu_sess_call_begin(struct ipu_session *s);
+
+/* ipu_sess_call_hold() - begin a call that makes others (@on), or end it. */
+void ipu_sess_call_hold(struct ipu_session *s, bool on);
+
+/*
+ * ipu_sess_take_cancel() - whether a cancel of the call in progress on
+ * @s is pending; takes it (a cancel ends one call). A cancel made before
+ * the call began is dropped.
  */
 bool ipu_sess_take_cancel(struct ipu_session *s);
 
