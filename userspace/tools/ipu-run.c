@@ -18,7 +18,11 @@
  *
  * Output files are opened before the first run, so that a path that
  * cannot be written costs no run; one this run created is removed again
- * when the run fails, and one that was there is left as it was.
+ * when the run fails, and one that was there is left as it was. An
+ * output path that is a symbolic link is refused (it could point at any
+ * file: a link planted in a shared directory would have ipu-run overwrite
+ * it), and so is an existing file that is neither a regular file nor a
+ * stream (a FIFO, a character device such as /dev/null).
  *
  * Types. An input array has its stream's dtype, with these exceptions:
  * float64 and int64 arrays feed float32 and int32 streams (libsession
@@ -59,6 +63,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -398,21 +403,69 @@ static int load_input(struct ipu_session *s, struct binding *b)
  * fails now, not after the run. A file is created only if missing
  * (O_EXCL tells), never cut yet: a failed run leaves an old one as it was.
  */
+/*
+ * Open an existing output file: never through a symbolic link (one
+ * planted at the path, in a shared directory say, would have us overwrite
+ * whatever it points at), and only a regular file, to be truncated, or a
+ * stream (a FIFO, a character device such as a terminal or /dev/null),
+ * written as it is. O_NONBLOCK keeps the open from waiting for a FIFO's
+ * reader before the type is known; it is cleared for the writes.
+ */
+static int open_existing(struct binding *b)
+{
+	struct stat st;
+	int fd, fl;
+
+	fd = open(b->path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 && errno == ENXIO) /* a FIFO with no reader yet */
+		fd = open(b->path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ELOOP)
+			fprintf(stderr, "%s: --output %s=%s: it is a symbolic link: refused, as it could point at any file; give the path of the file itself\n",
+				prog_name, b->stream, b->path);
+		else
+			fprintf(stderr, "%s: --output %s=%s: cannot open: %s\n",
+				prog_name, b->stream, b->path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) ||
+	    !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode) ||
+	      S_ISCHR(st.st_mode))) {
+		fprintf(stderr, "%s: --output %s=%s: not a regular file, a FIFO or a character device: refused\n",
+			prog_name, b->stream, b->path);
+		close(fd);
+		return -1;
+	}
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK)) {
+		fprintf(stderr, "%s: --output %s=%s: %s\n", prog_name,
+			b->stream, b->path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	b->fd = fd;
+	return 0;
+}
+
 static int open_outputs(struct options *o)
 {
 	struct binding *b;
 
 	for (size_t i = 0; i < o->nout; i++) {
 		b = &o->out[i];
+		/* O_EXCL never follows a symbolic link, dangling or not. */
 		b->fd = open(b->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 		b->created = b->fd >= 0;
-		if (b->fd < 0 && errno == EEXIST)
-			b->fd = open(b->path, O_WRONLY | O_CLOEXEC);
-		if (b->fd < 0) {
-			fprintf(stderr, "%s: --output %s=%s: cannot create: %s\n",
-				prog_name, b->stream, b->path, strerror(errno));
-			return -1;
+		if (b->fd >= 0)
+			continue;
+		if (errno == EEXIST) {
+			if (open_existing(b))
+				return -1;
+			continue;
 		}
+		fprintf(stderr, "%s: --output %s=%s: cannot create: %s\n",
+			prog_name, b->stream, b->path, strerror(errno));
+		return -1;
 	}
 	return 0;
 }
