@@ -20,7 +20,13 @@
  * then is for it, and the next call drops it. The number is all a signal
  * handler needs: it can tell neither whether a call is still inside nor
  * when one ends, and needs neither.
+ *
+ * Signals reach the process's threads only: libsession's service threads
+ * block them all (ipu_sess_thread_create()), so a handler never runs in a
+ * thread that a session's destroy is about to end.
  */
+#include <signal.h>
+
 #include "session_internal.h"
 
 _Static_assert(__atomic_always_lock_free(sizeof(unsigned int), 0),
@@ -79,4 +85,20 @@ bool ipu_sess_take_cancel(struct ipu_session *s)
 	}
 	return __atomic_compare_exchange_n(&s->cancel, &c, 0, false,
 					   __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+
+int ipu_sess_thread_create(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+	sigset_t all, old;
+	int err;
+
+	/* The new thread inherits the mask: block everything for it, then
+	 * give the caller its own mask back. */
+	sigfillset(&all);
+	err = pthread_sigmask(SIG_SETMASK, &all, &old);
+	if (err)
+		return -err;
+	err = pthread_create(t, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return -err;
 }

@@ -19,6 +19,7 @@
 #ifndef IPU_SESSION_INTERNAL_H
 #define IPU_SESSION_INTERNAL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -343,6 +344,15 @@ void ipu_sess_call_begin(struct ipu_session *s);
 
 /* ipu_sess_call_hold() - begin a call that makes others (@on), or end it. */
 void ipu_sess_call_hold(struct ipu_session *s, bool on);
+
+/*
+ * ipu_sess_thread_create() - pthread_create() of a service thread that
+ * takes no asynchronous signal: the process's handlers (Ctrl-C calling
+ * ipu_session_cancel()) run in its own threads, never in one of ours,
+ * which may outlive the session a handler would touch.
+ * Return: 0 or -errno.
+ */
+int ipu_sess_thread_create(pthread_t *t, void *(*fn)(void *), void *arg);
 
 /*
  * ipu_sess_take_cancel() - whether a cancel of the call in progress on

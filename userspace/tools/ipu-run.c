@@ -14,7 +14,9 @@
  * any failure, 2 for a usage error (one line, pointing to --help). SIGINT
  * (Ctrl-C) or SIGTERM stop the run in progress within a fraction of a
  * second (ipu-run-signals.h): ipu-run then says how many runs completed,
- * writes no outputs and exits 130 (143).
+ * writes no outputs and exits 130 (143). One that comes after the last
+ * run completed stops nothing: the outputs are written, and ipu-run exits
+ * 0, saying the signal came late.
  *
  * Output files are opened before the first run, so that a path that
  * cannot be written costs no run; one this run created is removed again
@@ -532,6 +534,9 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* run()'s status when a signal stopped it (else 0 or -1). */
+#define STOPPED (-2)
+
 /* After a signal stopped the run: what completed, on stdout. */
 static void interrupted(unsigned long done, const struct options *o,
 			double total)
@@ -564,10 +569,13 @@ static int run(struct ipu_session *s, const struct options *o)
 		free(in);
 		return -1;
 	}
-	ret = ipu_session_attach(s);
+	/* Armed before the check: a signal comes before it, or cancels. */
+	signals_session(s);
+	ret = signals_caught() ? -ECANCELED : ipu_session_attach(s);
 	if (ret && signals_caught()) {
+		signals_session(NULL);
 		interrupted(0, o, 0);
-		status = -1;
+		status = STOPPED;
 		goto out;
 	}
 	if (ret) {
@@ -595,10 +603,12 @@ static int run(struct ipu_session *s, const struct options *o)
 		if (!o->quiet)
 			printf("run %lu: %.3f ms\n", r, dt);
 	}
+	/* From here a signal stops nothing: the runs are over. */
+	signals_session(NULL);
 	/* Once interrupted, leave at once: no weights to host, no outputs. */
-	if (!status && signals_caught()) {
+	if (!status && done < o->runs) {
 		interrupted(done, o, total);
-		status = -1;
+		status = STOPPED;
 	} else if (!status && !o->quiet) {
 		printf("%lu run%s: total %.3f ms, mean %.3f ms, best %.3f ms\n",
 		       o->runs, o->runs == 1 ? "" : "s", total,
@@ -608,7 +618,8 @@ static int run(struct ipu_session *s, const struct options *o)
 	if (ret) {
 		fprintf(stderr, "%s: detaching: %s\n", prog_name,
 			ipu_session_errmsg(s));
-		status = -1;
+		if (!status)
+			status = -1;
 	}
 	for (size_t i = 0; !status && i < o->nout; i++)
 		for (size_t j = 0; j < nout; j++)
@@ -660,16 +671,18 @@ static int run_program(struct options *o)
 			       ipu_session_num_ipus(s),
 			       ipu_session_num_ipus(s) == 1 ? "" : "s", o->runs,
 			       o->runs == 1 ? "" : "s");
-		signals_session(s);
 		ret = run(s, o);
-		signals_session(NULL);
 	}
 	close_outputs(o, ret != 0);
 	ipu_session_destroy(s);
 	return ret;
 }
 
-/* The exit status of running the program: 128 + a signal that stopped it. */
+/*
+ * The exit status of running the program: 128 + a signal that stopped it.
+ * A signal that came once every run had completed stopped nothing: the
+ * outputs were written, and the status is the run's, saying so.
+ */
 static int run_status(struct options *o)
 {
 	int ret;
@@ -677,8 +690,11 @@ static int run_status(struct options *o)
 	if (signals_install(prog_name))
 		return 1;
 	ret = run_program(o);
-	if (signals_caught())
+	if (ret == STOPPED || (ret && signals_caught()))
 		return 128 + signals_caught();
+	if (signals_caught())
+		fprintf(stderr, "%s: %s came after the last run completed: it stopped nothing, the outputs are written\n",
+			prog_name, signals_name());
 	return ret ? 1 : 0;
 }
 
