@@ -335,11 +335,11 @@ int ipu_session_run(struct ipu_session *s,
  *    transfer, outputs are partly written or not at all, and the host
  *    copies of variables count as out of sync (the device's values are
  *    whatever the reset left; a fetch, get or detach reads them).
- *  - A cancel made while no call waits is kept: the next call that would
- *    wait fails with -ECANCELED before it gives the device anything
- *    (changing nothing, S25). A call that ends before it sees the cancel
- *    returns its own result and leaves the cancel pending; withdraw it
- *    with ipu_session_cancel_clear(). One cancel ends one call.
+ *  - A cancel is for the call in progress only (docs/session.md S27):
+ *    one made while no call is in progress cancels nothing, neither the
+ *    next run nor a detach. A call that ends before it sees the cancel
+ *    returns its own result, and the cancel is dropped when the next
+ *    call begins. One cancel ends one call.
  *
  * Return: nothing; NULL @s is a no-op.
  */
@@ -349,7 +349,8 @@ void ipu_session_cancel(struct ipu_session *s);
  * ipu_session_cancel_clear() - withdraw a cancel no call has seen yet.
  * Async-signal-safe and thread-safe, as ipu_session_cancel().
  *
- * Return: whether one was pending (false for NULL @s).
+ * Return: whether one of the latest call (in progress or just ended) was
+ * pending (false for NULL @s).
  */
 bool ipu_session_cancel_clear(struct ipu_session *s);
 

@@ -321,4 +321,24 @@ make_exe --mmap-weights w.bin && {
 		check_y mmap_with_data_dir_matches_numpy "$T/x.npy" "$T/y.npy" 1e-5 1e-6 float32
 }
 
+# An output path that is a symbolic link (planted in a shared directory, say)
+# is refused: following it would overwrite whatever it points at. So is one
+# that is neither a regular file nor a stream (a FIFO, a character device).
+ln -s "$victim" "$T/y-link.npy"
+make_exe && rand "$T/x.npy" "(4, 3)" 1 '<f4' && {
+	expect_fail output_symlink 1 "--output y=$T/y-link.npy: it is a symbolic link" -i "x=$T/x.npy" -o "y=$T/y-link.npy" "$T/ex.ipux"
+	intact output_symlink_left_the_file
+	ln -s "$T/nowhere.npy" "$T/y-dangling.npy"
+	expect_fail output_dangling_symlink 1 "--output y=$T/y-dangling.npy: it is a symbolic link" -i "x=$T/x.npy" -o "y=$T/y-dangling.npy" "$T/ex.ipux"
+	if [ -e "$T/nowhere.npy" ]; then
+		fail output_dangling_symlink_made_nothing "$T/nowhere.npy was created"
+	else
+		pass output_dangling_symlink_made_nothing
+	fi
+	mkdir "$T/ydir"
+	expect_fail output_directory 1 "--output y=$T/ydir" -i "x=$T/x.npy" -o "y=$T/ydir" "$T/ex.ipux"
+	# /dev/null is a character device: written as a stream.
+	expect_ok output_to_dev_null -i "x=$T/x.npy" -o "y=/dev/null" "$T/ex.ipux" && pass output_to_dev_null
+}
+
 finish

@@ -754,6 +754,67 @@ static void test_output_sharing_an_updated_input_is_copied(void **state)
 		   (const float[][2]){ { 2, 4 }, { 4, 16 } });
 }
 
+/* A graph whose two outputs are one tensor: @what of input a, twice. */
+static ipu_graph twice_graph(struct ipu_ir *ir, const char *name, bool pass)
+{
+	ipu_graph g = ipu_ir_create_graph(ir, name);
+	ipu_tensor a, y;
+
+	ipu_ir_push_graph(ir, g);
+	a = ipu_ir_graph_input(ir, "a", IPU_DTYPE_FLOAT32, 1, SHAPE(2));
+	y = pass ? a : ipu_ir_add(ir, a, a);
+	assert_int_equal(ipu_ir_graph_output(ir, y), 0);
+	assert_int_equal(ipu_ir_graph_output(ir, y), 0);
+	ipu_ir_pop_graph(ir);
+	return g;
+}
+
+/* return y, y: an update of one output in the caller leaves the other. */
+static void test_outputs_of_one_tensor_do_not_share_memory(void **state)
+{
+	struct ipu_ir *ir = ir_new();
+	ipu_graph g = twice_graph(ir, "twice", false);
+	ipu_tensor c = const2(ir, "c", 1, 2), o[2], p[2];
+
+	(void)state;
+	assert_int_equal(ipu_ir_call(ir, g, &c, 1, o, 2), 0);	/* 2, 4 */
+	assert_int_equal(ipu_ir_call(ir, g, &c, 1, p, 2), 0);
+	assert_int_equal(ipu_ir_scaled_add_inplace(ir, o[0], c, 1, 1), 0);
+	assert_int_equal(ipu_ir_scaled_add_inplace(ir, p[1], c, 1, 1), 0);
+	run_check2(ir, 4, (const char *[]){ "o0", "o1", "p0", "p1" },
+		   (ipu_tensor[]){ o[0], o[1], p[0], p[1] },
+		   (const float[][2]){ { 3, 6 }, { 2, 4 }, { 2, 4 },
+				       { 3, 6 } });
+}
+
+/* The same through a graph that passes its callee's outputs on, and
+ * through one returning its input twice. */
+static void test_outputs_of_one_tensor_through_calls(void **state)
+{
+	struct ipu_ir *ir = ir_new();
+	ipu_graph inner = twice_graph(ir, "inner", false);
+	ipu_graph pass = twice_graph(ir, "pass", true);
+	ipu_graph outer = ipu_ir_create_graph(ir, "outer");
+	ipu_tensor c = const2(ir, "c", 1, 2), a, y, io[2], o[2], q[2];
+
+	(void)state;
+	ipu_ir_push_graph(ir, outer);
+	a = ipu_ir_graph_input(ir, "a", IPU_DTYPE_FLOAT32, 1, SHAPE(2));
+	assert_int_equal(ipu_ir_call(ir, inner, &a, 1, io, 2), 0);
+	assert_int_equal(ipu_ir_graph_output(ir, io[0]), 0);
+	assert_int_equal(ipu_ir_graph_output(ir, io[1]), 0);
+	ipu_ir_pop_graph(ir);
+	assert_int_equal(ipu_ir_call(ir, outer, &c, 1, o, 2), 0);
+	assert_int_equal(ipu_ir_scaled_add_inplace(ir, o[1], c, 1, 1), 0);
+	y = ipu_ir_add(ir, c, c);				/* 2, 4 */
+	assert_int_equal(ipu_ir_call(ir, pass, &y, 1, q, 2), 0);
+	assert_int_equal(ipu_ir_scaled_add_inplace(ir, q[0], c, 1, 1), 0);
+	run_check2(ir, 5, (const char *[]){ "o0", "o1", "y", "q0", "q1" },
+		   (ipu_tensor[]){ o[0], o[1], y, q[0], q[1] },
+		   (const float[][2]){ { 2, 4 }, { 3, 6 }, { 2, 4 },
+				       { 3, 6 }, { 2, 4 } });
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -776,6 +837,8 @@ int main(void)
 		cmocka_unit_test(test_repeat_by_ref_and_by_value),
 		cmocka_unit_test(test_output_sharing_an_updated_input_is_copied),
 		cmocka_unit_test(test_by_ref_through_nested_calls),
+		cmocka_unit_test(test_outputs_of_one_tensor_do_not_share_memory),
+		cmocka_unit_test(test_outputs_of_one_tensor_through_calls),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -359,6 +359,59 @@ static void test_S06_sessions_share_the_machine(void **state)
 	ipu_session_destroy(b);
 }
 
+/* "auto" with IPU_DEVICE=@env, an attach timeout of 1 ms. */
+static int create_auto(struct ipu_ir *ir, const char *env,
+		       struct ipu_session **s)
+{
+	IPU_OPTS(ipu_session_opts, opts, .device = "auto",
+		 .attach_timeout_ms = 1);
+	int ret;
+
+	setenv("IPU_DEVICE", env, 1);
+	ret = ipu_session_create(ir, &opts, s);
+	unsetenv("IPU_DEVICE");
+	return ret;
+}
+
+/* IPU_DEVICE names one IPU: the session attaches that one, or fails
+ * naming it, never another that happens to be free. */
+static void test_S24_IPU_DEVICE_names_the_ipu_attached(void **state)
+{
+	IPU_OPTS(ipu_open_opts, o, .flags = IPU_OPEN_ATTACH);
+	struct ipu_device *held;
+	struct ipu_session *s;
+
+	(void)state;
+	assert_int_equal(create_auto(sh_acc_ir(1, 1, 2, NULL), "model:3", &s),
+			 0);
+	sh_attach(s);
+	assert_string_equal(ipu_device_name(__ipu_session_replica_device(s, 0)),
+			    "model:3");
+	assert_int_equal(ipu_session_detach(s, 0), 0);
+	/* Busy: refused, naming it, though model:0 is free. */
+	assert_int_equal(ipu_device_open("model:3", &o, &held), 0);
+	assert_int_equal(ipu_session_attach(s), -EBUSY);
+	sh_assert_msg(s, "IPU_DEVICE=\"model:3\"");
+	sh_assert_msg(s, "in use");
+	assert_false(ipu_session_is_attached(s));
+	ipu_device_close(held);
+	ipu_session_destroy(s);
+	/* A program of 2 IPUs: the aligned set that starts at the named one
+	 * (2 replicas of 1 IPU), and none that starts elsewhere. */
+	assert_int_equal(create_auto(sh_acc_ir(2, 1, 2, NULL), "model:2", &s),
+			 0);
+	sh_attach(s);
+	assert_string_equal(ipu_device_name(__ipu_session_replica_device(s, 0)),
+			    "model:2");
+	assert_string_equal(ipu_device_name(__ipu_session_replica_device(s, 1)),
+			    "model:3");
+	ipu_session_destroy(s);
+	assert_int_equal(create_auto(sh_acc_ir(2, 1, 2, NULL), "model:3", &s),
+			 -EINVAL);
+	if (!strstr(ipu_session_errmsg(NULL), "IPU_DEVICE=\"model:3\""))
+		fail_msg("message: %s", ipu_session_errmsg(NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -368,6 +421,7 @@ int main(void)
 		cmocka_unit_test(test_S06_failed_enter_is_undone),
 		cmocka_unit_test(test_S06_replicas_on_their_first_ipu),
 		cmocka_unit_test(test_S06_sessions_share_the_machine),
+		cmocka_unit_test(test_S24_IPU_DEVICE_names_the_ipu_attached),
 		cmocka_unit_test(test_S07_exit_fetches_the_weights_and_detaches),
 		cmocka_unit_test(test_S07_exit_with_an_error_does_not_fetch),
 		cmocka_unit_test(test_S07_enters_nest),

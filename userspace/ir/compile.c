@@ -10,8 +10,9 @@
  * must see its value at the call, not after later updates) and an input
  * the callee updates in place, unless the graph takes it by reference
  * (TensorByRef), so the caller's tensor is left alone. Likewise an output
- * that is a variable, or that shares memory with a caller's tensor while
- * one of the two is updated in place later, is copied out.
+ * that is a variable, or that shares memory with a caller's tensor (one
+ * passed in, or another output: a graph may return one tensor twice)
+ * while one of the two is updated in place later, is copied out.
  *
  * The result goes through ipu_exe_save() and ipu_exe_load(): the caller
  * gets exactly what a file would give, validated, in one allocation.
@@ -204,18 +205,33 @@ static int32_t *new_map(struct comp *c)
 	return map;
 }
 
+/* Call @op's output @j is updated in place later. */
+static bool out_modified(const struct comp *c, const struct ir_op *op,
+			 uint32_t j)
+{
+	return c->ir->tensors[op->t[op->nin + j]].modified;
+}
+
 /*
- * Output @j of call @op, exe tensor @et, must be copied out: it was not
- * made by this instance of the callee (exe tensors from @first on are),
- * so it is a caller's tensor passed in or a constant, and the output or
- * that tensor is updated in place later.
+ * Output @j of call @op, exe tensor @et, must be copied out: it shares
+ * memory with another tensor of the caller and one of the two is updated
+ * in place later. That other tensor is an earlier output from the same
+ * exe tensor (@src holds the callee's exe tensor of each earlier output:
+ * a graph may return one tensor twice), or, if this instance of the
+ * callee did not make @et (exe tensors from @first on are), a caller's
+ * tensor passed in or a constant.
  */
 static bool aliased(const struct comp *c, const struct ir_op *op,
-		    const int32_t *map, uint32_t j, int32_t et, uint32_t first)
+		    const int32_t *map, uint32_t j, int32_t et, uint32_t first,
+		    const int32_t *src)
 {
+	for (uint32_t k = 0; k < j; k++)
+		if (src[k] == et &&
+		    (out_modified(c, op, j) || out_modified(c, op, k)))
+			return true;
 	if ((uint32_t)et >= first)
 		return false;
-	if (c->ir->tensors[op->t[op->nin + j]].modified)
+	if (out_modified(c, op, j))
 		return true;
 	for (uint32_t k = 0; k < op->nin; k++)
 		if (resolve(c, map, op->t[k]) == et &&
@@ -228,11 +244,15 @@ static int emit_call(struct comp *c, const struct ir_op *op, int32_t *map)
 {
 	const struct ir_graph *g = &c->ir->graphs[op->callee];
 	int32_t *inner = new_map(c);
+	int32_t *src = malloc((g->noutputs ? g->noutputs : 1) * sizeof(*src));
 	uint32_t first = c->nt;
 	int ret = 0;
 
-	if (!inner)
+	if (!inner || !src) {
+		free(inner);
+		free(src);
 		return oom(c);
+	}
 	for (uint32_t k = 0; k < op->nin && !ret; k++) {
 		const struct ir_tensor *in = &c->ir->tensors[g->inputs[k]];
 		int32_t et = resolve(c, map, op->t[k]);
@@ -248,9 +268,9 @@ static int emit_call(struct comp *c, const struct ir_op *op, int32_t *map)
 	if (!ret)
 		ret = emit_graph(c, op->callee, inner);
 	for (uint32_t j = 0; j < g->noutputs && !ret; j++) {
-		int32_t et = resolve(c, inner, g->outputs[j]);
+		int32_t et = src[j] = resolve(c, inner, g->outputs[j]);
 
-		et = aliased(c, op, map, j, et, first) ?
+		et = aliased(c, op, map, j, et, first, src) ?
 			     copy_of(c, et, op->t[op->nin + j]) :
 			     snapshot(c, et, op->t[op->nin + j]);
 
@@ -260,6 +280,7 @@ static int emit_call(struct comp *c, const struct ir_op *op, int32_t *map)
 			map[op->t[op->nin + j]] = et;
 	}
 	free(inner);
+	free(src);
 	return ret;
 }
 

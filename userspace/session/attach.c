@@ -11,7 +11,8 @@
  * its arena and a copy of the executable image live there. The other IPUs
  * of a replica's share are held, so that nobody else takes them, but hold
  * nothing: the model runs a replica's every virtual graph in one arena. So
- * are the IPUs S03's rounding up to a power of two adds.
+ * are the IPUs S03's rounding up to a power of two adds. When IPU_DEVICE
+ * names an IPU (session.c), the set is the one it starts, or none.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -26,6 +27,8 @@
 
 int ipu_sess_need_attached(struct ipu_session *s, const char *what)
 {
+	/* Every runtime call asks this first: where it begins (cancel.c). */
+	ipu_sess_call_begin(s);
 	if (s->depth)
 		return 0;
 	return ipu_sess_err(s, -EPERM,
@@ -97,8 +100,10 @@ static int try_acquire(struct ipu_session *s, unsigned int *where)
 		if (mine % s->num_ipus)
 			continue;
 		*where = ipu_device_list_get(list, first + mine - s->num_ipus)->index;
+		if (s->want_ipu >= 0 && *where != (unsigned int)s->want_ipu)
+			continue;
 		err = attach_set(s, list, first + mine - s->num_ipus);
-		if (err != -EBUSY)
+		if (err != -EBUSY || s->want_ipu >= 0)
 			break;
 	}
 	ipu_device_list_free(list);
@@ -133,6 +138,9 @@ static int acquire_ipus(struct ipu_session *s)
 					    s->device_name,
 					    err == -EBUSY ? "in use" : "not present");
 		if (!said) {
+			/* The test hook: this call now waits. */
+			if (s->on_wait)
+				s->on_wait(s->on_wait_arg);
 			ipu_sess_log("waiting up to %u ms for %u IPU%s of \"%s\" (%s); see ipu-info for device usage",
 				     s->attach_timeout_ms, s->num_ipus,
 				     s->num_ipus == 1 ? "" : "s", s->device_name,
@@ -147,6 +155,14 @@ static int acquire_ipus(struct ipu_session *s)
 	}
 	if (!err)
 		return 0;
+	if ((err == -EBUSY || err == -ENODEV) && s->want_ipu >= 0)
+		return ipu_sess_err(s, err,
+				    "could not attach to IPU_DEVICE=\"%s\" (%u IPU%s of \"%s\" from %d, %s after %u ms), see ipu-info for device usage",
+				    s->want_name, s->num_ipus,
+				    s->num_ipus == 1 ? "" : "s", s->device_name,
+				    s->want_ipu,
+				    err == -EBUSY ? "in use" : "not present",
+				    s->attach_timeout_ms);
 	if (err == -EBUSY || err == -ENODEV)
 		return ipu_sess_err(s, err,
 				    "could not attach to device %u (%u IPU%s of \"%s\", %s after %u ms), see ipu-info for device usage",
@@ -318,6 +334,7 @@ int ipu_session_attach(struct ipu_session *s)
 	if (!s->devs)
 		return ipu_sess_err(s, -ENOMEM, "no memory for %u IPUs",
 				    s->num_ipus);
+	ipu_sess_call_hold(s, true);
 	in_sync = s->in_sync;
 	err = acquire_ipus(s);
 	if (!err)
@@ -340,6 +357,7 @@ int ipu_session_attach(struct ipu_session *s)
 		ipu_sess_release(s);
 		s->in_sync = in_sync;
 	}
+	ipu_sess_call_hold(s, false);
 	ipu_sess_trace_host(s, "attach", t0);
 	return err;
 }
@@ -367,7 +385,9 @@ int ipu_session_detach(struct ipu_session *s, unsigned int flags)
 	 * may try again, or leave with IPU_DETACH_ERROR.
 	 */
 	if (!(flags & IPU_DETACH_ERROR) && s->to_host_on_exit) {
+		ipu_sess_call_hold(s, true);
 		err = ipu_session_weights_to_host(s);
+		ipu_sess_call_hold(s, false);
 		if (err)
 			return err;
 	}

@@ -233,7 +233,7 @@ static int listen_start(struct ipu_session *s)
 				    IPU_FW_GATHER_NAME, (int)getpid(),
 				    strerror(-err));
 	}
-	err = -pthread_create(&svc.thread, NULL, service, NULL);
+	err = ipu_sess_thread_create(&svc.thread, service, NULL);
 	if (err) {
 		close_fds();
 		return ipu_sess_err(s, err, "attach: ipu_hw instances: a thread: %s",

@@ -319,7 +319,7 @@ int ipu_sess_pci_gather_start(struct ipu_session *s)
 		return ipu_sess_err(s, err, "attach: instance gathers: pipe: %s",
 				    strerror(-err));
 	}
-	err = -pthread_create(&pg->thread, NULL, service, pg);
+	err = ipu_sess_thread_create(&pg->thread, service, pg);
 	if (err) {
 		pg_free(pg);
 		return ipu_sess_err(s, err, "attach: instance gathers: a thread: %s",

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -117,7 +118,9 @@ static bool hw_can_run(uint32_t need)
  * "auto" does; else hardware that can run the program; else the model.
  * IPU_DEVICE is read with libipu's parser, and a value it refuses, or a
  * device that does not exist, is an error: running on the model instead
- * would hide the mistake.
+ * would hide the mistake. A value that names an IPU ("model:3") is the
+ * one attach takes, the first of the session's set: attaching another,
+ * free one would run where the user did not ask.
  */
 static int resolve_auto(struct ipu_session *s, uint32_t need,
 			const struct device_type **tp)
@@ -154,6 +157,18 @@ static int resolve_auto(struct ipu_session *s, uint32_t need,
 	if ((size_t)index >= count)
 		return ipu_sess_err(s, -ENOENT, "IPU_DEVICE=\"%s\": no such IPU (%s has %zu: see ipu-info%s)",
 				    env, backend, count, b == SESS_MODEL ? " --model" : "");
+	/* Sets of IPUs are aligned (attach.c): the named IPU starts one. */
+	if ((uint32_t)index % need)
+		return ipu_sess_err(s, -EINVAL, "IPU_DEVICE=\"%s\": the program needs %u IPUs, an aligned set, and %s:%d does not start one (%s:%u or %s:%u does)",
+				    env, need, backend, index, backend,
+				    (uint32_t)index / need * need, backend,
+				    ((uint32_t)index / need + 1) * need);
+	if ((uint64_t)index + need > count)
+		return ipu_sess_err(s, -ENOENT, "IPU_DEVICE=\"%s\": the program needs %u IPUs from %s:%d, %s has %zu (see ipu-info%s)",
+				    env, need, backend, index, backend, count,
+				    b == SESS_MODEL ? " --model" : "");
+	s->want_ipu = index;
+	snprintf(s->want_name, sizeof(s->want_name), "%s", env);
 	return 0;
 }
 
@@ -380,6 +395,7 @@ int ipu_session_create_from_exe(struct ipu_exe *exe,
 	}
 	s->exe = exe;
 	s->data_fd = -1;
+	s->want_ipu = -1;
 	err = setup(s, opts);
 	if (err) {
 		ipu_sess_err(NULL, err, "%s", s->errmsg);

@@ -19,6 +19,7 @@
 #ifndef IPU_SESSION_INTERNAL_H
 #define IPU_SESSION_INTERNAL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -117,6 +118,9 @@ struct sess_pci_gather;
  * @exe: the program (owned).
  * @image, @image_size: its file image (ipu_exe_save()), what launches run.
  * @backend: where it runs; @device_name its S02 name.
+ * @want_ipu: the backend's index of the IPU IPU_DEVICE names ("model:3"),
+ *	the first of the set attach must take (never another); -1: any set.
+ *	@want_name is that value, for messages.
  * @num_ipus: IPUs needed (S03); @ipus_per_replica of them per replica.
  * @replicas: the replicas this instance runs (instance_replication_factor),
  *	replicas @base.. of the program's @rf; @base is 0 and @rf @replicas
@@ -157,7 +161,11 @@ struct sess_pci_gather;
  * @scratch, @scratch_cap: staging for downcast inputs, kept between runs.
  * @submissions: batches submitted to @q (S26; see the test hook).
  * @fail_flushes: flushes of mapped files left to fail (a test hook).
- * @cancel: a cancel no call has seen yet (ipu_session_cancel()); only
+ * @call: the number of the latest call begun (ipu_sess_call_begin()),
+ *	0 before the first; @in_call: a call that holds its number for the
+ *	calls it makes (attach, detach) is in progress.
+ * @cancel: the number of the call a cancel no call has seen yet was made
+ *	in (ipu_session_cancel()), 0 for none. @call and @cancel are only
  *	ever accessed with __atomic builtins, from any thread or a signal
  *	handler (cancel.c).
  * @on_wait, @on_wait_arg: the test hook __ipu_session_on_wait().
@@ -170,6 +178,8 @@ struct ipu_session {
 	size_t image_size;
 	enum sess_backend backend;
 	const char *device_name;
+	int want_ipu;
+	char want_name[32];
 	uint32_t num_ipus;
 	uint32_t ipus_per_replica;
 	uint32_t replicas;
@@ -209,7 +219,9 @@ struct ipu_session {
 
 	uint64_t submissions;
 	uint32_t fail_flushes;
-	int cancel;
+	unsigned int call;
+	bool in_call;
+	unsigned int cancel;
 	void (*on_wait)(void *arg);
 	void *on_wait_arg;
 	struct sess_trace *trace;
@@ -323,8 +335,29 @@ int ipu_sess_batch_flush(struct sess_batch *b);
 /* cancel.c */
 
 /*
- * ipu_sess_take_cancel() - whether a cancel is pending on @s; takes it
- * (a cancel ends one call).
+ * ipu_sess_call_begin() - a public call that may wait for the device
+ * begins on @s: a cancel made from now on is for it, one made before is
+ * not. Within an attach or detach (ipu_sess_call_hold()), the calls they
+ * make are part of theirs.
+ */
+void ipu_sess_call_begin(struct ipu_session *s);
+
+/* ipu_sess_call_hold() - begin a call that makes others (@on), or end it. */
+void ipu_sess_call_hold(struct ipu_session *s, bool on);
+
+/*
+ * ipu_sess_thread_create() - pthread_create() of a service thread that
+ * takes no asynchronous signal: the process's handlers (Ctrl-C calling
+ * ipu_session_cancel()) run in its own threads, never in one of ours,
+ * which may outlive the session a handler would touch.
+ * Return: 0 or -errno.
+ */
+int ipu_sess_thread_create(pthread_t *t, void *(*fn)(void *), void *arg);
+
+/*
+ * ipu_sess_take_cancel() - whether a cancel of the call in progress on
+ * @s is pending; takes it (a cancel ends one call). A cancel made before
+ * the call began is dropped.
  */
 bool ipu_sess_take_cancel(struct ipu_session *s);
 

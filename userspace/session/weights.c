@@ -671,6 +671,7 @@ int ipu_session_write_variables_data(struct ipu_session *s,
 	 * the device's values first, or the write would roll the other
 	 * variables back to before the last run.
 	 */
+	ipu_sess_call_begin(s);
 	err = ipu_sess_fetch(s);
 	return err ? err : write_attached(s, names, srcs, n);
 }

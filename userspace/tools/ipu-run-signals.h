@@ -3,7 +3,9 @@
  * ipu-run-signals.h - Ctrl-C in ipu-run: SIGINT (and SIGTERM) cancel the
  * session's call in progress (ipu_session_cancel()), so that the run
  * stops within a fraction of a second; ipu-run then prints what it did
- * and exits 128 + the signal's number (130 for SIGINT).
+ * and exits 128 + the signal's number (130 for SIGINT). A signal that
+ * comes once every run has completed stops nothing: the outputs are
+ * written and ipu-run exits 0, saying the signal came late.
  */
 #ifndef IPU_RUN_SIGNALS_H
 #define IPU_RUN_SIGNALS_H
@@ -13,17 +15,20 @@
 struct ipu_session;
 
 /**
- * signals_install() - catch SIGINT and SIGTERM, once each: a second one
- * ends the process as usual (for a device that does not let go).
+ * signals_install() - block SIGINT and SIGTERM in this thread, and so in
+ * every thread made after it, and take them in a thread of their own.
+ * Call it before any session exists. A second signal ends the process as
+ * usual (for a device that does not let go).
  *
  * Return: 0, or -1 after a message naming @prog.
  */
 int signals_install(const char *prog);
 
 /**
- * signals_session() - the session a signal cancels, NULL for none. A
- * signal caught before is passed on to it at once: its next call fails
- * with -ECANCELED before it gives the device anything.
+ * signals_session() - the session a signal cancels, NULL for none. Once a
+ * signal came, the armed session's calls are cancelled until it is
+ * disarmed; once signals_session(NULL) returns, no cancel of the session
+ * is in flight (it may be destroyed).
  */
 void signals_session(struct ipu_session *s);
 

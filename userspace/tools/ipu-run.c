@@ -14,11 +14,17 @@
  * any failure, 2 for a usage error (one line, pointing to --help). SIGINT
  * (Ctrl-C) or SIGTERM stop the run in progress within a fraction of a
  * second (ipu-run-signals.h): ipu-run then says how many runs completed,
- * writes no outputs and exits 130 (143).
+ * writes no outputs and exits 130 (143). One that comes after the last
+ * run completed stops nothing: the outputs are written, and ipu-run exits
+ * 0, saying the signal came late.
  *
  * Output files are opened before the first run, so that a path that
  * cannot be written costs no run; one this run created is removed again
- * when the run fails, and one that was there is left as it was.
+ * when the run fails, and one that was there is left as it was. An
+ * output path that is a symbolic link is refused (it could point at any
+ * file: a link planted in a shared directory would have ipu-run overwrite
+ * it), and so is an existing file that is neither a regular file nor a
+ * stream (a FIFO, a character device such as /dev/null).
  *
  * Types. An input array has its stream's dtype, with these exceptions:
  * float64 and int64 arrays feed float32 and int32 streams (libsession
@@ -59,6 +65,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -398,21 +405,69 @@ static int load_input(struct ipu_session *s, struct binding *b)
  * fails now, not after the run. A file is created only if missing
  * (O_EXCL tells), never cut yet: a failed run leaves an old one as it was.
  */
+/*
+ * Open an existing output file: never through a symbolic link (one
+ * planted at the path, in a shared directory say, would have us overwrite
+ * whatever it points at), and only a regular file, to be truncated, or a
+ * stream (a FIFO, a character device such as a terminal or /dev/null),
+ * written as it is. O_NONBLOCK keeps the open from waiting for a FIFO's
+ * reader before the type is known; it is cleared for the writes.
+ */
+static int open_existing(struct binding *b)
+{
+	struct stat st;
+	int fd, fl;
+
+	fd = open(b->path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 && errno == ENXIO) /* a FIFO with no reader yet */
+		fd = open(b->path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ELOOP)
+			fprintf(stderr, "%s: --output %s=%s: it is a symbolic link: refused, as it could point at any file; give the path of the file itself\n",
+				prog_name, b->stream, b->path);
+		else
+			fprintf(stderr, "%s: --output %s=%s: cannot open: %s\n",
+				prog_name, b->stream, b->path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) ||
+	    !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode) ||
+	      S_ISCHR(st.st_mode))) {
+		fprintf(stderr, "%s: --output %s=%s: not a regular file, a FIFO or a character device: refused\n",
+			prog_name, b->stream, b->path);
+		close(fd);
+		return -1;
+	}
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK)) {
+		fprintf(stderr, "%s: --output %s=%s: %s\n", prog_name,
+			b->stream, b->path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	b->fd = fd;
+	return 0;
+}
+
 static int open_outputs(struct options *o)
 {
 	struct binding *b;
 
 	for (size_t i = 0; i < o->nout; i++) {
 		b = &o->out[i];
+		/* O_EXCL never follows a symbolic link, dangling or not. */
 		b->fd = open(b->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 		b->created = b->fd >= 0;
-		if (b->fd < 0 && errno == EEXIST)
-			b->fd = open(b->path, O_WRONLY | O_CLOEXEC);
-		if (b->fd < 0) {
-			fprintf(stderr, "%s: --output %s=%s: cannot create: %s\n",
-				prog_name, b->stream, b->path, strerror(errno));
-			return -1;
+		if (b->fd >= 0)
+			continue;
+		if (errno == EEXIST) {
+			if (open_existing(b))
+				return -1;
+			continue;
 		}
+		fprintf(stderr, "%s: --output %s=%s: cannot create: %s\n",
+			prog_name, b->stream, b->path, strerror(errno));
+		return -1;
 	}
 	return 0;
 }
@@ -479,6 +534,9 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* run()'s status when a signal stopped it (else 0 or -1). */
+#define STOPPED (-2)
+
 /* After a signal stopped the run: what completed, on stdout. */
 static void interrupted(unsigned long done, const struct options *o,
 			double total)
@@ -511,10 +569,13 @@ static int run(struct ipu_session *s, const struct options *o)
 		free(in);
 		return -1;
 	}
-	ret = ipu_session_attach(s);
+	/* Armed before the check: a signal comes before it, or cancels. */
+	signals_session(s);
+	ret = signals_caught() ? -ECANCELED : ipu_session_attach(s);
 	if (ret && signals_caught()) {
+		signals_session(NULL);
 		interrupted(0, o, 0);
-		status = -1;
+		status = STOPPED;
 		goto out;
 	}
 	if (ret) {
@@ -542,10 +603,12 @@ static int run(struct ipu_session *s, const struct options *o)
 		if (!o->quiet)
 			printf("run %lu: %.3f ms\n", r, dt);
 	}
+	/* From here a signal stops nothing: the runs are over. */
+	signals_session(NULL);
 	/* Once interrupted, leave at once: no weights to host, no outputs. */
-	if (!status && signals_caught()) {
+	if (!status && done < o->runs) {
 		interrupted(done, o, total);
-		status = -1;
+		status = STOPPED;
 	} else if (!status && !o->quiet) {
 		printf("%lu run%s: total %.3f ms, mean %.3f ms, best %.3f ms\n",
 		       o->runs, o->runs == 1 ? "" : "s", total,
@@ -555,7 +618,8 @@ static int run(struct ipu_session *s, const struct options *o)
 	if (ret) {
 		fprintf(stderr, "%s: detaching: %s\n", prog_name,
 			ipu_session_errmsg(s));
-		status = -1;
+		if (!status)
+			status = -1;
 	}
 	for (size_t i = 0; !status && i < o->nout; i++)
 		for (size_t j = 0; j < nout; j++)
@@ -607,16 +671,18 @@ static int run_program(struct options *o)
 			       ipu_session_num_ipus(s),
 			       ipu_session_num_ipus(s) == 1 ? "" : "s", o->runs,
 			       o->runs == 1 ? "" : "s");
-		signals_session(s);
 		ret = run(s, o);
-		signals_session(NULL);
 	}
 	close_outputs(o, ret != 0);
 	ipu_session_destroy(s);
 	return ret;
 }
 
-/* The exit status of running the program: 128 + a signal that stopped it. */
+/*
+ * The exit status of running the program: 128 + a signal that stopped it.
+ * A signal that came once every run had completed stopped nothing: the
+ * outputs were written, and the status is the run's, saying so.
+ */
 static int run_status(struct options *o)
 {
 	int ret;
@@ -624,8 +690,11 @@ static int run_status(struct options *o)
 	if (signals_install(prog_name))
 		return 1;
 	ret = run_program(o);
-	if (signals_caught())
+	if (ret == STOPPED || (ret && signals_caught()))
 		return 128 + signals_caught();
+	if (signals_caught())
+		fprintf(stderr, "%s: %s came after the last run completed: it stopped nothing, the outputs are written\n",
+			prog_name, signals_name());
 	return ret ? 1 : 0;
 }
 

@@ -211,3 +211,36 @@ def test_view_of_a_view_writes_through_to_the_root():
     np.testing.assert_array_equal(got["flat"], want)
     np.testing.assert_array_equal(got["part"], want[1:5:2])
     np.testing.assert_array_equal(got["sib"], want.reshape(X.shape).T)
+
+
+# --- call outputs ----------------------------------------------------------
+
+def test_call_outputs_do_not_share_memory():
+    """A subgraph returning one tensor twice, its input unchanged, or a
+    view with its base: the call's outputs are separate tensors, so an
+    in-place update of one in the caller leaves the others alone."""
+    spec = ipu.TensorSpec(X.shape, ipu.float32)
+
+    def build(x, y):
+        ir = ipu.gcg().ir
+        twice = ir.create_graph(lambda t: (t * 2.0,) * 2, spec)
+        same = ir.create_graph(lambda t: (t, t), spec)
+        view = ir.create_graph(lambda t: (ipu.ops.reshape_(t, (3, 2)), t),
+                               spec)
+        a, b = ipu.ops.call(twice, x)
+        a += 1.0
+        c, d = ipu.ops.call(same, x)
+        d += y
+        e, f = ipu.ops.call(view, y)
+        f += 1.0
+        return {"a": a, "b": b, "c": c, "d": d, "e": e, "f": f, "x": x,
+                "y": y}
+    got = _run(build)
+    np.testing.assert_array_equal(got["a"], X * 2 + 1)
+    np.testing.assert_array_equal(got["b"], X * 2)
+    np.testing.assert_array_equal(got["c"], X)
+    np.testing.assert_array_equal(got["d"], X + Y)
+    np.testing.assert_array_equal(got["x"], X)
+    np.testing.assert_array_equal(got["e"], Y.reshape(3, 2))
+    np.testing.assert_array_equal(got["f"], Y + 1)
+    np.testing.assert_array_equal(got["y"], Y)
