@@ -130,12 +130,19 @@ threads_block_signals
 # the output into a FIFO whose reader has not read yet: a full pipe) stops
 # nothing: the output is written whole, ipu-run exits 0 and says the signal
 # came late.
+# With "twice", a second SIGINT then ends the process as SIGINT's default
+# does (the handler resets itself): a device that does not let go, or an
+# output nobody reads, must not leave ipu-run deaf to Ctrl-C. OpenBLAS's
+# pool is kept to one thread, so that only ipu-run's own threads could take
+# the second signal.
 late_signal() {
-	"$PY" - "$TOOL" "$T" "$SAFETY_S" <<'EOF'
+	OPENBLAS_NUM_THREADS=1 "$PY" - "$TOOL" "$T" "$SAFETY_S" "${1:-once}" <<'EOF'
 import fcntl, io, os, select, signal, subprocess, sys, termios, time
 import numpy as np
-tool, T, safety = sys.argv[1], sys.argv[2], float(sys.argv[3])
+tool, T, safety, mode = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
 fifo = T + "/late.fifo"
+if os.path.exists(fifo):
+    os.unlink(fifo)
 os.mkfifo(fifo)
 # Held read-write: ipu-run's open does not wait; the pipe as small as can be.
 fd = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)
@@ -181,6 +188,18 @@ while pending():
         p.kill()
         sys.exit("SIGINT stayed pending")
     time.sleep(0.01)
+if mode == "twice":
+    p.send_signal(signal.SIGINT)
+    # The event: the process ends (a signal no thread takes stays pending).
+    while p.poll() is None:
+        if time.monotonic() > deadline:
+            p.kill()
+            sys.exit("a second SIGINT did not end ipu-run (pending: %s)"
+                     % pending())
+        time.sleep(0.01)
+    if p.returncode != -signal.SIGINT:
+        sys.exit("exit status %d, expected death by SIGINT" % p.returncode)
+    sys.exit(0)
 data = b""
 while True:
     r, _, _ = select.select([fd], [], [], 0.05)
@@ -208,6 +227,11 @@ if "$MAKE_EXE" --steps 64 --replicas 4 --weights "$T/late" "$T/late.ipux" >"$T/o
 		pass late_signal_stops_nothing
 	else
 		fail late_signal_stops_nothing "$(tail -1 "$T/out")"
+	fi
+	if late_signal twice >"$T/out" 2>&1; then
+		pass second_signal_ends_ipu_run
+	else
+		fail second_signal_ends_ipu_run "$(tail -1 "$T/out")"
 	fi
 else
 	fail late_signal_stops_nothing "could not write the program or its input"

@@ -63,18 +63,27 @@ static void *take_signals(void *arg)
 
 	(void)arg;
 	pthread_sigmask(SIG_UNBLOCK, &sigs, NULL);
-	while (read(wake[0], &b, 1) != 1 || !signals_caught())
-		;
-	pthread_mutex_lock(&lock);
-	while (armed) {
-		ipu_session_cancel(armed);
-		clock_gettime(CLOCK_REALTIME, &t);
-		t.tv_nsec += CANCEL_MS * 1000000l;
-		t.tv_sec += t.tv_nsec / 1000000000l;
-		t.tv_nsec %= 1000000000l;
-		pthread_cond_timedwait(&changed, &lock, &t);
+	/*
+	 * The thread lives as long as the process: it is the one thread that
+	 * does not block the signals, so once the handler has reset itself a
+	 * second signal must still find it to end the process (were it gone,
+	 * the signal would stay pending for good in a process whose every
+	 * thread blocks it).
+	 */
+	for (;;) {
+		while (read(wake[0], &b, 1) != 1 || !signals_caught())
+			;
+		pthread_mutex_lock(&lock);
+		while (armed) {
+			ipu_session_cancel(armed);
+			clock_gettime(CLOCK_REALTIME, &t);
+			t.tv_nsec += CANCEL_MS * 1000000l;
+			t.tv_sec += t.tv_nsec / 1000000000l;
+			t.tv_nsec %= 1000000000l;
+			pthread_cond_timedwait(&changed, &lock, &t);
+		}
+		pthread_mutex_unlock(&lock);
 	}
-	pthread_mutex_unlock(&lock);
 	return NULL;
 }
 
