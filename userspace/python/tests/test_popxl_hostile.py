@@ -26,3 +26,28 @@ def test_call_takes_a_zero_dim_array_as_one_input():
     got, _ = _run(build, x=x)
     np.testing.assert_array_equal(got["y"], x * 3)
     np.testing.assert_array_equal(got["z"], x * 3)
+
+
+@pytest.mark.parametrize("inc, mod", [(2 ** 32, 5), (1, 2 ** 32 + 3),
+                                      (-2 ** 31 - 1, 7), (1, -2 ** 40)])
+def test_increment_mod_refuses_numbers_the_dtype_cannot_hold(inc, mod):
+    # int32 cannot hold them: made constants they would wrap or saturate
+    # and the result would be silently wrong.
+    ir = ipu.Ir()
+    with ir.main_graph:
+        t = ipu.variable(np.zeros(3, np.int32), name="c")
+        with pytest.raises(ipu.IrError, match=str(inc if abs(inc) >= 2 ** 31
+                                                  else mod)):
+            ipu.ops.increment_mod(t, inc, mod)
+        with pytest.raises(ipu.IrError):
+            ipu.ops.increment_mod_(t, inc, mod)
+
+
+def test_increment_mod_takes_the_int32_extremes():
+    x = np.array([0, 5, -5], np.int32)
+    got, _ = _run(lambda t: {
+        "a": ipu.ops.increment_mod(t, 0, 2 ** 31 - 1),
+        "b": ipu.ops.increment_mod(t, -2 ** 31 + 10, 3)}, x=x)
+    np.testing.assert_array_equal(got["a"], x)
+    y = x.astype(np.int64) - 2 ** 31 + 10
+    np.testing.assert_array_equal(got["b"], np.fmod(y, 3))
