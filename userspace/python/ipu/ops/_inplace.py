@@ -54,10 +54,18 @@ def _spread(t, came_from, what):
     (all but @came_from, which already does)."""
     parents, children = _registry(t._ir)
     graph = get_current_graph()
-    for v in parents.get(t._h.id, ()):
-        if v.base != came_from and v.graph is graph:
+    mine = [v for v in parents.get(t._h.id, ()) if v.graph is graph]
+    for v in mine:
+        if v.base != came_from:
             _assign(v.base, v.back(v.base, t), what)
             _spread(v.base, t, what)
+    # One base twice (concat_([w, w])): its parts of @t are one memory in
+    # PopXL, which the last write-back decided; @t is made again from it
+    # (unless the update came from that base: then it was).
+    bases = [v.base._h.id for v in mine]
+    if len(set(bases)) < len(bases) and \
+            (came_from is None or came_from._h.id not in bases):
+        _assign(t, mine[0].forth(mine[0].base), what)
     for child in children.get(t._h.id, ()):
         if child == came_from:
             continue
