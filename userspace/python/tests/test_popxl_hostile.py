@@ -83,3 +83,20 @@ def test_concat_inplace_of_one_tensor_twice_through_a_slice_view():
     want = x + np.array([100, 100, 0], np.float32)
     np.testing.assert_array_equal(wv, want)
     np.testing.assert_array_equal(got["v"], np.concatenate([want] * 2))
+
+
+def test_concat_inplace_of_a_tensor_and_its_view_ends_and_agrees():
+    # w and slice_(w) concatenated alias one another in a cycle: an
+    # update through the concat must end (it recursed without end), and
+    # leave every tensor agreeing with w.
+    x = np.array([1.0, 2.0, 3.0], np.float32)
+
+    def build(t, w):
+        s = ipu.ops.slice_(w, [0], [2], [1], [0])
+        v = ipu.ops.concat_([w, s], 0)
+        v += ipu.constant(np.array([1, 1, 1, 10, 10], np.float32))
+        return {"v": v + 0.0, "s": s + 0.0}
+    got, wv = _run(build, x=x, var=x)
+    np.testing.assert_array_equal(got["s"], wv[0:2])
+    np.testing.assert_array_equal(got["v"], np.concatenate([wv, wv[0:2]]))
+    assert wv[2] == 4.0
