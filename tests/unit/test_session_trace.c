@@ -561,6 +561,33 @@ static void test_two_sessions_of_one_file_keep_both_traces(void **state)
 	unload(t);
 }
 
+/*
+ * Past the last "-N" name a session of this process may take, the next
+ * is refused, naming the file: it does not overwrite an earlier one's.
+ */
+static void test_past_the_last_numbered_name_a_session_is_refused(void **state)
+{
+	IPU_OPTS(ipu_session_opts, opts, .device = "ipu_model",
+		 .attach_timeout_ms = 1, .trace = path("many.json"));
+	struct ipu_session *s;
+	struct stat st;
+	unsigned int i;
+	int err = 0;
+
+	(void)state;
+	for (i = 0; i < 2000 && !err; i++) {
+		s = NULL;
+		err = ipu_session_create(sh_acc_ir(1, 1, 2, NULL), &opts, &s);
+		ipu_session_destroy(s);
+	}
+	/* many.json, many-2.json ... many-1000.json; the next refused. */
+	assert_int_equal(err, -EEXIST);
+	assert_int_equal(i, SESS_TRACE_MAX_NAMES + 1);
+	assert_non_null(strstr(ipu_session_errmsg(NULL), "many.json"));
+	assert_int_equal(stat(path("many-1000.json"), &st), 0);
+	assert_int_not_equal(stat(path("many-1001.json"), &st), 0);
+}
+
 static void test_bad_paths_are_refused_clearly(void **state)
 {
 	char victim[128];
@@ -674,6 +701,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bad_paths_are_refused_clearly, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_the_cap_counts_dropped_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_the_cap_counts_every_dropped_op, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_past_the_last_numbered_name_a_session_is_refused, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, sh_group_setup, sh_group_teardown);
