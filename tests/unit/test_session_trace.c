@@ -561,6 +561,42 @@ static void test_two_sessions_of_one_file_keep_both_traces(void **state)
 	unload(t);
 }
 
+/*
+ * Past the last "-N" name a session of this process may take, the next
+ * is refused, naming the file: it does not overwrite an earlier one's.
+ */
+static void test_past_the_last_numbered_name_a_session_is_refused(void **state)
+{
+	IPU_OPTS(ipu_session_opts, opts, .device = "ipu_model",
+		 .attach_timeout_ms = 1, .trace = path("many.json"));
+	struct ipu_session *s;
+	struct stat st;
+	unsigned int i;
+	int err = 0, saved, null;
+
+	(void)state;
+	/* A thousand "this one goes to" lines are not worth reading. */
+	fflush(stderr);
+	saved = dup(2);
+	null = open("/dev/null", O_WRONLY);
+	assert_true(saved >= 0 && null >= 0 && dup2(null, 2) == 2);
+	for (i = 0; i < 2000 && !err; i++) {
+		s = NULL;
+		err = ipu_session_create(sh_acc_ir(1, 1, 2, NULL), &opts, &s);
+		ipu_session_destroy(s);
+	}
+	fflush(stderr);
+	assert_int_equal(dup2(saved, 2), 2);
+	close(saved);
+	close(null);
+	/* many.json, many-2.json ... many-1000.json; the next refused. */
+	assert_int_equal(err, -EEXIST);
+	assert_int_equal(i, SESS_TRACE_MAX_NAMES + 1);
+	assert_non_null(strstr(ipu_session_errmsg(NULL), "many.json"));
+	assert_int_equal(stat(path("many-1000.json"), &st), 0);
+	assert_int_not_equal(stat(path("many-1001.json"), &st), 0);
+}
+
 static void test_bad_paths_are_refused_clearly(void **state)
 {
 	char victim[128];
@@ -612,6 +648,52 @@ static void test_the_cap_counts_dropped_events(void **state)
 	unload(t);
 }
 
+/* The events a run of @runs makes: spans, ops and memory counters. */
+static size_t events_made(const struct trace *t)
+{
+	size_t i, x = 0;
+
+	for (i = 0; i < t->n; i++)
+		x += t->ev[i].ph == 'X' ||
+		     !strcmp(t->ev[i].name, "device memory");
+	return x;
+}
+
+/*
+ * Every event past the cap is counted, ops too: a launch whose op spans
+ * no longer fit drops each of them, not just the first.
+ */
+static void test_the_cap_counts_every_dropped_op(void **state)
+{
+	struct ipu_session *s = traced(sh_acc_ir(1, 1, 2, NULL),
+				       path("all.json"));
+	const char *p;
+	struct trace *t;
+	size_t total;
+
+	(void)state;
+	sh_attach(s);
+	run_acc(s, 1, 1, 5);
+	ipu_session_destroy(s);
+	t = load(path("all.json"));
+	total = events_made(t);
+	assert_true(count(t, "op", NULL, 0) > 5);
+	unload(t);
+
+	s = traced(sh_acc_ir(1, 1, 2, NULL), path("capped.json"));
+	ipu_sess_trace_set_max(s, 6);
+	sh_attach(s);
+	run_acc(s, 1, 1, 5);
+	ipu_session_destroy(s);
+	t = load(path("capped.json"));
+	assert_int_equal(events_made(t), 6);
+	p = strstr(t->text, "\"dropped_events\":");
+	assert_non_null(p);
+	assert_int_equal(strtoull(p + strlen("\"dropped_events\":"), NULL, 10),
+			 total - 6);
+	unload(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -627,6 +709,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_two_sessions_of_one_file_keep_both_traces, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_paths_are_refused_clearly, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_the_cap_counts_dropped_events, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_the_cap_counts_every_dropped_op, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_past_the_last_numbered_name_a_session_is_refused, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, sh_group_setup, sh_group_teardown);

@@ -44,6 +44,8 @@
 /* Events a trace keeps in memory (about 80 bytes each); later ones are
  * only counted. A run of one replica makes streams + 2 of them. */
 #define SESS_TRACE_MAX_EVENTS (1u << 20)
+/* The last "NAME-N" of a trace file another session of the process took. */
+#define SESS_TRACE_MAX_NAMES 1000u
 
 /* The backends a session runs on: libipu's "hw:N" and "model:N". */
 enum sess_backend {

@@ -30,7 +30,8 @@
  * created, with a message naming the path. It is opened last at create,
  * so a create that fails leaves it as it was; a file an earlier session
  * of this process traced to is not replaced: the later session writes
- * "NAME-2.json" (then -3, ...) instead, and says so.
+ * "NAME-2.json" (then -3, ... up to -1000: past it the create fails
+ * rather than overwrite one) instead, and says so.
  *
  * Launches of a traced run ask for op profiles (IPU_LAUNCH_F_PROFILE);
  * where the device records them (the model), each op of a launch is a
@@ -220,13 +221,14 @@ static FILE *open_unused(struct sess_trace *t)
 	FILE *f;
 
 	pthread_mutex_lock(&traced.lock);
-	while (traced_locked(name) && n < 1000) {
+	while (traced_locked(name)) {
 		if (name != t->path)
 			free(name);
-		name = nth_name(t->path, ++n);
+		/* Every name taken: none is overwritten (EEXIST). */
+		name = n < SESS_TRACE_MAX_NAMES ? nth_name(t->path, ++n) : NULL;
 		if (!name) {
 			pthread_mutex_unlock(&traced.lock);
-			errno = ENOMEM;
+			errno = n < SESS_TRACE_MAX_NAMES ? ENOMEM : EEXIST;
 			return NULL;
 		}
 	}
@@ -277,6 +279,10 @@ int ipu_sess_trace_open(struct ipu_session *s, const char *path)
 			return ipu_sess_err(s, err,
 					    "trace file '%s': another user's file, or one with other names (hard links): not overwritten",
 					    path);
+		if (err == -EEXIST)
+			return ipu_sess_err(s, err,
+					    "trace file '%s': it and its numbered names up to -%u hold the timelines of earlier sessions of this process: give another name",
+					    path, SESS_TRACE_MAX_NAMES);
 		if (err == -EINVAL)
 			return ipu_sess_err(s, err,
 					    "trace file '%s': not a regular file; give a new file's name or a regular file to overwrite",
@@ -504,8 +510,9 @@ static void op_spans(struct ipu_session *s, struct sess_trace *t, size_t i,
 		b = o->end_ns > end ? end : o->end_ns;
 		ev = span(t, replica_pid(s, r), r + 1, ipu_exe_op_name(o->op),
 			  a, b);
+		/* Past the cap: each op is counted as dropped (add()). */
 		if (!ev)
-			return;
+			continue;
 		ev->kind = TEV_OP;
 		ev->what = "op";
 		ev->replica = s->base + r;

@@ -49,22 +49,50 @@ def _assign(t, value, what):
              "%s '%s'" % (what, t.name))
 
 
-def _spread(t, came_from, what):
+def _spread(t, came_from, what, seen=None):
     """Make the tensors sharing memory with @t agree with its new value
-    (all but @came_from, which already does)."""
+    (all but @came_from, which already does). @seen: the tensors (handle
+    ids) this update made agree already; each is made so once, so views
+    that alias one another in a cycle (concat_([w, slice_(w)])) end."""
+    if seen is None:
+        seen = {t._h.id}
     parents, children = _registry(t._ir)
     graph = get_current_graph()
-    for v in parents.get(t._h.id, ()):
-        if v.base != came_from and v.graph is graph:
-            _assign(v.base, v.back(v.base, t), what)
-            _spread(v.base, t, what)
+    mine = [v for v in parents.get(t._h.id, ()) if v.graph is graph]
+    # Per base, its views' write-backs one after another (one base twice,
+    # concat_([w, w]): the later part wins, as the later write to one
+    # memory), then one update of the base.
+    groups = {}
+    for v in mine:
+        if v.base != came_from:
+            groups.setdefault(v.base._h.id, []).append(v)
+    remake = False
+    for vs in groups.values():
+        base = vs[0].base
+        if base._h.id in seen:
+            # Reached already through another view (a base aliasing
+            # another, concat_([w, slice_(w)])): it decided.
+            remake = True
+            continue
+        value = base
+        for v in vs:
+            value = v.back(value, t)
+        seen.add(base._h.id)
+        _assign(base, value, what)
+        _spread(base, t, what, seen)
+        remake |= len(vs) > 1
+    if remake:
+        # @t's parts of one memory now agree with it: @t made again.
+        _assign(t, mine[0].forth(mine[0].base), what)
     for child in children.get(t._h.id, ()):
-        if child == came_from:
+        if child == came_from or child._h.id in seen:
             continue
         for c in parents[child._h.id]:
             if c.base == t and c.graph is graph:
+                seen.add(child._h.id)
                 _assign(child, c.forth(t), what)
-                _spread(child, t, what)
+                _spread(child, t, what, seen)
+                break
 
 
 def updated(t, what):

@@ -3,6 +3,8 @@
 and ``ops.repeat_with_info``."""
 from collections.abc import Iterable
 
+import numpy as np
+
 from .. import _lib
 from ..context import get_current_graph
 from ..errors import IrError, UnsupportedError
@@ -14,10 +16,12 @@ def _flatten(inputs):
     """@inputs with each iterable among them (a list, a tuple, ...; not a
     string) replaced by its elements, one level deep, as PopXL's call and
     repeat take ``*inputs: Union[TensorLike, Iterable[TensorLike]]``. A
-    NumPy array is iterable too: its rows become inputs, as in PopXL."""
+    NumPy array is iterable too: its rows become inputs, as in PopXL; a
+    0-d array, which NumPy cannot iterate, is one input."""
     flat = []
     for x in inputs:
-        if isinstance(x, Iterable) and not isinstance(x, str):
+        if (isinstance(x, Iterable) and not isinstance(x, str) and
+                not (isinstance(x, np.ndarray) and x.ndim == 0)):
             flat.extend(x)
         else:
             flat.append(x)

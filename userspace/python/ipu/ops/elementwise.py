@@ -1,6 +1,10 @@
 # SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
 """Elementwise ops. Binary ones broadcast NumPy-style; both inputs have
 one dtype (a Python number takes the tensor's)."""
+import numbers
+
+import numpy as np
+
 from .. import _lib, dtypes
 from ..errors import IrError
 from ..tensor import Tensor
@@ -113,11 +117,22 @@ def increment_mod(t, increment, modulus):
 
     Raises:
         ipu.IrError (a ValueError): @modulus is 0 in @t's dtype (PopXL's
-            result is undefined there).
+            result is undefined there), or, @t of an integer type, the
+            increment or modulus is outside its range.
     """
     ir = current_ir()
     x = tensor_of(ir, t, None, "increment_mod")
     m = int(modulus) if x.dtype.is_int else float(modulus)
+    if x.dtype.is_int:
+        # Made constants, numbers the dtype cannot hold would wrap or
+        # saturate (libipuir converts a double): a wrong result, silently.
+        lim = np.iinfo(x.dtype.as_numpy())
+        for name, v in (("increment", increment), ("modulus", modulus)):
+            if isinstance(v, numbers.Number) and \
+                    not lim.min <= int(v) <= lim.max:
+                raise IrError("increment_mod: %s %r is outside %s's range "
+                              "[%d, %d] ('%s')" % (name, v, x.dtype.name,
+                                                   lim.min, lim.max, x.name))
     if m == 0:
         raise IrError("increment_mod: modulus %r of '%s' (%s) is 0" %
                       (modulus, x.name, x.dtype.name))
