@@ -48,7 +48,8 @@ struct model_bo {
  * @index: N of "model:N".
  * @mem: the device memory, @mem_size bytes; mapped while @opens > 0.
  * @opens: open handles.
- * @owner: the attached handle, or NULL.
+ * @owner: the attached handle, or NULL; stored atomically, so that
+ *	model_attached() can read it without the lock.
  * @owner_pid: the pid that attached it.
  * @bos: live buffer objects in address order.
  * @used: bytes they hold.
