@@ -197,6 +197,11 @@ int __ipu_model_faults_set(const char *spec)
 	return 0;
 }
 
+bool model_faults_armed(void)
+{
+	return __atomic_load_n(&faults_armed, __ATOMIC_ACQUIRE);
+}
+
 bool model_fault(enum model_fault_kind kind)
 {
 	struct model_fault *f = &faults[kind];

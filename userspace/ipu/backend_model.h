@@ -110,6 +110,9 @@ enum model_fault_kind {
 /* backend_model.c: whether this operation of @kind is to fail. */
 bool model_fault(enum model_fault_kind kind);
 
+/* backend_model.c: whether any fault is set (IPU_MODEL_FAULTS). */
+bool model_faults_armed(void);
+
 /* backend_model.c: whether @dev is the attached handle of its IPU. */
 bool model_attached(struct ipu_device *dev);
 
