@@ -188,9 +188,16 @@ static int gather_instances(struct fw_replica *rep, const struct fw_tensor *x,
 	return 0;
 }
 
-/* ALL_REDUCE: out, x; mode, group_size, group_stride. */
-int fw_op_all_reduce(struct fw_replica *rep, const struct ipu_exe_instr *in)
+/*
+ * ALL_REDUCE: out, x; mode, group_size, group_stride. @phases: FW_AR_SUM
+ * (read the members' x into the accumulators) and FW_AR_STORE (write out
+ * from them); with both, as a replica in a thread of its own, between the
+ * barriers that order them against the other replicas' phases.
+ */
+static int all_reduce(struct fw_replica *rep, const struct ipu_exe_instr *in,
+		      unsigned int phases)
 {
+	const bool both = phases == (FW_AR_SUM | FW_AR_STORE);
 	const struct fw_run *run = rep->run;
 	struct fw_tensor t[2], *out = &t[0], *x = &t[1], xj;
 	int64_t p[3], mode, size, stride;
@@ -223,16 +230,19 @@ int fw_op_all_reduce(struct fw_replica *rep, const struct ipu_exe_instr *in)
 	isf = ipu_dtype_is_float(out->dtype);
 	/* Every replica takes the same path here: none waits for nothing. */
 	if (size == 1)
-		return fw_move(rep, out, x);
+		return phases & FW_AR_STORE ? fw_move(rep, out, x) : 0;
 
 	cdt = isf ? IPU_DTYPE_FLOAT64 : IPU_DTYPE_INT64;
+	if (!(phases & FW_AR_SUM)) /* what this replica's FW_AR_SUM made */
+		return ipu_dtype_convert(out->p, out->dtype, rep->scratch[0],
+					 cdt, out->nelems);
 	acc = fw_scratch(rep, 0, x->nelems * sizeof(double));
 	xop = run->exe->operands[in->first_operand + 1];
 	if (run->inst) {
 		err = gather_instances(rep, x, xop);
 		if (err)
 			return err;
-	} else {
+	} else if (both) {
 		/* Meet even without memory, or the others would wait
 		 * forever; the failure then aborts the barrier for them. */
 		err = fw_barrier_wait(run->barrier);
@@ -267,6 +277,8 @@ int fw_op_all_reduce(struct fw_replica *rep, const struct ipu_exe_instr *in)
 		}
 	}
 
+	if (!both)
+		return 0;
 	/* Others read our x from our arena; from the gathered copy, once
 	 * it is complete, they need no wait (the next gather is behind the
 	 * next all-reduce's first barrier). */
@@ -276,4 +288,15 @@ int fw_op_all_reduce(struct fw_replica *rep, const struct ipu_exe_instr *in)
 			return fw_fail(rep, err, "another replica failed");
 	}
 	return ipu_dtype_convert(out->p, out->dtype, acc, cdt, out->nelems);
+}
+
+int fw_op_all_reduce(struct fw_replica *rep, const struct ipu_exe_instr *in)
+{
+	return all_reduce(rep, in, FW_AR_SUM | FW_AR_STORE);
+}
+
+int fw_all_reduce_phase(struct fw_replica *rep,
+			const struct ipu_exe_instr *in, unsigned int phase)
+{
+	return all_reduce(rep, in, phase);
 }

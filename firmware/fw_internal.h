@@ -266,6 +266,15 @@ int fw_op_reduce(struct fw_replica *rep, const struct ipu_exe_instr *in);
 int fw_op_softmax(struct fw_replica *rep, const struct ipu_exe_instr *in);
 int fw_op_scaled_add(struct fw_replica *rep, const struct ipu_exe_instr *in);
 int fw_op_all_reduce(struct fw_replica *rep, const struct ipu_exe_instr *in);
+/*
+ * fw_all_reduce_phase() - one half of ALL_REDUCE @in for @rep, for replicas
+ * run in one thread (exec.c): FW_AR_SUM for every replica, then FW_AR_STORE
+ * for every replica; no barrier. Not for a run across instances.
+ */
+#define FW_AR_SUM	1u
+#define FW_AR_STORE	2u
+int fw_all_reduce_phase(struct fw_replica *rep,
+			const struct ipu_exe_instr *in, unsigned int phase);
 int fw_op_stream(struct fw_replica *rep, const struct ipu_exe_instr *in);
 
 /**

@@ -2,8 +2,8 @@
 /*
  * bench_model_launch.c - the cost of launching a one-op program (y = x + x
  * on 4 floats) through libipu on the model, from submission to reaped
- * completion: a queue's LAUNCH command, ipu_launch(), and a run of 2
- * replicas on 2 devices (an all-reduce, two launch commands). What the
+ * completion: a queue's LAUNCH command, ipu_launch(), and runs of 2 and
+ * 4 replicas on as many devices (an all-reduce, a launch each). What the
  * firmware alone costs is bench_launch's figure; the difference is
  * libipu's (checks, engine thread hand-off, cached executable lookup).
  * Best of five rounds.
@@ -80,10 +80,10 @@ static int place(struct ipu_device **devs, uint32_t r, uint32_t nrep,
 /* Microseconds per run of @nrep replicas through a queue. */
 static int bench_queue(uint32_t nrep, int runs)
 {
-	struct ipu_device *devs[2] = { NULL, NULL };
-	struct ipu_completion cqes[2];
-	struct ipu_launch_desc l[2];
-	struct ipu_cmd cmds[2];
+	struct ipu_device *devs[4] = { NULL, NULL, NULL, NULL };
+	struct ipu_completion cqes[4];
+	struct ipu_launch_desc l[4];
+	struct ipu_cmd cmds[4];
 	struct ipu_queue *q = NULL;
 	double best = 1e30, t;
 	int round, i, got, err = 1;
@@ -163,5 +163,5 @@ out:
 int main(void)
 {
 	return bench_queue(1, 20000) || bench_sync(20000) ||
-	       bench_queue(2, 5000);
+	       bench_queue(2, 5000) || bench_queue(4, 2000);
 }

@@ -30,6 +30,14 @@ static uint32_t member(uint32_t r, uint32_t size, uint32_t stride, uint32_t j)
 	return r / (size * stride) * (size * stride) + r % stride + j * stride;
 }
 
+/*
+ * Small programs' replicas run in one thread, an instruction at a time for
+ * each (exec.c, run_lockstep()), larger ones in threads of their own: with
+ * this set, check_all_reduce() pads the arena past exec.c's
+ * FW_LOCKSTEP_ARENA (1 MiB), so that the threads meet at the barriers.
+ */
+static bool pad_arena;
+
 static void check_all_reduce(int dt, uint32_t replicas, int64_t mode,
 			     uint32_t size, uint32_t stride, bool in_place)
 {
@@ -42,8 +50,11 @@ static void check_all_reduce(int dt, uint32_t replicas, int64_t mode,
 	uint64_t i, nb = b->tensors[x].nbytes;
 	int run;
 
+	if (pad_arena)
+		eb_tensor(b, IPU_DTYPE_FLOAT32, EB_SHAPE((1 << 18) + 1));
 	eb_op(b, IPU_OP_ALL_REDUCE, EB_U32(o, x), EB_I64(mode, size, stride));
 	eb_alloc(b);
+	assert_true((b->exe.arena_size > (1u << 20)) == pad_arena);
 	for (r = 0; r < replicas; r++) {
 		eb_fill(b, r, x, 100 + r, isf ? -10 : -100, isf ? 10 : 100);
 		before[r] = malloc(nb);
@@ -115,6 +126,25 @@ static void test_all_reduce_over_all_replicas(void **state)
 						 IPU_EXE_REDUCE_MEAN, reps[r],
 						 1, true);
 		}
+}
+
+/* The same sums from replicas in threads as from replicas in one. */
+static void test_all_reduce_in_threads(void **state)
+{
+	static const uint32_t reps[] = { 2, 4, 8 };
+	size_t r;
+
+	(void)state;
+	pad_arena = true;
+	for (r = 0; r < N(reps); r++) {
+		check_all_reduce(IPU_DTYPE_FLOAT32, reps[r], IPU_EXE_REDUCE_SUM,
+				 reps[r], 1, false);
+		check_all_reduce(IPU_DTYPE_FLOAT32, reps[r], IPU_EXE_REDUCE_SUM,
+				 reps[r], 1, true);
+		check_all_reduce(IPU_DTYPE_FLOAT16, reps[r], IPU_EXE_REDUCE_MEAN,
+				 reps[r] / 2, 2, true);
+	}
+	pad_arena = false;
 }
 
 static void test_all_reduce_over_groupings(void **state)
@@ -260,6 +290,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_all_reduce_over_all_replicas),
+		cmocka_unit_test(test_all_reduce_in_threads),
 		cmocka_unit_test(test_all_reduce_over_groupings),
 		cmocka_unit_test(test_replicas_stream_through_all_reduce),
 		cmocka_unit_test(test_many_runs_fewer_replicas_than_workers),

@@ -176,6 +176,78 @@ static void test_transfer_by_a_handle_another_one_attached_is_eacces(void **stat
 	ipu_device_close(other);
 }
 
+/*
+ * A batch of small transfers runs in the submitter's thread when the
+ * queue is idle (backend_model_queue.c): a failure there cancels the rest
+ * of its chain and no other chain, as on the engine; and a batch behind
+ * one the engine still holds waits its turn.
+ */
+static void test_a_failure_cancels_its_chain_alone(void **state)
+{
+	struct fixture *f = *state;
+	struct ipu_device *d1 = mh_open(1, true);
+	struct ipu_bo *b1 = mh_bo(d1, 4096);
+	struct ipu_queue *q = mh_queue(f->dev, 0);
+	struct ipu_completion c[4];
+	struct ipu_cmd cmds[4];
+	struct ipu_xfer_desc x[4];
+	int i;
+
+	assert_int_equal(ipu_device_detach(d1), 0);
+	x[0] = mh_xfer(b1, 0, f->buf, 64, IPU_XFER_DIR_TO_DEVICE);
+	x[1] = mh_xfer(f->bo, 0, f->buf, 64, IPU_XFER_DIR_TO_DEVICE);
+	x[2] = mh_xfer(f->bo, 64, f->buf, 64, IPU_XFER_DIR_TO_DEVICE);
+	x[3] = mh_xfer(f->bo, 128, f->buf + 1, 64, IPU_XFER_DIR_TO_DEVICE);
+	for (i = 0; i < 4; i++)
+		ipu_cmd_prep_xfer(&cmds[i], &x[i], 20 + i);
+	/* chains: [0 -> 1 -> 2] [3] */
+	cmds[0].flags = cmds[1].flags = IPU_CMD_F_LINK;
+	assert_int_equal(ipu_queue_submit(q, cmds, 4), 0);
+	mh_reap(q, c, 4);
+	assert_int_equal(mh_find(c, 4, 20)->result, -EACCES);
+	assert_int_equal(mh_find(c, 4, 21)->result, -ECANCELED);
+	assert_int_equal(mh_find(c, 4, 22)->result, -ECANCELED);
+	assert_int_equal(mh_find(c, 4, 23)->result, 0);
+	memcpy(f->ref + 128, f->buf + 1, 64);
+	check_bo(f); /* only the last one wrote */
+	ipu_queue_destroy(q);
+	ipu_device_close(d1);
+}
+
+static void test_a_small_transfer_waits_behind_a_large_one(void **state)
+{
+	const size_t big = 4u << 20; /* past what runs in the submitter's */
+	struct fixture *f = *state;
+	struct ipu_bo *bo = mh_bo(f->dev, big);
+	struct ipu_queue *q = mh_queue(f->dev, 0);
+	uint8_t *in = malloc(big), out[64];
+	struct ipu_completion c[2];
+	struct ipu_cmd cmds[2];
+	struct ipu_xfer_desc x[2];
+	size_t i;
+	int round;
+
+	assert_non_null(in);
+	for (round = 0; round < 20; round++) {
+		for (i = 0; i < big; i++)
+			in[i] = (uint8_t)(i * 13 + (size_t)round);
+		x[0] = mh_xfer(bo, 0, in, big, IPU_XFER_DIR_TO_DEVICE);
+		x[1] = mh_xfer(bo, big - 64, out, 64, IPU_XFER_DIR_FROM_DEVICE);
+		ipu_cmd_prep_xfer(&cmds[0], &x[0], 30);
+		ipu_cmd_prep_xfer(&cmds[1], &x[1], 31);
+		/* Two batches: the second must not overtake the first. */
+		assert_int_equal(ipu_queue_submit(q, &cmds[0], 1), 0);
+		assert_int_equal(ipu_queue_submit(q, &cmds[1], 1), 0);
+		mh_reap(q, c, 2);
+		assert_int_equal(c[0].user_data, 30);
+		assert_int_equal(c[0].result | c[1].result, 0);
+		assert_memory_equal(out, in + big - 64, 64);
+	}
+	free(in);
+	ipu_queue_destroy(q);
+	ipu_bo_destroy(bo);
+}
+
 static void test_xfer_run_stops_at_the_first_failure(void **state)
 {
 	struct fixture *f = *state;
@@ -275,6 +347,8 @@ int main(void)
 		T(test_one_queue_carries_several_devices),
 		T(test_transfer_by_a_detached_handle_is_eacces),
 		T(test_transfer_by_a_handle_another_one_attached_is_eacces),
+		T(test_a_failure_cancels_its_chain_alone),
+		T(test_a_small_transfer_waits_behind_a_large_one),
 		T(test_xfer_run_stops_at_the_first_failure),
 		T(test_xfer_run_longer_than_the_sync_queue),
 		T(test_large_transfer_round_trips),

@@ -108,6 +108,14 @@ struct model_fault {
 };
 
 static pthread_mutex_t faults_lock = PTHREAD_MUTEX_INITIALIZER;
+/*
+ * Whether any fault is set, written under faults_lock and read without it:
+ * every transfer asks model_fault() up to three times, and a global mutex
+ * taken that often, from every queue's engine at once, cost more than a
+ * 4 KiB copy. A fault set while an operation is under way may miss it,
+ * as it may have come a moment later.
+ */
+static bool faults_armed;
 static struct model_fault faults[MODEL_FAULT_NR] = {
 	[MODEL_FAULT_DMA] = { .kind = "dma" },
 	[MODEL_FAULT_LAUNCH] = { .kind = "launch" },
@@ -162,6 +170,18 @@ bad:
 	return -EINVAL;
 }
 
+/* Install @f as the faults; under faults_lock. */
+static void set_faults_locked(const struct model_fault *f)
+{
+	bool armed = false;
+	size_t k;
+
+	memcpy(faults, f, sizeof(faults));
+	for (k = 0; k < MODEL_FAULT_NR; k++)
+		armed |= faults[k].next || faults[k].every;
+	__atomic_store_n(&faults_armed, armed, __ATOMIC_RELEASE);
+}
+
 int __ipu_model_faults_set(const char *spec)
 {
 	struct model_fault f[MODEL_FAULT_NR];
@@ -172,16 +192,24 @@ int __ipu_model_faults_set(const char *spec)
 	if (err)
 		return err;
 	pthread_mutex_lock(&faults_lock);
-	memcpy(faults, f, sizeof(faults));
+	set_faults_locked(f);
 	pthread_mutex_unlock(&faults_lock);
 	return 0;
+}
+
+bool model_faults_armed(void)
+{
+	return __atomic_load_n(&faults_armed, __ATOMIC_ACQUIRE);
 }
 
 bool model_fault(enum model_fault_kind kind)
 {
 	struct model_fault *f = &faults[kind];
-	bool fail = false;
+	bool fail = false, armed = false;
+	size_t k;
 
+	if (!__atomic_load_n(&faults_armed, __ATOMIC_ACQUIRE))
+		return false;
 	pthread_mutex_lock(&faults_lock);
 	if (f->next) {
 		f->next--;
@@ -189,6 +217,9 @@ bool model_fault(enum model_fault_kind kind)
 	}
 	if (f->every && ++f->seen % f->every == 0)
 		fail = true;
+	for (k = 0; k < MODEL_FAULT_NR; k++)
+		armed |= faults[k].next || faults[k].every;
+	__atomic_store_n(&faults_armed, armed, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&faults_lock);
 	return fail;
 }
@@ -215,7 +246,7 @@ static int models_init_locked(void)
 				   models_errmsg, sizeof(models_errmsg));
 		if (!err) {
 			pthread_mutex_lock(&faults_lock);
-			memcpy(faults, f, sizeof(faults));
+			set_faults_locked(f);
 			pthread_mutex_unlock(&faults_lock);
 		}
 	}
@@ -274,13 +305,9 @@ int __ipu_model_reinit(void)
 
 bool model_attached(struct ipu_device *dev)
 {
-	struct model_ipu *m = model_of(dev);
-	bool owner;
-
-	pthread_mutex_lock(&m->lock);
-	owner = m->owner == dev;
-	pthread_mutex_unlock(&m->lock);
-	return owner;
+	/* Asked per command, so without the lock: @owner is stored
+	 * atomically (under it) wherever it changes. */
+	return __atomic_load_n(&model_of(dev)->owner, __ATOMIC_ACQUIRE) == dev;
 }
 
 static void fill_entry(struct model_ipu *m, struct ipu_device_entry *e,
@@ -362,7 +389,7 @@ static void m_close(struct ipu_device *dev)
 
 	pthread_mutex_lock(&m->lock);
 	if (m->owner == dev)
-		m->owner = NULL;
+		__atomic_store_n(&m->owner, NULL, __ATOMIC_RELEASE);
 	/* The last handle takes the memory with it, as a file takes its
 	 * BOs: nothing of it is reachable any more. */
 	if (--m->opens == 0) {
@@ -407,8 +434,8 @@ static int m_attach(struct ipu_device *dev)
 	} else if (m->owner) {
 		err = -EBUSY;
 	} else {
-		m->owner = dev;
 		m->owner_pid = getpid();
+		__atomic_store_n(&m->owner, dev, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&m->lock);
 	return err;
@@ -421,7 +448,7 @@ static int m_detach(struct ipu_device *dev)
 
 	pthread_mutex_lock(&m->lock);
 	if (m->owner == dev)
-		m->owner = NULL;
+		__atomic_store_n(&m->owner, NULL, __ATOMIC_RELEASE);
 	else
 		err = -EACCES;
 	pthread_mutex_unlock(&m->lock);

@@ -48,7 +48,8 @@ struct model_bo {
  * @index: N of "model:N".
  * @mem: the device memory, @mem_size bytes; mapped while @opens > 0.
  * @opens: open handles.
- * @owner: the attached handle, or NULL.
+ * @owner: the attached handle, or NULL; stored atomically, so that
+ *	model_attached() can read it without the lock.
  * @owner_pid: the pid that attached it.
  * @bos: live buffer objects in address order.
  * @used: bytes they hold.
@@ -108,6 +109,9 @@ enum model_fault_kind {
 
 /* backend_model.c: whether this operation of @kind is to fail. */
 bool model_fault(enum model_fault_kind kind);
+
+/* backend_model.c: whether any fault is set (IPU_MODEL_FAULTS). */
+bool model_faults_armed(void);
 
 /* backend_model.c: whether @dev is the attached handle of its IPU. */
 bool model_attached(struct ipu_device *dev);
