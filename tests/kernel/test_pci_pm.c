@@ -243,22 +243,37 @@ static void assert_klog_clean(int klog)
 		fail_msg("across the sleep the kernel log says %s", line);
 }
 
+/*
+ * The first function's attached file (returned), with two buffers of
+ * BUF_LEN bytes: one mapped (*@map) and filled through the mapping with
+ * pattern @seed, one (*@bo) written by a transfer from @buf with pattern
+ * @seed + 1; and the MLP run once.
+ */
+static int buffers_before(uint32_t seed, uint8_t **map, uint32_t *bo,
+			  uint8_t *buf)
+{
+	struct ipu_bo_create mapped;
+	int fd;
+
+	pm_require();
+	fd = ke_open_first();
+	*map = kr_mapped_bo(fd, BUF_LEN, seed, &mapped);
+	*bo = kt_bo(fd, BUF_LEN, NULL);
+	kt_fill(buf, BUF_LEN, seed + 1);
+	assert_int_equal(kt_write_bo(fd, *bo, 0, buf, BUF_LEN), 0);
+	assert_the_mlp_runs(fd);
+	return fd;
+}
+
 /* Buffers, a launch and hwmon on the first function across @mode. */
 static void everything_survives(const char *mode)
 {
-	struct ipu_bo_create mapped;
 	uint8_t *map, *buf = kt_alloc(BUF_LEN);
 	uint32_t bo;
 	int fd, klog;
 
-	pm_require();
-	fd = ke_open_first();
-	map = kr_mapped_bo(fd, BUF_LEN, 61, &mapped);
-	bo = kt_bo(fd, BUF_LEN, NULL);
-	kt_fill(buf, BUF_LEN, 62);
-	assert_int_equal(kt_write_bo(fd, bo, 0, buf, BUF_LEN), 0);
+	fd = buffers_before(61, &map, &bo, buf);
 	memset(buf, 0, BUF_LEN);
-	assert_the_mlp_runs(fd);
 
 	klog = kt_klog_from_now();
 	pm_cycle(mode);
@@ -307,20 +322,13 @@ static void test_a_launch_that_does_not_finish_fails_with_eio(void **state)
  */
 static void test_power_lost_in_sleep_is_recovered(void **state)
 {
-	struct ipu_bo_create mapped;
 	uint8_t *map, *buf = kt_alloc(BUF_LEN), *zero = kt_alloc(BUF_LEN);
 	uint64_t held;
 	uint32_t bo;
 	int fd, klog;
 
 	(void)state;
-	pm_require();
-	fd = ke_open_first();
-	map = kr_mapped_bo(fd, BUF_LEN, 63, &mapped);
-	bo = kt_bo(fd, BUF_LEN, NULL);
-	kt_fill(buf, BUF_LEN, 64);
-	assert_int_equal(kt_write_bo(fd, bo, 0, buf, BUF_LEN), 0);
-	assert_the_mlp_runs(fd);
+	fd = buffers_before(63, &map, &bo, buf);
 	ke_fault(0, "hold_launches=1");
 	held = kr_launch(fd);
 	ke_fault(0, "power_loss=1");
