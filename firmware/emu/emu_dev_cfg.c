@@ -362,6 +362,16 @@ int emu_dev_cfg_write(struct emu_dev *dev, uint32_t off, const void *buf,
 	atomic_store(&dev->bus_master, emu_cfg_bus_master_locked(dev));
 	if (flr)
 		emu_flr_locked(dev);
+	/*
+	 * Into D3hot with power_loss: the platform cuts the power there, as
+	 * in D3cold. The function stays in D3 until the host brings it to
+	 * D0, where it finds it in its power-on state (1.2).
+	 */
+	if ((pmcsr & 3) != 3 && (get16(dev->cfg, PM_PMCSR) & 3) == 3 &&
+	    dev->faults.power_loss) {
+		emu_power_cut_locked(dev);
+		put16(dev->cfg, PM_PMCSR, get16(dev->cfg, PM_PMCSR) | 3);
+	}
 	/* BME set again, Function Mask cleared: what was held goes out. */
 	emu_bus_kick_locked(dev);
 	pthread_mutex_unlock(&dev->lock);

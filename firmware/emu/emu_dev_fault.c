@@ -17,9 +17,10 @@
 struct spec {
 	bool fail_set, corrupt_set, hang_set, hang_dma_set, ignore_set,
 	     refuse_set, speed_set, width_set, hold_set, no_gather_set,
-	     late_set, caps_xor_set, never_idle_set;
+	     late_set, caps_xor_set, never_idle_set, power_loss_set;
 	uint64_t fail_dma, corrupt_dma, hang_launch, hang_dma, ignore_reset;
-	bool refuse_fw, hold_launches, no_gather, late_completion, never_idle;
+	bool refuse_fw, hold_launches, no_gather, late_completion, never_idle,
+	     power_loss;
 	enum emu_bad_wb bad_writeback;
 	enum emu_bad_gather bad_gather;
 	unsigned int speed, width;
@@ -144,6 +145,8 @@ static int parse_one(char *item, struct spec *sp)
 		return flag(val, &sp->late_completion, &sp->late_set);
 	if (!strcmp(item, "never_idle"))
 		return flag(val, &sp->never_idle, &sp->never_idle_set);
+	if (!strcmp(item, "power_loss"))
+		return flag(val, &sp->power_loss, &sp->power_loss_set);
 	if (!strcmp(item, "link_speed")) {
 		sp->speed_set = true;
 		if (number(val, 1, IPU_LINK_MAX_SPEED, &n))
@@ -266,6 +269,8 @@ static void apply_locked(struct emu_dev *dev, const struct spec *sp)
 		f->caps_xor = (uint32_t)sp->caps_xor;
 	if (sp->never_idle_set)
 		f->never_idle = sp->never_idle;
+	if (sp->power_loss_set)
+		f->power_loss = sp->power_loss;
 	/* Lifted (or cleared): the stops it kept going finish. */
 	if (sp->clear || sp->never_idle_set)
 		emu_posted_kick_locked(dev);

@@ -67,6 +67,43 @@ void emu_flr_locked(struct emu_dev *dev)
 	emu_regs_reset_locked(dev);
 }
 
+/* Device memory to zeros: its pages dropped (they read zero), or written. */
+static void mem_scrub_locked(struct emu_dev *dev)
+{
+	if (fallocate(dev->mem_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+		      0, (off_t)dev->mem_size))
+		memset(dev->mem, 0, dev->mem_size);
+}
+
+/*
+ * Fault power_loss: the platform cut the power of the function in D3hot
+ * (D3cold, hibernation's power-off), and gives it back. What silicon
+ * loses (docs/hardware.md 1.2): everything but the link, as at power-on;
+ * the work in flight ends with nothing written (the Command register
+ * clears first, as in an FLR); the sticky AER registers go too; device
+ * memory is initialised to zeros at power-on (ECC needs every word written
+ * before it is read), so no byte of what it held survives.
+ */
+void emu_power_cut_locked(struct emu_dev *dev)
+{
+	emu_log(dev, "injected fault: power lost in D3hot, the function is in its power-on state");
+	emu_flr_locked(dev);
+	emu_cfg_power_on(dev);
+	mem_scrub_locked(dev);
+}
+
+/* BME refusals in the error log (ERR_BUS_MASTER) since the last FLR. */
+static unsigned int bme_refusals_locked(const struct emu_dev *dev)
+{
+	uint32_t i, n = dev->err_count < IPU_ERR_LOG_LEN ? dev->err_count :
+							    IPU_ERR_LOG_LEN;
+	unsigned int found = 0;
+
+	for (i = 0; i < n; i++)
+		found += dev->err_log[i][0] == IPU_ERR_BUS_MASTER;
+	return found;
+}
+
 /*
  * The transport lost its client (emu_dev.h): an FLR, and more, since the
  * next client is another guest. FLR keeps device memory; a new client
@@ -81,17 +118,25 @@ void emu_flr_locked(struct emu_dev *dev)
  */
 int emu_dev_client_lost(struct emu_dev *dev)
 {
+	unsigned int rings;
 	int err;
 
 	if (!dev)
 		return -EINVAL;
+	rings = emu_dev_rings_enabled(dev);
 	pthread_mutex_lock(&dev->lock);
+	/*
+	 * The state the client left the function in, for the rig: a guest
+	 * that rebooted must have stopped every ring and cleared Bus Master
+	 * (its driver's .shutdown), and no ring may have wanted host memory
+	 * after that (ERR_BUS_MASTER logged since the driver's probe FLR).
+	 */
+	emu_log(dev, "client lost: rings=%#x bus_master=%d bme_refused=%u",
+		rings, emu_cfg_bus_master_locked(dev), bme_refusals_locked(dev));
 	emu_flr_locked(dev);
 	err = emu_mem_renew_locked(dev);
-	if (err &&
-	    fallocate(dev->mem_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-		      0, (off_t)dev->mem_size))
-		memset(dev->mem, 0, dev->mem_size);
+	if (err)
+		mem_scrub_locked(dev);
 	pthread_mutex_unlock(&dev->lock);
 	return err;
 }

@@ -183,6 +183,7 @@ struct emu_faults {
 	bool late_completion;	/* the next disable/soft reset's work ends late */
 	uint32_t caps_xor;	/* CAPS reads XOR this: what CAPS says, only */
 	bool never_idle;	/* no ring's stop finishes (broken silicon) */
+	bool power_loss;	/* entering D3hot cuts the power (D3cold) */
 };
 
 struct emu_dev {
@@ -485,6 +486,8 @@ void emu_soft_reset_locked(struct emu_dev *dev);
 void emu_flr_locked(struct emu_dev *dev);
 /* The registers' power-on values (create and FLR). */
 void emu_regs_reset_locked(struct emu_dev *dev);
+/* The platform cut the function's power (fault power_loss): power-on. */
+void emu_power_cut_locked(struct emu_dev *dev);
 
 /* emu_dev_posted.c */
 int emu_posted_start(struct emu_dev *dev);

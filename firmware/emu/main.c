@@ -114,7 +114,7 @@ static const char usage_text[] =
 "Fault SPEC: a comma-separated list of name[=value] (docs/hardware.md,\n"
 "section 11): fail_dma=K, corrupt_dma=K, hang_launch=K, hang_dma=K,\n"
 "ignore_reset=K, bad_writeback=early|beyond|range|behind, hold_launches[=0|1],\n"
-"late_completion[=0|1], never_idle[=0|1], refuse_fw[=0|1], link_speed=S, link_width=W, degrade_link, mem_ce=N, mem_ue=N,\n"
+"late_completion[=0|1], never_idle[=0|1], power_loss[=0|1], refuse_fw[=0|1], link_speed=S, link_width=W, degrade_link, mem_ce=N, mem_ue=N,\n"
 "aer_uncor=B, aer_cor=B (AER status bit B), off_bus, link_down, link_up, clear.\n"
 "Counters count from when the fault is set; 1 is the next one.\n"
 "An IPU that falls off the bus (off_bus) reads all ones and its client's\n"

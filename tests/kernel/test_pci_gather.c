@@ -43,6 +43,14 @@
 
 #define FAR_NS INT64_MAX
 #define GROUP 0x5e11u
+/*
+ * A bound on the waits for a gather request (or its end): the device
+ * sends it within milliseconds; 60 s, as the other waits of a TCG (KASAN)
+ * guest, is only a safety limit, so that a driver that never delivers
+ * one fails the test saying so instead of hanging it until the guest's
+ * per-binary kill.
+ */
+#define GATHER_WAIT_MS 60000
 
 
 /* The image of @p split into instances of one replica each. */
@@ -112,14 +120,26 @@ static int wait_fence(struct kp_raw *s, uint64_t fence)
 	return status;
 }
 
-/* Wait (an event, no time) for @s's request and take it. */
+/* Wait (an event, bounded) until @fd reports @events; @what: for what. */
+static short wait_fd(int fd, short events, const char *what)
+{
+	struct pollfd pfd = { .fd = fd, .events = events };
+	int n = poll(&pfd, 1, GATHER_WAIT_MS);
+
+	if (n < 0)
+		fail_msg("poll for %s: %s", what, strerror(errno));
+	if (n == 0)
+		fail_msg("no %s within %d s: the driver never delivered it",
+			 what, GATHER_WAIT_MS / 1000);
+	return pfd.revents;
+}
+
+/* Wait (an event, bounded) for @s's request and take it. */
 static struct ipu_gather_next take(struct kp_raw *s)
 {
-	struct pollfd pfd = { .fd = s->fd, .events = POLLPRI | POLLIN };
 	struct ipu_gather_next g;
 
-	assert_int_equal(poll(&pfd, 1, -1), 1);
-	assert_true(pfd.revents & POLLPRI);
+	assert_true(wait_fd(s->fd, POLLPRI | POLLIN, "gather request") & POLLPRI);
 	memset(&g, 0, sizeof(g));
 	assert_int_equal(kt_ioctl(s->fd, IPU_IOCTL_GATHER_NEXT, &g), 0);
 	assert_true(g.token != 0);
@@ -377,7 +397,6 @@ static void instance_0_refused(struct split *sp, int status)
  */
 static void test_staging_handle_destroyed_mid_launch(void **state)
 {
-	struct pollfd pfd = { .events = POLLIN };
 	struct split sp;
 	uint32_t again;
 
@@ -387,8 +406,7 @@ static void test_staging_handle_destroyed_mid_launch(void **state)
 	again = kt_bo(sp.s[0].fd, sp.s[0].l.staging_size, NULL);
 	/* The handle is reused (lowest free): the case this guards. */
 	assert_int_equal(again, sp.s[0].l.staging_handle);
-	pfd.fd = sp.s[0].fd;
-	assert_int_equal(poll(&pfd, 1, -1), 1);
+	(void)wait_fd(sp.s[0].fd, POLLIN, "end of the refused launch");
 	instance_0_refused(&sp, -EBADF);
 }
 
@@ -712,7 +730,7 @@ static void test_removal_mid_gather(void **state)
 	pfd.fd = sp.s[1].fd;
 	poller = kt_fork_opt(true);
 	if (poller == 0) {
-		kt_child_check(poll(&pfd, 1, -1) == 1, 1);
+		kt_child_check(poll(&pfd, 1, GATHER_WAIT_MS) == 1, 1);
 		kt_child_check(pfd.revents & POLLHUP, 2);
 		_exit(0);
 	}

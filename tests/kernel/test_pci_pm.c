@@ -17,12 +17,23 @@
  *  - a launch on the device at suspend that does not finish (ipu-emu's
  *    hold_launches) fails with -EIO once suspend has given it its time,
  *    and the next one runs;
+ *  - a function that loses its power in the sleep (ipu-emu's power_loss:
+ *    D3cold, hibernation's power-off) comes back as after an FLR: the
+ *    MLP runs, the launch the suspend stopped fails with -EIO, and its
+ *    buffers, kept by their handles and mappings, read zeros (device
+ *    memory is initialised at power-on, docs/hardware.md 1.2: what they
+ *    held is lost); the kernel log has no driver line;
  *  - transfers in flight at suspend, from a process looping over them
  *    (the freezer lets each return first) or queued through io_uring
  *    (the driver's workqueue runs them: suspend finds one on the ring
  *    and others waiting), all complete with their data intact: none
  *    fails, none hangs.
- * .shutdown (reboot, kexec) ends the boot, so no test here calls it.
+ * .shutdown (reboot, kexec) ends the boot: `test_pci_pm --shutdown-load`
+ * (tests/kernel/guest-init, last before its reboot) leaves work in flight
+ * on the first function (a process streaming transfers, a launch ipu-emu
+ * holds), says "IPU-SHUTDOWN-LOAD ready" and waits for the reboot;
+ * ipu-emu logs the state each function was left in at its client's
+ * disconnect, and scripts/kernel-check judges it ("shutdown").
  * Skipped without PCI IPUs, ipu-emu's control port, /sys/power/pm_test
  * or suspend-to-idle.
  */
@@ -232,22 +243,37 @@ static void assert_klog_clean(int klog)
 		fail_msg("across the sleep the kernel log says %s", line);
 }
 
+/*
+ * The first function's attached file (returned), with two buffers of
+ * BUF_LEN bytes: one mapped (*@map) and filled through the mapping with
+ * pattern @seed, one (*@bo) written by a transfer from @buf with pattern
+ * @seed + 1; and the MLP run once.
+ */
+static int buffers_before(uint32_t seed, uint8_t **map, uint32_t *bo,
+			  uint8_t *buf)
+{
+	struct ipu_bo_create mapped;
+	int fd;
+
+	pm_require();
+	fd = ke_open_first();
+	*map = kr_mapped_bo(fd, BUF_LEN, seed, &mapped);
+	*bo = kt_bo(fd, BUF_LEN, NULL);
+	kt_fill(buf, BUF_LEN, seed + 1);
+	assert_int_equal(kt_write_bo(fd, *bo, 0, buf, BUF_LEN), 0);
+	assert_the_mlp_runs(fd);
+	return fd;
+}
+
 /* Buffers, a launch and hwmon on the first function across @mode. */
 static void everything_survives(const char *mode)
 {
-	struct ipu_bo_create mapped;
 	uint8_t *map, *buf = kt_alloc(BUF_LEN);
 	uint32_t bo;
 	int fd, klog;
 
-	pm_require();
-	fd = ke_open_first();
-	map = kr_mapped_bo(fd, BUF_LEN, 61, &mapped);
-	bo = kt_bo(fd, BUF_LEN, NULL);
-	kt_fill(buf, BUF_LEN, 62);
-	assert_int_equal(kt_write_bo(fd, bo, 0, buf, BUF_LEN), 0);
+	fd = buffers_before(61, &map, &bo, buf);
 	memset(buf, 0, BUF_LEN);
-	assert_the_mlp_runs(fd);
 
 	klog = kt_klog_from_now();
 	pm_cycle(mode);
@@ -288,6 +314,41 @@ static void test_a_launch_that_does_not_finish_fails_with_eio(void **state)
 	assert_int_equal(kr_run(fd), 0);
 }
 
+/*
+ * The platform cuts the first function's power in D3hot: resume finds
+ * FW_STATUS OFF and brings it back as after an FLR (firmware from the
+ * image kept since probe). Buffers made before read zeros after, through
+ * a transfer and through a mapping made before; the held launch fails.
+ */
+static void test_power_lost_in_sleep_is_recovered(void **state)
+{
+	uint8_t *map, *buf = kt_alloc(BUF_LEN), *zero = kt_alloc(BUF_LEN);
+	uint64_t held;
+	uint32_t bo;
+	int fd, klog;
+
+	(void)state;
+	fd = buffers_before(63, &map, &bo, buf);
+	ke_fault(0, "hold_launches=1");
+	held = kr_launch(fd);
+	ke_fault(0, "power_loss=1");
+
+	klog = kt_klog_from_now();
+	pm_cycle("platform");
+	ke_fault(0, "clear");
+
+	assert_int_equal(kr_wait(fd, held), -EIO);
+	assert_the_mlp_runs(fd);
+	memset(zero, 0, BUF_LEN);
+	if (memcmp(map, zero, BUF_LEN))
+		fail_msg("a mapped buffer kept bytes across a power loss");
+	assert_int_equal(kt_read_bo(fd, bo, 0, buf, BUF_LEN), 0);
+	if (memcmp(buf, zero, BUF_LEN))
+		fail_msg("a buffer read back bytes other than zeros after a power loss");
+	assert_hwmon_reads();
+	assert_klog_clean(klog);
+}
+
 static volatile sig_atomic_t xfer_stop;
 
 static void on_usr1(int sig)
@@ -297,14 +358,14 @@ static void on_usr1(int sig)
 }
 
 /*
- * The child: round trips through a buffer until SIGUSR1, each with its
- * own pattern; a byte in @ready after the first. Its exit status says
- * what failed: 0 none, 1 a transfer, 2 the data.
+ * The child: round trips through a buffer on @fd (the first function's
+ * attached file; -1: its own) until SIGUSR1, each with its own pattern;
+ * a byte in @ready after the first. Its exit status says what failed:
+ * 0 none, 1 a transfer, 2 the data.
  */
-static int xfer_loop(int ready)
+static int xfer_loop(int fd, int ready)
 {
 	uint8_t *src = malloc(BUF_LEN), *dst = malloc(BUF_LEN);
-	int fd = ke_open_first();
 	uint32_t bo = kt_bo(fd, BUF_LEN, NULL), seed;
 
 	if (!src || !dst)
@@ -322,25 +383,38 @@ static int xfer_loop(int ready)
 	return 0;
 }
 
-static void test_transfers_in_flight_complete(void **state)
+/*
+ * A child running xfer_loop() on @fd (-1: a file of its own), returned
+ * once its first round trip is done.
+ */
+static pid_t xfer_loop_start(int fd)
 {
-	int pipefd[2], status, i;
+	int pipefd[2];
 	char c;
 	pid_t pid;
 
-	(void)state;
-	pm_require();
 	assert_int_equal(pipe(pipefd), 0);
-	signal(SIGUSR1, on_usr1);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		close(pipefd[0]);
-		_exit(xfer_loop(pipefd[1]));
+		_exit(xfer_loop(fd >= 0 ? fd : ke_open_first(), pipefd[1]));
 	}
 	close(pipefd[1]);
 	assert_int_equal(read(pipefd[0], &c, 1), 1);
 	close(pipefd[0]);
+	return pid;
+}
+
+static void test_transfers_in_flight_complete(void **state)
+{
+	int status, i;
+	pid_t pid;
+
+	(void)state;
+	pm_require();
+	signal(SIGUSR1, on_usr1);
+	pid = xfer_loop_start(-1);
 	for (i = 0; i < XFER_CYCLES; i++)
 		pm_cycle(i % 2 ? "platform" : "devices");
 	kill(pid, SIGUSR1);
@@ -401,12 +475,42 @@ static void test_uring_transfers_cross_d3hot(void **state)
 	uring_transfers_cross("platform");
 }
 
-int main(void)
+/*
+ * Not a test of its own (guest-init runs it before its reboot): work in
+ * flight on the first function for ipu_pci_shutdown() to stop, a launch
+ * held by the model and a child streaming transfers, kept until the
+ * reboot ends both processes; "IPU-SHUTDOWN-LOAD ready" says when.
+ */
+static void shutdown_load(void **state)
 {
+	uint64_t held;
+	pid_t pid;
+	int fd;
+
+	(void)state;
+	/* One file: the function takes one attached owner. */
+	fd = ke_open_first();
+	pid = xfer_loop_start(fd);
+	ke_fault(0, "hold_launches=1");
+	held = kr_launch(fd);
+	printf("IPU-SHUTDOWN-LOAD ready: %s, launch %llu held, transfers of pid %d\n",
+	       ipus[0], (unsigned long long)held, (int)pid);
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest load[] = {
+		cmocka_unit_test(shutdown_load),
+	};
 	const struct CMUnitTest tests[] = {
 		KT_TEST(test_everything_survives_the_devices_phase),
 		KT_TEST(test_everything_survives_d3hot),
 		cmocka_unit_test_teardown(test_a_launch_that_does_not_finish_fails_with_eio,
+					  kr_clear_teardown),
+		cmocka_unit_test_teardown(test_power_lost_in_sleep_is_recovered,
 					  kr_clear_teardown),
 		KT_TEST(test_transfers_in_flight_complete),
 		KT_TEST(test_uring_transfers_cross_the_devices_phase),
@@ -414,5 +518,7 @@ int main(void)
 	};
 
 	kp_init();
+	if (argc == 2 && !strcmp(argv[1], "--shutdown-load"))
+		return KT_RUN(load);
 	return KT_RUN(tests);
 }

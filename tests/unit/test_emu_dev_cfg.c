@@ -3,8 +3,9 @@
  * test_emu_dev_cfg.c - the PCIe IPU model's config space against
  * docs/hardware.md section 1: IDs, class, the capability chain (PM, MSI-X
  * with its table in BAR0, PCIe Gen4 x16 Endpoint with FLR, DSN, AER), BAR
- * sizing, read-only and RW1C bits, Initiate FLR, link degradation, off
- * the bus and back (link_up), and the regions the transport exports.
+ * sizing, read-only and RW1C bits, Initiate FLR, D3hot keeping the state
+ * and losing it (power_loss), link degradation, off the bus and back
+ * (link_up), and the regions the transport exports.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -183,6 +184,98 @@ static void test_power_state_takes_d0_and_d3hot_only(void **state)
 	th_free(t);
 }
 
+#define PMCSR (IPU_CFG_PM_CAP + 4)
+#define MEM_PROBE ((1u << 20) - 4)
+
+/* A booted function with ring 0 enabled and a word in device memory. */
+static struct th *busy_function(uint32_t word)
+{
+	struct th *t = th_new();
+
+	th_enable(t);
+	assert_int_equal(th_boot(t), IPU_FW_STATE_READY);
+	th_ring(t, 0, 16);
+	assert_int_equal(emu_dev_bar_write(t->dev, IPU_BAR_MEM, MEM_PROBE, &word, 4), 0);
+	return t;
+}
+
+static uint32_t mem_probe(struct th *t)
+{
+	uint32_t m = 1;
+
+	assert_int_equal(emu_dev_bar_read(t->dev, IPU_BAR_MEM, MEM_PROBE, &m, 4), 0);
+	return m;
+}
+
+/* D3hot and back keeps everything (No_Soft_Reset): firmware, rings, memory. */
+static void test_d3hot_keeps_the_state(void **state)
+{
+	struct th *t = busy_function(0x5a5a5a5a);
+
+	(void)state;
+	cfgw16(t, PMCSR, 3);
+	cfgw16(t, PMCSR, 0);
+	assert_int_equal(rd32(t, IPU_REG_FW_STATUS), IPU_FW_STATE_READY);
+	assert_int_equal(emu_dev_rings_enabled(t->dev), 1);
+	assert_int_equal(mem_probe(t), 0x5a5a5a5a);
+	assert_int_equal(cfg16(t, 0x04), 0x0006);
+	th_free(t);
+}
+
+/*
+ * power_loss: entering D3hot cuts the power. The function stays in D3
+ * until the host writes D0, and is found in its power-on state: firmware
+ * OFF, rings disabled, Command (Bus Master) clear, device memory zeros.
+ * Lifted (power_loss=0, or clear), D3hot keeps the state again.
+ */
+static void test_power_loss_in_d3hot_is_a_power_on(void **state)
+{
+	struct th *t = busy_function(0x5a5a5a5a);
+	uint32_t word = 0x77;
+
+	(void)state;
+	assert_int_equal(emu_dev_fault(t->dev, "power_loss"), 0);
+	/* Armed, the function in D0 keeps working. */
+	assert_int_equal(rd32(t, IPU_REG_FW_STATUS), IPU_FW_STATE_READY);
+	cfgw16(t, PMCSR, 3);
+	assert_int_equal(cfg16(t, PMCSR) & 3, 3);
+	cfgw16(t, PMCSR, 0);
+	assert_int_equal(cfg16(t, PMCSR), 0x0008);
+	assert_int_equal(rd32(t, IPU_REG_FW_STATUS), IPU_FW_STATE_OFF);
+	assert_int_equal(emu_dev_rings_enabled(t->dev), 0);
+	assert_int_equal(cfg16(t, 0x04), 0);
+	assert_int_equal(mem_probe(t), 0);
+	/* It boots again; without the fault, D3hot keeps the state. */
+	th_enable(t);
+	assert_int_equal(th_boot(t), IPU_FW_STATE_READY);
+	assert_int_equal(emu_dev_bar_write(t->dev, IPU_BAR_MEM, MEM_PROBE, &word, 4), 0);
+	assert_int_equal(emu_dev_fault(t->dev, "power_loss=0"), 0);
+	cfgw16(t, PMCSR, 3);
+	cfgw16(t, PMCSR, 0);
+	assert_int_equal(rd32(t, IPU_REG_FW_STATUS), IPU_FW_STATE_READY);
+	assert_int_equal(mem_probe(t), 0x77);
+	assert_int_equal(emu_dev_fault(t->dev, "power_loss"), 0);
+	assert_int_equal(emu_dev_fault(t->dev, "clear"), 0);
+	cfgw16(t, PMCSR, 3);
+	assert_int_equal(rd32(t, IPU_REG_FW_STATUS), IPU_FW_STATE_READY);
+	assert_int_equal(emu_dev_fault(t->dev, "power_loss=2"), -EINVAL);
+	th_free(t);
+}
+
+/* Already in D3hot, a write of D3hot again cuts nothing: only the entry. */
+static void test_power_loss_cuts_on_entry_only(void **state)
+{
+	struct th *t = busy_function(0x11);
+
+	(void)state;
+	cfgw16(t, PMCSR, 3);
+	assert_int_equal(emu_dev_fault(t->dev, "power_loss=1"), 0);
+	cfgw16(t, PMCSR, 3);
+	assert_int_equal(rd32(t, IPU_REG_FW_STATUS), IPU_FW_STATE_READY);
+	assert_int_equal(mem_probe(t), 0x11);
+	th_free(t);
+}
+
 static void test_degraded_link_shows_in_link_status(void **state)
 {
 	struct th *t = th_new();
@@ -295,6 +388,9 @@ int main(void)
 		cmocka_unit_test(test_accesses_outside_config_space_are_refused),
 		cmocka_unit_test(test_initiate_flr_resets_the_function),
 		cmocka_unit_test(test_power_state_takes_d0_and_d3hot_only),
+		cmocka_unit_test(test_d3hot_keeps_the_state),
+		cmocka_unit_test(test_power_loss_in_d3hot_is_a_power_on),
+		cmocka_unit_test(test_power_loss_cuts_on_entry_only),
 		cmocka_unit_test(test_degraded_link_shows_in_link_status),
 		cmocka_unit_test(test_off_bus_reads_all_ones),
 		cmocka_unit_test(test_link_up_brings_it_back_in_power_on_state),
