@@ -152,20 +152,7 @@ static void tr_dump(size_t n)
 		print_message("  %s: %s\n", tr_ev[i].name, tr_ev[i].fields);
 }
 
-/* The value of field @key of @e (fail when it has none). */
-static long long tr_val(const struct tr_ev *e, const char *key)
-{
-	char pat[48];
-	const char *p;
-
-	snprintf(pat, sizeof(pat), " %s=", key);
-	p = strstr(e->fields, pat);
-	if (!p)
-		fail_msg("%s has no field %s: %s", e->name, key, e->fields);
-	return strtoll(p + strlen(pat), NULL, 0);
-}
-
-/* The string value of field @key of @e, in @buf. */
+/* The value of field @key of @e, as printed, in @buf (fail when none). */
 static const char *tr_str(const struct tr_ev *e, const char *key, char *buf,
 			  size_t len)
 {
@@ -182,6 +169,12 @@ static const char *tr_str(const struct tr_ev *e, const char *key, char *buf,
 }
 
 #define TR_STR(e, key) tr_str((e), (key), (char[64]){ 0 }, 64)
+
+/* The value of numeric field @key of @e (decimal, or 0x hex). */
+static long long tr_val(const struct tr_ev *e, const char *key)
+{
+	return strtoll(TR_STR(e, key), NULL, 0);
+}
 
 /*
  * The @n events read are exactly @names, in order; events named @skip
@@ -569,18 +562,6 @@ static void test_pci_xfer_and_its_interrupts(void **state)
 	check_irqs(n, IPU_VEC_D2H, IPU_IRQ_D2H);
 }
 
-/* Launch @l on @fd and wait: its status. */
-static int pci_run(int fd, const struct ipu_launch *l)
-{
-	struct ipu_launch arg = *l;
-	int status;
-
-	arg.fence = 0;
-	assert_int_equal(kt_ioctl(fd, IPU_IOCTL_LAUNCH, &arg), 0);
-	assert_int_equal(kt_wait_fence(fd, arg.fence, FAR_NS, &status), 0);
-	return status;
-}
-
 /* The events of a launch on the PCI IPU: the last one @last, @status. */
 static void check_pci_launch(int minor, int fd, const struct ipu_launch *l,
 			     const char *last, int status)
@@ -612,11 +593,11 @@ static void test_pci_launch_completes_and_fails(void **state)
 	kp_launch_bufs(fd, p->image, p->len, p->exe->arena_size, &ok);
 	kp_launch_bufs(fd, junk, sizeof(junk), 4096, &bad);
 	tr_on();
-	assert_int_equal(pci_run(fd, &ok), 0);
+	assert_int_equal(kt_launch_wait(fd, &ok), 0);
 	check_pci_launch(minor, fd, &ok, "ipu_launch_complete", 0);
 
 	tr_clear();
-	assert_int_equal(pci_run(fd, &bad), -ENOEXEC);
+	assert_int_equal(kt_launch_wait(fd, &bad), -ENOEXEC);
 	check_pci_launch(minor, fd, &bad, "ipu_launch_fail", -ENOEXEC);
 	kp_free(p);
 }
