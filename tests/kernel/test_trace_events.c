@@ -636,7 +636,8 @@ static void test_pci_gather_request_and_answer(void **state)
 	tr_on();
 	assert_int_equal(kt_ioctl(fd, IPU_IOCTL_LAUNCH, &l), 0);
 	fence = l.fence;
-	assert_int_equal(poll(&pfd, 1, -1), 1);
+	/* The request is an event; the minute only bounds a broken device. */
+	assert_int_equal(poll(&pfd, 1, 60000), 1);
 	memset(&g, 0, sizeof(g));
 	assert_int_equal(kt_ioctl(fd, IPU_IOCTL_GATHER_NEXT, &g), 0);
 	a.token = g.token;
