@@ -202,10 +202,11 @@ static int ipu_gather_answer_entry(struct ipu_gather_inbox *inbox,
 	} else if (ipu_dev_enter(idev, &idx)) {
 		ret = -ENODEV;
 	} else {
+		/* Before the doorbell: what the answer causes comes after. */
+		trace_ipu_gather_answer(idev, e->seq, status);
 		ret = idev->ops->gather_answer(idev, e->seq, e->gen, status);
 		ipu_dev_exit(idev, idx);
 	}
-	trace_ipu_gather_answer(idev, e->seq, status, ret);
 	ipu_gather_entry_free(e);
 	return ret;
 }

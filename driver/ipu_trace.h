@@ -277,7 +277,9 @@ TRACE_EVENT(ipu_unplug,
 /*
  * A split launch's gather request, as the device posted it (result: 0
  * when it reached the file's inbox, else the errno the device is
- * answered with at once), and the file's answer to it.
+ * answered with at once), and the file's answer to it, traced as it goes
+ * to the device: before what it causes there (the launch going on or
+ * failing), and only for requests the device still waits for.
  */
 TRACE_EVENT(ipu_gather_request,
 	    TP_PROTO(const struct ipu_launch_req *req,
@@ -308,21 +310,18 @@ TRACE_EVENT(ipu_gather_request,
 );
 
 TRACE_EVENT(ipu_gather_answer,
-	    TP_PROTO(const struct ipu_device *idev, u32 seq, int status,
-		     int result),
-	    TP_ARGS(idev, seq, status, result),
+	    TP_PROTO(const struct ipu_device *idev, u32 seq, int status),
+	    TP_ARGS(idev, seq, status),
 	    TP_STRUCT__entry(__field(int, minor)
 			     __field(u32, seq)
 			     __field(int, status)
-			     __field(int, result)
 	    ),
 	    TP_fast_assign(__entry->minor = idev->minor;
 			   __entry->seq = seq;
 			   __entry->status = status;
-			   __entry->result = result;
 	    ),
-	    TP_printk("ipu%d seq=%u status=%d result=%d", __entry->minor,
-		      __entry->seq, __entry->status, __entry->result)
+	    TP_printk("ipu%d seq=%u status=%d", __entry->minor,
+		      __entry->seq, __entry->status)
 );
 
 #endif /* _IPU_TRACE_H */
