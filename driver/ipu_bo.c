@@ -19,12 +19,14 @@
 #include "ipu_drv.h"
 #include "ipu_file.h"
 #include "ipu_fw.h"
+#include "ipu_trace.h"
 
 static void ipu_bo_release(struct kref *ref)
 {
 	struct ipu_bo *bo = container_of(ref, struct ipu_bo, ref);
 	struct ipu_device *idev = bo->idev;
 
+	trace_ipu_bo_destroy(bo);
 	gen_pool_free(idev->pool, bo->dev_addr, bo->size);
 	ipu_device_put(idev);
 	kfree(bo);
@@ -149,6 +151,7 @@ int ipu_ioctl_bo_create(struct ipu_file *ifile, void *data)
 		goto err_put_bo;
 	}
 	bo->handle = handle;
+	trace_ipu_bo_create(bo);
 
 	args->size = size;
 	args->handle = handle;

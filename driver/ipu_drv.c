@@ -25,6 +25,7 @@
 #include "ipu_pci.h"
 #include "ipu_sim.h"
 #include "ipu_sysfs.h"
+#include "ipu_trace.h"
 
 struct workqueue_struct *ipu_wq;
 struct workqueue_struct *ipu_xfer_wq;
@@ -178,6 +179,7 @@ static void ipu_device_wake_pollers(struct ipu_device *idev)
  */
 void ipu_device_unregister(struct ipu_device *idev)
 {
+	trace_ipu_unplug(idev);
 	WRITE_ONCE(idev->unplugged, true);
 	/* Every operation that entered before the store has left. */
 	synchronize_srcu(&idev->unplug_srcu);

@@ -24,6 +24,7 @@
 #include "ipu_gather.h"
 #include "ipu_hw.h"
 #include "ipu_launch.h"
+#include "ipu_trace.h"
 
 /* Requests one file may have waiting: beyond, the device is told ENOBUFS. */
 #define IPU_GATHER_MAX_ENTRIES 256
@@ -175,6 +176,8 @@ int ipu_gather_post(struct ipu_launch_req *launch,
 		inbox->count++;
 		e = NULL;
 	}
+	/* Under the lock: until it is dropped, no answer can free @launch. */
+	trace_ipu_gather_request(launch, info, seq, ret);
 	spin_unlock(&inbox->lock);
 	if (e) {
 		WRITE_ONCE(launch->gather_status, ret);
@@ -199,6 +202,8 @@ static int ipu_gather_answer_entry(struct ipu_gather_inbox *inbox,
 	} else if (ipu_dev_enter(idev, &idx)) {
 		ret = -ENODEV;
 	} else {
+		/* Before the doorbell: what the answer causes comes after. */
+		trace_ipu_gather_answer(idev, e->seq, status);
 		ret = idev->ops->gather_answer(idev, e->seq, e->gen, status);
 		ipu_dev_exit(idev, idx);
 	}

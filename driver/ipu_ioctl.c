@@ -29,6 +29,7 @@
 #include "ipu_gather.h"
 #include "ipu_ioctl.h"
 #include "ipu_launch.h"
+#include "ipu_trace.h"
 #include "ipu_xfer.h"
 
 static int ipu_ioctl_get_info(struct ipu_file *ifile, void *data)
@@ -107,6 +108,7 @@ static int ipu_ioctl_reset(struct ipu_file *ifile, void *data)
 	} else {
 		/* A reset stops the firmware and whatever it was running. */
 		ret = ipu_launch_reset_locked(idev, -EIO, -EIO);
+		trace_ipu_reset(idev, IPU_TRACE_RESET_IOCTL, ret);
 	}
 	mutex_unlock(&idev->lock);
 	ipu_dev_exit(idev, idx);

@@ -34,6 +34,7 @@
 #include "ipu_fw.h"
 #include "ipu_gather.h"
 #include "ipu_launch.h"
+#include "ipu_trace.h"
 
 static unsigned int launch_timeout_ms = 30000;
 module_param(launch_timeout_ms, uint, 0644);
@@ -186,6 +187,9 @@ static bool ipu_launch_finish_locked(struct ipu_launch_req *req, int status)
 /* After ipu_launch_finish_locked(), without the lock: tell the submitter. */
 static void ipu_launch_signal(struct ipu_launch_req *req, bool notify)
 {
+	/* One of the two, by the status (their TP_CONDITION). */
+	trace_ipu_launch_complete(req);
+	trace_ipu_launch_fail(req);
 	if (req->gather)
 		ipu_gather_launch_ended(req);
 	complete_all(&req->completion);
@@ -341,6 +345,7 @@ static void ipu_launch_kick_locked(struct ipu_device *idev,
 			list_add_tail(&req->node, failed);
 		} else {
 			req->start_ns = ktime_get_ns();
+			trace_ipu_launch_start(req);
 			list_move_tail(&req->node, &lq->running);
 		}
 	}
@@ -433,6 +438,7 @@ int ipu_launch_push(struct ipu_launch_req *req)
 					ipu_launch_deadline();
 		kref_get(&req->ref); /* the queue's */
 		list_add_tail(&req->node, &lq->pending);
+		trace_ipu_launch_submit(req);
 		ipu_launch_arm_locked(lq, req->deadline);
 		if (on_hw)
 			ipu_launch_kick_locked(idev, &failed);
@@ -594,6 +600,7 @@ static void ipu_launch_timeout_fn(struct work_struct *work)
 
 	if (!late)
 		return;
+	trace_ipu_deadline(idev, ipu_launch_timeout_ms());
 	dev_err_ratelimited(&idev->dev,
 			    "%s missed a launch deadline (%u ms): resetting the device\n",
 			    ipu_launch_on_hw(idev) ? "the device" : "firmware",
@@ -603,6 +610,7 @@ static void ipu_launch_timeout_fn(struct work_struct *work)
 		return;
 	mutex_lock(&idev->lock);
 	ret = ipu_launch_reset_locked(idev, -EIO, -ETIMEDOUT);
+	trace_ipu_reset(idev, IPU_TRACE_RESET_DEADLINE, ret);
 	mutex_unlock(&idev->lock);
 	ipu_dev_exit(idev, idx);
 	if (ret)
@@ -844,6 +852,7 @@ int ipu_fw_next(struct ipu_file *ifile, struct ipu_fw_work *work,
 			list_move_tail(&req->node, &lq->running);
 			req->start_ns = ktime_get_ns();
 			req->deadline = ipu_launch_deadline();
+			trace_ipu_launch_start(req);
 			work->id = req->id;
 			work->exe_offset = ipu_bo_dev_off(req->exe_bo);
 			work->exe_size = req->exe_size;

@@ -32,6 +32,7 @@
 #include "compat.h"
 #include "ipu_launch.h"
 #include "ipu_pci.h"
+#include "ipu_trace.h"
 
 /* A soft reset is done within IPU_STOP_TIMEOUT_MS (spec section 9.1). */
 #define IPU_PCI_RESET_WAIT_US (IPU_STOP_TIMEOUT_MS * USEC_PER_MSEC)
@@ -663,6 +664,7 @@ int ipu_pci_core_recover(struct ipu_pci *ipu)
 	lockdep_assert_held(&ipu->idev.lock);
 	ipu->core_reset = true;
 	ret = ipu_launch_reset_locked(&ipu->idev, -EIO, -EIO);
+	trace_ipu_reset(&ipu->idev, IPU_TRACE_RESET_PCI, ret);
 	ipu->core_reset = false;
 	if (ret)
 		dev_err(dev, "the function did not come back from its reset: %d\n",

@@ -35,6 +35,7 @@
 #include "ipu_bo.h"
 #include "ipu_launch.h"
 #include "ipu_pci.h"
+#include "ipu_trace.h"
 
 /* The spec's status codes (section 4.3) as the errnos the UAPI reports. */
 static const int ipu_pci_cmd_errnos[] = {
@@ -239,6 +240,7 @@ static irqreturn_t ipu_pci_cmd_irq(int irq, void *data)
 		return IRQ_NONE;
 	/* Acknowledge first: a completion meanwhile raises a new message. */
 	ipu_pci_wr(ipu, IPU_REG_IRQ_CAUSE, cause);
+	trace_ipu_irq(ipu->idev.minor, IPU_VEC_CMD, cause);
 	return IRQ_WAKE_THREAD;
 }
 

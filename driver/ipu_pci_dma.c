@@ -50,6 +50,7 @@
 #include <linux/uio.h>
 
 #include "ipu_pci.h"
+#include "ipu_trace.h"
 
 /* Entries per DMA ring: 256 segments of up to 16 MiB in flight. */
 #define IPU_PCI_DMA_RING 256
@@ -111,6 +112,8 @@ static irqreturn_t ipu_pci_dma_irq(int irq, void *data)
 	if (ipu_pci_check_gone(ipu, cause) || !(cause & q->cause))
 		return IRQ_NONE;
 	ipu_pci_wr(ipu, IPU_REG_IRQ_CAUSE, q->cause);
+	trace_ipu_irq(ipu->idev.minor, q->index == IPU_QUEUE_H2D ? IPU_VEC_H2D : IPU_VEC_D2H,
+		      q->cause);
 	wake_up(&q->wait);
 	return IRQ_HANDLED;
 }

@@ -28,6 +28,7 @@
 #include <linux/pci.h>
 
 #include "ipu_pci.h"
+#include "ipu_trace.h"
 
 /* Causes vector 0 takes when each queue has its vector. */
 #define IPU_PCI_MISC_CAUSES (IPU_IRQ_FW_BOOT | IPU_IRQ_ERROR | IPU_IRQ_SW)
@@ -150,6 +151,7 @@ static irqreturn_t ipu_pci_misc_irq(int irq, void *data)
 
 	if (!cause)
 		return IRQ_NONE;
+	trace_ipu_irq(ipu->idev.minor, IPU_VEC_MISC, cause);
 	ipu_pci_misc_serve(ipu, cause);
 	return cause & IPU_IRQ_ERROR ? IRQ_WAKE_THREAD : IRQ_HANDLED;
 }
@@ -173,6 +175,7 @@ static irqreturn_t ipu_pci_one_irq(int irq, void *data)
 
 	if (!cause)
 		return IRQ_NONE;
+	trace_ipu_irq(ipu->idev.minor, IPU_VEC_MISC, cause);
 	ipu_pci_misc_serve(ipu, cause);
 	if (cause & IPU_IRQ_H2D)
 		wake_up(&ipu->dmaq[IPU_QUEUE_H2D].wait);

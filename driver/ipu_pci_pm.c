@@ -41,6 +41,7 @@
 
 #include "ipu_launch.h"
 #include "ipu_pci.h"
+#include "ipu_trace.h"
 
 /* How long suspend lets the launches on the device finish. */
 #define IPU_PCI_PM_DRAIN_MS 2000
@@ -149,6 +150,7 @@ static int ipu_pci_pm_resume(struct device *dev)
 		ret = ipu_pci_core_recover(ipu);
 	} else {
 		ret = ipu_launch_reset_locked(&ipu->idev, -EIO, -EIO);
+		trace_ipu_reset(&ipu->idev, IPU_TRACE_RESET_RESUME, ret);
 		if (ret)
 			dev_err(dev, "the rings did not come back after sleep: %d\n",
 				ret);

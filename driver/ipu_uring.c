@@ -46,6 +46,7 @@
 #include "ipu_fdinfo.h"
 #include "ipu_file.h"
 #include "ipu_launch.h"
+#include "ipu_trace.h"
 #include "ipu_uring.h"
 #include "ipu_xfer.h"
 
@@ -167,6 +168,7 @@ static void ipu_uring_xfer_work(struct work_struct *work)
 	struct ipu_uring_xfer *x = container_of(work, struct ipu_uring_xfer,
 						work);
 	struct iov_iter *iter = x->fixed ? &x->fixed_iter : &x->buf.iter;
+	size_t len = iov_iter_count(iter); /* for the trace: DMA consumes it */
 	int idx;
 
 	if (ipu_dev_enter(x->idev, &idx)) {
@@ -174,10 +176,14 @@ static void ipu_uring_xfer_work(struct work_struct *work)
 	} else {
 		u64 start = ktime_get_ns();
 
+		trace_ipu_xfer_start(x->bo, x->usage, len, x->to_device,
+				     IPU_TRACE_URING_PATH(x->fixed), 0);
 		x->status = ipu_hw_dma(x->idev, x->dev_off, iter, x->to_device);
 		ipu_dev_exit(x->idev, idx);
 		ipu_usage_add_xfer(x->usage, start);
 	}
+	trace_ipu_xfer_complete(x->bo, x->usage, len, x->to_device,
+				IPU_TRACE_URING_PATH(x->fixed), x->status);
 	/* The buffers are released in task context, never here. */
 	io_uring_cmd_complete_in_task(x->cmd, ipu_uring_xfer_tw);
 }
@@ -260,6 +266,8 @@ static int ipu_uring_xfer(struct io_uring_cmd *cmd, struct ipu_file *ifile,
 	if (ret)
 		goto err_put_bo;
 
+	trace_ipu_xfer_submit(x->bo, x->usage, args.length, x->to_device,
+			      IPU_TRACE_URING_PATH(x->fixed), 0);
 	ipu_uring_pdu(cmd)->xfer = x;
 	INIT_WORK(&x->work, ipu_uring_xfer_work);
 	queue_work(ipu_xfer_wq, &x->work);

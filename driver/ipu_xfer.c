@@ -18,6 +18,7 @@
 #include "ipu_drv.h"
 #include "ipu_fdinfo.h"
 #include "ipu_file.h"
+#include "ipu_trace.h"
 #include "ipu_xfer.h"
 
 /* Bytes pinned at once by the ioctl: 2 MiB. */
@@ -128,10 +129,16 @@ int ipu_ioctl_xfer(struct ipu_file *ifile, void *data)
 	ipu_dev_exit(idev, idx);
 	if (ret)
 		return ret;
+	trace_ipu_xfer_submit(bo, ifile->usage, args->length,
+			      args->flags & IPU_XFER_TO_DEVICE, IPU_TRACE_IOCTL, 0);
+	trace_ipu_xfer_start(bo, ifile->usage, args->length,
+			     args->flags & IPU_XFER_TO_DEVICE, IPU_TRACE_IOCTL, 0);
 	/* The buffer's reference keeps its memory while we sleep in pinning. */
 	ret = ipu_xfer_chunks(ifile, ipu_bo_dev_off(bo) + args->bo_offset,
 			      args->user_ptr, args->length,
 			      args->flags & IPU_XFER_TO_DEVICE);
+	trace_ipu_xfer_complete(bo, ifile->usage, args->length,
+				args->flags & IPU_XFER_TO_DEVICE, IPU_TRACE_IOCTL, ret);
 	ipu_bo_put(bo);
 	return ret;
 }

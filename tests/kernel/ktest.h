@@ -684,6 +684,18 @@ static inline int kt_wait_fence(int fd, uint64_t fence, int64_t timeout_ns,
 	return err;
 }
 
+/* LAUNCH @l on @fd (its fence field ignored) and WAIT for it: its status. */
+static inline int kt_launch_wait(int fd, const struct ipu_launch *l)
+{
+	struct ipu_launch arg = *l;
+	int status;
+
+	arg.fence = 0;
+	assert_int_equal(kt_ioctl(fd, IPU_IOCTL_LAUNCH, &arg), 0);
+	assert_int_equal(kt_wait_fence(fd, arg.fence, INT64_MAX, &status), 0);
+	return status;
+}
+
 /*
  * A tracked page holding @len bytes of @src, then made read-only: an ioctl
  * argument the kernel can read but not write back.

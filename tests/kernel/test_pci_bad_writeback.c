@@ -22,7 +22,6 @@
 #include "ksimd.h"
 
 #define LEN (64 * 1024)
-#define FAR_NS INT64_MAX
 /* A short deadline: the watchdog fires a second later. */
 #define HANG_TIMEOUT_MS 500
 
@@ -71,18 +70,6 @@ static void test_dma_head_behind_fails_the_transfer(void **state)
 	d2h_lie("behind");
 }
 
-/* Launch the image of @l on @fd and wait: the launch's status. */
-static int run(int fd, const struct ipu_launch *l)
-{
-	struct ipu_launch arg = *l;
-	int status;
-
-	arg.fence = 0;
-	assert_int_equal(kt_ioctl(fd, IPU_IOCTL_LAUNCH, &arg), 0);
-	assert_int_equal(kt_wait_fence(fd, arg.fence, FAR_NS, &status), 0);
-	return status;
-}
-
 /*
  * A launch under the lie @mode: still in flight until the watchdog's
  * reset (one), which fails it with -ETIMEDOUT; the next launch runs.
@@ -100,9 +87,9 @@ static void launch_lie(const char *mode)
 	before = kt_info(fd).reset_count;
 	snprintf(spec, sizeof(spec), "bad_writeback=%s", mode);
 	ke_fault(0, spec);
-	assert_int_equal(run(fd, &l), -ETIMEDOUT);
+	assert_int_equal(kt_launch_wait(fd, &l), -ETIMEDOUT);
 	assert_int_equal(kt_info(fd).reset_count, before + 1);
-	assert_int_equal(run(fd, &l), 0);
+	assert_int_equal(kt_launch_wait(fd, &l), 0);
 	kp_free(p);
 }
 
