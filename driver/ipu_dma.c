@@ -10,6 +10,16 @@
  *
  * Pinning may fault and sleep for as long as userspace likes (userfaultfd),
  * so it never happens inside the unplug guard (ipu_dev_enter()).
+ *
+ * io_uring issues a command inline (IO_URING_F_NONBLOCK) from
+ * io_uring_enter() and retries one refused with -EAGAIN from its worker
+ * threads; that hand-off cost more than the 4 KiB transfer itself. So the
+ * inline issue pins with FOLL_NOFAULT ("nowait"): pages already present
+ * are pinned by the lockless walk (at worst the walk falls back to
+ * mmap_lock held for reading, never to a fault, so never to a wait that
+ * userspace controls), and a range with a page missing is -EAGAIN, left
+ * to the worker, which faults it in. 6.12 and 7.3 export no pinning that
+ * cannot take mmap_lock (pin_user_pages_fast_only() is 6.1's only).
  */
 #include <linux/mm.h>
 #include <linux/overflow.h>
@@ -17,20 +27,36 @@
 
 #include "ipu_dma.h"
 
+static void ipu_dma_free(struct ipu_dma_buf *buf)
+{
+	if (buf->pages != buf->inline_pages)
+		kvfree(buf->pages);
+	if (buf->bvecs != buf->inline_bvecs)
+		kvfree(buf->bvecs);
+	buf->pages = NULL;
+	buf->bvecs = NULL;
+}
+
 /**
  * ipu_dma_pin - pin a user range and describe it as an iterator
  * @buf: out: the pinned range; release with ipu_dma_unpin()
  * @uaddr: first byte, any alignment
  * @len: bytes, > 0
  * @to_device: the device reads the range (else writes it)
+ * @nowait: the caller cannot wait (io_uring's inline issue): no fault, no
+ *	sleeping allocation; what would need either is -EAGAIN
  *
  * Return: 0; -EFAULT when part of the range is not mapped (or not writable
  * when the device writes it), including a range in the last page of the
- * address space; -ENOMEM.
+ * address space; -ENOMEM; with @nowait, -EAGAIN instead of either.
  */
 int ipu_dma_pin(struct ipu_dma_buf *buf, unsigned long uaddr, size_t len,
-		bool to_device)
+		bool to_device, bool nowait)
 {
+	gfp_t gfp = nowait ? GFP_NOWAIT | __GFP_NOWARN | __GFP_ACCOUNT :
+			     GFP_KERNEL_ACCOUNT;
+	unsigned int gup = (to_device ? 0 : FOLL_WRITE) |
+			   (nowait ? FOLL_NOFAULT : 0);
 	unsigned int off = offset_in_page(uaddr);
 	unsigned long npages = DIV_ROUND_UP(off + len, PAGE_SIZE);
 	unsigned long end;
@@ -48,22 +74,28 @@ int ipu_dma_pin(struct ipu_dma_buf *buf, unsigned long uaddr, size_t len,
 	 */
 	if (check_add_overflow(uaddr & PAGE_MASK, npages << PAGE_SHIFT, &end))
 		return -EFAULT;
-	buf->pages = kvmalloc_array(npages, sizeof(*buf->pages),
-				    GFP_KERNEL_ACCOUNT);
-	buf->bvecs = kvmalloc_array(npages, sizeof(*buf->bvecs),
-				    GFP_KERNEL_ACCOUNT);
-	if (!buf->pages || !buf->bvecs) {
-		pinned = -ENOMEM;
-		goto err_free;
+	if (npages <= IPU_DMA_INLINE_PAGES) {
+		buf->pages = buf->inline_pages;
+		buf->bvecs = buf->inline_bvecs;
+	} else {
+		buf->pages = kvmalloc_array(npages, sizeof(*buf->pages), gfp);
+		buf->bvecs = kvmalloc_array(npages, sizeof(*buf->bvecs), gfp);
+		if (!buf->pages || !buf->bvecs) {
+			pinned = nowait ? -EAGAIN : -ENOMEM;
+			goto err_free;
+		}
 	}
 
-	pinned = pin_user_pages_fast(uaddr & PAGE_MASK, npages,
-				     to_device ? 0 : FOLL_WRITE, buf->pages);
-	if (pinned < 0)
-		goto err_free;
-	if (pinned < npages) {
+	pinned = pin_user_pages_fast(uaddr & PAGE_MASK, npages, gup,
+				     buf->pages);
+	if (pinned >= 0 && pinned < npages) {
 		unpin_user_pages(buf->pages, pinned);
 		pinned = -EFAULT;
+	}
+	if (pinned < 0) {
+		/* Missing pages, or any other doubt: the worker decides. */
+		if (nowait)
+			pinned = -EAGAIN;
 		goto err_free;
 	}
 
@@ -84,8 +116,7 @@ int ipu_dma_pin(struct ipu_dma_buf *buf, unsigned long uaddr, size_t len,
 	return 0;
 
 err_free:
-	kvfree(buf->bvecs);
-	kvfree(buf->pages);
+	ipu_dma_free(buf);
 	return pinned;
 }
 
@@ -100,8 +131,5 @@ void ipu_dma_unpin(struct ipu_dma_buf *buf)
 		unpin_user_pages(buf->pages, buf->npages);
 	else
 		unpin_user_pages_dirty_lock(buf->pages, buf->npages, true);
-	kvfree(buf->bvecs);
-	kvfree(buf->pages);
-	buf->pages = NULL;
-	buf->bvecs = NULL;
+	ipu_dma_free(buf);
 }

@@ -29,6 +29,9 @@ struct iov_iter;
  * @dma: move all of @iter (pinned host pages, a bvec iterator) to or from
  *	device memory at @dev_off. Returns 0 or a negative errno. Called with
  *	the device entered (not unplugged), from process or workqueue context.
+ * @dma_cpu: @dma is a copy by the CPU that neither sleeps nor waits for a
+ *	device (simulated IPUs): io_uring runs such a transfer inline, as
+ *	the ioctl does, rather than handing it to ipu_xfer_wq.
  * @mem_clear: zero @len bytes of device memory at @dev_off.
  * @mem_pfn: the page frame of device memory at @dev_off (page aligned), for
  *	mmap faults. Mappings are VM_PFNMAP | VM_IO: the core inserts the
@@ -61,6 +64,7 @@ struct ipu_hw_ops {
 	bool mem_wc;
 	int (*dma)(struct ipu_device *idev, u64 dev_off, struct iov_iter *iter,
 		   bool to_device);
+	bool dma_cpu;
 	void (*mem_clear)(struct ipu_device *idev, u64 dev_off, u64 len);
 	int (*mem_pfn)(struct ipu_device *idev, u64 dev_off, unsigned long *pfn);
 	int (*launch)(struct ipu_device *idev, struct ipu_launch_req *req);

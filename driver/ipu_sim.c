@@ -137,6 +137,7 @@ static const struct ipu_hw_ops ipu_sim_ops = {
 	.platform = IPU_PLATFORM_SIM,
 	.fw_in_userspace = true,
 	.dma = ipu_sim_dma,
+	.dma_cpu = true,
 	.mem_clear = ipu_sim_mem_clear,
 	.mem_pfn = ipu_sim_mem_pfn,
 	.reset = ipu_sim_reset,

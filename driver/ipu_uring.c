@@ -1,12 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * io_uring passthrough: XFER and LAUNCH as SQE128 commands, with the same
- * payload structs as the ioctls. Both are asynchronous: ->uring_cmd checks
- * the command, takes what it needs from the submitting task (pinned pages,
- * or the registered buffer's bvecs with IORING_URING_CMD_FIXED), queues the
- * work and returns -EIOCBQUEUED. Transfers run on a workqueue (the simulated
- * device's DMA engine), launches on the firmware; either completes through
- * io_uring task work, so the CQE is posted from the submitter's context.
+ * payload structs as the ioctls. A launch is asynchronous, and so is a
+ * transfer on a device that DMAs by itself (PCIe): ->uring_cmd checks the
+ * command, takes what it needs from the submitting task (pinned pages, or
+ * the registered buffer's bvecs with IORING_URING_CMD_FIXED), queues the
+ * work and returns -EIOCBQUEUED. Transfers then run on ipu_xfer_wq,
+ * launches on the firmware; either completes through io_uring task work,
+ * so the CQE is posted from the submitter's context. A transfer on a
+ * device whose DMA is a CPU copy (ipu_hw_ops.dma_cpu: simulated IPUs) is
+ * done before ->uring_cmd returns, as the ioctl does it
+ * (ipu_xfer_chunks(): pinned 2 MiB at a time, killable), and its result is
+ * the CQE's: no workqueue, no task work, no slot of the cap below (nothing
+ * stays in flight). The three hand-offs it used to take (io-wq to pin,
+ * ipu_xfer_wq to copy, task work to complete) made a 4 KiB transfer on a
+ * simulated IPU in a TCG guest ten times slower than the ioctl (make
+ * kernel-bench).
  *
  * One file has at most max_uring_xfers (module parameter, default
  * IPU_MAX_URING_XFERS) transfers in flight (-EAGAIN beyond, as for
@@ -24,11 +33,12 @@
  * deadline).
  *
  * Issued with IO_URING_F_NONBLOCK (inline from io_uring_enter()), a command
- * must not sleep: allocations are GFP_NOWAIT, and a transfer from ordinary
- * user memory, which must be pinned (faults, mmap_lock, userfaultfd), goes
- * back with -EAGAIN so that io_uring issues it again from its worker
- * threads. Registered buffers (IORING_URING_CMD_FIXED) are pinned already
- * and are issued inline.
+ * must not wait: allocations are GFP_NOWAIT, and a transfer from ordinary
+ * user memory is pinned without faulting (ipu_dma_pin()'s nowait); when a
+ * page is not present, or an allocation fails, it goes back with -EAGAIN
+ * so that io_uring issues it again from its worker threads, where pinning
+ * may fault. Registered buffers (IORING_URING_CMD_FIXED) are pinned
+ * already.
  */
 #include <linux/bits.h>
 #include <linux/moduleparam.h>
@@ -169,23 +179,78 @@ static void ipu_uring_xfer_work(struct work_struct *work)
 						work);
 	struct iov_iter *iter = x->fixed ? &x->fixed_iter : &x->buf.iter;
 	size_t len = iov_iter_count(iter); /* for the trace: DMA consumes it */
-	int idx;
 
-	if (ipu_dev_enter(x->idev, &idx)) {
-		x->status = -ENODEV;
-	} else {
-		u64 start = ktime_get_ns();
-
-		trace_ipu_xfer_start(x->bo, x->usage, len, x->to_device,
-				     IPU_TRACE_URING_PATH(x->fixed), 0);
-		x->status = ipu_hw_dma(x->idev, x->dev_off, iter, x->to_device);
-		ipu_dev_exit(x->idev, idx);
-		ipu_usage_add_xfer(x->usage, start);
-	}
+	trace_ipu_xfer_start(x->bo, x->usage, len, x->to_device,
+			     IPU_TRACE_URING_PATH(x->fixed), 0);
+	x->status = ipu_xfer_dma(x->idev, x->usage, x->dev_off, iter,
+				 x->to_device);
 	trace_ipu_xfer_complete(x->bo, x->usage, len, x->to_device,
 				IPU_TRACE_URING_PATH(x->fixed), x->status);
 	/* The buffers are released in task context, never here. */
 	io_uring_cmd_complete_in_task(x->cmd, ipu_uring_xfer_tw);
+}
+
+/* The range of a registered buffer, as an iterator. */
+static int ipu_uring_fixed_iter(struct io_uring_cmd *cmd,
+				const struct ipu_xfer *args,
+				struct iov_iter *iter, unsigned int issue_flags)
+{
+	int ret;
+
+	ret = ipu_uring_import_fixed(args->user_ptr, args->length,
+				     args->flags & IPU_XFER_TO_DEVICE ?
+					     WRITE : READ,
+				     iter, cmd, issue_flags);
+	/* The UAPI's one errno for "not inside the registered buffer". */
+	if (ret && ret != -ENOMEM)
+		ret = -EFAULT;
+	return ret;
+}
+
+/*
+ * A transfer on a device whose DMA is a CPU copy, done now: the ioctl's
+ * path, pinning without faulting when issued inline (-EAGAIN: io_uring
+ * issues it again from its worker).
+ */
+static int ipu_uring_xfer_now(struct io_uring_cmd *cmd, struct ipu_file *ifile,
+			      const struct ipu_xfer *args,
+			      unsigned int issue_flags)
+{
+	struct ipu_device *idev = ifile->idev;
+	bool to_device = args->flags & IPU_XFER_TO_DEVICE;
+	bool fixed = cmd->flags & IORING_URING_CMD_FIXED;
+	struct iov_iter iter;
+	struct ipu_bo *bo;
+	u64 dev_off;
+	int idx, ret;
+
+	if (ipu_dev_enter(idev, &idx))
+		return -ENODEV;
+	ret = ipu_xfer_lookup(ifile, args, &bo);
+	ipu_dev_exit(idev, idx);
+	if (ret)
+		return ret;
+	dev_off = ipu_bo_dev_off(bo) + args->bo_offset;
+
+	/* An -EAGAIN inline completes this attempt: io-wq's issue is another. */
+	trace_ipu_xfer_submit(bo, ifile->usage, args->length, to_device,
+			      IPU_TRACE_URING_PATH(fixed), 0);
+	trace_ipu_xfer_start(bo, ifile->usage, args->length, to_device,
+			     IPU_TRACE_URING_PATH(fixed), 0);
+	if (fixed) {
+		ret = ipu_uring_fixed_iter(cmd, args, &iter, issue_flags);
+		if (!ret)
+			ret = ipu_xfer_dma(idev, ifile->usage, dev_off, &iter,
+					   to_device);
+	} else {
+		ret = ipu_xfer_chunks(ifile, dev_off, args->user_ptr,
+				      args->length, to_device,
+				      issue_flags & IO_URING_F_NONBLOCK);
+	}
+	trace_ipu_xfer_complete(bo, ifile->usage, args->length, to_device,
+				IPU_TRACE_URING_PATH(fixed), ret);
+	ipu_bo_put(bo);
+	return ret;
 }
 
 /* Allocation flags for the issue path: charged, and never sleeping inline. */
@@ -220,9 +285,8 @@ static int ipu_uring_xfer(struct io_uring_cmd *cmd, struct ipu_file *ifile,
 		return ret;
 	if (args.length > IPU_URING_XFER_MAX)
 		return -EINVAL;
-	/* Pinning may sleep: not inline (io_uring copied the SQE for us). */
-	if (!fixed && issue_flags & IO_URING_F_NONBLOCK)
-		return -EAGAIN;
+	if (idev->ops->dma_cpu)
+		return ipu_uring_xfer_now(cmd, ifile, &args, issue_flags);
 	/*
 	 * Past the cap: -EAGAIN. Issued inline (IO_URING_F_NONBLOCK), the
 	 * command goes to io_uring's worker, which issues it once more
@@ -252,17 +316,13 @@ static int ipu_uring_xfer(struct io_uring_cmd *cmd, struct ipu_file *ifile,
 		goto err_free;
 	x->dev_off = ipu_bo_dev_off(x->bo) + args.bo_offset;
 
-	if (x->fixed) {
-		ret = ipu_uring_import_fixed(args.user_ptr, args.length,
-					     x->to_device ? WRITE : READ,
-					     &x->fixed_iter, cmd, issue_flags);
-		/* The UAPI's one errno for "not inside the registered buffer". */
-		if (ret && ret != -ENOMEM)
-			ret = -EFAULT;
-	} else {
+	if (x->fixed)
+		ret = ipu_uring_fixed_iter(cmd, &args, &x->fixed_iter,
+					   issue_flags);
+	else
 		ret = ipu_dma_pin(&x->buf, args.user_ptr, args.length,
-				  x->to_device);
-	}
+				  x->to_device,
+				  issue_flags & IO_URING_F_NONBLOCK);
 	if (ret)
 		goto err_put_bo;
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * XFER: DMA between a user buffer and a buffer object, synchronously through
- * the ioctl. io_uring's asynchronous XFER (ipu_uring.c) shares the checks.
+ * the ioctl. io_uring's XFER (ipu_uring.c) shares the checks and the move
+ * itself (ipu_xfer_dma()), and, on a device whose DMA is a CPU copy, the
+ * whole synchronous path (ipu_xfer_chunks()).
  *
  * The ioctl pins and transfers a bounded chunk at a time, so that a transfer
  * of any size needs only small page arrays and stays killable.
@@ -72,12 +74,53 @@ int ipu_xfer_lookup(struct ipu_file *ifile, const struct ipu_xfer *args,
 	return 0;
 }
 
-/*
+/**
+ * ipu_xfer_dma - move pinned host pages to or from device memory
+ * @idev: the device
+ * @usage: the file's usage, where the transfer's time goes
+ * @dev_off: device memory offset of the first byte
+ * @iter: the pinned host range (a bvec iterator)
+ * @to_device: direction
+ *
+ * Enters the device for the move only: pinning, which may sleep for long,
+ * is the caller's, outside the unplug guard.
+ *
+ * Return: 0; -ENODEV once the device is unplugged; the device's errno.
+ */
+int ipu_xfer_dma(struct ipu_device *idev, struct ipu_usage *usage,
+		 u64 dev_off, struct iov_iter *iter, bool to_device)
+{
+	u64 start;
+	int idx, ret;
+
+	if (ipu_dev_enter(idev, &idx))
+		return -ENODEV;
+	start = ktime_get_ns();
+	ret = ipu_hw_dma(idev, dev_off, iter, to_device);
+	ipu_dev_exit(idev, idx);
+	ipu_usage_add_xfer(usage, start);
+	return ret;
+}
+
+/**
+ * ipu_xfer_chunks - move a user range to or from device memory, at once
+ * @ifile: the file, whose usage the time goes to
+ * @dev_off: device memory offset of the first byte
+ * @uaddr: the user range's first byte
+ * @len: bytes
+ * @to_device: direction
+ * @nowait: the caller cannot wait (io_uring's inline issue): pinning that
+ *	would fault is -EAGAIN (see ipu_dma_pin()); chunks moved before it
+ *	are moved again by the retry, which is harmless (a copy)
+ *
  * Pin a chunk, enter the device, move it, leave, unpin: pinning may sleep
  * on a fault for as long as userspace wants, and must not hold up removal.
+ *
+ * Return: 0 or a negative errno (ipu_dma_pin()'s, the device's, -ENODEV,
+ * -EINTR).
  */
-static int ipu_xfer_chunks(struct ipu_file *ifile, u64 dev_off,
-			   unsigned long uaddr, u64 len, bool to_device)
+int ipu_xfer_chunks(struct ipu_file *ifile, u64 dev_off, unsigned long uaddr,
+		    u64 len, bool to_device, bool nowait)
 {
 	struct ipu_device *idev = ifile->idev;
 
@@ -85,19 +128,13 @@ static int ipu_xfer_chunks(struct ipu_file *ifile, u64 dev_off,
 		size_t chunk = min_t(u64, len,
 				     IPU_XFER_CHUNK - offset_in_page(uaddr));
 		struct ipu_dma_buf buf;
-		int idx, ret;
+		int ret;
 
-		ret = ipu_dma_pin(&buf, uaddr, chunk, to_device);
+		ret = ipu_dma_pin(&buf, uaddr, chunk, to_device, nowait);
 		if (ret)
 			return ret;
-		ret = ipu_dev_enter(idev, &idx);
-		if (!ret) {
-			u64 start = ktime_get_ns();
-
-			ret = ipu_hw_dma(idev, dev_off, &buf.iter, to_device);
-			ipu_dev_exit(idev, idx);
-			ipu_usage_add_xfer(ifile->usage, start);
-		}
+		ret = ipu_xfer_dma(idev, ifile->usage, dev_off, &buf.iter,
+				   to_device);
 		ipu_dma_unpin(&buf);
 		if (ret)
 			return ret;
@@ -136,7 +173,7 @@ int ipu_ioctl_xfer(struct ipu_file *ifile, void *data)
 	/* The buffer's reference keeps its memory while we sleep in pinning. */
 	ret = ipu_xfer_chunks(ifile, ipu_bo_dev_off(bo) + args->bo_offset,
 			      args->user_ptr, args->length,
-			      args->flags & IPU_XFER_TO_DEVICE);
+			      args->flags & IPU_XFER_TO_DEVICE, false);
 	trace_ipu_xfer_complete(bo, ifile->usage, args->length,
 				args->flags & IPU_XFER_TO_DEVICE, IPU_TRACE_IOCTL, ret);
 	ipu_bo_put(bo);

@@ -700,7 +700,9 @@ int ipu_launch(struct ipu_device *dev, const struct ipu_launch_desc *desc);
  * in one io_uring_enter(); ipu_queue_reap() collects the CQEs, waiting in
  * at most one io_uring_enter() for those still missing. A run (transfers
  * in, the launch linked after them, transfers out linked after it) thus
- * costs two system calls whatever its number of streams. Launches run on
+ * costs two system calls whatever its number of streams, and one through
+ * ipu_queue_submit_and_wait(), which waits in the io_uring_enter() that
+ * submits. Launches run on
  * the device's firmware (for the kernel's simulated IPUs: the ipu-simd
  * daemon); the kernel fails a launch the firmware does not finish within
  * its deadline (-ETIMEDOUT, the device is then reset). Where io_uring is
@@ -892,6 +894,29 @@ void ipu_queue_destroy(struct ipu_queue *q);
  */
 int ipu_queue_submit(struct ipu_queue *q, const struct ipu_cmd *cmds,
 		     size_t n);
+
+/**
+ * ipu_queue_submit_and_wait() - submit a batch and wait for completions,
+ * in one system call where the backend can.
+ * @q, @cmds, @n: as for ipu_queue_submit().
+ * @min_complete: wait until at least this many completions are ready to
+ *	reap (0: do not wait), at most @n.
+ * @timeout_ns: longest wait, as for ipu_queue_reap().
+ *
+ * ipu_queue_submit(), then the wait of ipu_queue_reap(@min_complete,
+ * @timeout_ns) without taking anything off @q. On the kernel backend
+ * both are one io_uring_enter(), so that a run (submit, then reap the
+ * run's completions) costs one system call: the ipu_queue_reap() after it
+ * finds them ready. On the model the wait is left to that reap. The
+ * wait's outcome is not the call's: a timeout or a signal leaves fewer
+ * completions ready, as for ipu_queue_reap(). On the kernel backend the
+ * queue takes no other batch while the call waits.
+ *
+ * Return: as ipu_queue_submit(); also -EINVAL for @min_complete over @n.
+ */
+int ipu_queue_submit_and_wait(struct ipu_queue *q, const struct ipu_cmd *cmds,
+			      size_t n, size_t min_complete,
+			      int64_t timeout_ns);
 
 /**
  * ipu_queue_reap() - collect completions.

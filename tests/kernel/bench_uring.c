@@ -15,7 +15,11 @@
  *	             (ipu_bo_map(): on a PCIe IPU, BAR2, write-combined)
  *	memcpy       the guest copying the same bytes between two buffers
  *
- * each measured in the same run, best of ROUNDS, as
+ * each measured in the same run, best of ROUNDS, the rounds of the paths
+ * interleaved (one round of each path, then the next) so that a stall of
+ * the guest (TCG, a busy host) costs one round of one path, never all the
+ * rounds of the path measured first after a change of size or direction,
+ * as
  *
  *	bench <path>_<h2d|d2h>_<size>.mbps <x> MB/s
  *	bench <path>_<h2d|d2h>_<size>.ratio_vs_memcpy <x> x
@@ -208,12 +212,13 @@ static const char *const path_name[P_COUNT] = {
 	"uring", "uring_fixed", "ioctl", "mmap", "memcpy",
 };
 
-/* Best seconds of ROUNDS for one path, direction and size; < 0: failed. */
-static double best(struct rig *r, enum path p, uint32_t dir, uint64_t size)
+/* Seconds of one round of one path, direction and size; < 0: failed. */
+static double one_round(struct rig *r, enum path p, uint32_t dir,
+			uint64_t size)
 {
 	uint64_t iters = iters_for(size);
-	double s, b = -1;
-	int round, fd = -1;
+	double s;
+	int fd = -1;
 	struct ipu_bo_create bc;
 	struct ipu_attach at;
 	char path[32];
@@ -235,56 +240,61 @@ static double best(struct rig *r, enum path p, uint32_t dir, uint64_t size)
 			return -1;
 		}
 	}
-	for (round = 0; round < ROUNDS; round++) {
-		switch (p) {
-		case P_URING:
-			s = time_queue(r->q, r->bo, r->host, size, dir, iters);
-			break;
-		case P_FIXED:
-			s = time_queue(r->fq, r->bo, r->host, size, dir, iters);
-			break;
-		case P_IOCTL:
-			s = time_ioctl(fd, bc.handle, r->host, size,
-				       dir == IPU_XFER_DIR_TO_DEVICE ?
-					       IPU_XFER_TO_DEVICE :
-					       IPU_XFER_FROM_DEVICE, iters);
-			break;
-		case P_MMAP:
-			s = dir == IPU_XFER_DIR_TO_DEVICE ?
-				    time_memcpy(r->map, r->host, size, iters) :
-				    time_memcpy(r->host, r->map, size, iters);
-			break;
-		default:
-			s = dir == IPU_XFER_DIR_TO_DEVICE ?
-				    time_memcpy(r->other, r->host, size, iters) :
-				    time_memcpy(r->host, r->other, size, iters);
-			break;
-		}
-		if (s > 0 && (b < 0 || s < b))
-			b = s;
+	switch (p) {
+	case P_URING:
+		s = time_queue(r->q, r->bo, r->host, size, dir, iters);
+		break;
+	case P_FIXED:
+		s = time_queue(r->fq, r->bo, r->host, size, dir, iters);
+		break;
+	case P_IOCTL:
+		s = time_ioctl(fd, bc.handle, r->host, size,
+			       dir == IPU_XFER_DIR_TO_DEVICE ?
+				       IPU_XFER_TO_DEVICE :
+				       IPU_XFER_FROM_DEVICE, iters);
+		break;
+	case P_MMAP:
+		s = dir == IPU_XFER_DIR_TO_DEVICE ?
+			    time_memcpy(r->map, r->host, size, iters) :
+			    time_memcpy(r->host, r->map, size, iters);
+		break;
+	default:
+		s = dir == IPU_XFER_DIR_TO_DEVICE ?
+			    time_memcpy(r->other, r->host, size, iters) :
+			    time_memcpy(r->host, r->other, size, iters);
+		break;
 	}
 	if (p == P_IOCTL) {
 		close(fd);
 		if (ipu_device_attach(r->dev))
 			return -1;
 	}
-	return b;
+	return s;
 }
 
 static int bench_xfers(struct rig *r)
 {
 	static const uint32_t dirs[2] = { IPU_XFER_DIR_TO_DEVICE,
 					  IPU_XFER_DIR_FROM_DEVICE };
-	double secs[P_COUNT], mbps[P_COUNT];
+	double secs[P_COUNT], mbps[P_COUNT], s;
 	char sz[16];
 	uint64_t size;
-	int d, p;
+	int d, p, round;
 
 	for (d = 0; d < 2; d++) {
 		for (size = MIN_SIZE; size <= MAX_SIZE; size *= 4) {
 			size_name(size, sz, sizeof(sz));
+			for (p = 0; p < P_COUNT; p++)
+				secs[p] = -1;
+			for (round = 0; round < ROUNDS; round++) {
+				for (p = 0; p < P_COUNT; p++) {
+					s = one_round(r, (enum path)p, dirs[d],
+						      size);
+					if (s > 0 && (secs[p] < 0 || s < secs[p]))
+						secs[p] = s;
+				}
+			}
 			for (p = 0; p < P_COUNT; p++) {
-				secs[p] = best(r, (enum path)p, dirs[d], size);
 				if (secs[p] <= 0) {
 					fprintf(stderr, "bench_uring: %s %s: %s\n",
 						path_name[p], sz, ipu_errmsg());

@@ -40,6 +40,29 @@ static void test_d2h_reads_what_the_ioctl_wrote(void **state)
 	assert_pattern(dst, len, 2);
 }
 
+/*
+ * Issued inline, a transfer is pinned without faulting, 2 MiB at a time on
+ * a simulated IPU: into a range whose first 2 MiB are present and the rest
+ * not, the first chunk moves inline, the second cannot be pinned there,
+ * and io_uring issues the whole transfer again from its worker, which
+ * faults the rest in. All of it lands, once.
+ */
+static void test_d2h_into_memory_partly_not_present_lands_whole(void **state)
+{
+	size_t len = (3u << 20) + 5, half = 2u << 20;
+	int fd = kt_open_attached(0);
+	uint32_t h = kt_bo(fd, len, NULL);
+	uint8_t *src = kt_alloc(len), *dst = kt_alloc(len);
+
+	(void)state;
+	kt_fill(src, len, 9);
+	assert_int_equal(kt_write_bo(fd, h, 0, src, len), 0);
+	memset(dst, 0xa5, half); /* present; the rest never touched */
+	ku_xfer(&ku_r, fd, h, 0, dst, len, IPU_XFER_FROM_DEVICE, 0);
+	assert_int_equal(ku_one(&ku_r), 0);
+	assert_pattern(dst, len, 9);
+}
+
 static void test_odd_offsets_and_lengths_move_exactly_those_bytes(void **state)
 {
 	int fd = kt_open_attached(0);
@@ -238,6 +261,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		KU_TEST(test_h2d_lands_in_the_bo),
 		KU_TEST(test_d2h_reads_what_the_ioctl_wrote),
+		KU_TEST(test_d2h_into_memory_partly_not_present_lands_whole),
 		KU_TEST(test_odd_offsets_and_lengths_move_exactly_those_bytes),
 		KU_TEST(test_fixed_buffers_both_directions),
 		KU_TEST(test_fixed_range_past_its_buffer_is_efault),

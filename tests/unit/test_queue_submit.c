@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
 /*
- * test_queue_submit.c - ipu_queue_create() and ipu_queue_submit()
- * refusing bad input: one test per check, each a batch of a valid
+ * test_queue_submit.c - ipu_queue_create(), ipu_queue_submit() and
+ * ipu_queue_submit_and_wait() refusing bad input: one test per check, each a batch of a valid
  * transfer followed by one otherwise valid command with one thing wrong.
  * A refused batch runs nothing (the transfer before the bad command never
  * writes) and leaves nothing in flight. Through the public API on the
@@ -113,6 +113,40 @@ static void test_valid_batch_is_accepted(void **state)
 	assert_int_equal(c[0].user_data, 100);
 	assert_int_equal(ipu_xfer_from_device(f->data, 0, out, sizeof(out)), 0);
 	assert_memory_equal(out, f->pattern, sizeof(out));
+}
+
+/* Submitted and waited for in one call, the transfer is then reaped. */
+static void test_submit_and_wait_leaves_the_completions_to_reap(void **state)
+{
+	struct fixture *f = *state;
+	struct ipu_completion c;
+	uint8_t out[64];
+
+	first_cmd(f);
+	assert_int_equal(ipu_queue_submit_and_wait(f->q, f->cmds, 1, 1, -1), 0);
+	assert_int_equal(ipu_queue_reap(f->q, &c, 1, 1, -1), 1);
+	assert_int_equal(c.user_data, 100);
+	assert_int_equal(c.result, 0);
+	assert_int_equal(ipu_xfer_from_device(f->data, 0, out, sizeof(out)), 0);
+	assert_memory_equal(out, f->pattern, sizeof(out));
+}
+
+/* Waiting for more than the batch could never end: refused, nothing ran. */
+static void test_submit_and_wait_for_more_than_the_batch_is_einval(void **state)
+{
+	struct fixture *f = *state;
+	struct ipu_completion c;
+
+	first_cmd(f);
+	assert_int_equal(ipu_queue_submit_and_wait(f->q, f->cmds, 1, 2, -1),
+			 -EINVAL);
+	if (!strstr(ipu_errmsg(), "2 completions of a batch of 1"))
+		fail_msg("message \"%s\"", ipu_errmsg());
+	assert_int_equal(ipu_queue_reap(f->q, &c, 1, 0, 0), 0);
+	assert_int_equal(ipu_queue_submit_and_wait(NULL, f->cmds, 1, 1, 0),
+			 -EINVAL);
+	assert_int_equal(ipu_queue_submit_and_wait(f->q, NULL, 1, 1, 0),
+			 -EINVAL);
 }
 
 static void test_null_arguments_are_einval(void **state)
@@ -479,6 +513,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 		T(test_valid_batch_is_accepted),
+		T(test_submit_and_wait_leaves_the_completions_to_reap),
+		T(test_submit_and_wait_for_more_than_the_batch_is_einval),
 		T(test_null_arguments_are_einval),
 		T(test_empty_batch_is_einval),
 		T(test_batch_larger_than_the_queue_is_einval),

@@ -61,8 +61,10 @@
  * @queue_submit: take a checked batch, all or nothing: either return
  *	-errno having taken nothing (and may say why in @why, which the
  *	front end makes the message), or return 0 and post, in time, one
- *	completion per command. @cmds is the caller's: copy it. NULL: the
- *	synchronous queue.
+ *	completion per command. @cmds is the caller's: copy it. @wait:
+ *	NULL, or completions to wait for once the batch is taken, in the
+ *	same system call (a backend that cannot may ignore it: the reap
+ *	waits). NULL: the synchronous queue.
  * @open_error: what made @open fail with @err when the code alone does
  *	not say it (a bad setting), or NULL; may be NULL.
  * @queue_harvest: post what has completed; then, if @wait, wait until
@@ -102,7 +104,8 @@ struct ipu_backend_ops {
 	int (*queue_create)(struct ipu_queue *q);
 	void (*queue_destroy)(struct ipu_queue *q);
 	int (*queue_submit)(struct ipu_queue *q, const struct ipu_cmd *cmds,
-			    size_t n, char *why, size_t whylen);
+			    size_t n, const struct ipu_submit_wait *wait,
+			    char *why, size_t whylen);
 	const char *(*open_error)(int err);
 	int (*queue_harvest)(struct ipu_queue *q, size_t want,
 			     const struct timespec *deadline, bool wait);

@@ -32,7 +32,7 @@ static inline const struct kdev *kdev_of(const struct ipu_device *dev)
 int kq_create(struct ipu_queue *q);
 void kq_destroy(struct ipu_queue *q);
 int kq_submit(struct ipu_queue *q, const struct ipu_cmd *cmds, size_t n,
-	      char *why, size_t whylen);
+	      const struct ipu_submit_wait *wait, char *why, size_t whylen);
 int kq_harvest(struct ipu_queue *q, size_t want,
 	       const struct timespec *deadline, bool wait);
 int kq_register(struct ipu_queue *q, const struct iovec *bufs, size_t n);

@@ -20,7 +20,10 @@
  * for exactly the number still missing. So a run (its transfers, the
  * launch linked after them, the transfers linked after the launch) costs
  * two system calls however many streams it has: one to submit, one to
- * wait. One thread harvests at a time (cq_lock); another reaper waits for
+ * wait; and one with ipu_queue_submit_and_wait(), whose io_uring_enter()
+ * submits the batch and waits for its completions (IORING_ENTER_GETEVENTS
+ * with the submission), which the reap after it then finds in the CQ
+ * ring. One thread harvests at a time (cq_lock); another reaper waits for
  * the lock, then finds what the first posted.
  *
  * SQE slots. io_uring may read a command's SQE when it issues it, and that
@@ -238,6 +241,26 @@ int kq_create(struct ipu_queue *q)
 	pthread_mutex_init(&kq->cq_lock, NULL);
 	q->priv = kq;
 	return 0;
+}
+
+/*
+ * The time left until @deadline as io_uring's timeout; false when it has
+ * passed.
+ */
+static bool ts_until(const struct timespec *deadline,
+		     struct __kernel_timespec *ts)
+{
+	struct timespec now;
+	int64_t left;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	left = (deadline->tv_sec - now.tv_sec) * 1000000000ll +
+	       (deadline->tv_nsec - now.tv_nsec);
+	if (left <= 0)
+		return false;
+	ts->tv_sec = left / 1000000000;
+	ts->tv_nsec = left % 1000000000;
+	return true;
 }
 
 /* io_uring_enter() to wait for completions, counted: liburing 2.3's
@@ -625,8 +648,53 @@ static void prep_launch(struct kq *kq, const struct ipu_cmd *cmd, uint32_t s,
 		sqe->flags |= IOSQE_IO_LINK;
 }
 
-/* Hand the SQEs queued so far to the kernel; 0 or -errno. */
-static int submit_locked(struct ipu_queue *q)
+static size_t ready_of(const struct ipu_queue *q)
+{
+	return __atomic_load_n(&q->ready, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * io_uring_submit() that also waits, in the same io_uring_enter(), for
+ * @wait's completions still missing: the SQ ring's tail is published as
+ * liburing does, then the kernel submits and waits. Its answer is that of
+ * a submission: how many SQEs it took if any, whatever came of the wait
+ * (a timeout, a signal), else -errno.
+ */
+static int submit_and_wait(struct ipu_queue *q,
+			   const struct ipu_submit_wait *wait)
+{
+	struct io_uring_sq *sq = &kq_of(q)->ring.sq;
+	struct io_uring_getevents_arg arg;
+	struct __kernel_timespec ts;
+	size_t ready = ready_of(q);
+	unsigned int to_submit, min = 0, flags = 0;
+	long ret;
+
+	if (sq->sqe_head != sq->sqe_tail) {
+		sq->sqe_head = sq->sqe_tail;
+		__atomic_store_n(sq->ktail, sq->sqe_tail, __ATOMIC_RELEASE);
+	}
+	to_submit = sq->sqe_tail - __atomic_load_n(sq->khead, __ATOMIC_ACQUIRE);
+	memset(&arg, 0, sizeof(arg));
+	if (wait->want > ready &&
+	    (!wait->deadline || ts_until(wait->deadline, &ts))) {
+		min = (unsigned int)(wait->want - ready);
+		flags = IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG;
+		if (wait->deadline)
+			arg.ts = (uint64_t)(uintptr_t)&ts;
+	}
+	ret = syscall(__NR_io_uring_enter, kq_of(q)->ring.ring_fd, to_submit,
+		      min, flags, flags ? &arg : NULL,
+		      flags ? sizeof(arg) : 0);
+	return ret < 0 ? -errno : (int)ret;
+}
+
+/*
+ * Hand the SQEs queued so far to the kernel, waiting for @wait's
+ * completions in the same system call (NULL: not waiting); 0 or -errno.
+ */
+static int submit_locked(struct ipu_queue *q,
+			 const struct ipu_submit_wait *wait)
 {
 	struct kq *kq = kq_of(q);
 	int ret;
@@ -634,7 +702,8 @@ static int submit_locked(struct ipu_queue *q)
 	while (io_uring_sq_ready(&kq->ring)) {
 		IPU_QUEUE_STAT_ADD(q, enters, 1);
 		IPU_QUEUE_STAT_ADD(q, submit_enters, 1);
-		ret = io_uring_submit(&kq->ring);
+		ret = wait ? submit_and_wait(q, wait) :
+			     io_uring_submit(&kq->ring);
 		if (ret >= 0)
 			continue; /* short only if the kernel lacked memory */
 		if (ret == -EINTR || ret == -EAGAIN || ret == -EBUSY) {
@@ -750,7 +819,7 @@ static void kq_unsubmit_locked(struct kq *kq, uint32_t q_entries)
 }
 
 int kq_submit(struct ipu_queue *q, const struct ipu_cmd *cmds, size_t n,
-	      char *why, size_t whylen)
+	      const struct ipu_submit_wait *wait, char *why, size_t whylen)
 {
 	struct kq *kq = kq_of(q);
 	size_t i, end, chain, sent = 0;
@@ -790,7 +859,7 @@ int kq_submit(struct ipu_queue *q, const struct ipu_cmd *cmds, size_t n,
 	for (i = 0; i < n; i = end) {
 		chain = chain_sqes(cmds, n, i, &end);
 		while (!kq_sqes_available_locked(kq, chain)) {
-			err = submit_locked(q);
+			err = submit_locked(q, NULL);
 			if (err)
 				goto out_failed;
 			sent = i;
@@ -811,7 +880,13 @@ int kq_submit(struct ipu_queue *q, const struct ipu_cmd *cmds, size_t n,
 				prep_launch(kq, &cmds[i], s, link);
 		}
 	}
-	err = submit_locked(q);
+	/*
+	 * With @wait, the kernel waits for the completions before the call
+	 * returns, while kq->lock is held: reapers of other threads post
+	 * nothing meanwhile (complete_cqe() takes the lock), which the wait
+	 * does not need; the completions come from the kernel alone.
+	 */
+	err = submit_locked(q, wait);
 	if (err)
 		goto out_failed;
 	pthread_mutex_unlock(&kq->lock);
@@ -955,10 +1030,6 @@ static void drain(struct ipu_queue *q)
 	io_uring_cq_advance(ring, seen);
 }
 
-static size_t ready_of(const struct ipu_queue *q)
-{
-	return __atomic_load_n(&q->ready, __ATOMIC_ACQUIRE);
-}
 
 int kq_harvest(struct ipu_queue *q, size_t want,
 	       const struct timespec *deadline, bool wait)
@@ -966,8 +1037,6 @@ int kq_harvest(struct ipu_queue *q, size_t want,
 	struct kq *kq = kq_of(q);
 	struct io_uring_getevents_arg arg;
 	struct __kernel_timespec ts;
-	struct timespec now;
-	int64_t left;
 	size_t ready;
 	int ret = 0;
 
@@ -992,15 +1061,10 @@ int kq_harvest(struct ipu_queue *q, size_t want,
 			break;
 		memset(&arg, 0, sizeof(arg));
 		if (deadline) {
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			left = (deadline->tv_sec - now.tv_sec) * 1000000000ll +
-			       (deadline->tv_nsec - now.tv_nsec);
-			if (left <= 0) {
+			if (!ts_until(deadline, &ts)) {
 				ret = -ETIME;
 				break;
 			}
-			ts.tv_sec = left / 1000000000;
-			ts.tv_nsec = left % 1000000000;
 			arg.ts = (uint64_t)(uintptr_t)&ts;
 		}
 		/* The CQ ring is empty: wait for exactly what is missing. */

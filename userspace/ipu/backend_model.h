@@ -174,6 +174,7 @@ void model_exe_uncache_locked(struct model_bo *mbo);
 int model_queue_create(struct ipu_queue *q);
 void model_queue_destroy(struct ipu_queue *q);
 int model_queue_submit(struct ipu_queue *q, const struct ipu_cmd *cmds,
-		       size_t n, char *why, size_t whylen);
+		       size_t n, const struct ipu_submit_wait *wait, char *why,
+		       size_t whylen);
 
 #endif /* IPU_BACKEND_MODEL_H */

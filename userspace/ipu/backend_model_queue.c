@@ -932,12 +932,16 @@ static bool run_inline(struct mq *mq, const struct ipu_cmd *cmds, size_t n)
 }
 
 int model_queue_submit(struct ipu_queue *q, const struct ipu_cmd *cmds,
-		       size_t n, char *why, size_t whylen)
+		       size_t n, const struct ipu_submit_wait *wait, char *why,
+		       size_t whylen)
 {
 	struct mq *mq = q->priv;
 	struct mq_chain *chains, *last;
 	size_t i;
 	int err;
+
+	/* The engine thread posts as it goes: the reap after this waits. */
+	(void)wait;
 
 	/* The model is in the process: it calls the process's instances
 	 * (ipu_model_set_instances()), no launch names one. */

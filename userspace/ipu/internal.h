@@ -256,6 +256,18 @@ struct ipu_device *ipu_cmd_device(const struct ipu_cmd *cmd);
 void ipu_queue_complete(struct ipu_queue *q, const struct ipu_cmd *cmd,
 			int result, const char *detail);
 
+/**
+ * struct ipu_submit_wait - what a submission waits for before it returns
+ * (ipu_queue_submit_and_wait()), where the backend can wait in the same
+ * system call; the reap after it takes the completions.
+ * @want: ready completions (the front end's and those the backend holds).
+ * @deadline: CLOCK_MONOTONIC; NULL: none.
+ */
+struct ipu_submit_wait {
+	size_t want;
+	const struct timespec *deadline;
+};
+
 /*
  * ipu_queue_complete_prof() - ipu_queue_complete() carrying the op
  * records @prof (or NULL) of a profiled launch; the queue takes them.
@@ -268,10 +280,12 @@ void ipu_queue_complete_prof(struct ipu_queue *q, const struct ipu_cmd *cmd,
  * ipu_queue_push() / ipu_queue_pop() - ipu_queue_submit() and
  * ipu_queue_reap() without the argument checks, for calls that made their
  * commands themselves. Record no message; a backend's reason for refusing
- * the batch goes to @why.
+ * the batch goes to @why. @wait: NULL, or what to wait for (see struct
+ * ipu_submit_wait).
  */
 int ipu_queue_push(struct ipu_queue *q, const struct ipu_cmd *cmds, size_t n,
-		   char *why, size_t whylen);
+		   const struct ipu_submit_wait *wait, char *why,
+		   size_t whylen);
 int ipu_queue_pop(struct ipu_queue *q, struct ipu_completion *cqes,
 		  size_t max, size_t min_complete, int64_t timeout_ns);
 

@@ -16,6 +16,8 @@ int ipu_launch(struct ipu_device *dev, const struct ipu_launch_desc *desc)
 	IPU_KEEP_ERRNO();
 	struct ipu_completion cqe;
 	struct ipu_queue *q;
+	/* The completion, waited for as the launch is submitted. */
+	struct ipu_submit_wait wait = { .want = 1 };
 	struct ipu_cmd cmd;
 	char why[256] = "";
 	int err;
@@ -38,7 +40,7 @@ int ipu_launch(struct ipu_device *dev, const struct ipu_launch_desc *desc)
 	pthread_mutex_lock(&dev->sync_lock);
 	err = ipu_device_sync_queue(dev, &q);
 	if (!err)
-		err = ipu_queue_push(q, &cmd, 1, why, sizeof(why));
+		err = ipu_queue_push(q, &cmd, 1, &wait, why, sizeof(why));
 	if (err) {
 		pthread_mutex_unlock(&dev->sync_lock);
 		if (why[0])

@@ -218,7 +218,8 @@ void ipu_queue_destroy(struct ipu_queue *q)
 }
 
 int ipu_queue_push(struct ipu_queue *q, const struct ipu_cmd *cmds, size_t n,
-		   char *why, size_t whylen)
+		   const struct ipu_submit_wait *wait, char *why,
+		   size_t whylen)
 {
 	int err;
 
@@ -233,7 +234,7 @@ int ipu_queue_push(struct ipu_queue *q, const struct ipu_cmd *cmds, size_t n,
 
 	why[0] = '\0';
 	if (q->ops->queue_submit)
-		err = q->ops->queue_submit(q, cmds, n, why, whylen);
+		err = q->ops->queue_submit(q, cmds, n, wait, why, whylen);
 	else
 		err = ipu_queue_submit_sync(q, cmds, n);
 	if (err) {
@@ -244,33 +245,6 @@ int ipu_queue_push(struct ipu_queue *q, const struct ipu_cmd *cmds, size_t n,
 	}
 	IPU_QUEUE_STAT_ADD(q, batches, 1);
 	IPU_QUEUE_STAT_ADD(q, commands, n);
-	return 0;
-}
-
-int ipu_queue_submit(struct ipu_queue *q, const struct ipu_cmd *cmds,
-		     size_t n)
-{
-	IPU_KEEP_ERRNO();
-	char why[256];
-	int err;
-
-	if (!q || !cmds)
-		return ipu_err(-EINVAL, "ipu_queue_submit: %s is NULL",
-			       q ? "cmds" : "q");
-	if (n == 0 || n > q->entries)
-		return ipu_err(-EINVAL, "queue: a batch of %zu commands (1 to %u)",
-			       n, q->entries);
-	err = ipu_cmd_check_batch(q->ops, cmds, n);
-	if (err)
-		return err;
-	err = ipu_queue_push(q, cmds, n, why, sizeof(why));
-	if (err == -EBUSY)
-		return ipu_err(err, "queue: %zu more commands would pass the %u in flight it holds: reap first",
-			       n, q->entries);
-	if (err && why[0])
-		return ipu_err(err, "queue: %s", why);
-	if (err)
-		return ipu_err(err, "queue: submitting %zu commands", n);
 	return 0;
 }
 
@@ -287,6 +261,63 @@ static struct timespec deadline_in(int64_t ns)
 		t.tv_nsec -= 1000000000;
 	}
 	return t;
+}
+
+/* ipu_queue_submit() and ipu_queue_submit_and_wait(), named @fn. */
+static int queue_submit(struct ipu_queue *q, const struct ipu_cmd *cmds,
+			size_t n, const struct ipu_submit_wait *wait,
+			const char *fn)
+{
+	char why[256];
+	int err;
+
+	if (!q || !cmds)
+		return ipu_err(-EINVAL, "%s: %s is NULL", fn, q ? "cmds" : "q");
+	if (n == 0 || n > q->entries)
+		return ipu_err(-EINVAL, "queue: a batch of %zu commands (1 to %u)",
+			       n, q->entries);
+	err = ipu_cmd_check_batch(q->ops, cmds, n);
+	if (err)
+		return err;
+	err = ipu_queue_push(q, cmds, n, wait, why, sizeof(why));
+	if (err == -EBUSY)
+		return ipu_err(err, "queue: %zu more commands would pass the %u in flight it holds: reap first",
+			       n, q->entries);
+	if (err && why[0])
+		return ipu_err(err, "queue: %s", why);
+	if (err)
+		return ipu_err(err, "queue: submitting %zu commands", n);
+	return 0;
+}
+
+int ipu_queue_submit(struct ipu_queue *q, const struct ipu_cmd *cmds,
+		     size_t n)
+{
+	IPU_KEEP_ERRNO();
+
+	return queue_submit(q, cmds, n, NULL, "ipu_queue_submit");
+}
+
+int ipu_queue_submit_and_wait(struct ipu_queue *q, const struct ipu_cmd *cmds,
+			      size_t n, size_t min_complete,
+			      int64_t timeout_ns)
+{
+	IPU_KEEP_ERRNO();
+	struct timespec deadline;
+	struct ipu_submit_wait wait = { .want = min_complete };
+
+	if (q && cmds && min_complete > n)
+		return ipu_err(-EINVAL, "queue: waiting for %zu completions of a batch of %zu",
+			       min_complete, n);
+	if (timeout_ns > 0) {
+		deadline = deadline_in(timeout_ns);
+		wait.deadline = &deadline;
+	}
+	/* Waiting for nothing, or not at all: a plain submission. */
+	if (timeout_ns == 0 || min_complete == 0)
+		wait.want = 0;
+	return queue_submit(q, cmds, n, wait.want ? &wait : NULL,
+			    "ipu_queue_submit_and_wait");
 }
 
 static inline void cpu_relax(void)

@@ -41,6 +41,8 @@ static int run_chain(struct ipu_queue *q, const struct ipu_xfer_desc *descs,
 		     size_t start, size_t n, struct ipu_cmd *cmds,
 		     struct ipu_completion *cqes, size_t *bad)
 {
+	/* The chain's completions, waited for as it is submitted. */
+	struct ipu_submit_wait wait = { .want = n };
 	size_t k, got;
 	int err, ret = 0;
 	char why[256];
@@ -49,7 +51,7 @@ static int run_chain(struct ipu_queue *q, const struct ipu_xfer_desc *descs,
 		ipu_cmd_prep_xfer(&cmds[k], &descs[start + k], start + k);
 		cmds[k].flags = IPU_CMD_F_LINK;
 	}
-	err = ipu_queue_push(q, cmds, n, why, sizeof(why));
+	err = ipu_queue_push(q, cmds, n, &wait, why, sizeof(why));
 	if (err) {
 		*bad = start;
 		return err;

@@ -228,6 +228,14 @@ static int64_t reap_all(struct sess_batch *b, size_t n, uint64_t ms,
 	return (int64_t)got;
 }
 
+/* The first wait of a batch of @ms: reap_all()'s slice, at most. */
+static int64_t first_wait_ns(uint64_t ms)
+{
+	if (ms > SESS_CANCEL_POLL_MS)
+		ms = SESS_CANCEL_POLL_MS;
+	return (int64_t)ms * 1000000;
+}
+
 int ipu_sess_batch_flush(struct sess_batch *b)
 {
 	struct ipu_session *s = b->s;
@@ -253,7 +261,17 @@ int ipu_sess_batch_flush(struct sess_batch *b)
 		traced = ipu_sess_trace_batch_begin(s, n);
 		t_sub = now_ns();
 	}
-	b->err = ipu_queue_submit(s->q, s->cmds, n);
+	/*
+	 * Submitted and waited for in one system call (io_uring_enter()
+	 * with GETEVENTS), its first wait bounded as reap_all()'s each are;
+	 * reap_all() then finds the completions ready. Traced, or with a
+	 * hook to run between the two, the submission stays on its own.
+	 */
+	if (traced || s->on_wait)
+		b->err = ipu_queue_submit(s->q, s->cmds, n);
+	else
+		b->err = ipu_queue_submit_and_wait(s->q, s->cmds, n, n,
+						   first_wait_ns(ms));
 	if (b->err) {
 		b->err = ipu_sess_err(s, b->err,
 				      "%s: submitting %zu commands: %s",
