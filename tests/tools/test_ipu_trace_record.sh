@@ -173,6 +173,31 @@ else
 	fail summary_reads_the_merged_file "exit status $st"
 fi
 
+# --- a real session: ipu-run on the model, its IPU_TRACE file merged ----------
+
+if [ -x "$BIN/tools/ipu-run" ] && [ -x "$BIN/examples/make_example_exe" ] &&
+	"$PY" -c 'import numpy' 2>/dev/null; then
+	"$BIN/examples/make_example_exe" --steps 2 --replicas 2 --weights "$T/ex" "$T/ex.ipux" >/dev/null 2>&1
+	"$PY" -c "import numpy as np; np.save('$T/x.npy', np.ones((2, 2, 4, 3), np.float32))"
+	fake_tracefs "$T/fs"
+	IPU_MODEL_DEVICES=4 IPU_TRACEFS=$T/fs run record -o "$T/real.json" -- \
+		"$BIN/tools/ipu-run" -i "x=$T/x.npy" --runs 2 --device ipu_model -q "$T/ex.ipux"
+	if [ "$st" -eq 0 ] && ! broken && "$PY" - "$T/real.json" >>"$T/out" 2>&1 <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+s = t["otherData"]["sessions"]
+assert len(s) == 1 and s[0]["device"] == "ipu_model", s
+assert len([e for e in t["traceEvents"] if e.get("name") == "run" and e["ph"] == "X"]) >= 1
+PY
+	then
+		pass real_session_merged
+	else
+		fail real_session_merged "exit status $st, or the session's timeline is not in the file"
+	fi
+else
+	skip real_session_merged "no ipu-run, make_example_exe or numpy in $BIN"
+fi
+
 # --- -e: only those ------------------------------------------------------------
 
 fake_tracefs "$T/fs2"
