@@ -198,6 +198,21 @@ else
 	skip real_session_merged "no ipu-run, make_example_exe or numpy in $BIN"
 fi
 
+# --- bounds: more in flight than held, a timestamp past int64's nanoseconds ---
+
+for i in $(seq 5000); do
+	echo "  a-1 [000] ..... 1.$(printf %06d "$i"): ipu_xfer_submit: ipu0 client=1 handle=$i bytes=4 dir=to_device path=ioctl result=0"
+done >"$T/many"
+echo "  a-1 [000] ..... 12345678901.5: ipu_reset: ipu0 cause=ioctl result=0" >>"$T/many"
+fake_tracefs "$T/fs"
+IPU_TRACEFS=$T/fs run record -o "$T/many.json" -- sh -c "cat '$T/many' >>'$T/fs/trace'"
+if [ "$st" -eq 0 ] && ! broken && grep -qF "5000 without their other end" "$T/out" &&
+	"$PY" -c "import json, sys; o = json.load(open(sys.argv[1]))['otherData']; assert o['malformed_lines'] == 1 and o['unpaired_events'] == 5000, o" "$T/many.json" >>"$T/out" 2>&1; then
+	pass many_in_flight_bounded
+else
+	fail many_in_flight_bounded "exit status $st, or not counted"
+fi
+
 # --- -e: only those ------------------------------------------------------------
 
 fake_tracefs "$T/fs2"

@@ -31,7 +31,8 @@ struct kpend {
 	int64_t start_ns;	/* -1: not seen */
 	uint64_t seq;		/* first in, first out among equal keys */
 	struct kline first;	/* its first event, for one that never ends */
-	char fields[256];	/* first.fields points here */
+	char fields[256];	/* its fields: first.fields is set to them when
+				 * used, as entries move (realloc, removal) */
 };
 
 static bool is_name_char(char c)
@@ -125,8 +126,9 @@ static int64_t parse_ts(const char *s, const char *e)
 	int64_t sec = 0, frac = 0;
 	int digits = 0;
 
+	/* Under 10^9 s (31 years of uptime): no overflow in ns. */
 	if (!dot || !all_digits(s, dot) || !all_digits(dot + 1, e) ||
-	    dot - s > 12 || e - dot - 1 > 9)
+	    dot - s > 9 || e - dot - 1 > 9)
 		return -1;
 	for (; s < dot; s++)
 		sec = sec * 10 + (*s - '0');
@@ -410,13 +412,9 @@ int ktrace_init(struct ktrace *kt, FILE *f, bool comma)
 	memset(kt, 0, sizeof(*kt));
 	kt->f = f;
 	kt->comma = comma;
-	kt->pend = calloc(KTRACE_MAX_PENDING, sizeof(*kt->pend));
 	kt->tracks = calloc(KTRACE_MAX_MINOR + 1, 1);
-	if (!kt->pend || !kt->tracks) {
-		free(kt->pend);
-		free(kt->tracks);
+	if (!kt->tracks)
 		return -ENOMEM;
-	}
 	return 0;
 }
 
@@ -491,7 +489,16 @@ void ktrace_line(struct ktrace *kt, char *line)
 		p->start_ns = k.ts_ns;
 		return;
 	}
-	if (kt->n_pend == KTRACE_MAX_PENDING) {
+	if (kt->n_pend == kt->cap_pend && kt->cap_pend < KTRACE_MAX_PENDING) {
+		size_t cap = kt->cap_pend ? kt->cap_pend * 2 : 16;
+		struct kpend *n = realloc(kt->pend, cap * sizeof(*n));
+
+		if (n) {
+			kt->pend = n;
+			kt->cap_pend = cap;
+		}
+	}
+	if (kt->n_pend == kt->cap_pend) {
 		kt->overflow++;
 		put_instant(kt, &k, kind, "too many in flight");
 		return;
@@ -511,7 +518,6 @@ void ktrace_line(struct ktrace *kt, char *line)
 
 		*(sp ? sp : p->fields) = '\0';
 	}
-	p->first.fields = p->fields;
 }
 
 void ktrace_finish(struct ktrace *kt)
@@ -523,6 +529,7 @@ void ktrace_finish(struct ktrace *kt)
 
 	/* What never ended: an instant at its first event, so it is seen. */
 	for (i = 0; i < kt->n_pend; i++) {
+		kt->pend[i].first.fields = kt->pend[i].fields;
 		put_instant(kt, &kt->pend[i].first, kt->pend[i].kind,
 			    "no complete in the trace");
 		kt->unpaired++;

@@ -17,7 +17,8 @@
 #define KTRACE_MAX_LINE 1024
 /*
  * Submitted or started transfers and launches waiting for their end;
- * past this many the newest is written as an instant event, counted.
+ * past this many (or when memory for more runs out) the newest is written
+ * as an instant event, counted.
  */
 #define KTRACE_MAX_PENDING 4096
 /* The "kernel" process's pid in the output, apart from libsession's. */
@@ -56,8 +57,8 @@ struct ktrace {
 	uint64_t spans;		/* transfer and launch spans written */
 	uint64_t unpaired;	/* a start or an end without the other */
 	uint64_t overflow;	/* begun past KTRACE_MAX_PENDING */
-	struct kpend *pend;	/* KTRACE_MAX_PENDING of them */
-	size_t n_pend;
+	struct kpend *pend;	/* grown up to KTRACE_MAX_PENDING */
+	size_t n_pend, cap_pend;
 	uint64_t seq;
 	uint8_t *tracks;	/* per minor: a bit per track used */
 };
