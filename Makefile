@@ -317,7 +317,9 @@ unit-valgrind: userspace
 # and checks the outputs; tests/tools/test_ipu_run_signals.sh: Ctrl-C), ipu-info (tests/tools/test_ipu_info.sh: fake
 # trees, its JSON parsed by Python) and ipu-bringup
 # (tests/tools/test_ipu_bringup.sh: the model, its faults), ipu-trace and
-# ipu-run --trace (tests/tools/test_ipu_trace.sh), each plainly and built
+# ipu-run --trace (tests/tools/test_ipu_trace.sh), ipu-trace record against a
+# fake tracefs (tests/tools/test_ipu_trace_record.sh, also under valgrind: it
+# parses the kernel's text), each plainly and built
 # with ASan+UBSan; ipu-run, the reader of untrusted files, also under
 # valgrind (uninitialised reads, which ASan does not see; the libraries
 # the other tools call run under valgrind in unit-valgrind, and these
@@ -347,6 +349,11 @@ unit-tools: userspace $(ALL_SOS)
 	BUILD=$(BUILD) tests/tools/test_ipu_trace.sh unit-tools-trace $(BUILD) || st=1; \
 	BUILD=$(BUILD) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		tests/tools/test_ipu_trace.sh unit-tools-trace-asan $(BUILD)/asan || st=1; \
+	BUILD=$(BUILD) tests/tools/test_ipu_trace_record.sh unit-tools-trace-record $(BUILD) || st=1; \
+	BUILD=$(BUILD) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		tests/tools/test_ipu_trace_record.sh unit-tools-trace-record-asan $(BUILD)/asan || st=1; \
+	BUILD=$(BUILD) IPU_RUN_WRAPPER="$(VALGRIND_RUN)" \
+		tests/tools/test_ipu_trace_record.sh unit-tools-trace-record-valgrind $(BUILD) || st=1; \
 	BUILD=$(BUILD) PYTHON=$(PYTHON) scripts/run-pytest unit-tools-relay \
 		tests/tools/test_hotplug_relay.py || st=1; \
 	BUILD=$(BUILD) tests/tools/test_readme.sh unit-tools-readme $(BUILD) || st=1; \

@@ -6,6 +6,9 @@
  *	ipu-trace summary FILE			time per phase, transfer rates,
  *						device idle share, slowest ops
  *	ipu-trace svg FILE -o OUT.svg|OUT.png	the timeline as a picture
+ *	ipu-trace record [-o FILE] -- CMD	ipu.ko's trace events while CMD
+ *						runs, merged with its sessions'
+ *						timelines (trace_record.c)
  *
  * PNG goes through rsvg-convert (librsvg2-bin) when it is installed. Exit
  * status: 0, 1 for a file that cannot be read or is not a trace (the
@@ -33,6 +36,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: %s summary FILE\n"
 		"       %s svg FILE -o OUT.svg|OUT.png\n"
+		"       %s record [-o FILE] [-e EVENTS] -- CMD [ARGS...]\n"
 		"\n"
 		"Read a timeline libsession wrote (IPU_TRACE=FILE, ipu-run --trace FILE,\n"
 		"ipu.Session(..., trace=FILE); Chrome trace-event JSON).\n"
@@ -40,8 +44,10 @@ static void usage(FILE *f)
 		"  summary   time per phase, transfer rates, each device track's idle\n"
 		"            share and the slowest ops (or launches and transfers)\n"
 		"  svg       draw the timeline: an SVG picture, or PNG when OUT ends in\n"
-		"            .png and rsvg-convert is installed; -o - writes SVG to stdout\n",
-		prog, prog);
+		"            .png and rsvg-convert is installed; -o - writes SVG to stdout\n"
+		"  record    as root: run CMD with ipu.ko's trace events on and merge\n"
+		"            them with its sessions' timelines (record --help)\n",
+		prog, prog, prog);
 }
 
 static bool ends_with(const char *s, const char *end)
@@ -73,11 +79,7 @@ static int to_png(const char *svg, const char *png, const char *out)
 	return 0;
 }
 
-/*
- * A new file beside @out, "DIR/.NAME.XXXXXX" (O_EXCL, mode 0600 until
- * chmod_like_new()), as a stream; NULL with errno. @tmp gets its name.
- */
-static FILE *beside(const char *out, char **tmp)
+FILE *trace_beside(const char *out, char **tmp)
 {
 	const char *slash = strrchr(out, '/');
 	int fd, len;
@@ -101,8 +103,7 @@ static FILE *beside(const char *out, char **tmp)
 	return f;
 }
 
-/* The mode a file created with 0666 would have had (mkstemp's is 0600). */
-static int chmod_like_new(const char *path)
+int trace_chmod_like_new(const char *path)
 {
 	mode_t mask = umask(0);
 
@@ -126,7 +127,7 @@ static int draw(const struct trace *t, const char *in, const char *out)
 
 	if (!strcmp(out, "-"))
 		return trace_svg(t, in, stdout) ? 1 : 0;
-	f = beside(png ? "/tmp/ipu-trace.svg" : out, &tmp);
+	f = trace_beside(png ? "/tmp/ipu-trace.svg" : out, &tmp);
 	if (!f) {
 		fprintf(stderr, "%s: %s: %s\n", prog, tmp ? tmp : out,
 			strerror(errno));
@@ -144,7 +145,7 @@ static int draw(const struct trace *t, const char *in, const char *out)
 	if (png) {
 		svg = tmp;
 		tmp = NULL;
-		f = beside(out, &tmp);
+		f = trace_beside(out, &tmp);
 		if (!f) {
 			fprintf(stderr, "%s: %s: %s\n", prog, tmp ? tmp : out,
 				strerror(errno));
@@ -154,7 +155,7 @@ static int draw(const struct trace *t, const char *in, const char *out)
 		if (to_png(svg, tmp, out))
 			goto out;
 	}
-	if (chmod_like_new(tmp) || rename(tmp, out)) {
+	if (trace_chmod_like_new(tmp) || rename(tmp, out)) {
 		fprintf(stderr, "%s: %s: %s\n", prog, out, strerror(errno));
 		goto out;
 	}
@@ -182,6 +183,8 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	if (argc > 1 && !strcmp(argv[1], "record"))
+		return trace_record(argc - 1, argv + 1);
 	if (argc < 3) {
 		usage(stderr);
 		return 2;

@@ -30,4 +30,22 @@ void trace_summary(const struct trace *t, FILE *f);
  */
 int trace_svg(const struct trace *t, const char *title, FILE *f);
 
+/*
+ * trace_record() - `ipu-trace record` (trace_record.c), @argv[0] being
+ * "record". Return: the exit status: CMD's, 128+N when signal N ended it,
+ * 2 for a usage error or without root, tracefs or ipu.ko's events, 1 when
+ * CMD succeeded but the file could not be written.
+ */
+int trace_record(int argc, char **argv);
+
+/*
+ * trace_beside() - a new file beside @out, "DIR/.NAME.XXXXXX" (O_EXCL,
+ * mode 0600 until trace_chmod_like_new()), as a stream; NULL with errno.
+ * @tmp gets its name (free it), to be renamed over @out once complete.
+ */
+FILE *trace_beside(const char *out, char **tmp);
+
+/* trace_chmod_like_new() - give @path the mode a new 0666 file would have. */
+int trace_chmod_like_new(const char *path);
+
 #endif /* IPU_TRACE_TOOL_H */

@@ -37,7 +37,7 @@ struct name {
  * control character (C0, DEL, C1 U+0080..U+009F, which includes CSI) or
  * a byte that starts no valid sequence.
  */
-static size_t printable(const unsigned char *s)
+size_t trace_utf8_printable(const unsigned char *s)
 {
 	uint32_t cp;
 	size_t n, i;
@@ -83,7 +83,7 @@ static char *dup_str(const char *s)
 	if (!out)
 		return NULL;
 	for (o = out; *p;) {
-		k = printable(p);
+		k = trace_utf8_printable(p);
 		if (!k) {
 			o += sprintf(o, "\\x%02x", *p++);
 			continue;
