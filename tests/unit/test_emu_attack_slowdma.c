@@ -22,22 +22,10 @@
 
 #include <cmocka.h>
 
-#include "ipu/hw.h"
-#include "vfu_client.h"
-
-#define RAM_ADDR	0x10000000ull
-#define RAM_SIZE	(64u * 1024)
-#define RING		0x1000u
-#define WB		0x4000u
-#define DATA		0x8000u
-#define LEN		4096u
-#define BAR0		VFIO_PCI_BAR0_REGION_INDEX
-#define QREG(r)		(IPU_REG_QUEUE(IPU_QUEUE_H2D) + (r))
+#include "vfu_fdless.h"
 
 /* Well inside the transport's limit for one request (2 s). */
 #define PROMPT_MS	1000
-
-static uint8_t ram[RAM_SIZE];
 
 /* The next message, within PROMPT_MS; false when none came. */
 static bool recv_prompt(struct tclient *c, struct treply *r)
@@ -47,64 +35,6 @@ static bool recv_prompt(struct tclient *c, struct treply *r)
 	if (poll(&p, 1, PROMPT_MS) != 1)
 		return false;
 	return read_msg(c, r);
-}
-
-/* The reply to @id, answering the device's requests that come first. */
-static struct treply *reply_serving(struct tclient *c, uint16_t id)
-{
-	struct treply *r = malloc(sizeof(*r));
-
-	assert_non_null(r);
-	for (;;) {
-		assert_true(recv_any(c, r));
-		if ((r->hdr.flags & VFU_FLAG_TYPE_MASK) == VFU_TYPE_REPLY)
-			break;
-		tclient_answer_dma(c, r, ram, RAM_ADDR, RAM_SIZE);
-	}
-	assert_int_equal(r->hdr.msg_id, id);
-	assert_false(r->hdr.flags & VFU_FLAG_ERROR);
-	return r;
-}
-
-static void wr(struct tclient *c, uint32_t region, uint64_t off,
-	       const void *v, uint32_t len)
-{
-	uint8_t buf[sizeof(struct vfu_region_rw) + 8];
-	struct vfu_region_rw rw = { off, region, len };
-
-	memcpy(buf, &rw, sizeof(rw));
-	memcpy(buf + sizeof(rw), v, len);
-	free_reply(reply_serving(c, send_cmd(c, VFU_CMD_REGION_WRITE, buf,
-					     sizeof(rw) + len, NULL, 0)));
-}
-
-static void wr32(struct tclient *c, uint64_t off, uint32_t v)
-{
-	wr(c, BAR0, off, &v, 4);
-}
-
-/* Fd-less RAM mapped, bus mastering on, the H2D ring enabled in it with
- * one descriptor (not yet published). */
-static void setup_ring(struct tclient *c)
-{
-	uint64_t base = RAM_ADDR + RING, wb = RAM_ADDR + WB;
-	struct ipu_dma_desc d = {
-		.host_addr = RAM_ADDR + DATA, .dev_addr = 0x100,
-		.length = LEN, .flags = IPU_DMA_F_IRQ,
-	};
-	uint16_t cmd = 0x0006;
-
-	memset(ram, 0, sizeof(ram));
-	for (unsigned int i = 0; i < LEN; i++)
-		ram[DATA + i] = (uint8_t)(i * 13 + 1);
-	memcpy(ram + RING, &d, sizeof(d));
-	free_reply(expect_ok(c, send_dma_map(c, RAM_ADDR, RAM_SIZE, -1)));
-	wr(c, VFIO_PCI_CONFIG_REGION_INDEX, 0x04, &cmd, 2);
-	wr32(c, IPU_REG_IRQ_MASK, 0);
-	wr(c, BAR0, QREG(IPU_Q_BASE), &base, 8);
-	wr32(c, QREG(IPU_Q_SIZE), 16);
-	wr(c, BAR0, QREG(IPU_Q_WB_ADDR), &wb, 8);
-	wr32(c, QREG(IPU_Q_CTRL), IPU_Q_CTRL_ENABLE);
 }
 
 /* The address a DMA request @r names (the specification's layout). */
