@@ -153,11 +153,20 @@ int vfu_conn_send(struct vfu_conn *c, const struct vfu_out *out,
 int vfu_conn_reply(struct vfu_conn *c, const void *msg, size_t len)
 {
 	int ret = vfu_remote_reply(c->remote, msg, len);
+	struct vfu_hdr h;
 
-	if (ret)
+	if (ret) {
 		logf_(c, true, "a reply (%zu bytes) that answers no DMA request of ours: %s",
 		      len, ret == -ENOENT ? "late or unknown" : "malformed");
-	return ret;
+		return ret;
+	}
+	/* The device reports a fault without the client's reason. */
+	memcpy(&h, msg, sizeof(h));
+	if (h.flags & VFU_FLAG_ERROR)
+		logf_(c, true, "the client failed our %s (errno %u)",
+		      h.cmd == VFU_CMD_DMA_WRITE ? "DMA_WRITE" : "DMA_READ",
+		      h.error);
+	return 0;
 }
 
 bool vfu_conn_client_failed(struct vfu_conn *c)
