@@ -40,10 +40,13 @@ struct emu_dev;
  *	RAM, through the DMA mappings the host granted) into @dst. Returns
  *	-EFAULT when any byte lies outside every mapping (an IOMMU fault on
  *	real hardware) and copies nothing then.
- * @dma_write: the same, from @src to the host.
+ * @dma_write: the same, from @src to the host. Both may take their time
+ *	(a client that answers DMA_READ/DMA_WRITE messages): the device
+ *	never calls them holding its lock.
  * @irq: raise MSI-X vector (or MSI message) @vector. Returns -ENOENT when the host has not
  *	given that vector an eventfd (the interrupt is lost, as a masked
- *	vector with no pending bit handling would be).
+ *	vector with no pending bit handling would be). Called with the
+ *	device's lock held: it must not block.
  * @ctx: passed back to every op.
  */
 struct emu_host_ops {

@@ -50,6 +50,17 @@ int emu_bus_write(struct emu_dev *dev, enum emu_bus_use use, uint64_t addr,
 	return dev->host.dma_write(dev->host.ctx, addr, src, len);
 }
 
+int emu_bus_write_unlocked(struct emu_dev *dev, enum emu_bus_use use,
+			   uint64_t addr, const void *src, size_t len)
+{
+	int err;
+
+	pthread_mutex_unlock(&dev->lock);
+	err = emu_bus_write(dev, use, addr, src, len);
+	pthread_mutex_lock(&dev->lock);
+	return err;
+}
+
 /* Whether message @vec may go out now (dev->lock held). */
 static bool deliverable_locked(const struct emu_dev *dev, unsigned int vec)
 {

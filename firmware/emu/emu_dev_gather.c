@@ -74,10 +74,23 @@ void emu_gather_destroy(struct emu_dev *dev)
 	pthread_cond_destroy(&dev->gring.cond);
 }
 
+/*
+ * A request being posted is written whole before the ring changes under
+ * it (a disable, a reset): the ring never holds half a request, nor one
+ * written after the ring was given back. Bounded: the host's accesses are
+ * (the transport's limit).
+ */
+static void wait_posted_locked(struct emu_dev *dev)
+{
+	while (dev->gring.posting)
+		pthread_cond_wait(&dev->gring.cond, &dev->lock);
+}
+
 void emu_gather_forget_locked(struct emu_dev *dev)
 {
 	struct emu_gring *g = &dev->gring;
 
+	wait_posted_locked(dev);
 	drop_waiters_locked(g);
 	g->base = g->wb_addr = 0;
 	g->size = g->ctrl = g->head = g->tail = 0;
@@ -182,6 +195,8 @@ static void enable_locked(struct emu_dev *dev, uint32_t val)
 		drop_waiters_locked(g);
 		w = emu_posted_window_locked(dev);
 		if (!w && !dev->faults.never_idle) {
+			/* v1: the ring is the host's when the write returns. */
+			wait_posted_locked(dev);
 			g->status = 0;
 			return;
 		}
@@ -336,9 +351,22 @@ static void ring_write_failed_locked(struct emu_dev *dev, int err,
 			       IPU_NUM_QUEUES << 16 | g->tail, addr);
 }
 
+/* The request's writes are over: a disable or reset may go on. */
+static void posted_locked(struct emu_dev *dev)
+{
+	dev->gring.posting = false;
+	pthread_cond_broadcast(&dev->gring.cond);
+	pthread_cond_broadcast(&dev->idle);
+}
+
 /*
- * Post the request for part @part (dev->lock held): wait for a free entry,
- * write it, move TAIL, write back, raise GATHER. 0, or -errno with @msg.
+ * Post the request for part @part (dev->lock held, dropped while host
+ * memory is written: emu_bus_write_unlocked(), the host may answer late):
+ * wait for a free entry, write it, move TAIL, write back, raise GATHER.
+ * 0, or -errno with @msg. One request is posted at a time (g->posting); a
+ * disable or reset that comes meanwhile waits for it (wait_posted_locked()),
+ * so the entry is written whole, then TAIL moves, all before the ring
+ * changes.
  */
 static int post_locked(struct emu_gather_call *c, uint64_t part,
 		       struct emu_gather_wait *w, char *msg, size_t msglen)
@@ -372,7 +400,7 @@ static int post_locked(struct emu_gather_call *c, uint64_t part,
 				 dev->name);
 			return -ENOTCONN;
 		}
-		if ((g->tail + 1) % g->size != g->head)
+		if (!g->posting && (g->tail + 1) % g->size != g->head)
 			break;
 		wait_tick_locked(dev);	/* full: the host takes some */
 	}
@@ -381,11 +409,22 @@ static int post_locked(struct emu_gather_call *c, uint64_t part,
 	req.seq = g->seq;
 	lie_locked(dev, &req);
 	addr = g->base + (uint64_t)g->tail * sizeof(req);
-	err = emu_bus_write(dev, EMU_BUS_CONTROL, addr, &req, sizeof(req));
+	g->posting = true;
+	err = emu_bus_write_unlocked(dev, EMU_BUS_CONTROL, addr, &req,
+				     sizeof(req));
 	if (err) {
 		ring_write_failed_locked(dev, err, addr);
+		posted_locked(dev);
 		snprintf(msg, msglen, "%s cannot write its gather ring", dev->name);
 		return -EIO;
+	}
+	if (!ring_enabled(g)) {
+		/* Disabled while the entry was written (a reset waits for
+		 * it): not posted, TAIL stays; the entry is a free one. */
+		posted_locked(dev);
+		snprintf(msg, msglen, "%s's gather ring was disabled or reset",
+			 dev->name);
+		return -ENOTCONN;
 	}
 	w->seq = req.seq;
 	w->next = g->waiters;
@@ -396,11 +435,13 @@ static int post_locked(struct emu_gather_call *c, uint64_t part,
 	wb.tail = g->tail;
 	wb.pending = pending_locked(g);
 	wb.posted = g->posted64;
-	err = g->wb_addr ? emu_bus_write(dev, EMU_BUS_CONTROL, g->wb_addr, &wb,
-					 sizeof(wb)) : 0;
+	addr = g->wb_addr;
+	err = addr ? emu_bus_write_unlocked(dev, EMU_BUS_CONTROL, addr, &wb,
+					    sizeof(wb)) : 0;
 	if (err)
-		ring_write_failed_locked(dev, err, g->wb_addr);
+		ring_write_failed_locked(dev, err, addr);
 	emu_irq_set_locked(dev, IPU_IRQ_GATHER);
+	posted_locked(dev);
 	return 0;
 }
 

@@ -203,10 +203,16 @@ static bool finish_due_locked(struct emu_dev *dev, uint64_t now,
 
 	if (dev->resets_pending && due(dev->reset_at, now, next) &&
 	    queues_idle_locked(dev)) {
+		/* Still pending while the reset writes its E_RESET words
+		 * (dev->lock dropped): an ENABLE meanwhile is refused, a
+		 * SOFT_RESET meanwhile is covered by this one, and an FLR
+		 * meanwhile cancels the count (it returns RESET_COUNT to 0
+		 * once this reset is out of its way). */
+		emu_soft_reset_locked(dev);
 		n = dev->resets_pending;
 		dev->resets_pending = 0;
-		emu_soft_reset_locked(dev);
-		dev->reset_count += n - 1;
+		if (n)
+			dev->reset_count += n - 1;
 		return true;
 	}
 	for (i = 0; i < IPU_NUM_QUEUES && !dev->faults.never_idle; i++) {
@@ -217,7 +223,7 @@ static bool finish_due_locked(struct emu_dev *dev, uint64_t now,
 		}
 	}
 	if (dev->gring.stopping && !dev->faults.never_idle &&
-	    due(dev->gring.stop_at, now, next)) {
+	    !dev->gring.posting && due(dev->gring.stop_at, now, next)) {
 		emu_gather_stop_finish_locked(dev);
 		return true;
 	}

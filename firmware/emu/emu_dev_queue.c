@@ -75,22 +75,36 @@ static void halt_access_locked(struct emu_queue *q, int err, uint32_t code,
 	emu_err_locked(q->dev, IPU_ERR_BUS_MASTER, q->q, addr);
 }
 
+/*
+ * A status word or writeback record of @q's thread, dev->lock dropped
+ * (emu_bus_write_unlocked()): a client may answer its DMA_WRITE late, and
+ * QEMU answers from a main loop that needs the BQL, which a vCPU holds
+ * while it reads a register of this device. q->busy stays set meanwhile,
+ * so a disable, soft reset or FLR waits for the write as for the data,
+ * and the descriptor's registers change only before or after it.
+ */
+static int bus_write_unlocked(struct emu_queue *q, uint64_t addr,
+			      const void *src, size_t len)
+{
+	return emu_bus_write_unlocked(q->dev, EMU_BUS_CONTROL, addr, src, len);
+}
+
 static void writeback_locked(struct emu_queue *q)
 {
-	struct emu_dev *dev = q->dev;
 	struct ipu_queue_wb wb = {
 		.head = q->head,
 		.errors = q->errors,
 		.completed = q->completed64,
 	};
-
+	uint64_t at = q->wb_addr;
 	int err;
 
-	if (!q->wb_addr)
+	/* Off the bus since the status word (the lock was dropped). */
+	if (!at || atomic_load(&q->dev->off_bus))
 		return;
-	err = emu_bus_write(dev, EMU_BUS_CONTROL, q->wb_addr, &wb, sizeof(wb));
+	err = bus_write_unlocked(q, at, &wb, sizeof(wb));
 	if (err)
-		halt_access_locked(q, err, IPU_ERR_WRITEBACK, q->head, q->wb_addr);
+		halt_access_locked(q, err, IPU_ERR_WRITEBACK, wb.head, at);
 }
 
 /*
@@ -109,6 +123,7 @@ static bool lie_locked(struct emu_queue *q, enum emu_bad_wb mode)
 		.errors = q->errors,
 		.completed = q->completed64,
 	};
+	uint64_t at;
 	int err;
 
 	switch (mode) {
@@ -127,10 +142,10 @@ static bool lie_locked(struct emu_queue *q, enum emu_bad_wb mode)
 	}
 	emu_log(dev, "injected fault: queue %u writes back head %u (HEAD %u, TAIL %u)",
 		q->q, wb.head, q->head, q->tail);
-	err = q->wb_addr ? emu_bus_write(dev, EMU_BUS_CONTROL, q->wb_addr, &wb,
-					 sizeof(wb)) : 0;
+	at = q->wb_addr;
+	err = at ? bus_write_unlocked(q, at, &wb, sizeof(wb)) : 0;
 	if (err) {
-		halt_access_locked(q, err, IPU_ERR_WRITEBACK, q->head, q->wb_addr);
+		halt_access_locked(q, err, IPU_ERR_WRITEBACK, q->head, at);
 		return false;
 	}
 	emu_irq_set_locked(dev, cause_bit[q->q]);
@@ -153,8 +168,7 @@ static void complete_locked(struct emu_queue *q, uint32_t idx, uint64_t addr,
 
 	if (atomic_load(&dev->off_bus))
 		return;
-	err = emu_bus_write(dev, EMU_BUS_CONTROL, addr + status_off[q->q], &st,
-			    sizeof(st));
+	err = bus_write_unlocked(q, addr + status_off[q->q], &st, sizeof(st));
 	if (err) {
 		halt_access_locked(q, err, IPU_ERR_WRITEBACK, idx,
 				   addr + status_off[q->q]);
@@ -315,7 +329,7 @@ void emu_queue_stop_finish_locked(struct emu_queue *q)
 	q->stopping = false;
 	q->late = false;
 	/* A soft reset in progress keeps every queue from fetching. */
-	if (!q->dev->resets_pending)
+	if (!q->dev->resets_pending && !q->dev->reset_writing)
 		atomic_store(&q->abort, false);
 	q->status &= ~IPU_Q_STATUS_ENABLED;
 	if (q->q == IPU_QUEUE_CMD)
@@ -508,27 +522,73 @@ static void regs_reset(struct emu_queue *q)
 	q->late = false;
 }
 
-void emu_queues_reset_locked(struct emu_dev *dev)
+/* What a reset tells a ring's published descriptors, taken under the
+ * lock: the ring as it stood when its queue went idle. */
+struct reset_words {
+	uint64_t base;
+	uint32_t head, tail, size, dsize;
+	bool tell;
+};
+
+/*
+ * Write E_RESET into the published descriptors of @rw (dev->lock held,
+ * dropped meanwhile). The host may take its time over each word (see
+ * emu_bus_write_unlocked()), so no register access waits for them. While
+ * they go out, dev->reset_writing is set: the queues keep their abort
+ * flags (no thread fetches), another reset waits for this one, and the
+ * registers keep their values until the words are written, so RESET_COUNT
+ * (a soft reset's end) moves only after them.
+ */
+static void reset_words_locked(struct emu_dev *dev,
+			       const struct reset_words *rw)
 {
-	struct emu_queue *q;
 	uint32_t idx, st;
 	unsigned int i;
 
+	dev->reset_writing = true;
+	pthread_mutex_unlock(&dev->lock);
+	for (i = 0; i < IPU_NUM_QUEUES; i++) {
+		if (!rw[i].tell)
+			continue;
+		st = IPU_DESC_DONE | reset_code[i];
+		/* A ring the host unmapped meanwhile cannot be told. */
+		for (idx = rw[i].head; idx != rw[i].tail;
+		     idx = (idx + 1) % rw[i].size)
+			(void)emu_bus_write(dev, EMU_BUS_CONTROL,
+					    rw[i].base +
+						    (uint64_t)idx * rw[i].dsize +
+						    status_off[i],
+					    &st, sizeof(st));
+	}
+	pthread_mutex_lock(&dev->lock);
+	dev->reset_writing = false;
+	pthread_cond_broadcast(&dev->idle);
+}
+
+void emu_queues_reset_locked(struct emu_dev *dev)
+{
+	struct reset_words rw[IPU_NUM_QUEUES];
+	struct emu_queue *q;
+	unsigned int i;
+
+	/* Another reset is writing its words: this one comes after it. */
+	while (dev->reset_writing)
+		pthread_cond_wait(&dev->idle, &dev->lock);
 	for (i = 0; i < IPU_NUM_QUEUES; i++)
 		abort_locked(&dev->queues[i], true);
 	emu_run_kick();
 	wait_idle_locked(dev, NULL);
 	for (i = 0; i < IPU_NUM_QUEUES; i++) {
 		q = &dev->queues[i];
-		if (enabled(q) && !atomic_load(&dev->off_bus)) {
-			st = IPU_DESC_DONE | reset_code[i];
-			/* A ring the host unmapped meanwhile cannot be told. */
-			for (idx = q->head; idx != q->tail; idx = (idx + 1) % q->size)
-				(void)emu_bus_write(dev, EMU_BUS_CONTROL,
-						    q->base + (uint64_t)idx * q->dsize +
-							    status_off[i],
-						    &st, sizeof(st));
-		}
+		rw[i] = (struct reset_words){
+			.base = q->base, .head = q->head, .tail = q->tail,
+			.size = q->size, .dsize = q->dsize,
+			.tell = enabled(q) && !atomic_load(&dev->off_bus),
+		};
+	}
+	reset_words_locked(dev, rw);
+	for (i = 0; i < IPU_NUM_QUEUES; i++) {
+		q = &dev->queues[i];
 		regs_reset(q);
 		q->discard = false;
 		atomic_store(&q->abort, false);

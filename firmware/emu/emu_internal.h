@@ -24,12 +24,20 @@
  *   emu_dev_fault.c  fault injection
  *
  * Locking. dev->lock protects every register value and the queues' state;
- * the queue threads drop it while they move data or run a launch. The
- * host ops run with dev->lock held for irq(), for the small writes that
- * must stay ordered with the registers (a status word, a writeback
- * record, reset's E_RESET words), and never for the descriptor fetch or
- * the data; the transport's ops take only leaf locks of their own and
- * never call back into the device. emu_dev_run.c has its own
+ * the queue threads drop it while they move data or run a launch. No
+ * access of host memory is made with dev->lock held: not the fetch, the
+ * data, a status word, a writeback record, reset's E_RESET words nor the
+ * gather ring. The host may take its time over any of them (a vfio-user
+ * client answers DMA_READ/DMA_WRITE from its main loop, and QEMU's waits
+ * for the BQL, which a vCPU holds while it waits for a register read of
+ * this device), and no register access may wait for host memory. What
+ * keeps the registers and the access in order instead: a queue's q->busy
+ * (a disable, reset or FLR waits for it), dev->reset_writing (a reset's
+ * words, emu_dev_queue.c), the gather ring's posting (a disable or reset
+ * waits for the request being written). Only irq() runs with dev->lock
+ * held: the transport sends an interrupt without blocking (an io_uring
+ * write of an eventfd). The transport's ops take only leaf locks of their
+ * own and never call back into the device. emu_dev_run.c has its own
  * process-wide lock, never taken before dev->lock (reset holds dev->lock
  * and then takes it; a command thread never takes dev->lock while
  * holding it).
@@ -97,6 +105,9 @@ struct emu_gring {
 	pthread_cond_t cond;
 	bool stopping;		/* CTRL cleared, STATUS.ENABLED until @stop_at */
 	uint64_t stop_at;	/* emu_now_us() */
+	/* A request is being written, dev->lock dropped (emu_dev_gather.c):
+	 * a disable, reset or stop waits for it (@cond, dev->idle). */
+	bool posting;
 };
 
 /**
@@ -205,6 +216,9 @@ struct emu_dev {
 	bool boot_pending;		/* FW_CTRL BOOT: FW_STATUS BOOTING */
 	uint64_t boot_at;
 	uint64_t rand_state;		/* --posted-window-us rand:N */
+	/* A reset writes its E_RESET words, dev->lock dropped
+	 * (emu_dev_queue.c); dev->idle is broadcast when it is done. */
+	bool reset_writing;
 
 	/* Device memory: a memfd, mapped at @mem; a new one mapped there for
 	 * each new client (emu_mem_renew_locked()). */
@@ -310,6 +324,15 @@ int emu_bus_read(struct emu_dev *dev, enum emu_bus_use use, uint64_t addr,
 		 void *dst, size_t len);
 int emu_bus_write(struct emu_dev *dev, enum emu_bus_use use, uint64_t addr,
 		  const void *src, size_t len);
+/*
+ * emu_bus_write() for a caller that holds dev->lock (held again on
+ * return), made with the lock dropped: the host may take its time over
+ * any access (see "Locking" above), and no register access may wait for
+ * it. The caller keeps what it writes for from changing meanwhile (a
+ * queue's busy, the gather ring's posting) and looks again after it.
+ */
+int emu_bus_write_unlocked(struct emu_dev *dev, enum emu_bus_use use,
+			   uint64_t addr, const void *src, size_t len);
 /* Send MSI-X vector (MSI message) @vec, or make it pending (dev->lock). */
 void emu_bus_msg_locked(struct emu_dev *dev, unsigned int vec);
 /* Send what is pending and no longer held: after BME, Function Mask or a

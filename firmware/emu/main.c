@@ -30,6 +30,7 @@
 
 #include "emu_dev.h"
 #include "vfio_user.h"
+#include "vfio_user_dma.h"
 #include "vfio_user_sock.h"
 
 #define MAX_IPUS		16
@@ -477,6 +478,8 @@ static int start(struct emu *e, uint64_t mem_size, const char *faults,
 			.path = ipu->path, .name = ipu->name, .log = e->log,
 			.trace = trace, .remote_dma = e->remote_dma,
 			.remote_dma_qemu = e->remote_dma_qemu,
+			.max_mmaps = vfu_dma_mmap_share("/proc/sys/vm/max_map_count",
+							e->nipu),
 		};
 		struct emu_dev_opts d = {
 			.index = i, .mem_size = mem_size,

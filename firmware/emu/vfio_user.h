@@ -43,6 +43,10 @@ struct vfu_server;
  *	client's only one: a 32-bit count, data at payload offset 12, and 4
  *	bytes of padding after it), for a QEMU guest whose RAM the server
  *	cannot map (memory-backend-file).
+ * @max_mmaps: at most this many client memory ranges mmap()ed at once
+ *	(0: no limit): the IPU's share of vm.max_map_count
+ *	(vfio_user_dma.h's vfu_dma_mmap_share()); a DMA_MAP past it is
+ *	refused (ENOSPC) with a log line.
  */
 struct vfu_server_opts {
 	const char *path;
@@ -51,6 +55,7 @@ struct vfu_server_opts {
 	bool trace;
 	bool remote_dma;
 	bool remote_dma_qemu;
+	unsigned int max_mmaps;
 };
 
 /** vfu_server_create() - bind and listen on @opts->path. */

@@ -44,6 +44,7 @@ struct vfu_conn {
 	unsigned int log_budget;
 	bool trace;
 	bool remote_qemu;		/* DMA_READ/WRITE in QEMU 11's layout */
+	unsigned int mmap_limit;	/* of mmap()ed DMA ranges; 0: none */
 	/* This client's first DMA_READ/WRITE was logged (a rig whose
 	 * guest RAM the server cannot map checks that it happened). */
 	atomic_bool remote_said;
@@ -152,11 +153,20 @@ int vfu_conn_send(struct vfu_conn *c, const struct vfu_out *out,
 int vfu_conn_reply(struct vfu_conn *c, const void *msg, size_t len)
 {
 	int ret = vfu_remote_reply(c->remote, msg, len);
+	struct vfu_hdr h;
 
-	if (ret)
+	if (ret) {
 		logf_(c, true, "a reply (%zu bytes) that answers no DMA request of ours: %s",
 		      len, ret == -ENOENT ? "late or unknown" : "malformed");
-	return ret;
+		return ret;
+	}
+	/* The device reports a fault without the client's reason. */
+	memcpy(&h, msg, sizeof(h));
+	if (h.flags & VFU_FLAG_ERROR)
+		logf_(c, true, "the client failed our %s (errno %u)",
+		      h.cmd == VFU_CMD_DMA_WRITE ? "DMA_WRITE" : "DMA_READ",
+		      h.error);
+	return 0;
 }
 
 bool vfu_conn_client_failed(struct vfu_conn *c)
@@ -229,6 +239,12 @@ int vfu_conn_disconnect(struct vfu_conn *c)
 void vfu_conn_set_trace(struct vfu_conn *c, bool trace)
 {
 	c->trace = trace;
+}
+
+void vfu_conn_set_mmap_limit(struct vfu_conn *c, unsigned int limit)
+{
+	c->mmap_limit = limit;
+	vfu_dma_set_mmap_limit(c->dma, limit);
 }
 
 void vfu_conn_set_remote_dma(struct vfu_conn *c, bool on, bool qemu)
@@ -330,9 +346,18 @@ static int do_dma_map(struct vfu_conn *c, const struct vfu_req *req, int *fds)
 	const struct vfu_dma_map *m = &req->map;
 	int fd = req->nfds ? fds[0] : -1;
 
+	int ret;
+
 	if (req->nfds)
 		fds[0] = -1;	/* vfu_dma_map() closes it */
-	return vfu_dma_map(c->dma, m->addr, m->size, fd, m->offset, m->flags);
+	ret = vfu_dma_map(c->dma, m->addr, m->size, fd, m->offset, m->flags);
+	if (ret != -EDQUOT)
+		return ret;
+	logf_(c, true, "DMA_MAP of 0x%llx bytes at 0x%llx refused: this IPU's share of vm.max_map_count (%u mapped ranges) is used up",
+	      (unsigned long long)m->size, (unsigned long long)m->addr,
+	      c->mmap_limit);
+	/* As VFIO refuses a mapping past its dma_entry_limit. */
+	return -ENOSPC;
 }
 
 static int do_dma_unmap(struct vfu_conn *c, const struct vfu_req *req,

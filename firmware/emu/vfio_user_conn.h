@@ -129,6 +129,14 @@ void vfu_conn_set_trace(struct vfu_conn *c, bool trace);
  */
 void vfu_conn_set_remote_dma(struct vfu_conn *c, bool on, bool qemu);
 
+/**
+ * vfu_conn_set_mmap_limit() - at most @limit client memory ranges mmap()ed
+ * at once (0: none): this IPU's share of vm.max_map_count
+ * (vfu_dma_mmap_share()). A DMA_MAP past it fails with ENOSPC and a log
+ * line. Before the first client.
+ */
+void vfu_conn_set_mmap_limit(struct vfu_conn *c, unsigned int limit);
+
 /** vfu_conn_dma_maps() / vfu_conn_negotiated() - for status and tests. */
 unsigned int vfu_conn_dma_maps(struct vfu_conn *c);
 bool vfu_conn_negotiated(const struct vfu_conn *c);

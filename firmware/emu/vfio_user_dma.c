@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -29,6 +30,7 @@
 #include <linux/vfio.h>
 
 #include "vfio_user_dma.h"
+#include "vfio_user_proto.h"
 
 struct dma_map {
 	uint64_t addr;		/* first bus address */
@@ -41,6 +43,8 @@ struct vfu_dma {
 	pthread_rwlock_t lock;	/* protects maps[] and count */
 	struct dma_map *maps;	/* sorted by addr, disjoint */
 	unsigned int count, max;
+	unsigned int mmaps;		/* maps[] with a va */
+	unsigned int mmap_limit;	/* of @mmaps; 0: none */
 	vfu_dma_remote_fn remote;	/* set once, before any copy */
 	void *remote_ctx;
 };
@@ -82,10 +86,51 @@ void vfu_dma_set_remote(struct vfu_dma *dma, vfu_dma_remote_fn fn, void *ctx)
 	dma->remote_ctx = ctx;
 }
 
+unsigned int vfu_dma_mmap_share(const char *path, unsigned int nipu)
+{
+	unsigned long long max = VFU_DMA_MAP_COUNT_DEFAULT, reserve, share;
+	FILE *f = fopen(path, "re");
+
+	if (f) {
+		if (fscanf(f, "%llu", &max) != 1)
+			max = VFU_DMA_MAP_COUNT_DEFAULT;
+		fclose(f);
+	}
+	if (!nipu)
+		nipu = 1;
+	reserve = VFU_DMA_MAP_RESERVE + (unsigned long long)nipu *
+						VFU_DMA_MAP_RESERVE_IPU;
+	share = max > reserve ? (max - reserve) / nipu : 0;
+	if (!share)
+		share = 1;
+	return share < VFU_MAX_DMA_MAPS ? (unsigned int)share : VFU_MAX_DMA_MAPS;
+}
+
+void vfu_dma_set_mmap_limit(struct vfu_dma *dma, unsigned int limit)
+{
+	pthread_rwlock_wrlock(&dma->lock);
+	dma->mmap_limit = limit;
+	pthread_rwlock_unlock(&dma->lock);
+}
+
 static void release(struct dma_map *m)
 {
 	if (m->va)
 		munmap(m->va, m->size);
+}
+
+/* Release maps[@i], which the table held (lock held for writing). */
+static void drop_locked(struct vfu_dma *dma, unsigned int i)
+{
+	if (dma->maps[i].va)
+		dma->mmaps--;
+	release(&dma->maps[i]);
+}
+
+/* Whether one more mapping would pass the share (lock held). */
+static bool mmaps_full_locked(const struct vfu_dma *dma)
+{
+	return dma->mmap_limit && dma->mmaps >= dma->mmap_limit;
 }
 
 void vfu_dma_destroy(struct vfu_dma *dma)
@@ -120,6 +165,7 @@ int vfu_dma_map(struct vfu_dma *dma, uint64_t addr, uint64_t size, int fd,
 {
 	struct dma_map m = { addr, size, NULL, flags };
 	unsigned int i;
+	bool full;
 	int ret = 0;
 
 	if (!size || addr + (size - 1) < addr) {
@@ -167,6 +213,16 @@ int vfu_dma_map(struct vfu_dma *dma, uint64_t addr, uint64_t size, int fd,
 		seals = fcntl(fd, F_GET_SEALS);
 		if (seals < 0 || !(seals & F_SEAL_SHRINK))
 			goto record;
+		/* Each mapping is a VMA of the whole process: past this
+		 * table's share of vm.max_map_count, refused before it is
+		 * made (and checked again as it is recorded). */
+		pthread_rwlock_rdlock(&dma->lock);
+		full = mmaps_full_locked(dma);
+		pthread_rwlock_unlock(&dma->lock);
+		if (full) {
+			ret = -EDQUOT;
+			goto out_close;
+		}
 		va = mmap(NULL, size, prot ? prot : PROT_NONE,
 			  MAP_SHARED | MAP_NORESERVE, fd, (off_t)offset);
 		if (va == MAP_FAILED) {
@@ -182,7 +238,10 @@ record:
 		ret = -EEXIST;
 	else if (dma->count == dma->max)
 		ret = -ENOSPC;
+	else if (m.va && mmaps_full_locked(dma))
+		ret = -EDQUOT;
 	if (!ret) {
+		dma->mmaps += m.va != NULL;
 		memmove(&dma->maps[i + 1], &dma->maps[i],
 			(dma->count - i) * sizeof(*dma->maps));
 		dma->maps[i] = m;
@@ -225,7 +284,7 @@ int vfu_dma_unmap(struct vfu_dma *dma, uint64_t addr, uint64_t size)
 	}
 	/* No copy can be using them: they all hold the lock for reading. */
 	for (unsigned int k = i; k < j; k++)
-		release(&dma->maps[k]);
+		drop_locked(dma, k);
 	memmove(&dma->maps[i], &dma->maps[j],
 		(dma->count - j) * sizeof(*dma->maps));
 	dma->count -= j - i;
@@ -237,7 +296,7 @@ void vfu_dma_unmap_all(struct vfu_dma *dma)
 {
 	pthread_rwlock_wrlock(&dma->lock);
 	for (unsigned int i = 0; i < dma->count; i++)
-		release(&dma->maps[i]);
+		drop_locked(dma, i);
 	dma->count = 0;
 	pthread_rwlock_unlock(&dma->lock);
 }

@@ -35,14 +35,38 @@ void vfu_dma_destroy(struct vfu_dma *dma);
 void vfu_dma_set_remote(struct vfu_dma *dma, vfu_dma_remote_fn fn, void *ctx);
 
 /**
+ * vfu_dma_set_mmap_limit() - at most @limit of the table's ranges mmap()ed
+ * at once (0: no limit). Each is a VMA of the process, and the process
+ * has vm.max_map_count of them for all its IPUs, thread stacks and
+ * libraries: the share of one IPU, so that one client cannot take the
+ * others' (ipu-emu gives each IPU one, main.c).
+ */
+void vfu_dma_set_mmap_limit(struct vfu_dma *dma, unsigned int limit);
+
+/*
+ * vfu_dma_mmap_share() - each of @nipu IPUs' share of the mappings the
+ * process may have (vm.max_map_count, read from @path, normally
+ * /proc/sys/vm/max_map_count; Linux's default when it cannot be read),
+ * less VFU_DMA_MAP_RESERVE for the process and VFU_DMA_MAP_RESERVE_IPU
+ * for each IPU's own (thread stacks, device memory, io_uring); at least
+ * 1, at most VFU_MAX_DMA_MAPS.
+ */
+#define VFU_DMA_MAP_COUNT_DEFAULT	65530u
+#define VFU_DMA_MAP_RESERVE		1024u
+#define VFU_DMA_MAP_RESERVE_IPU		64u
+unsigned int vfu_dma_mmap_share(const char *path, unsigned int nipu);
+
+/**
  * vfu_dma_map() - add the bus range [@addr, @addr + @size) backed by @fd at
  * @offset, readable and/or writable by the device as @flags
  * (VFIO_DMA_MAP_FLAG_READ/WRITE) say. @fd is mmap()ed and then closed
  * here whatever the outcome (the mapping keeps the memory); -1 records a
  * range the client did not share, which the device reaches through the
  * remote hook (vfu_dma_set_remote()), or not at all without one. Return: 0, -EEXIST (overlaps
- * a mapping), -ENOSPC (table full), -EINVAL (@fd is not a regular file or
- * the range runs past its end), or mmap()'s errno.
+ * a mapping), -ENOSPC (table full), -EDQUOT (the table's share of the
+ * process's mappings is used up: vfu_dma_set_mmap_limit()), -EINVAL (@fd
+ * is not a regular file or the range runs past its end), or mmap()'s
+ * errno.
  *
  * Only a file sealed against shrinking (F_SEAL_SHRINK, as QEMU's
  * memory-backend-memfd is by default) is mapped: a client could shrink

@@ -8,9 +8,11 @@
  *  - A device thread (a DMA queue, the command queue, a run) that must
  *    reach such memory sends a request and waits on this object's
  *    condition variable for the reply with the same message id, at most
- *    VFU_REMOTE_LIMIT_MS. It may hold dev->lock meanwhile (a status word
- *    or a writeback record is written under it): whoever waits for
- *    dev->lock waits at most that long too.
+ *    VFU_REMOTE_LIMIT_MS. It never holds dev->lock meanwhile
+ *    (emu_internal.h): QEMU answers from its main loop, which needs the
+ *    BQL, and a vCPU holds that while it waits for a register read, which
+ *    takes dev->lock. A device call of the server thread that waits for
+ *    the device's threads (a reset) drops dev->lock while it waits.
  *
  *  - Replies are read from the client's socket by the transport's reader
  *    thread (vfio_user_server.c), never by the server thread. The server
@@ -38,8 +40,8 @@
  *    send_lock, within a deadline: a client that stops reading blocks a
  *    sender for that long at most.
  *
- * Lock order: dev->lock (held by some callers), then r->lock or
- * r->send_lock, never both of the last two at once.
+ * Lock order: r->lock or r->send_lock, never both at once; no caller
+ * holds dev->lock.
  *
  * Wire format: the specification's (docs/interop/vfio-user.rst), a 64-bit
  * address and a 64-bit count, data at payload offset 16; or QEMU 11's

@@ -163,6 +163,7 @@ int vfu_server_create(const struct vfu_server_opts *opts,
 		goto err;
 	vfu_conn_set_trace(s->conn, opts->trace);
 	vfu_conn_set_remote_dma(s->conn, opts->remote_dma, opts->remote_dma_qemu);
+	vfu_conn_set_mmap_limit(s->conn, opts->max_mmaps);
 	vfu_conn_on_failed(s->conn, client_failed, s);
 	if (opts->path) {
 		s->path = strdup(opts->path);

@@ -62,8 +62,10 @@ RIG_IOMMU=0
 RIG_POSTED=
 # 1: guest RAM is a plain file (memory-backend-file, in RIG_SOCKDIR), not a
 # sealed memfd: ipu-emu cannot map it and reaches it with DMA_READ and
-# DMA_WRITE messages in QEMU 11's layout (--remote-dma=qemu;
-# scripts/lib/kernels.sh's KERNEL-filemem boot).
+# DMA_WRITE messages in the specification's layout (--remote-dma), which
+# the rig's QEMU (trixie-backports' 11.1) speaks: with --remote-dma=qemu
+# it refuses every DMA_WRITE with E2BIG (scripts/lib/kernels.sh's
+# KERNEL-filemem boot).
 RIG_FILEMEM=0
 # Bounds on waiting for ipu-emu's events, so a broken model cannot hang the
 # check: its ready line, and its exit after SIGTERM.
@@ -177,7 +179,7 @@ rig_emu_start() {
 	# Register writes are posted, as on silicon: the model's default
 	# window, or RIG_POSTED's.
 	[ -z "$RIG_POSTED" ] || args+=(--posted-window-us "$RIG_POSTED")
-	[ "$RIG_FILEMEM" = 0 ] || [ -z "${RIG_SOCKDIR:-}" ] || args+=(--remote-dma=qemu)
+	[ "$RIG_FILEMEM" = 0 ] || [ -z "${RIG_SOCKDIR:-}" ] || args+=(--remote-dma)
 	: >"$log"
 	# Its stdout is a pipe this shell reads: the ready line, then EOF
 	# when it exits. stderr goes to the log too (a crash before --log

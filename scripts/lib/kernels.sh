@@ -40,16 +40,13 @@ IPU_KERNEL_EXTRA="6.12-8ipus 6.12-swiotlb 6.12-iommu"
 #   6.12-filemem  guest RAM a plain file (memory-backend-file), which
 #                 ipu-emu does not map: every access of the device to
 #                 guest memory (descriptors, data, status, writeback) is a
-#                 DMA_READ or DMA_WRITE message to QEMU, in QEMU 11's
-#                 layout (ipu-emu --remote-dma=qemu); a few tests of
-#                 transfers and launches (IPU_KERNEL_FILEMEM_TESTS), as
-#                 each access is a round trip. Not in the list: the demo's
-#                 launches deadlock there for the 2 s a DMA request may
-#                 wait (an ipu-emu device thread waits for QEMU's answer
-#                 while it holds the device's lock, and QEMU answers from
-#                 its main loop, which waits for the big lock a vCPU holds
-#                 while it waits for a register read that waits for the
-#                 device's lock), and the client is dropped
+#                 DMA_READ or DMA_WRITE message to QEMU, in the
+#                 specification's layout, which the rig's QEMU 11.1 speaks
+#                 (ipu-emu --remote-dma); a few tests of transfers and
+#                 launches (IPU_KERNEL_FILEMEM_TESTS), as each access is a
+#                 round trip. Not in the list yet (docs/kernels.md): its
+#                 demo deadlocked until ipu-emu stopped waiting for QEMU's
+#                 answers with the device's lock held
 # The wide boot's tests: splits across instances of 4 and 8 replicas, 1x4
 # to 4x1 and 1x8 to 8x1, the groupings of 8 replicas, and test_emu_pci,
 # which checks that all N came up (not the demo: its 2 replicas take 2 of

@@ -43,8 +43,9 @@ struct fake_host {
 	pthread_cond_t cond;
 	unsigned int irqs[IPU_MSIX_VECTORS];
 	unsigned int missing;	/* bit per vector with no eventfd */
-	/* A dma_read of @gate blocks until @gate_open (0: no gate). */
-	uint64_t gate;
+	/* A dma_read of @gate (a dma_write of @wgate) blocks until
+	 * @gate_open (0: no gate). */
+	uint64_t gate, wgate;
 	int gate_open, gate_waiting;
 	unsigned long dma_calls, dma_faults;	/* atomic */
 };
@@ -60,6 +61,17 @@ static inline int fh_range(uint64_t addr, size_t len)
 	       addr - GUEST_BASE <= GUEST_SIZE - len;
 }
 
+/* An access at the gate: wait until the test opens it. */
+static inline void fh_gate_wait(struct fake_host *h)
+{
+	pthread_mutex_lock(&h->lock);
+	h->gate_waiting = 1;
+	pthread_cond_broadcast(&h->cond);
+	while (!h->gate_open)
+		pthread_cond_wait(&h->cond, &h->lock);
+	pthread_mutex_unlock(&h->lock);
+}
+
 static inline int fh_dma_read(void *ctx, uint64_t addr, void *dst, size_t len)
 {
 	struct fake_host *h = ctx;
@@ -69,14 +81,8 @@ static inline int fh_dma_read(void *ctx, uint64_t addr, void *dst, size_t len)
 		__atomic_add_fetch(&h->dma_faults, 1, __ATOMIC_RELAXED);
 		return -EFAULT;
 	}
-	if (h->gate && addr == h->gate) {
-		pthread_mutex_lock(&h->lock);
-		h->gate_waiting = 1;
-		pthread_cond_broadcast(&h->cond);
-		while (!h->gate_open)
-			pthread_cond_wait(&h->cond, &h->lock);
-		pthread_mutex_unlock(&h->lock);
-	}
+	if (h->gate && addr == h->gate)
+		fh_gate_wait(h);
 	memcpy(dst, h->mem + (addr - GUEST_BASE), len);
 	return 0;
 }
@@ -91,6 +97,8 @@ static inline int fh_dma_write(void *ctx, uint64_t addr, const void *src,
 		__atomic_add_fetch(&h->dma_faults, 1, __ATOMIC_RELAXED);
 		return -EFAULT;
 	}
+	if (h->wgate && addr == h->wgate)
+		fh_gate_wait(h);
 	memcpy(h->mem + (addr - GUEST_BASE), src, len);
 	return 0;
 }
@@ -155,6 +163,61 @@ static inline void th_gate_open(struct th *t)
 	t->h.gate_open = 1;
 	pthread_cond_broadcast(&t->h.cond);
 	pthread_mutex_unlock(&t->h.lock);
+}
+
+/*
+ * A register read from another thread while the host holds an access at
+ * its gate (th_gate_reached()): the device must answer it without the
+ * access (nothing it does for host memory holds dev->lock). True when the
+ * read returned within a safety limit, its value in *@val; else the gate
+ * is opened (so that the reader ends) and false returned.
+ */
+struct th_reader {
+	struct th *t;
+	uint32_t off, val;
+	int done;
+};
+
+static inline void *th_reader_fn(void *arg)
+{
+	struct th_reader *r = arg;
+	uint32_t v = 0xdeadbeef;
+
+	if (emu_dev_bar_read(r->t->dev, IPU_BAR_REGS, r->off, &v, 4))
+		abort();
+	pthread_mutex_lock(&r->t->h.lock);
+	r->val = v;
+	r->done = 1;
+	pthread_cond_broadcast(&r->t->h.cond);
+	pthread_mutex_unlock(&r->t->h.lock);
+	return NULL;
+}
+
+#define TH_READ_LIMIT_S	5
+
+static inline int th_read_while_held(struct th *t, uint32_t off,
+				     uint32_t *val)
+{
+	struct th_reader r = { .t = t, .off = off };
+	struct timespec ts;
+	pthread_t tid;
+	int done;
+
+	if (pthread_create(&tid, NULL, th_reader_fn, &r))
+		abort();
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += TH_READ_LIMIT_S;
+	pthread_mutex_lock(&t->h.lock);
+	while (!r.done &&
+	       !pthread_cond_timedwait(&t->h.cond, &t->h.lock, &ts))
+		;
+	done = r.done;
+	pthread_mutex_unlock(&t->h.lock);
+	if (!done)
+		th_gate_open(t);
+	pthread_join(tid, NULL);
+	*val = r.val;
+	return done;
 }
 
 /* A device made with @o, its host the fake; NULL (and *@errp) on error. */

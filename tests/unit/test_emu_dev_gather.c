@@ -360,6 +360,37 @@ static void test_reset_or_disable_ends_a_waiting_gather(void **state)
 	solo_free(&s);
 }
 
+/*
+ * The host holds the device's write of the request (a client that
+ * answers a DMA_WRITE late): a register read of the same IPU from another
+ * thread is answered meanwhile, and nothing is posted yet (TAIL has not
+ * moved); once the write goes through, the request is posted whole.
+ */
+static void test_a_held_request_holds_no_register_read(void **state)
+{
+	struct th *t = ready(0);
+	struct ipu_gather_req req;
+	struct eb *b = allreduces(2, &(uint32_t){ 0 });
+	uint32_t v;
+
+	(void)state;
+	t->h.wgate = GUEST_BASE + G_RING(GQ);
+	start(t, b, 1, 0);
+	assert_true(th_gate_reached(t));
+	assert_true(th_read_while_held(t, GREG(IPU_GQ_TAIL), &v));
+	assert_int_equal(v, 0);
+	th_gate_open(t);
+	req = wait_request(t);
+	assert_int_equal(req.index, 1);
+	assert_int_equal(rd32(t, GREG(IPU_GQ_PENDING)), 1);
+	assert_int_equal(((struct ipu_gather_wb *)(t->h.mem + G_WB(GQ)))->tail, 1);
+	/* A soft reset ends the run, as for any waiting request. */
+	wr32(t, IPU_REG_SOFT_RESET, IPU_SOFT_RESET_MAGIC);
+	assert_int_equal(wait_done(t, 1), IPU_DESC_DONE | IPU_CQ_E_RESET);
+	eb_free(b);
+	th_free(t);
+}
+
 /* What two_replicas_per_instance() does wrong: nothing, or one of these. */
 enum two_fault { TWO_OK, TWO_MISMATCH, TWO_FAILED_ANSWER };
 
@@ -857,6 +888,7 @@ int main(void)
 		cmocka_unit_test(test_head_may_not_pass_tail),
 		cmocka_unit_test(test_a_host_that_never_answers_meets_the_deadline),
 		cmocka_unit_test(test_reset_or_disable_ends_a_waiting_gather),
+		cmocka_unit_test(test_a_held_request_holds_no_register_read),
 		cmocka_unit_test(test_two_replicas_per_instance_ask_through_replica_0),
 		cmocka_unit_test(test_a_failed_gather_cancels_the_other_replicas),
 		cmocka_unit_test(test_replicas_naming_other_instances_are_refused),

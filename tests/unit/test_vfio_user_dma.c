@@ -71,6 +71,69 @@ static void test_many_mappings_found_by_address(void **state)
 	vfu_dma_destroy(dma);
 }
 
+/*
+ * The table's share of vm.max_map_count: mmap()ed ranges past it are
+ * refused (-EDQUOT) before they are made; ranges reached by messages
+ * (no fd) take no VMA and are not counted; an unmap gives a slot back.
+ */
+static void test_the_mmap_share_is_kept(void **state)
+{
+	struct vfu_dma *dma;
+	uint8_t b;
+
+	(void)state;
+	assert_int_equal(vfu_dma_create(64, &dma), 0);
+	vfu_dma_set_mmap_limit(dma, 2);
+	assert_int_equal(vfu_dma_map(dma, 0, 4096, memfd_filled(4096, 1), 0,
+				     RW), 0);
+	assert_int_equal(vfu_dma_map(dma, 8192, 4096, memfd_filled(4096, 2), 0,
+				     RW), 0);
+	assert_int_equal(vfu_dma_map(dma, 16384, 4096, memfd_filled(4096, 3),
+				     0, RW), -EDQUOT);
+	assert_int_equal(vfu_dma_map(dma, 1ull << 40, 4096, -1, 0, RW), 0);
+	assert_int_equal(vfu_dma_count(dma), 3);
+	assert_int_equal(vfu_dma_unmap(dma, 0, 4096), 0);
+	assert_int_equal(vfu_dma_map(dma, 16384, 4096, memfd_filled(4096, 3),
+				     0, RW), 0);
+	assert_int_equal(vfu_dma_read(dma, 16384, &b, 1), 0);
+	assert_int_equal(b, 3);
+	/* All unmapped: the whole share again. */
+	vfu_dma_unmap_all(dma);
+	assert_int_equal(vfu_dma_map(dma, 0, 4096, memfd_filled(4096, 1), 0,
+				     RW), 0);
+	assert_int_equal(vfu_dma_map(dma, 8192, 4096, memfd_filled(4096, 2), 0,
+				     RW), 0);
+	vfu_dma_destroy(dma);
+}
+
+/* @text as the sysctl's file; each IPU's share of it. */
+static unsigned int share_of(const char *text, unsigned int nipu)
+{
+	char path[] = "/tmp/test_vfio_user_dma.XXXXXX";
+	int fd = mkstemp(path);
+	unsigned int n;
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	n = vfu_dma_mmap_share(path, nipu);
+	unlink(path);
+	return n;
+}
+
+static void test_each_ipu_gets_a_share_of_max_map_count(void **state)
+{
+	(void)state;
+	assert_int_equal(share_of("65530\n", 1), 65530 - 1024 - 64);
+	assert_int_equal(share_of("65530\n", 8), (65530 - 1024 - 8 * 64) / 8);
+	/* Never more than the table holds, never none. */
+	assert_int_equal(share_of("2147483647\n", 1), 65535);
+	assert_int_equal(share_of("100\n", 4), 1);
+	assert_int_equal(share_of("garbage", 1), 65530 - 1024 - 64);
+	assert_int_equal(vfu_dma_mmap_share("/nonexistent/max_map_count", 2),
+			 (65530 - 1024 - 2 * 64) / 2);
+}
+
 static void test_zero_length_copy_is_fine(void **state)
 {
 	struct vfu_dma *dma;
@@ -145,6 +208,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_many_mappings_found_by_address),
 		cmocka_unit_test(test_zero_length_copy_is_fine),
+		cmocka_unit_test(test_the_mmap_share_is_kept),
+		cmocka_unit_test(test_each_ipu_gets_a_share_of_max_map_count),
 		cmocka_unit_test(test_unmap_races_copies),
 	};
 
