@@ -41,6 +41,8 @@ _cancel_clear.restype = ctypes.c_bool
 _cancel_clear.argtypes = [ctypes.c_void_p]
 
 _SIGINT = bytes([signal.SIGINT])
+# How often a SIGINT's cancel is made again while its call is armed.
+_RECANCEL_S = 0.05
 
 
 class _Canceller:
@@ -53,6 +55,7 @@ class _Canceller:
         self._cancelled = False
         self._chain = -1
         self._rfd = self._wfd = -1
+        self._disarmed = threading.Event()
         self._main = threading.main_thread().ident
 
     def _start(self):
@@ -70,9 +73,21 @@ class _Canceller:
                         os.write(self._chain, data)
                     except OSError:
                         pass
-                if self._armed and _SIGINT in data:
-                    _cancel(self._armed)
+                s = self._armed if _SIGINT in data else None
+                if s:
+                    _cancel(s)
                     self._cancelled = True
+            # A cancel ends only the call in progress (docs/session.md
+            # S27): one that came between arm() and libsession's start of
+            # the call names the call before and is dropped. So it is made
+            # again every _RECANCEL_S until the call is disarmed (bytes
+            # for the chained wakeup fd that come meanwhile wait for that:
+            # the call ends within a fraction of a second).
+            while s and not self._disarmed.wait(_RECANCEL_S):
+                with self._lock:
+                    if self._armed is not s:
+                        break
+                    _cancel(s)
 
     def _after_fork(self):
         # The reader thread is not in the child: make another if needed
@@ -92,6 +107,7 @@ class _Canceller:
             self._start()
         with self._lock:
             self._armed = s
+            self._disarmed.clear()
             self._chain = signal.set_wakeup_fd(self._wfd)
         return True
 
@@ -102,6 +118,7 @@ class _Canceller:
             signal.set_wakeup_fd(self._chain)
             self._chain = -1
             self._armed = None
+            self._disarmed.set()
             cancelled, self._cancelled = self._cancelled, False
         if cancelled:
             _cancel_clear(s)
