@@ -35,18 +35,15 @@ IPU_KERNEL_MATRIX="6.1 6.12 7.3 debug"
 #                 draws each posted write's window in [0, 500] us
 #                 (--posted-window-us rand:500), so that the stops the
 #                 driver waits for end at random points
-IPU_KERNEL_EXTRA="6.12-8ipus 6.12-swiotlb 6.12-iommu"
-# A variant not in the list, booted on request (IPU_KERNELS=6.12-filemem):
 #   6.12-filemem  guest RAM a plain file (memory-backend-file), which
 #                 ipu-emu does not map: every access of the device to
 #                 guest memory (descriptors, data, status, writeback) is a
 #                 DMA_READ or DMA_WRITE message to QEMU, in the
 #                 specification's layout, which the rig's QEMU 11.1 speaks
 #                 (ipu-emu --remote-dma); a few tests of transfers and
-#                 launches (IPU_KERNEL_FILEMEM_TESTS), as each access is a
-#                 round trip. Not in the list yet (docs/kernels.md): its
-#                 demo deadlocked until ipu-emu stopped waiting for QEMU's
-#                 answers with the device's lock held
+#                 launches and the demo (IPU_KERNEL_FILEMEM_TESTS), as each
+#                 access is a round trip (about 80 s in all)
+IPU_KERNEL_EXTRA="6.12-8ipus 6.12-swiotlb 6.12-iommu 6.12-filemem"
 # The wide boot's tests: splits across instances of 4 and 8 replicas, 1x4
 # to 4x1 and 1x8 to 8x1, the groupings of 8 replicas, and test_emu_pci,
 # which checks that all N came up (not the demo: its 2 replicas take 2 of
