@@ -81,7 +81,6 @@ struct tev {
 struct sess_trace {
 	FILE *f;
 	char *path;
-	int64_t t0;
 	struct tev *ev;
 	size_t n, cap, max;
 	uint64_t dropped;
@@ -96,6 +95,12 @@ struct sess_trace {
 	char (*ipu_names)[64];	/* per IPU: libipu's name, while known */
 };
 
+/*
+ * Timestamps are CLOCK_MONOTONIC itself, not time since the session began:
+ * it is the clock tracefs calls "mono", so that `ipu-trace record` lays the
+ * kernel's events and every session of a process on one time line as they
+ * come (viewers and ipu-trace start their axis at the first event).
+ */
 int64_t ipu_sess_trace_now(void)
 {
 	struct timespec t;
@@ -270,7 +275,6 @@ int ipu_sess_trace_open(struct ipu_session *s, const char *path)
 	s->trace = t;
 	t->max = SESS_TRACE_MAX_EVENTS;
 	t->written = UINT64_MAX;	/* not yet: even an empty trace is */
-	t->t0 = ipu_sess_trace_now();
 	t->f = open_unused(t);
 	path = t->path;
 	if (!t->f) {
@@ -339,7 +343,7 @@ static struct tev *span(struct sess_trace *t, uint32_t pid, uint32_t tid,
 	ev->pid = pid;
 	ev->tid = tid;
 	ev->name = name;
-	ev->ts = start - t->t0;
+	ev->ts = start;
 	ev->dur = end > start ? end - start : 0;
 	return ev;
 }
@@ -377,7 +381,7 @@ void ipu_sess_trace_memory(struct ipu_session *s)
 		ev->kind = TEV_COUNTER;
 		ev->pid = PID_IPU0 + i;
 		ev->name = "device memory";
-		ev->ts = now - t->t0;
+		ev->ts = now;
 		ev->bytes = bytes;
 	}
 }
@@ -714,7 +718,7 @@ static int write_trace(const struct ipu_session *s, struct sess_trace *t)
 	uint32_t i, r;
 	size_t k;
 
-	fprintf(t->f, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"program\":\"");
+	fprintf(t->f, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"clock\":\"CLOCK_MONOTONIC\",\"program\":\"");
 	put_str(t->f, s->exe->name);
 	fprintf(t->f, "\",\"device\":\"%s\",\"replicas\":%u,\"dropped_events\":%" PRIu64 "},\n\"traceEvents\":[",
 		s->device_name ? s->device_name : "", s->replicas, t->dropped);
