@@ -173,21 +173,30 @@ else
 	fail summary_reads_the_merged_file "exit status $st"
 fi
 
-# --- a real session: ipu-run on the model, its IPU_TRACE file merged ----------
+# --- a real session: ipu-run on the model, its IPU_TRACE file merged, its ---
+# --- runs on CLOCK_MONOTONIC, the clock of the kernel's lines ------------------
 
 if [ -x "$BIN/tools/ipu-run" ] && [ -x "$BIN/examples/make_example_exe" ] &&
 	"$PY" -c 'import numpy' 2>/dev/null; then
 	"$BIN/examples/make_example_exe" --steps 2 --replicas 2 --weights "$T/ex" "$T/ex.ipux" >/dev/null 2>&1
 	"$PY" -c "import numpy as np; np.save('$T/x.npy', np.ones((2, 2, 4, 3), np.float32))"
 	fake_tracefs "$T/fs"
+	# CLOCK_MONOTONIC (Python's monotonic clock on Linux) around the
+	# recording: the session's runs lie between, on the kernel's "mono".
+	t0=$("$PY" -c 'import time; print(time.monotonic())')
 	IPU_MODEL_DEVICES=4 IPU_TRACEFS=$T/fs run record -o "$T/real.json" -- \
 		"$BIN/tools/ipu-run" -i "x=$T/x.npy" --runs 2 --device ipu_model -q "$T/ex.ipux"
-	if [ "$st" -eq 0 ] && ! broken && "$PY" - "$T/real.json" >>"$T/out" 2>&1 <<'PY'
+	t1=$("$PY" -c 'import time; print(time.monotonic())')
+	if [ "$st" -eq 0 ] && ! broken && "$PY" - "$T/real.json" "$t0" "$t1" >>"$T/out" 2>&1 <<'PY'
 import json, sys
 t = json.load(open(sys.argv[1]))
+t0, t1 = float(sys.argv[2]) * 1e6, float(sys.argv[3]) * 1e6
 s = t["otherData"]["sessions"]
 assert len(s) == 1 and s[0]["device"] == "ipu_model", s
-assert len([e for e in t["traceEvents"] if e.get("name") == "run" and e["ph"] == "X"]) >= 1
+runs = [e for e in t["traceEvents"] if e.get("name") == "run" and e["ph"] == "X"]
+assert len(runs) >= 1
+for r in runs:
+    assert t0 <= r["ts"] and r["ts"] + r["dur"] <= t1, ("not on CLOCK_MONOTONIC", t0, r, t1)
 PY
 	then
 		pass real_session_merged
