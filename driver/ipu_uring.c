@@ -216,39 +216,22 @@ static int ipu_uring_xfer_now(struct io_uring_cmd *cmd, struct ipu_file *ifile,
 			      const struct ipu_xfer *args,
 			      unsigned int issue_flags)
 {
-	struct ipu_device *idev = ifile->idev;
-	bool to_device = args->flags & IPU_XFER_TO_DEVICE;
 	bool fixed = cmd->flags & IORING_URING_CMD_FIXED;
 	struct iov_iter iter;
 	struct ipu_bo *bo;
-	u64 dev_off;
-	int idx, ret;
+	int ret;
 
-	if (ipu_dev_enter(idev, &idx))
-		return -ENODEV;
-	ret = ipu_xfer_lookup(ifile, args, &bo);
-	ipu_dev_exit(idev, idx);
+	ret = ipu_xfer_get_bo(ifile, args, &bo);
 	if (ret)
 		return ret;
-	dev_off = ipu_bo_dev_off(bo) + args->bo_offset;
-
-	/* An -EAGAIN inline completes this attempt: io-wq's issue is another. */
-	trace_ipu_xfer_submit(bo, ifile->usage, args->length, to_device,
-			      IPU_TRACE_URING_PATH(fixed), 0);
-	trace_ipu_xfer_start(bo, ifile->usage, args->length, to_device,
-			     IPU_TRACE_URING_PATH(fixed), 0);
-	if (fixed) {
+	if (fixed)
 		ret = ipu_uring_fixed_iter(cmd, args, &iter, issue_flags);
-		if (!ret)
-			ret = ipu_xfer_dma(idev, ifile->usage, dev_off, &iter,
-					   to_device);
-	} else {
-		ret = ipu_xfer_chunks(ifile, dev_off, args->user_ptr,
-				      args->length, to_device,
-				      issue_flags & IO_URING_F_NONBLOCK);
-	}
-	trace_ipu_xfer_complete(bo, ifile->usage, args->length, to_device,
-				IPU_TRACE_URING_PATH(fixed), ret);
+	/* An -EAGAIN inline ends this attempt: io-wq's issue is another. */
+	if (!ret)
+		ret = ipu_xfer_move(ifile, bo, args,
+				    IPU_TRACE_URING_PATH(fixed),
+				    fixed ? &iter : NULL,
+				    issue_flags & IO_URING_F_NONBLOCK);
 	ipu_bo_put(bo);
 	return ret;
 }
@@ -274,7 +257,7 @@ static int ipu_uring_xfer(struct io_uring_cmd *cmd, struct ipu_file *ifile,
 	bool fixed = cmd->flags & IORING_URING_CMD_FIXED;
 	struct ipu_uring_xfer *x;
 	struct ipu_xfer args;
-	int idx, ret;
+	int ret;
 
 	ret = ipu_uring_copy_args(&args, sizeof(args), sizeof(args), payload,
 				  usize);
@@ -307,11 +290,7 @@ static int ipu_uring_xfer(struct io_uring_cmd *cmd, struct ipu_file *ifile,
 	x->to_device = args.flags & IPU_XFER_TO_DEVICE;
 	x->fixed = fixed;
 
-	ret = ipu_dev_enter(idev, &idx);
-	if (ret)
-		goto err_free;
-	ret = ipu_xfer_lookup(ifile, &args, &x->bo);
-	ipu_dev_exit(idev, idx);
+	ret = ipu_xfer_get_bo(ifile, &args, &x->bo);
 	if (ret)
 		goto err_free;
 	x->dev_off = ipu_bo_dev_off(x->bo) + args.bo_offset;

@@ -148,34 +148,79 @@ int ipu_xfer_chunks(struct ipu_file *ifile, u64 dev_off, unsigned long uaddr,
 	return 0;
 }
 
+/**
+ * ipu_xfer_get_bo - the buffer object a transfer names, looked up inside the
+ * unplug guard
+ * @ifile: the file
+ * @args: the transfer, checked (ipu_xfer_check_args())
+ * @bop: out: the buffer, referenced; release with ipu_bo_put()
+ *
+ * Return: 0; -ENODEV once the device is unplugged; ipu_xfer_lookup()'s.
+ */
+int ipu_xfer_get_bo(struct ipu_file *ifile, const struct ipu_xfer *args,
+		    struct ipu_bo **bop)
+{
+	int idx, ret;
+
+	ret = ipu_dev_enter(ifile->idev, &idx);
+	if (ret)
+		return ret;
+	ret = ipu_xfer_lookup(ifile, args, bop);
+	ipu_dev_exit(ifile->idev, idx);
+	return ret;
+}
+
+/**
+ * ipu_xfer_move - a transfer the caller makes at once, with its trace events
+ * @ifile: the file
+ * @bo: the buffer object @args names (ipu_xfer_get_bo())
+ * @args: the transfer
+ * @path: how it came (enum ipu_trace_path), for the trace
+ * @iter: a registered buffer's range, or NULL: pin @args->user_ptr a chunk
+ *	at a time (ipu_xfer_chunks())
+ * @nowait: as ipu_xfer_chunks()'s
+ *
+ * The ioctl's way, and io_uring's on a device whose DMA is a CPU copy.
+ *
+ * Return: 0 or a negative errno (ipu_xfer_chunks()'s or ipu_xfer_dma()'s).
+ */
+int ipu_xfer_move(struct ipu_file *ifile, struct ipu_bo *bo,
+		  const struct ipu_xfer *args, int path, struct iov_iter *iter,
+		  bool nowait)
+{
+	bool to_device = args->flags & IPU_XFER_TO_DEVICE;
+	u64 dev_off = ipu_bo_dev_off(bo) + args->bo_offset;
+	int ret;
+
+	trace_ipu_xfer_submit(bo, ifile->usage, args->length, to_device, path,
+			      0);
+	trace_ipu_xfer_start(bo, ifile->usage, args->length, to_device, path,
+			     0);
+	if (iter)
+		ret = ipu_xfer_dma(ifile->idev, ifile->usage, dev_off, iter,
+				   to_device);
+	else
+		ret = ipu_xfer_chunks(ifile, dev_off, args->user_ptr,
+				      args->length, to_device, nowait);
+	trace_ipu_xfer_complete(bo, ifile->usage, args->length, to_device,
+				path, ret);
+	return ret;
+}
+
 int ipu_ioctl_xfer(struct ipu_file *ifile, void *data)
 {
-	struct ipu_device *idev = ifile->idev;
 	struct ipu_xfer *args = data;
 	struct ipu_bo *bo;
-	int idx, ret;
+	int ret;
 
 	ret = ipu_xfer_check_args(args);
 	if (ret)
 		return ret;
-
-	ret = ipu_dev_enter(idev, &idx);
+	ret = ipu_xfer_get_bo(ifile, args, &bo);
 	if (ret)
 		return ret;
-	ret = ipu_xfer_lookup(ifile, args, &bo);
-	ipu_dev_exit(idev, idx);
-	if (ret)
-		return ret;
-	trace_ipu_xfer_submit(bo, ifile->usage, args->length,
-			      args->flags & IPU_XFER_TO_DEVICE, IPU_TRACE_IOCTL, 0);
-	trace_ipu_xfer_start(bo, ifile->usage, args->length,
-			     args->flags & IPU_XFER_TO_DEVICE, IPU_TRACE_IOCTL, 0);
 	/* The buffer's reference keeps its memory while we sleep in pinning. */
-	ret = ipu_xfer_chunks(ifile, ipu_bo_dev_off(bo) + args->bo_offset,
-			      args->user_ptr, args->length,
-			      args->flags & IPU_XFER_TO_DEVICE, false);
-	trace_ipu_xfer_complete(bo, ifile->usage, args->length,
-				args->flags & IPU_XFER_TO_DEVICE, IPU_TRACE_IOCTL, ret);
+	ret = ipu_xfer_move(ifile, bo, args, IPU_TRACE_IOCTL, NULL, false);
 	ipu_bo_put(bo);
 	return ret;
 }
