@@ -222,6 +222,30 @@ else
 	fail many_in_flight_bounded "exit status $st, or not counted"
 fi
 
+# --- sessions merged in the order libsession numbered them -----------------
+# (NAME.json, NAME-2.json, ... NAME-10.json: by number, not by name)
+
+for n in 1 2 10; do
+	sed "s/\"fake\"/\"s$n\"/" "$T/session.json" >"$T/sess$n.json"
+done
+cat >"$T/three.sh" <<EOF
+#!/bin/sh
+cp "$T/sess1.json" "\$IPU_TRACE"
+cp "$T/sess2.json" "\${IPU_TRACE%.json}-2.json"
+cp "$T/sess10.json" "\${IPU_TRACE%.json}-10.json"
+EOF
+chmod +x "$T/three.sh"
+fake_tracefs "$T/fs3"
+IPU_TRACEFS=$T/fs3 run record -o "$T/three.json" -- "$T/three.sh"
+if [ "$st" -eq 0 ] && ! broken && "$PY" -c "
+import json, sys
+o = json.load(open(sys.argv[1]))['otherData']['sessions']
+assert [s['program'] for s in o] == ['s1', 's2', 's10'], o" "$T/three.json" >>"$T/out" 2>&1; then
+	pass sessions_in_their_order
+else
+	fail sessions_in_their_order "exit status $st, or the sessions out of order"
+fi
+
 # --- -e: only those ------------------------------------------------------------
 
 fake_tracefs "$T/fs2"

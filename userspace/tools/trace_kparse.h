@@ -4,7 +4,7 @@
  * them (driver/ipu_trace.h), read line by line and written as Chrome
  * trace events on a "kernel" process: what `ipu-trace record` merges into
  * a session's timeline (docs/trace.md). No system calls here, so that the
- * fuzz target (tests/fuzz/fuzz_trace_record.c) runs it on any bytes.
+ * fuzz target (tests/fuzz/fuzz_ktrace_parse.c) runs it on any bytes.
  */
 #ifndef IPU_TRACE_KPARSE_H
 #define IPU_TRACE_KPARSE_H

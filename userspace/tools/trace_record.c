@@ -201,7 +201,7 @@ static int find_tracefs(struct record *r)
 {
 	static const char *const where[] = { "/sys/kernel/tracing",
 					     "/sys/kernel/debug/tracing" };
-	const char *env = getenv("IPU_TRACEFS");
+	const char *env = secure_getenv("IPU_TRACEFS");
 	size_t i;
 
 	if (env && *env) {
@@ -405,9 +405,21 @@ static int copy_trace(const struct record *r, const char *dst)
 	return err;
 }
 
-static int cmp_str(const void *a, const void *b)
+/* libsession's number of a session file: NAME.json 1, NAME-N.json N. */
+static unsigned long session_number(const char *name)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	const char *dash = strrchr(name, '-');
+
+	return dash ? strtoul(dash + 1, NULL, 10) : 1;
+}
+
+/* Session files in the order the sessions were made (by number, not name). */
+static int cmp_session(const void *a, const void *b)
+{
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	unsigned long nx = session_number(x), ny = session_number(y);
+
+	return nx != ny ? (nx < ny ? -1 : 1) : strcmp(x, y);
 }
 
 /* Remove the private directory and what is in it. */
@@ -455,7 +467,7 @@ static int put_sessions(const struct record *r, FILE *f, bool *comma,
 	for (i = 0; i < n; i++)
 		if (!names[i])
 			names[i] = strdup("");
-	qsort(names, n, sizeof(*names), cmp_str);
+	qsort(names, n, sizeof(*names), cmp_session);
 	for (i = 0; i < n; i++) {
 		json_object *root, *evs, *ev, *pid, *od;
 
