@@ -386,7 +386,7 @@ int ipu_device_reset(struct ipu_device *dev);
  * ipu_bo_create() - allocate device memory.
  * @dev: an attached device.
  * @size: bytes, > 0; rounded up to ipu_device_info.mem_page_size.
- * @flags: IPU_LAUNCH_F_* flags, or 0.
+ * @flags: 0; no flags are defined yet.
  * @bop: out: the new buffer object, zero-filled; free it with
  *	ipu_bo_destroy() (or let ipu_device_close() do it).
  *
@@ -555,6 +555,15 @@ int ipu_xfer_from_device(struct ipu_bo *bo, uint64_t bo_offset, void *dst,
 /* Alignment of ipu_launch_desc.staging_offset. */
 #define IPU_LAUNCH_STAGING_ALIGN	64
 
+/*
+ * Flags of ipu_launch_desc.flags. IPU_LAUNCH_F_PROFILE: record when each
+ * op of the program started and ended; read the records after the
+ * launch's completion with ipu_queue_profile() (libipu 1.7). Only the
+ * model records them; other backends run the launch as usual and have no
+ * records to give.
+ */
+#define IPU_LAUNCH_F_PROFILE	(1u << 0)
+
 /**
  * struct ipu_launch_desc - one replica's share of running a program.
  * @exe_bo: holds the executable's file image (the bytes ipu_exe_save()
@@ -574,7 +583,7 @@ int ipu_xfer_from_device(struct ipu_bo *bo, uint64_t bo_offset, void *dst,
  * @group: with @num_replicas > 1: the id that ties the launches of one
  *	run together (any value the caller likes, unique among the runs in
  *	flight on the queue); ignored for a single replica.
- * @flags: 0; no flags are defined yet.
+ * @flags: IPU_LAUNCH_F_* flags, or 0.
  * @instance_index: with @instance_count: which instance this process is,
  *	< @instance_count.
  * @instance_count: 0 for a program of one instance (then the fields
@@ -610,15 +619,6 @@ int ipu_xfer_from_device(struct ipu_bo *bo, uint64_t bo_offset, void *dst,
  * runs must reach those runs in the same order, or they wait for one
  * another forever (this is not detected; reap with a timeout).
  */
-/*
- * Flags of ipu_launch_desc.flags. IPU_LAUNCH_F_PROFILE: record when each
- * op of the program started and ended; read the records after the
- * launch's completion with ipu_queue_profile() (libipu 1.7). Only the
- * model records them; other backends run the launch as usual and have no
- * records to give.
- */
-#define IPU_LAUNCH_F_PROFILE	(1u << 0)
-
 struct ipu_launch_desc {
 	struct ipu_bo *exe_bo;
 	uint64_t exe_size;
