@@ -52,6 +52,7 @@ class _Canceller:
         # fail the session's next call).
         self._lock = threading.Lock()
         self._armed = None
+        self._arms = 0          # calls armed so far: which call is armed
         self._cancelled = False
         self._chain = -1
         self._rfd = self._wfd = -1
@@ -74,6 +75,7 @@ class _Canceller:
                     except OSError:
                         pass
                 s = self._armed if _SIGINT in data else None
+                arms = self._arms
                 if s:
                     _cancel(s)
                     self._cancelled = True
@@ -83,11 +85,19 @@ class _Canceller:
             # again every _RECANCEL_S until the call is disarmed (bytes
             # for the chained wakeup fd that come meanwhile wait for that:
             # the call ends within a fraction of a second).
-            while s and not self._disarmed.wait(_RECANCEL_S):
-                with self._lock:
-                    if self._armed is not s:
-                        break
-                    _cancel(s)
+            while s and not self._disarmed.wait(_RECANCEL_S) and \
+                    self._repeat_cancel(s, arms):
+                pass
+
+    def _repeat_cancel(self, s, arms):
+        """Cancel @s's call again if the call armed as number @arms is
+        still the armed one; whether it was (a call disarmed and the next
+        armed on the same session is another call, never to cancel)."""
+        with self._lock:
+            if self._armed is not s or self._arms != arms:
+                return False
+            _cancel(s)
+            return True
 
     def _after_fork(self):
         # The reader thread is not in the child: make another if needed
@@ -107,6 +117,7 @@ class _Canceller:
             self._start()
         with self._lock:
             self._armed = s
+            self._arms += 1
             self._disarmed.clear()
             self._chain = signal.set_wakeup_fd(self._wfd)
         return True

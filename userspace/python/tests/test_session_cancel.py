@@ -138,3 +138,27 @@ def test_a_sigint_just_before_the_call_begins_still_cancels_it(monkeypatch):
             hooks.faults_set(None)
         np.testing.assert_array_equal(
             s.run({x: np.ones(2, np.float32)})[y], [2, 3])
+
+
+
+def test_a_repeated_cancel_never_reaches_the_next_call(monkeypatch):
+    # The reader repeats a SIGINT's cancel while its call is armed. A call
+    # disarmed and another armed on the same session (a context's exit
+    # fetching weights after Ctrl-C) before the reader's next repeat is a
+    # new call: the repeat must not cancel it (libsession would, as the
+    # new call is the one in progress).
+    from ipu import _sigint
+    from ipu._sigint import canceller
+    made = []
+    monkeypatch.setattr(_sigint, "_cancel", lambda s: made.append(s))
+    s = ctypes.c_void_p(1234)  # never passed to libsession here
+    assert canceller.arm(s)
+    try:
+        first = canceller._arms
+        assert canceller._repeat_cancel(s, first)
+        canceller.disarm(s)
+        assert canceller.arm(s)
+        assert not canceller._repeat_cancel(s, first)
+        assert made == [s]
+    finally:
+        canceller.disarm(s)
