@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <string.h>
 
 #include "fw_internal.h"
 
@@ -64,16 +65,15 @@ static bool float_only(uint32_t op)
  * are 0 (a broadcast element) or 1. Each case gets a loop of its own with
  * the broadcast element read once: a loop indexing by a stride known only
  * at run time is not vectorised, and ran x * 2 over 64 MiB at a quarter
- * of memcpy's speed. The element is read once only where the output does
- * not cover it (else the loop reads it again, as it changes).
+ * of memcpy's speed. An input is the output exactly or shares no memory
+ * with it (fw_elementwise() copies it first), so no element is read after
+ * it was written.
  */
-#define NOT_IN(p, o, n) ((const void *)(p) < (const void *)(o) || \
-			 (const void *)(p) >= (const void *)((o) + (n)))
 #define EW1(expr)                                                      \
 	do {                                                           \
-		if (sa || !NOT_IN(a, o, n)) {                          \
+		if (sa) {                                              \
 			for (i = 0; i < n; i++) {                      \
-				const T x = a[i * sa];                 \
+				const T x = a[i];                      \
 				o[i] = (expr);                         \
 			}                                              \
 		} else {                                               \
@@ -89,23 +89,22 @@ static bool float_only(uint32_t op)
 				const T x = a[i], y = b[i];            \
 				o[i] = (expr);                         \
 			}                                              \
-		} else if (sa && NOT_IN(b, o, n)) {                    \
+		} else if (sa) {                                       \
 			const T y = b[0];                              \
 			for (i = 0; i < n; i++) {                      \
 				const T x = a[i];                      \
 				o[i] = (expr);                         \
 			}                                              \
-		} else if (sb && NOT_IN(a, o, n)) {                    \
+		} else if (sb) {                                       \
 			const T x = a[0];                              \
 			for (i = 0; i < n; i++) {                      \
 				const T y = b[i];                      \
 				o[i] = (expr);                         \
 			}                                              \
 		} else {                                               \
-			for (i = 0; i < n; i++) {                      \
-				const T x = a[i * sa], y = b[i * sb];  \
+			const T x = a[0], y = b[0];                    \
+			for (i = 0; i < n; i++)                        \
 				o[i] = (expr);                         \
-			}                                              \
 		}                                                      \
 	} while (0)
 
@@ -175,10 +174,42 @@ static void kernel_i64(uint32_t op, int64_t *o, const int64_t *a, int64_t sa,
 #undef T
 #undef W
 
+/*
+ * Make @x, input @k of an op writing @out, safe to read while @out is
+ * written: an input that shares memory with the output, but for being it
+ * exactly (in place: each element read before it is written at the same
+ * place), would be read after the loops wrote part of it, so it is read
+ * from a copy taken first. Validated programs have none (exe.h: an out
+ * shares no memory with its inputs, SCALED_ADD_INPLACE's variable aside),
+ * and pay a comparison; the executor still owes any program the op's
+ * result on the inputs' values before it ran.
+ */
+static int unalias(struct fw_replica *rep, const struct fw_tensor *out,
+		   struct fw_tensor *x, unsigned int k)
+{
+	uintptr_t o = (uintptr_t)out->p, p = (uintptr_t)x->p;
+	size_t ob = out->nelems * out->esz, nb = x->nelems * x->esz;
+	void *copy;
+
+	if (p + nb <= o || o + ob <= p)
+		return 0;
+	if (p == o && x->dtype == out->dtype && x->nelems == out->nelems)
+		return 0;
+	copy = fw_scratch(rep, 1 + k, nb);
+	if (!copy)
+		return fw_fail(rep, -ENOMEM,
+			       "no memory for a copy of input %u, which shares the output's memory",
+			       k);
+	memcpy(copy, x->p, nb);
+	x->p = copy;
+	return 0;
+}
+
 int fw_elementwise(struct fw_replica *rep, uint32_t op,
 		   const struct fw_tensor *out, const struct fw_tensor *in,
 		   unsigned int nin, const float *fp)
 {
+	struct fw_tensor x[2];
 	int64_t strides[FW_ITER_MAX_OPS][IPU_EXE_MAX_DIMS];
 	union {
 		float f[FW_CHUNK];
@@ -193,6 +224,7 @@ int fw_elementwise(struct fw_replica *rep, uint32_t op,
 	unsigned int k;
 	uint64_t done;
 	size_t c;
+	int err;
 
 	if (out->dtype == IPU_DTYPE_BOOL || (!isf && float_only(op)))
 		return fw_fail(rep, -EINVAL, "not defined on %s tensors",
@@ -208,6 +240,12 @@ int fw_elementwise(struct fw_replica *rep, uint32_t op,
 						    in[k].shape),
 				       __ipu_exe_fmt_shape(s2, sizeof(s2), out->ndim,
 						    out->shape));
+	for (k = 0; k < nin; k++) {
+		x[k] = in[k];
+		err = unalias(rep, out, &x[k], k);
+		if (err)
+			return err;
+	}
 	if (!fw_iter_init(&it, out->ndim, out->shape, 1 + nin,
 			  (const int64_t (*)[IPU_EXE_MAX_DIMS])strides))
 		return 0;
@@ -217,7 +255,7 @@ int fw_elementwise(struct fw_replica *rep, uint32_t op,
 
 			c = it.n - done < FW_CHUNK ? it.n - done : FW_CHUNK;
 			for (k = 0; k < nin; k++)
-				src[k] = fw_fetch(&in[k],
+				src[k] = fw_fetch(&x[k],
 						  it.off[k + 1] + (int64_t)done * it.step[k + 1],
 						  it.step[k + 1], c, cdt, &tmp[k + 1],
 						  &step[k]);
