@@ -184,6 +184,8 @@ $(O)/tests/unit/test_demo_mlp: $(MLP_OBJS)
 # ipu-simd's end of a split program's gather against libsession's.
 $(O)/tests/unit/test_fw_gather: $(O)/firmware/simd/instances.o
 $(O)/tests/unit/test_npy: $(NPY_OBJS)
+# libipufw's allocations fail where the test says (__wrap_malloc()).
+$(O)/tests/unit/test_fw_lockstep: TEST_LIBS += -Wl,--wrap=malloc
 # ipu-info's gathering and printing, over fake sysfs trees.
 $(O)/tests/unit/test_ipu_info: $(INFO_OBJS)
 $(O)/tests/unit/test_ipu_info: TEST_LIBS += $(PCI_LIBS)
@@ -246,14 +248,15 @@ check-exports: $(ALL_SOS)
 # backend registry and ipu_device_list_add), and ipu-info's, whose tools
 # link libipu's archive for its attribute readers (userspace/ipu/attr.h),
 # and libsession's timeline's, whose cap test lowers the cap through
-# ipu_sess_trace_set_max() (session_internal.h).
+# ipu_sess_trace_set_max() (session_internal.h), and libipufw's lockstep
+# failures', which wrap the archive's malloc (-Wl,--wrap reaches no .so).
 # ipu-emu's tests (device and transport) test no shared library.
 UNIT_INTERNAL := test_args test_bo test_device test_error test_queue_reap \
 	test_queue_backends test_xfer test_ipu_info test_session_trace \
 	$(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_emu_dev*.c)) \
 	$(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_vfio_user*.c)) \
 	$(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_emu_attack*.c)) \
-	test_ipu_emu test_fw_gather test_gather_requests
+	test_ipu_emu test_fw_gather test_gather_requests test_fw_lockstep
 UNIT_SHARED_SRCS := $(filter-out $(UNIT_INTERNAL:%=tests/unit/%.c),$(UNIT_SRCS))
 UNIT_SHARED_BINS := $(UNIT_SHARED_SRCS:%.c=$(O)/shared/%)
 SHARED_LINK := -L$(O)/lib -Wl,--disable-new-dtags,-rpath,$(abspath $(O)/lib) -lsession -lipuir -lipu -lipufw
