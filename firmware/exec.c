@@ -6,7 +6,9 @@
  * Replica 0 runs in the caller's thread and replicas 1..R-1 in worker
  * threads created once with the executor, so that a run costs a wake-up and
  * not a thread creation; a single-replica run touches no worker, lock or
- * condition variable at all. Per-replica buffers (stream counters, scratch)
+ * condition variable at all, and the replicas of a small program all run
+ * in the caller's thread, in lockstep. One loop, exec_program(), runs the
+ * program either way. Per-replica buffers (stream counters, scratch)
  * are kept across runs and only ever grow.
  */
 #include <errno.h>
@@ -20,7 +22,7 @@
 
 /*
  * Replicas of a program whose arena is at most this big run in the
- * caller's thread (run_lockstep()); larger ones, whose ops take long
+ * caller's thread in lockstep (exec_program()); larger ones, whose ops take long
  * enough to gain from running side by side, in threads.
  */
 #define FW_LOCKSTEP_ARENA (1u << 20)
@@ -282,24 +284,79 @@ static void prof_record(struct ipufw_profile *prof, uint32_t pc, uint32_t op,
 	r->end_ns = prof_now();
 }
 
-static int exec_program(struct fw_replica *rep)
+/*
+ * Instruction @in, at @pc, for each of the @n replicas at @reps in turn,
+ * recorded in the profiles @prof (per replica, or NULL). An ALL_REDUCE of
+ * replicas in lockstep (@n > 1) is its two halves, each over all @n, with
+ * nothing to wait for; each replica's record of it runs from its start to
+ * the end of that replica's second half. A failure stops the @n at once:
+ * its replica's rc says so.
+ */
+static int step(struct fw_replica *reps, unsigned int n,
+		const struct ipu_exe_instr *in, uint32_t pc,
+		struct ipufw_profile *prof)
 {
-	const struct ipu_exe *exe = rep->run->exe;
-	struct ipufw_profile *prof = rep->ex->profile ?
-					     &rep->ex->profile[rep->index] :
-					     NULL;
-	const struct ipu_exe_instr *in;
+	unsigned int r, phase;
 	int64_t start = 0;
+	int err;
+
+	if (n > 1 && in->op == IPU_OP_ALL_REDUCE) {
+		if (prof)
+			start = prof_now();
+		for (phase = FW_AR_SUM; phase <= FW_AR_STORE; phase++)
+			for (r = 0; r < n; r++) {
+				err = fw_all_reduce_phase(&reps[r], in, phase);
+				if (err)
+					return reps[r].rc = err;
+				if (prof && phase == FW_AR_STORE)
+					prof_record(&prof[reps[r].index], pc,
+						    in->op, start);
+			}
+		return 0;
+	}
+	for (r = 0; r < n; r++) {
+		if (prof)
+			start = prof_now();
+		err = fw_ops[in->op](&reps[r], in);
+		if (prof)
+			prof_record(&prof[reps[r].index], pc, in->op, start);
+		if (err)
+			return reps[r].rc = err;
+	}
+	return 0;
+}
+
+/*
+ * The program, for the @n replicas at @reps together: one replica in a
+ * thread of its own (@n = 1; an ALL_REDUCE meets the other threads at the
+ * barriers), or every replica of a small program in the caller's thread,
+ * an instruction at a time for each in turn. Waking a worker per replica,
+ * and replicas meeting at the all-reduce's barriers, cost more than a
+ * small program does; with more replicas than cores, much more (5 us per
+ * 4-replica run spinning on 2 cores). @reps[0]'s control flow is every
+ * replica's (one program, loop counts in its parameters). The first
+ * failure stops the @n and is returned, its replica's rc and message
+ * saying it; a cancel or a bad LOOP is @reps[0]'s.
+ */
+static int exec_program(struct fw_replica *reps, unsigned int n)
+{
+	struct fw_replica *lead = &reps[0];
+	const struct ipu_exe *exe = lead->run->exe;
+	struct ipufw_profile *prof = lead->ex->profile;
+	const struct ipu_exe_instr *in;
+	unsigned int r;
 	uint32_t pc = 0;
 	size_t sp = 0;
 	int err;
 
 	for (;;) {
 		/* Relaxed: a cancel only has to be seen soon, not at once. */
-		if (atomic_load_explicit(&rep->ex->cancel, memory_order_relaxed))
-			return fw_fail(rep, -ECANCELED, "the run was cancelled");
-		if (sp && pc == rep->loops[sp - 1].end) {
-			struct fw_loop *l = &rep->loops[sp - 1];
+		if (atomic_load_explicit(&lead->ex->cancel,
+					 memory_order_relaxed))
+			return lead->rc = fw_fail(lead, -ECANCELED,
+						  "the run was cancelled");
+		if (sp && pc == lead->loops[sp - 1].end) {
+			struct fw_loop *l = &lead->loops[sp - 1];
 
 			if (--l->left > 0)
 				pc = l->start;
@@ -310,93 +367,25 @@ static int exec_program(struct fw_replica *rep)
 		if (pc >= exe->num_instrs)
 			return 0;
 		in = &exe->instrs[pc];
-		rep->pc = pc;
+		for (r = 0; r < n; r++)
+			reps[r].pc = pc;
 		if (in->op == IPU_OP_LOOP) {
-			err = enter_loop(rep, in, &pc, &sp);
-		} else {
-			if (prof)
-				start = prof_now();
-			err = fw_ops[in->op](rep, in);
-			if (prof)
-				prof_record(prof, pc, in->op, start);
-			pc++;
+			err = enter_loop(lead, in, &pc, &sp);
+			if (err)
+				return lead->rc = err;
+			continue;
 		}
+		err = step(reps, n, in, pc, prof);
 		if (err)
 			return err;
-	}
-}
-
-/*
- * All @nrep replicas of a small program in the caller's thread, an
- * instruction at a time for each in turn: replica 0's control flow is
- * every replica's (one program, loop counts in its parameters), and an
- * ALL_REDUCE is its two halves, each over all replicas, with nothing to
- * wait for. Waking a worker per replica, and replicas meeting at the
- * all-reduce's barriers, cost more than a small program does; with more
- * replicas than cores, much more (5 us per 4-replica run spinning on 2
- * cores). The first failure stops the run.
- */
-static void run_lockstep(struct ipufw_executor *ex, unsigned int nrep)
-{
-	const struct ipu_exe *exe = ex->run.exe;
-	struct fw_replica *lead = &ex->reps[0], *rep;
-	const struct ipu_exe_instr *in;
-	unsigned int r, phase;
-	uint32_t pc = 0;
-	size_t sp = 0;
-	int err = 0;
-
-	for (r = 0; r < nrep; r++) {
-		ex->reps[r].msg[0] = '\0';
-		ex->reps[r].rc = 0;
-	}
-	for (;;) {
-		if (atomic_load_explicit(&ex->cancel, memory_order_relaxed)) {
-			lead->rc = fw_fail(lead, -ECANCELED,
-					   "the run was cancelled");
-			return;
-		}
-		if (sp && pc == lead->loops[sp - 1].end) {
-			if (--lead->loops[sp - 1].left > 0)
-				pc = lead->loops[sp - 1].start;
-			else
-				sp--;
-			continue;
-		}
-		if (pc >= exe->num_instrs)
-			return;
-		in = &exe->instrs[pc];
-		for (r = 0; r < nrep; r++)
-			ex->reps[r].pc = pc;
-		if (in->op == IPU_OP_LOOP) {
-			lead->rc = enter_loop(lead, in, &pc, &sp);
-			if (lead->rc)
-				return;
-			continue;
-		}
-		for (phase = FW_AR_SUM; phase <= FW_AR_STORE; phase++) {
-			for (r = 0; r < nrep; r++) {
-				rep = &ex->reps[r];
-				err = in->op == IPU_OP_ALL_REDUCE ?
-					fw_all_reduce_phase(rep, in, phase) :
-					fw_ops[in->op](rep, in);
-				if (err) {
-					rep->rc = err;
-					return;
-				}
-			}
-			if (in->op != IPU_OP_ALL_REDUCE)
-				break;
-		}
 		pc++;
 	}
 }
 
+/* A replica in a thread of its own (replica 0 in the caller's). */
 static void run_replica(struct fw_replica *rep)
 {
-	rep->msg[0] = '\0';
-	rep->rc = exec_program(rep);
-	if (rep->rc && rep->run->nrep > 1)
+	if (exec_program(rep, 1) && rep->run->nrep > 1)
 		fw_barrier_abort(rep->run->barrier);
 }
 
@@ -794,10 +783,9 @@ int ipufw_run(struct ipufw_executor *ex, const struct ipu_exe *exe,
 		run_replica(&ex->reps[0]);
 		return report(ex, 1, errbuf, errlen);
 	}
-	/* Profiles are per replica thread; a split run's gather is too. */
-	if (exe->arena_size <= FW_LOCKSTEP_ARENA && !ex->run.inst &&
-	    !ex->profile) {
-		run_lockstep(ex, nrep);
+	/* A split run's gather is per replica thread (allreduce.c). */
+	if (exe->arena_size <= FW_LOCKSTEP_ARENA && !ex->run.inst) {
+		exec_program(ex->reps, nrep);
 		return report(ex, nrep, errbuf, errlen);
 	}
 	atomic_store(&ex->pending, nrep - 1);

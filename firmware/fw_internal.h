@@ -3,7 +3,8 @@
  * fw_internal.h - what the files of the executor share; not installed.
  *
  * The executor (exec.c) runs one program per replica, each in its own
- * thread, over that replica's arena. An instruction is carried out by one
+ * thread (a small program's all in one, in lockstep), over that replica's
+ * arena. An instruction is carried out by one
  * op function (ops_*.c, allreduce.c, the stream ops in exec.c), which gets
  * the replica's state and the instruction and returns 0 or -errno, leaving
  * a message with fw_fail(). Before a run, exec.c checks that every tensor,
