@@ -710,6 +710,7 @@ static int report(struct ipufw_executor *ex, unsigned int nrep, char *errbuf,
 {
 	const struct fw_replica *bad = NULL;
 	const struct ipu_exe_instr *in;
+	const char *msg;
 	unsigned int r;
 
 	for (r = 0; r < nrep; r++) {
@@ -722,10 +723,15 @@ static int report(struct ipufw_executor *ex, unsigned int nrep, char *errbuf,
 	if (!bad)
 		return 0;
 	in = &ex->run.exe->instrs[bad->pc];
+	/* Cancellations alone, in a cancelled run: whichever replica came
+	 * first may be one that met a barrier the cancelled one aborted,
+	 * whose "another replica failed" would hide the cause. */
+	if (bad->rc == -ECANCELED && atomic_load(&ex->cancel))
+		msg = "the run was cancelled";
+	else
+		msg = bad->msg[0] ? bad->msg : strerror(-bad->rc);
 	say(errbuf, errlen, "replica %u, instruction %u (%s): %s",
-	    ex->run.base + bad->index,
-	    bad->pc, ipu_exe_op_name(in->op),
-	    bad->msg[0] ? bad->msg : strerror(-bad->rc));
+	    ex->run.base + bad->index, bad->pc, ipu_exe_op_name(in->op), msg);
 	return bad->rc;
 }
 
