@@ -123,52 +123,49 @@ static void check_whole_run(struct prog *p, uint32_t reps)
 		}
 }
 
-/* Lockstep: replica 1 fails its reduction after replica 0 did it. */
-static void test_lockstep_replica_1_fails(void **state)
+/*
+ * Lockstep, @reps replicas: replica @bad fails its reduction after the
+ * replicas before it did theirs.
+ */
+static void check_lockstep_failure(uint32_t reps, uint32_t bad)
 {
-	struct prog p = build(3, false);
+	struct prog p = build(reps, false);
+	char want[64];
 	uint32_t r, i;
 
-	(void)state;
-	for (r = 0; r < 3; r++)
+	for (r = 0; r < reps; r++)
 		fill(&p, r);
-	__atomic_store_n(&fail_after, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&fail_after, (int)bad, __ATOMIC_SEQ_CST);
 	assert_int_equal(eb_run(p.b), -ENOMEM);
 	heal();
-	assert_non_null(strstr(p.b->err,
-			       "replica 1, instruction 1 (reduce_sum): no memory"));
-	for (r = 0; r < 3; r++)
+	snprintf(want, sizeof(want),
+		 "replica %u, instruction 1 (reduce_sum): no memory", bad);
+	assert_non_null(strstr(p.b->err, want));
+	for (r = 0; r < reps; r++)
 		for (i = 0; i < ROWS; i++) {
 			/* Every replica ran instruction 0 ... */
 			assert_true(eb_get(p.b, r, p.y, 2 * i) == 2.0 * (i + r));
-			/* ... replica 0 alone instruction 1, and none the
+			/* ... those before @bad instruction 1, and none the
 			 * all-reduce or what follows. */
 			assert_true(eb_get(p.b, r, p.s, i) ==
-				    (r ? 0.0 : 2.0 * (i + 1)));
+				    (r < bad ? 2.0 * (i + r + 1) : 0.0));
 			assert_true(eb_get(p.b, r, p.z, i) == 0.0);
 		}
-	check_whole_run(&p, 3);
+	check_whole_run(&p, reps);
 	eb_free(p.b);
 }
 
-/* Lockstep: the last replica fails; the message is its own. */
+static void test_lockstep_replica_1_fails(void **state)
+{
+	(void)state;
+	check_lockstep_failure(3, 1);
+}
+
+/* The last replica: the message is its own. */
 static void test_lockstep_last_replica_fails(void **state)
 {
-	struct prog p = build(4, false);
-	uint32_t r;
-
 	(void)state;
-	for (r = 0; r < 4; r++)
-		fill(&p, r);
-	__atomic_store_n(&fail_after, 3, __ATOMIC_SEQ_CST);
-	assert_int_equal(eb_run(p.b), -ENOMEM);
-	heal();
-	assert_non_null(strstr(p.b->err,
-			       "replica 3, instruction 1 (reduce_sum): no memory"));
-	for (r = 0; r < 4; r++)
-		assert_true(eb_get(p.b, r, p.z, 0) == 0.0);
-	check_whole_run(&p, 4);
-	eb_free(p.b);
+	check_lockstep_failure(4, 3);
 }
 
 /*
