@@ -22,8 +22,8 @@
 
 /*
  * Replicas of a program whose arena is at most this big run in the
- * caller's thread in lockstep (exec_program()); larger ones, whose ops take long
- * enough to gain from running side by side, in threads.
+ * caller's thread in lockstep (exec_program()); larger ones, whose ops
+ * take long enough to gain from running side by side, in threads.
  */
 #define FW_LOCKSTEP_ARENA (1u << 20)
 
