@@ -159,7 +159,10 @@ def _inplace(name):
     out_of_place = globals()[name]
 
     def op(t, *args):
-        from ._inplace import update
+        from ._inplace import check_writable, update
+        if isinstance(t, Tensor):
+            # Before the value's ops are made.
+            check_writable(t, name + "_")
         return update(t, out_of_place(t, *args), name + "_")
     op.__name__ = op.__qualname__ = name + "_"
     op.__doc__ = "ops.%s, in place on the first input, which it returns." \
