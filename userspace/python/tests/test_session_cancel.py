@@ -140,7 +140,6 @@ def test_a_sigint_just_before_the_call_begins_still_cancels_it(monkeypatch):
             s.run({x: np.ones(2, np.float32)})[y], [2, 3])
 
 
-
 def test_a_repeated_cancel_never_reaches_the_next_call(monkeypatch):
     # The reader repeats a SIGINT's cancel while its call is armed. A call
     # disarmed and another armed on the same session (a context's exit
@@ -161,4 +160,69 @@ def test_a_repeated_cancel_never_reaches_the_next_call(monkeypatch):
         assert not canceller._repeat_cancel(s, first)
         assert made == [s]
     finally:
-        canceller.disarm(s)
+        canceller.disarm(s, attached=False)
+
+
+def test_runs_set_the_wakeup_fd_once_per_session(monkeypatch):
+    # Setting it costs system calls, most of the binding's cost of a
+    # small run when made per call (issue 29): once when the session's
+    # first call is armed, once when the session is left.
+    from ipu import _sigint
+    real = _sigint._set_wakeup_fd
+    calls = []
+
+    def counted(fd, **kw):
+        calls.append(fd)
+        return real(fd, **kw)
+    monkeypatch.setattr(_sigint, "_set_wakeup_fd", counted)
+    ir, x, y, w = acc_ir()
+    with session(ir) as s:
+        for _ in range(20):
+            s.run({x: np.ones(2, np.float32)})
+        assert len(calls) == 1
+    assert len(calls) == 2
+    assert calls[1] == -1 or calls[1] != calls[0]
+
+
+def test_a_wakeup_fd_set_during_a_session_is_chained_and_kept():
+    # An asyncio loop made inside a session's context sets its wakeup fd:
+    # it gets the signal bytes, Ctrl-C still cancels a run, and it is the
+    # wakeup fd once the session is left.
+    ir, x, y, w = acc_ir()
+    r, wfd = os.pipe()
+    os.set_blocking(wfd, False)
+    try:
+        with session(ir, wait_timeout_ms=SAFETY_MS) as s:
+            s.run({x: np.ones(2, np.float32)})
+            old = signal.set_wakeup_fd(wfd)
+            hooks.faults_set("hang:1")
+            with _SigintWhenWaiting(s):
+                with pytest.raises(KeyboardInterrupt):
+                    s.run({x: np.ones(2, np.float32)})
+            hooks.faults_set(None)
+            assert os.read(r, 1) == bytes([signal.SIGINT])
+        assert signal.set_wakeup_fd(old) == wfd
+    finally:
+        os.close(r)
+        os.close(wfd)
+
+
+def test_a_sigint_between_calls_cancels_no_later_call(monkeypatch):
+    # Its byte may still be in the pipe when the next call is armed (the
+    # KeyboardInterrupt caught, a run made at once): it names no call.
+    from ipu import _sigint
+    from ipu._sigint import canceller
+    made = []
+    monkeypatch.setattr(_sigint, "_cancel", lambda s: made.append(s))
+    ir, x, y, w = acc_ir()
+    with session(ir) as s:
+        s.run({x: np.ones(2, np.float32)})
+        os.write(canceller._wfd, bytes([signal.SIGINT]))
+        for _ in range(3):
+            s.run({x: np.ones(2, np.float32)})
+        deadline = time.monotonic() + SAFETY_MS / 1000
+        while canceller._poll.poll(0) and time.monotonic() < deadline:
+            time.sleep(0.001)
+        with canceller._lock:   # the reader is done with the byte
+            pass
+        assert made == []
