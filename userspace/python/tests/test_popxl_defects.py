@@ -205,3 +205,35 @@ def test_repeat_count_takes_numpy_integers():
         return {"y": y}
     got, _ = _run(build, x=x)
     np.testing.assert_array_equal(got["y"], x * 4)
+
+
+@pytest.mark.parametrize("np_dt", [np.uint32, np.int8, np.float16, np.bool_])
+def test_dynamic_update_device_index_in_other_dtypes(np_dt):
+    big = {np.uint32: 2 ** 32 - 3, np.int8: -128, np.float16: np.inf,
+           np.bool_: True}[np_dt]
+    x = np.array([big, 0, big, 1, big], np_dt)
+    u = np.array([1, big], np_dt)
+
+    def build(t):
+        w = ipu.variable(x, name="w")
+        i = ipu.variable(np.array([2], np.int32), name="i")
+        return {"y": ipu.ops.dynamic_update(w, i, ipu.constant(u), [0], [2],
+                                            False)}
+    got, _ = _run(build)
+    want = x.copy()
+    want[2:4] = u
+    np.testing.assert_array_equal(got["y"], want)
+
+
+def test_indexing_with_a_device_index_is_exact_in_the_dtype():
+    # The one-hot gather went through float32 too.
+    x = np.array([[2 ** 24 + 1, -7], [2 ** 31 - 1, -2 ** 31]], np.int32)
+    f = np.array([[np.inf, 1.5], [-2.0, -np.inf]], np.float32)
+
+    def build(t):
+        k = ipu.variable(np.array([1, 0, 1], np.int32), name="k")
+        return {"i": ipu.variable(x, name="x")[k],
+                "f": ipu.variable(f, name="f")[k]}
+    got, _ = _run(build)
+    np.testing.assert_array_equal(got["i"], x[[1, 0, 1]])
+    np.testing.assert_array_equal(got["f"], f[[1, 0, 1]])

@@ -115,9 +115,8 @@ def _negative_steps(x, lists, n):
 
 def _reverse(t, axis):
     """@t with @axis in reverse order."""
-    rows = [slice(t, [i], [i + 1], [1], [axis])
-            for i in range(t.shape[axis] - 1, -1, -1)]
-    return rows[0] if len(rows) == 1 else concat(rows, axis)
+    from ._gather import take
+    return take(t, range(t.shape[axis] - 1, -1, -1), axis)
 
 
 def concat(ts, axis=0):
