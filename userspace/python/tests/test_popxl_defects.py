@@ -71,20 +71,28 @@ def test_increment_mod_out_of_range_is_an_overflow_error():
 
 # --- dynamic_update with an index on the device, in the dtype ------------
 
+def _check_device_update(x, u, axis, at):
+    """dynamic_update of variable @x by @u at offset @at along @axis, the
+    offset a variable (so computed on the device), against NumPy's."""
+    def build(t):
+        w = ipu.variable(x, name="w")
+        i = ipu.variable(np.array([at], np.int32), name="i")
+        return {"y": ipu.ops.dynamic_update(w, i, ipu.constant(u), [axis],
+                                            [u.shape[axis]], False)}
+    got, _ = _run(build)
+    want = x.copy()
+    idx = [slice(None)] * x.ndim
+    idx[axis] = slice(at, at + u.shape[axis])
+    want[tuple(idx)] = u
+    np.testing.assert_array_equal(got["y"], want)
+
+
 def test_dynamic_update_device_index_int32_is_exact():
     # Values past 2^24 outside the block were rounded through float32.
     x = np.array([2 ** 24 + 1, 2 ** 30 + 3, -2 ** 31, 2 ** 31 - 1, 7],
                  np.int32)
     u = np.array([2 ** 31 - 1, -2 ** 24 - 1], np.int32)
-
-    def build(t):
-        i = ipu.variable(np.array([1], np.int32), name="i")
-        return {"y": ipu.ops.dynamic_update(t, i, ipu.constant(u), [0],
-                                            [2], False)}
-    got, _ = _run(build, x=x)
-    want = x.copy()
-    want[1:3] = u
-    np.testing.assert_array_equal(got["y"], want)
+    _check_device_update(x, u, 0, 1)
 
 
 def test_dynamic_update_device_index_keeps_infinities_in_place():
@@ -94,15 +102,15 @@ def test_dynamic_update_device_index_keeps_infinities_in_place():
     x = np.array([[1.0, np.inf, 3.0, 4.0], [5.0, 6.0, -np.inf, 8.0]],
                  np.float32)
     u = np.array([[np.inf, -2.0], [-np.inf, 0.5]], np.float32)
+    _check_device_update(x, u, 1, 1)
 
-    def build(t):
-        i = ipu.variable(np.array([1], np.int32), name="i")
-        return {"y": ipu.ops.dynamic_update(t, i, ipu.constant(u), [1],
-                                            [2], False)}
-    got, _ = _run(build, x=x)
-    want = x.copy()
-    want[:, 1:3] = u
-    np.testing.assert_array_equal(got["y"], want)
+
+@pytest.mark.parametrize("np_dt", [np.uint32, np.int8, np.float16, np.bool_])
+def test_dynamic_update_device_index_in_other_dtypes(np_dt):
+    big = {np.uint32: 2 ** 32 - 3, np.int8: -128, np.float16: np.inf,
+           np.bool_: True}[np_dt]
+    _check_device_update(np.array([big, 0, big, 1, big], np_dt),
+                         np.array([1, big], np_dt), 0, 2)
 
 
 # --- call and repeat with check_inputs=False take a generator ------------
@@ -206,23 +214,6 @@ def test_repeat_count_takes_numpy_integers():
     got, _ = _run(build, x=x)
     np.testing.assert_array_equal(got["y"], x * 4)
 
-
-@pytest.mark.parametrize("np_dt", [np.uint32, np.int8, np.float16, np.bool_])
-def test_dynamic_update_device_index_in_other_dtypes(np_dt):
-    big = {np.uint32: 2 ** 32 - 3, np.int8: -128, np.float16: np.inf,
-           np.bool_: True}[np_dt]
-    x = np.array([big, 0, big, 1, big], np_dt)
-    u = np.array([1, big], np_dt)
-
-    def build(t):
-        w = ipu.variable(x, name="w")
-        i = ipu.variable(np.array([2], np.int32), name="i")
-        return {"y": ipu.ops.dynamic_update(w, i, ipu.constant(u), [0], [2],
-                                            False)}
-    got, _ = _run(build)
-    want = x.copy()
-    want[2:4] = u
-    np.testing.assert_array_equal(got["y"], want)
 
 
 def test_indexing_with_a_device_index_is_exact_in_the_dtype():
