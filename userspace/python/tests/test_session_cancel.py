@@ -226,3 +226,21 @@ def test_a_sigint_between_calls_cancels_no_later_call(monkeypatch):
         with canceller._lock:   # the reader is done with the byte
             pass
         assert made == []
+
+
+def test_a_child_forked_in_a_session_has_the_wakeup_fd_before_it():
+    # The pipe and its reader are the parent's: the child gets the wakeup
+    # fd as it was before the session, and Python's own set_wakeup_fd.
+    from ipu import _sigint
+    ir, x, y, w = acc_ir()
+    with session(ir) as s:
+        s.run({x: np.ones(2, np.float32)})
+        assert signal.set_wakeup_fd is not _sigint._set_wakeup_fd
+        pid = os.fork()
+        if pid == 0:
+            ok = signal.set_wakeup_fd is _sigint._set_wakeup_fd and \
+                signal.set_wakeup_fd(-1) == -1
+            os._exit(0 if ok else 1)
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
+        s.run({x: np.ones(2, np.float32)})
