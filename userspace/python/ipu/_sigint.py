@@ -185,7 +185,11 @@ class _Canceller:
         if signal.set_wakeup_fd == self._set_wakeup_fd:
             signal.set_wakeup_fd = _set_wakeup_fd
         with self._lock:
-            prev = _set_wakeup_fd(self._chain)
+            try:
+                prev = _set_wakeup_fd(self._chain)
+            except (OSError, ValueError):
+                # Closed meanwhile by its owner, who never unset it.
+                prev = _set_wakeup_fd(-1)
             if prev != self._wfd:
                 # Set by a caller that bypassed the wrapper: theirs stays.
                 _set_wakeup_fd(prev)

@@ -244,3 +244,20 @@ def test_a_child_forked_in_a_session_has_the_wakeup_fd_before_it():
         _, status = os.waitpid(pid, 0)
         assert os.waitstatus_to_exitcode(status) == 0
         s.run({x: np.ones(2, np.float32)})
+
+
+def test_a_chained_wakeup_fd_closed_during_a_session_is_dropped():
+    # Its owner closed it without unsetting it: leaving the session must
+    # not fail on it; no wakeup fd is left set.
+    ir, x, y, w = acc_ir()
+    r, wfd = os.pipe()
+    os.set_blocking(wfd, False)
+    old = signal.set_wakeup_fd(wfd)
+    try:
+        with session(ir) as s:
+            s.run({x: np.ones(2, np.float32)})
+            os.close(r)
+            os.close(wfd)
+        assert signal.set_wakeup_fd(-1) == -1
+    finally:
+        signal.set_wakeup_fd(old)
