@@ -10,6 +10,7 @@ hangs (the model's fault "hang"). The session's wait bound (SAFETY_MS)
 only turns a broken cancel into a DeviceTimeoutError instead of a hang.
 SIGINT is sent once the run surely waits: libsession's test hook
 __ipu_session_on_wait tells a helper thread, which sends it."""
+import contextlib
 import ctypes
 import os
 import signal
@@ -94,20 +95,32 @@ def test_sigint_interrupts_session_run_and_leaves_the_context():
             s.run({x: np.ones(2, np.float32)})[y], [2, 3])
 
 
-def test_runs_leave_signal_handling_as_they_found_it():
-    ir, x, y, w = acc_ir()
+@contextlib.contextmanager
+def _wakeup_pipe(set_it=True):
+    """A pipe (r, w) whose w is made the wakeup fd if @set_it; the wakeup
+    fd as it was, and the pipe closed (if still open), after."""
     r, wfd = os.pipe()
     os.set_blocking(wfd, False)
-    old = signal.set_wakeup_fd(wfd)
+    old = signal.set_wakeup_fd(wfd) if set_it else None
     try:
+        yield r, wfd
+    finally:
+        if old is not None:
+            signal.set_wakeup_fd(old)
+        for fd in (r, wfd):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+def test_runs_leave_signal_handling_as_they_found_it():
+    ir, x, y, w = acc_ir()
+    with _wakeup_pipe() as (r, wfd):
         with session(ir) as s:
             s.run({x: np.ones(2, np.float32)})
         assert signal.set_wakeup_fd(wfd) == wfd
         assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
-    finally:
-        signal.set_wakeup_fd(old)
-        os.close(r)
-        os.close(wfd)
 
 
 def test_a_sigint_just_before_the_call_begins_still_cancels_it(monkeypatch):
@@ -189,9 +202,7 @@ def test_a_wakeup_fd_set_during_a_session_is_chained_and_kept():
     # it gets the signal bytes, Ctrl-C still cancels a run, and it is the
     # wakeup fd once the session is left.
     ir, x, y, w = acc_ir()
-    r, wfd = os.pipe()
-    os.set_blocking(wfd, False)
-    try:
+    with _wakeup_pipe(set_it=False) as (r, wfd):
         with session(ir, wait_timeout_ms=SAFETY_MS) as s:
             s.run({x: np.ones(2, np.float32)})
             old = signal.set_wakeup_fd(wfd)
@@ -202,9 +213,6 @@ def test_a_wakeup_fd_set_during_a_session_is_chained_and_kept():
             hooks.faults_set(None)
             assert os.read(r, 1) == bytes([signal.SIGINT])
         assert signal.set_wakeup_fd(old) == wfd
-    finally:
-        os.close(r)
-        os.close(wfd)
 
 
 def test_a_sigint_between_calls_cancels_no_later_call(monkeypatch):
@@ -250,14 +258,9 @@ def test_a_chained_wakeup_fd_closed_during_a_session_is_dropped():
     # Its owner closed it without unsetting it: leaving the session must
     # not fail on it; no wakeup fd is left set.
     ir, x, y, w = acc_ir()
-    r, wfd = os.pipe()
-    os.set_blocking(wfd, False)
-    old = signal.set_wakeup_fd(wfd)
-    try:
+    with _wakeup_pipe() as (r, wfd):
         with session(ir) as s:
             s.run({x: np.ones(2, np.float32)})
             os.close(r)
             os.close(wfd)
         assert signal.set_wakeup_fd(-1) == -1
-    finally:
-        signal.set_wakeup_fd(old)
