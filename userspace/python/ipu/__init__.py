@@ -45,7 +45,8 @@ from .dtypes import (bfloat16, bool, double, dtype, float, float8_143,
 from .errors import (ConversionError, DeviceBusyError, DeviceDescError,
                      DeviceError,
                      DeviceTimeoutError,
-                     DTypeError, Error, IrError, LayoutError, NoDeviceError,
+                     DTypeError, Error, IrError, IrOverflowError,
+                     LayoutError, NoDeviceError,
                      NotAttachedError, NotFoundError, ReadOnlyError,
                      SessionClosedError, ShapeError, StreamError,
                      TensorTypeError, UnsupportedError)
@@ -77,4 +78,5 @@ __all__ = [
     "ReadOnlyError", "UnsupportedError", "SessionClosedError",
     "ConversionError", "NotFoundError", "in_sequence", "TensorByRef",
     "Module", "DeviceDescError", "int16", "uint16", "uint32",
+    "IrOverflowError",
 ]

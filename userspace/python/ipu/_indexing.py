@@ -8,16 +8,17 @@ has. An index known when the program is built (host data or a constant)
 becomes slices and a concat: exact for every dtype. An index computed on
 the device becomes a one-hot matrix, ``relu(1 - |index - position|)``
 (1 where they are equal, 0 elsewhere, for integers), multiplied with the
-rows: exact for finite values that float32 holds exactly (integers up to
-2^24), and an index out of range gives a row of zeros (PopXL's is
-undefined there unless ``zero_OOR``). A mask multiplies by itself cast to
-the tensor's dtype, so an inf or NaN under a False stays NaN (PopXL's
-``where`` gives 0).
+rows in their dtype (ops/_gather.py): exact, infinities included (a NaN
+spreads to the other rows), and an index out of range gives a row of
+zeros (PopXL's is undefined there unless ``zero_OOR``). A mask
+multiplies by itself cast to the tensor's dtype, so an inf or NaN under a
+False stays NaN (PopXL's ``where`` gives 0).
 """
 import numpy as np
 
 from . import dtypes, ops
 from .errors import IrError, IrTypeError
+from .ops._gather import onehot, onehot_matmul, take
 from .tensor import Constant, Tensor, constant
 
 
@@ -63,19 +64,13 @@ def _gather_static(t, idx):
     if bad.size:
         raise IndexError("index %d out of range for axis 0 of %r" %
                          (int(bad[0]), t))
-    rows = [ops.slice(t, [int(i) % n], [int(i) % n + 1], [1], [0])
-            for i in flat]
-    out = rows[0] if len(rows) == 1 else ops.concat(rows, 0)
+    out = take(t, [int(i) % n for i in flat], 0)
     return ops.reshape(out, tuple(idx.shape) + t.shape[1:])
 
 
 def _gather_device(t, key):
     """Rows @key (an integer tensor) of @t, by a one-hot matmul."""
     n = t.shape[0]
-    idx = ops.reshape(ops.cast(key, dtypes.float32), (-1, 1))
-    pos = constant(np.arange(n, dtype=np.float32))
-    onehot = ops.relu(1.0 - ops.abs(idx - pos))
-    x = t if t.dtype is dtypes.float32 else ops.cast(t, dtypes.float32)
-    rows = ops.matmul(onehot, ops.reshape(x, (n, -1)))
-    out = ops.reshape(rows, tuple(key.shape) + t.shape[1:])
-    return out if t.dtype is dtypes.float32 else ops.cast(out, t.dtype)
+    at = ops.reshape(ops.cast(key, dtypes.float32), (-1, 1))
+    rows = onehot_matmul(onehot(at, n), ops.reshape(t, (n, -1)), True)
+    return ops.reshape(rows, tuple(key.shape) + t.shape[1:])

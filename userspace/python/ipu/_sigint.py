@@ -8,11 +8,21 @@ makes SIGINT cancel it (libsession's ipu_session_cancel()), so that the
 call returns at once and Python raises KeyboardInterrupt.
 
 How: Python's own C-level handler writes the signal's number to the
-"wakeup fd" (signal.set_wakeup_fd()); during the call that fd is a pipe a
-thread of this module reads, and on a SIGINT byte it cancels the session
-the call is on. The bytes are passed on to the wakeup fd set before (an
-asyncio loop's, say), which is put back after the call. Nothing else
-changes: Python's handler still runs and raises KeyboardInterrupt.
+"wakeup fd" (signal.set_wakeup_fd()); that fd is a pipe a thread of this
+module reads, and on a SIGINT byte while a call is armed it cancels the
+session the call is on (a SIGINT between calls cancels nothing). The bytes
+are passed on to the wakeup fd set before (an asyncio loop's, say).
+Nothing else changes: Python's handler still runs and raises
+KeyboardInterrupt.
+
+The pipe is made the wakeup fd at the first armed call and stays so while
+a session that made one is attached (setting the wakeup fd costs two
+system calls, most of the binding's cost of a small run had it been done
+per call); the wakeup fd is put back once none is (Session's detach and
+close release it). Meanwhile signal.set_wakeup_fd() is wrapped: a wakeup
+fd set then (an asyncio loop made inside a session's context) becomes the
+one the bytes are passed on to, and is the wakeup fd again afterwards, as
+if set directly.
 
 Only calls from the main thread (the one Python runs signal handlers in),
 and only while SIGINT has Python's default handler
@@ -21,8 +31,10 @@ keeps it running once the call returns, as before.
 """
 import ctypes
 import os
+import select
 import signal
 import threading
+import time
 
 from . import _lib
 
@@ -40,40 +52,66 @@ _cancel_clear = _lib.session.ipu_session_cancel_clear
 _cancel_clear.restype = ctypes.c_bool
 _cancel_clear.argtypes = [ctypes.c_void_p]
 
+# Python's own, the wrapper installed in its place calls.
+_set_wakeup_fd = signal.set_wakeup_fd
+
 _SIGINT = bytes([signal.SIGINT])
 # How often a SIGINT's cancel is made again while its call is armed.
 _RECANCEL_S = 0.05
 
 
+def _key(s):
+    """Session pointer @s (an int or a c_void_p) as a set's key."""
+    return s.value if isinstance(s, ctypes.c_void_p) else s
+
+
 class _Canceller:
     def __init__(self):
-        # @_lock orders the reader's cancel against disarm(): once the
-        # call is disarmed, no cancel of it is made afterwards (it would
-        # fail the session's next call).
+        # @_lock orders the reader's cancel against arm() and disarm():
+        # once the call is disarmed, no cancel of it is made afterwards
+        # (it would fail the session's next call); and the pipe is read
+        # under it only, so arm() sees every byte not yet acted upon.
         self._lock = threading.Lock()
         self._armed = None
         self._arms = 0          # calls armed so far: which call is armed
         self._cancelled = False
         self._chain = -1
         self._rfd = self._wfd = -1
-        self._disarmed = threading.Event()
+        self._poll = None
         self._main = threading.main_thread().ident
+        self._held = False      # the pipe is the wakeup fd
+        self._holders = set()   # sessions (pointers) that armed a call
 
     def _start(self):
         self._rfd, self._wfd = os.pipe()
+        os.set_blocking(self._rfd, False)
         os.set_blocking(self._wfd, False)
+        self._poll = _poller(self._rfd)
         threading.Thread(target=self._read, name="ipu-sigint",
                          daemon=True).start()
 
-    def _read(self):
-        while True:
+    def _take(self):
+        """The bytes in the pipe (b"" if none), passed on to the chained
+        wakeup fd. Under @_lock."""
+        try:
             data = os.read(self._rfd, 256)
+        except BlockingIOError:
+            return b""
+        if self._chain >= 0:
+            try:
+                os.write(self._chain, data)
+            except OSError:
+                pass
+        return data
+
+    def _read(self):
+        # Waits for bytes without taking them: they are taken under the
+        # lock, where arm() may have taken them first.
+        poll = _poller(self._rfd)
+        while True:
+            poll.poll()
             with self._lock:
-                if self._chain >= 0:
-                    try:
-                        os.write(self._chain, data)
-                    except OSError:
-                        pass
+                data = self._take()
                 s = self._armed if _SIGINT in data else None
                 arms = self._arms
                 if s:
@@ -85,9 +123,10 @@ class _Canceller:
             # again every _RECANCEL_S until the call is disarmed (bytes
             # for the chained wakeup fd that come meanwhile wait for that:
             # the call ends within a fraction of a second).
-            while s and not self._disarmed.wait(_RECANCEL_S) and \
-                    self._repeat_cancel(s, arms):
-                pass
+            while s:
+                time.sleep(_RECANCEL_S)
+                if not self._repeat_cancel(s, arms):
+                    break
 
     def _repeat_cancel(self, s, arms):
         """Cancel @s's call again if the call armed as number @arms is
@@ -101,11 +140,61 @@ class _Canceller:
 
     def _after_fork(self):
         # The reader thread is not in the child: make another if needed
-        # (closing the pipe only the parent's reader reads).
+        # (closing the pipe only the parent's reader reads), and the
+        # wakeup fd as it was before the parent's sessions. Not through
+        # _uninstall(): the reader may have held the lock at the fork,
+        # which no thread of the child would ever release.
+        if self._held:
+            if signal.set_wakeup_fd == self._set_wakeup_fd:
+                signal.set_wakeup_fd = _set_wakeup_fd
+            try:
+                _set_wakeup_fd(self._chain)
+            except (OSError, ValueError):
+                pass
         for fd in (self._rfd, self._wfd):
             if fd >= 0:
                 os.close(fd)
         self.__init__()
+
+    def _install(self):
+        """Make the pipe the wakeup fd (main thread), the one before
+        chained; wrap signal.set_wakeup_fd meanwhile."""
+        if self._rfd < 0:
+            self._start()
+        with self._lock:
+            self._chain = _set_wakeup_fd(self._wfd)
+        self._held = True
+        signal.set_wakeup_fd = self._set_wakeup_fd
+
+    def _set_wakeup_fd(self, fd, *, warn_on_full_buffer=True):
+        """signal.set_wakeup_fd while the pipe is the wakeup fd: @fd is
+        checked as Python's own checks it (same errors), then chained;
+        returns the wakeup fd chained before, as if it had been set."""
+        if not self._held or threading.get_ident() != self._main:
+            return _set_wakeup_fd(fd, warn_on_full_buffer=warn_on_full_buffer)
+        _set_wakeup_fd(fd, warn_on_full_buffer=warn_on_full_buffer)
+        with self._lock:
+            _set_wakeup_fd(self._wfd)
+            self._take()        # bytes of the fd chained so far, to it
+            old, self._chain = self._chain, fd
+        return old
+
+    def _uninstall(self):
+        """The wakeup fd as it was (or as set meanwhile)."""
+        self._held = False
+        if signal.set_wakeup_fd == self._set_wakeup_fd:
+            signal.set_wakeup_fd = _set_wakeup_fd
+        with self._lock:
+            try:
+                prev = _set_wakeup_fd(self._chain)
+            except (OSError, ValueError):
+                # Closed meanwhile by its owner, who never unset it.
+                prev = _set_wakeup_fd(-1)
+            if prev != self._wfd:
+                # Set by a caller that bypassed the wrapper: theirs stays.
+                _set_wakeup_fd(prev)
+            self._take()
+            self._chain = -1
 
     def arm(self, s):
         """Make SIGINT cancel session @s's call about to be made; returns
@@ -113,26 +202,44 @@ class _Canceller:
         if threading.get_ident() != self._main or \
                 _getsignal(signal.SIGINT) is not signal.default_int_handler:
             return False
-        if self._rfd < 0:
-            self._start()
+        if not self._held:
+            self._install()
+        self._holders.add(_key(s))
         with self._lock:
+            if self._poll.poll(0):
+                # Signals that came before this call (their handler ran:
+                # a KeyboardInterrupt caught, and a call made again before
+                # the reader took them): passed on, cancelling nothing.
+                self._take()
             self._armed = s
             self._arms += 1
-            self._disarmed.clear()
-            self._chain = signal.set_wakeup_fd(self._wfd)
         return True
 
-    def disarm(self, s):
-        """After the call on @s: the wakeup fd as it was, and no cancel
-        left pending for the session's next call."""
+    def disarm(self, s, attached=True):
+        """After the call on @s: no cancel left pending for the session's
+        next call; the wakeup fd as it was if no session is left attached
+        (@attached: whether @s still is)."""
         with self._lock:
-            signal.set_wakeup_fd(self._chain)
-            self._chain = -1
             self._armed = None
-            self._disarmed.set()
             cancelled, self._cancelled = self._cancelled, False
         if cancelled:
             _cancel_clear(s)
+        if not attached:
+            self.release(s)
+
+    def release(self, s):
+        """Session @s is detached or gone: once no session that armed a
+        call is left, the wakeup fd the pipe replaced is put back."""
+        self._holders.discard(_key(s))
+        if self._held and not self._holders and \
+                threading.get_ident() == self._main:
+            self._uninstall()
+
+
+def _poller(fd):
+    p = select.poll()
+    p.register(fd, select.POLLIN)
+    return p
 
 
 canceller = _Canceller()

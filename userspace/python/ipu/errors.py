@@ -42,6 +42,10 @@ _SUBCLASSES = (
     ("IrTypeError", "IrError", TypeError,
      """An argument of the wrong kind where PopXL raises TypeError (an
     index that is no int, slice, integer or boolean data)."""),
+    ("IrOverflowError", "IrError", OverflowError,
+     """A number a tensor's dtype cannot hold (2**32 for an int32 tensor):
+    NumPy raises OverflowError for it, where a conversion would wrap or
+    saturate silently."""),
     ("NotAttachedError", "Error", ValueError,
      """A runtime call (run, weights_to_host, ...) on a detached session:
     put it inside ``with session:``."""),

@@ -212,6 +212,7 @@ class Session:
         if s:
             self._s = None
             _lib.ipu_session_destroy(s)
+            canceller.release(s)
 
     def _c(self):
         if not self._s:
@@ -233,11 +234,16 @@ class Session:
                 a SIGINT its handler ran for before the call waited).
         """
         armed = canceller.arm(s)
+        err = -errno.EINTR
         try:
             err = fn(s, *args)
         finally:
             if armed:
-                canceller.disarm(s)
+                # A run that succeeded was attached and still is (the
+                # common case, saved a call); otherwise ask.
+                canceller.disarm(s, (fn is _lib.ipu_session_run_with_outputs
+                                     and err >= 0) or
+                                 bool(_lib.ipu_session_is_attached(s)))
         if armed and err == -errno.ECANCELED:
             raise KeyboardInterrupt
         return err

@@ -95,6 +95,42 @@ def _spread(t, came_from, what, seen=None):
                 break
 
 
+def _aliases(t):
+    """The tensors sharing memory with @t in the current graph (its bases,
+    its views, theirs, ...), @t among them: those _spread() updates."""
+    parents, children = _registry(t._ir)
+    graph = get_current_graph()
+    seen, todo, out = {t._h.id}, [t], [t]
+    while todo:
+        x = todo.pop()
+        near = [v.base for v in parents.get(x._h.id, ()) if v.graph is graph]
+        near += [c for c in children.get(x._h.id, ())
+                 if any(v.base == x and v.graph is graph
+                        for v in parents[c._h.id])]
+        for y in near:
+            if y._h.id not in seen:
+                seen.add(y._h.id)
+                todo.append(y)
+                out.append(y)
+    return out
+
+
+def check_writable(t, what):
+    """Refuse an in-place update of @t by op @what before anything is
+    made, if @t or a tensor sharing its memory is a constant (the update
+    would stop half way, at the constant, with the others updated).
+
+    Raises:
+        ipu.IrError: naming the constant.
+    """
+    for x in _aliases(t):
+        if isinstance(x, Constant):
+            shared = "" if x is t else " (it shares the memory of '%s')" % \
+                t.name
+            raise IrError("%s: '%s' is a constant: constants are not "
+                          "updated in place%s" % (what, x.name, shared))
+
+
 def updated(t, what):
     """@t was just updated in place by op @what: update what shares its
     memory. Returns @t."""
@@ -107,10 +143,9 @@ def update(t, value, what):
     memory. Returns @t.
 
     Raises:
-        ipu.IrError: @t is a constant, or dtype or shape differ.
+        ipu.IrError: @t, or a tensor sharing its memory, is a constant;
+            or dtype or shape differ.
     """
-    if isinstance(t, Constant):
-        raise IrError("%s: '%s' is a constant: constants are not updated "
-                      "in place" % (what, t.name))
+    check_writable(t, what)
     _assign(t, value, what)
     return updated(t, what)

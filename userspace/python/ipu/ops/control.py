@@ -1,13 +1,14 @@
 # SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
 """Running subgraphs: ``ops.call``, ``ops.call_with_info``, ``ops.repeat``
 and ``ops.repeat_with_info``."""
+import operator
 from collections.abc import Iterable
 
 import numpy as np
 
 from .. import _lib
 from ..context import get_current_graph
-from ..errors import IrError, UnsupportedError
+from ..errors import IrError, IrTypeError, UnsupportedError
 from ..tensor import Tensor, check_ir
 from ._util import current_ir, tensor_of
 
@@ -28,10 +29,11 @@ def _flatten(inputs):
     return flat
 
 
-def _merge(graph, inputs, inputs_dict, what):
-    """The caller's tensor for each input of @graph, in order: @inputs
-    for the first ones, @inputs_dict (graph input -> tensor) for others."""
-    ins = _flatten(inputs)
+def _merge(graph, ins, inputs_dict, what):
+    """The caller's tensor for each input of @graph, in order: @ins (the
+    inputs flattened) for the first ones, @inputs_dict (graph input ->
+    tensor) for others."""
+    ins = list(ins)
     if not inputs_dict:
         return ins
     gins = graph._inputs
@@ -54,12 +56,12 @@ def _merge(graph, inputs, inputs_dict, what):
     return ins
 
 
-def _unchecked(graph, inputs, inputs_dict, what):
+def _unchecked(graph, ins, inputs_dict, what):
     """PopXL's check_inputs=False: inputs may be left out, and its call op
     leaves them unconnected. libipuir connects every input of a call, so
     leaving one out is refused as unsupported (rather than as a mistake,
     the ValueError of check_inputs=True)."""
-    given = len(_flatten(inputs)) + len(inputs_dict or {})
+    given = len(ins) + len(inputs_dict or {})
     if given < len(graph._inputs):
         raise UnsupportedError(
             "%s: graph '%s' takes %d inputs, %d given: with "
@@ -72,13 +74,15 @@ def _args(ir, graph, inputs, inputs_dict, what, check_inputs=True):
     if graph._ir is not ir:
         raise IrError("%s: graph '%s' belongs to another Ir" %
                       (what, graph.name))
+    # Flattened once: an input may be a generator, empty after one pass.
+    ins = _flatten(inputs)
     if not check_inputs:
-        _unchecked(graph, inputs, inputs_dict, what)
+        _unchecked(graph, ins, inputs_dict, what)
     gins = graph._inputs
     # A number or an array is made a constant of the graph input's dtype,
     # as PopXL's call does.
     xs = [tensor_of(ir, t, gins[i] if i < len(gins) else None, what)
-          for i, t in enumerate(_merge(graph, inputs, inputs_dict, what))]
+          for i, t in enumerate(_merge(graph, ins, inputs_dict, what))]
     arr = (_lib.Handle * max(len(xs), 1))(*[x._h for x in xs])
     nout = len(graph._outputs)
     outs = (_lib.Handle * max(nout, 1))()
@@ -240,34 +244,49 @@ def repeat_with_info(graph, repeat_count, *inputs, inputs_dict=None,
     @check_inputs as in :func:`call_with_info`.
 
     Raises:
+        ipu.IrTypeError (a TypeError, as PopXL's binding raises):
+            @repeat_count is not an integer (2.5, and 3.0 too: a count is
+            counted, and rounding one would run a loop a time more or less
+            than written).
         ipu.IrError (a ValueError, as PopXL's): @repeat_count < 0, or
             libipuir's refusal (fewer inputs than outputs, ...).
         ipu.UnsupportedError: an input left out with check_inputs=False.
     """
-    if repeat_count < 0:
+    try:
+        count = operator.index(repeat_count)
+    except TypeError:
+        raise IrTypeError("repeat: repeat_count must be an integer, not %r "
+                          "(graph '%s')" % (repeat_count, graph.name)) \
+            from None
+    if count < 0:
         raise IrError("repeat: repeat_count must be >= 0, not %d (graph "
-                      "'%s')" % (repeat_count, graph.name))
+                      "'%s')" % (count, graph.name))
     ir = current_ir()
     xs, arr, outs, nout = _args(ir, graph, inputs, inputs_dict, "repeat",
                                 check_inputs)
-    check_ir(ir, _lib.ipu_ir_repeat(ir._c(), graph._h, int(repeat_count),
+    check_ir(ir, _lib.ipu_ir_repeat(ir._c(), graph._h, count,
                                     arr, len(xs), outs, nout),
              "repeat '%s'" % graph.name)
     return CallSiteInfo(graph, get_current_graph(), xs,
                         [Tensor(ir, outs[i]) for i in range(nout)])
 
 
-def repeat(graph, repeat_count, *inputs, inputs_dict=None):
+def repeat(graph, repeat_count, *inputs, inputs_dict=None,
+           check_inputs=True):
     """Run subgraph @graph @repeat_count times (PopXL's ``ops.repeat``).
     Its N outputs are loop-carried: output i becomes input i of the next
     iteration; the other inputs are as given in each iteration, unless
     taken by reference (:class:`ipu.TensorByRef`): then the iterations'
     in-place updates accumulate in the tensor passed. @inputs and
-    @inputs_dict as in :func:`call`.
+    @inputs_dict as in :func:`call`; @check_inputs as in
+    :func:`call_with_info` (PopXL's API reference lists it among
+    repeat's arguments, though its own repeat takes it only in
+    repeat_with_info).
 
     Returns:
         tuple of ipu.Tensor: the outputs of the last iteration (the carried
         inputs when @repeat_count is 0).
     """
     return repeat_with_info(graph, repeat_count, *inputs,
-                            inputs_dict=inputs_dict).outputs
+                            inputs_dict=inputs_dict,
+                            check_inputs=check_inputs).outputs

@@ -7,9 +7,11 @@ index known when the program is built (a constant) becomes slices and
 concats, exact for every dtype, and out of range is an IndexError; an
 index computed on the device becomes, per axis, a one-hot matrix
 ``relu(1 - |position - (index + j)|)`` that places the update by a matmul
-and masks the old elements out: exact for finite values float32 holds
-exactly (integers up to 2^24), and the part of a block that falls outside
-the tensor is dropped (PopXL leaves that undefined).
+and masks the old elements out, in the tensor's dtype (ops/_gather.py):
+exact, infinities included; a NaN in the block, or in the tensor under
+the block, spreads along the axes moved (libipuir has no select); the
+part of a block that falls outside the tensor is dropped (PopXL leaves
+that undefined).
 """
 import numpy as np
 
@@ -18,9 +20,9 @@ from ..errors import IrError, IrTypeError
 from ..tensor import Constant, Tensor, constant
 from . import reduce as _reduce
 from .cast import cast
-from .elementwise import add, mul, relu, abs as _abs, sub
-from .matmul import matmul
+from .elementwise import add, mul, sub
 from .shape import _put, reshape, slice, transpose
+from ._gather import finite_parts, from_finite_parts, onehot, onehot_matmul
 from ._util import current_ir, tensor_of
 
 
@@ -73,33 +75,42 @@ def _static(x, i, u, axes, sizes):
 
 
 def _device(x, i, u, axes, sizes):
-    """The update at offsets computed on the device: one-hot matmuls."""
+    """The update at offsets computed on the device: one-hot matmuls, in
+    the dtype of @x (ops/_gather.py), a float's parts kept finite."""
     f32 = dtypes.float32
-
-    def f(t):
-        return t if t.dtype == f32 else cast(t, f32)
-    idx = reshape(f(i), (-1,))
-    placed, mask = f(u), None
+    idx = reshape(cast(i, f32), (-1,))
+    if x.dtype.is_int or x.dtype is dtypes.bool:
+        work = x.dtype if x.dtype.is_int else dtypes.int32
+        xs = [x if x.dtype is work else cast(x, work)]
+        us = [u if u.dtype is work else cast(u, work)]
+    else:
+        work = f32
+        xs, us = finite_parts(x), finite_parts(u)
+    placed, mask = list(us), None
     for k, (a, s) in enumerate(zip(axes, sizes)):
         n = x.shape[a]
         at = slice(idx, [k], [k + 1], [1], [0])
-        # onehot[j, p] = 1 where position p holds element j of the block.
-        pos = constant(np.arange(n, dtype=np.float32))
+        # hot[j, p] = 1 where position p holds element j of the block.
         j = constant(np.arange(s, dtype=np.float32).reshape(s, 1))
-        onehot = relu(sub(1.0, _abs(sub(pos, add(j, at)))))
+        hot = onehot(add(j, at), n)
         # Axis a of the block to the end, through the matmul, and back.
         perm = [d for d in range(x.rank) if d != a] + [a]
-        moved = transpose(placed, perm)
-        lead = list(moved.shape[:-1])
-        moved = matmul(reshape(moved, (-1, s)), onehot)
         inv = [perm.index(d) for d in range(x.rank)]
-        placed = transpose(reshape(moved, lead + [n]), inv)
+        for m, p in enumerate(placed):
+            moved = transpose(p, perm)
+            lead = list(moved.shape[:-1])
+            moved = onehot_matmul(reshape(moved, (-1, s)), hot, False)
+            placed[m] = transpose(reshape(moved, lead + [n]), inv)
         shape = [1] * x.rank
         shape[a] = n
-        m = reshape(_reduce.sum(onehot, [0]), shape)
+        m = reshape(_reduce.sum(hot, [0]), shape)
         mask = m if mask is None else mul(mask, m)
-    out = add(mul(f(x), sub(1.0, mask)), placed)
-    return out if out.dtype == x.dtype else cast(out, x.dtype)
+    # The old elements outside the block: 1 - mask, in the work dtype.
+    keep = cast(sub(1.0, mask), work)
+    out = [add(mul(o, keep), p) for o, p in zip(xs, placed)]
+    if work is f32:
+        return from_finite_parts(out[0], out[1], x.dtype)
+    return out[0] if out[0].dtype == x.dtype else cast(out[0], x.dtype)
 
 
 def dynamic_update(t, index, t_update, axes, sizes, no_overlap):

@@ -1,15 +1,13 @@
 # SPDX-License-Identifier: (LGPL-2.1-or-later OR MIT)
 """Elementwise ops. Binary ones broadcast NumPy-style; both inputs have
 one dtype (a Python number takes the tensor's)."""
-import numbers
 
-import numpy as np
 
 from .. import _lib, dtypes
 from ..errors import IrError
 from ..tensor import Tensor
 from .cast import cast
-from ._util import current_ir, result, tensor_of
+from ._util import check_range, current_ir, result, tensor_of
 
 
 def _binary(cname, a, b):
@@ -113,35 +111,44 @@ def increment_mod(t, increment, modulus):
     as C's fmod and %. Both numbers take @t's dtype (an integer tensor
     truncates them). libipuir has no remainder op, so it is
     y - trunc(y / modulus) * modulus: exact for integers, and for floats
-    whose quotient float32 holds within one unit (counters below 2^24).
+    whose quotient float32 holds within one unit (counters below 2^24);
+    past that, off by the rounding of the quotient, never saturated.
 
     Raises:
         ipu.IrError (a ValueError): @modulus is 0 in @t's dtype (PopXL's
-            result is undefined there), or, @t of an integer type, the
-            increment or modulus is outside its range.
+            result is undefined there).
+        ipu.IrOverflowError (an IrError and an OverflowError, as NumPy's):
+            @t of an integer type, the increment or modulus is outside its
+            range.
     """
     ir = current_ir()
     x = tensor_of(ir, t, None, "increment_mod")
+    for v in (increment, modulus):
+        # Before int(): a number the dtype cannot hold is refused, not
+        # wrapped (ops made of it would check it too, after the first op).
+        check_range(v, x.dtype, "increment_mod")
     m = int(modulus) if x.dtype.is_int else float(modulus)
-    if x.dtype.is_int:
-        # Made constants, numbers the dtype cannot hold would wrap or
-        # saturate (libipuir converts a double): a wrong result, silently.
-        lim = np.iinfo(x.dtype.as_numpy())
-        for name, v in (("increment", increment), ("modulus", modulus)):
-            if isinstance(v, numbers.Number) and \
-                    not lim.min <= int(v) <= lim.max:
-                raise IrError("increment_mod: %s %r is outside %s's range "
-                              "[%d, %d] ('%s')" % (name, v, x.dtype.name,
-                                                   lim.min, lim.max, x.name))
     if m == 0:
         raise IrError("increment_mod: modulus %r of '%s' (%s) is 0" %
                       (modulus, x.name, x.dtype.name))
     y = add(x, increment)
     q = div(y, m)
     if not x.dtype.is_int:
-        # The float to int cast truncates toward zero, as C's.
-        q = cast(cast(q, dtypes.int32), x.dtype)
+        q = _trunc(q)
     return sub(y, mul(q, m))
+
+
+# Every float of magnitude 2^23 or more is an integer (float32's 24-bit
+# significand; fewer bits in the smaller float types).
+_INTEGRAL = float(2 ** 23)
+
+
+def _trunc(q):
+    """@q (a float tensor) rounded toward zero. The float to int32 cast
+    truncates as C's, but saturates past 2^31: so only the part of @q
+    within +-2^23 is cast, and the rest, an integer already, added back."""
+    c = add(sub(q, relu(sub(q, _INTEGRAL))), relu(sub(neg(q), _INTEGRAL)))
+    return add(cast(cast(c, dtypes.int32), q.dtype), sub(q, c))
 
 
 # In-place variants (PopXL's ``ops.add_`` ...): the result is written into
@@ -152,7 +159,10 @@ def _inplace(name):
     out_of_place = globals()[name]
 
     def op(t, *args):
-        from ._inplace import update
+        from ._inplace import check_writable, update
+        if isinstance(t, Tensor):
+            # Before the value's ops are made.
+            check_writable(t, name + "_")
         return update(t, out_of_place(t, *args), name + "_")
     op.__name__ = op.__qualname__ = name + "_"
     op.__doc__ = "ops.%s, in place on the first input, which it returns." \

@@ -39,12 +39,17 @@ def slice(t, start=None, stop=None, step=None, axis=None):  # noqa: A001
     elements, then reversed: one single-element slice per element and a
     concat, exact for every dtype.
 
+    With no @start, @stop or @step it returns @t, as PopXL's.
+
     Raises:
         ipu.IrError (a ValueError, as PopXL's): those given are not all
-            of one length (an int counts as a list of one).
+            of one length (an int counts as a list of one); an axis out
+            of range (PopXL's is PopART's error).
     """
     ir = current_ir()
     x = tensor_of(ir, t, None, "slice")
+    if start is None and stop is None and step is None:
+        return x                        # whatever @axis, as PopXL's
 
     def as_list(v):
         return None if v is None else (list(v) if hasattr(v, "__len__")
@@ -85,7 +90,9 @@ def _negative_steps(x, lists, n):
     for i in range(n):
         a = int(at(lists[3], i) if lists[3] is not None else i)
         if not -x.rank <= a < x.rank:
-            return []                   # libipuir names the bad axis
+            # Before the None bounds reach the C arrays (int(None)).
+            raise IrError("slice: axis %d of '%s' %s is out of range" %
+                          (a, x.name, list(x.shape)))
         a %= x.rank
         dim, st = x.shape[a], at(lists[2], i)
         st = 1 if st is None else int(st)
@@ -108,9 +115,8 @@ def _negative_steps(x, lists, n):
 
 def _reverse(t, axis):
     """@t with @axis in reverse order."""
-    rows = [slice(t, [i], [i + 1], [1], [axis])
-            for i in range(t.shape[axis] - 1, -1, -1)]
-    return rows[0] if len(rows) == 1 else concat(rows, axis)
+    from ._gather import take
+    return take(t, range(t.shape[axis] - 1, -1, -1), axis)
 
 
 def concat(ts, axis=0):

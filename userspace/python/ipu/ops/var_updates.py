@@ -4,7 +4,7 @@ other tensor but a constant."""
 from .. import _lib
 from ..errors import IrError
 from ..tensor import Constant, Tensor, check_ir
-from ._inplace import update, updated
+from ._inplace import check_writable, update, updated
 from ._util import current_ir, tensor_of
 
 
@@ -33,6 +33,7 @@ def scaled_add_(X, Y, a=1.0, b=1.0):  # noqa: N803 (PopXL's names)
         # Factors known only on the device: libipuir's scaled add takes
         # numbers, so the update is made of ops.
         return update(v, v * a + t * b, "scaled_add_")
+    check_writable(v, "scaled_add_")
     check_ir(ir, _lib.ipu_ir_scaled_add_inplace(ir._c(), v._h, t._h,
                                                 float(a), float(b)),
              "scaled_add_ '%s'" % v.name)
