@@ -562,6 +562,62 @@ static void test_two_sessions_of_one_file_keep_both_traces(void **state)
 }
 
 /*
+ * One file spelled two ways ("t.json", "./t.json") is still one file: the
+ * second session writes t-2.json, not over the first's timeline.
+ */
+static void test_one_file_spelled_two_ways_keeps_both_traces(void **state)
+{
+	struct ipu_session *a, *b;
+	struct trace *t;
+
+	(void)state;
+	assert_int_equal(chdir(dir), 0);
+	setenv("IPU_TRACE", "spelled.json", 1);
+	a = sh_session(sh_acc_ir(1, 1, 2, NULL));
+	setenv("IPU_TRACE", "./spelled.json", 1);
+	b = sh_session(sh_acc_ir(1, 1, 2, NULL));
+	unsetenv("IPU_TRACE");
+	sh_attach(a);
+	run_acc(a, 1, 1, 1);
+	ipu_session_destroy(a);
+	sh_attach(b);
+	run_acc(b, 1, 1, 2);
+	ipu_session_destroy(b);
+	assert_int_equal(chdir("/"), 0);
+	t = load(path("spelled.json"));
+	assert_int_equal(count(t, "launch", "launch", 0), 1);
+	unload(t);
+	t = load(path("spelled-2.json"));
+	assert_int_equal(count(t, "launch", "launch", 0), 2);
+	unload(t);
+}
+
+/* "%p" in the name is the process's id (as in core_pattern); "%%" a '%'. */
+static void test_percent_p_is_the_pid(void **state)
+{
+	struct ipu_session *s;
+	struct trace *t;
+	char want[48];
+
+	(void)state;
+	setenv("IPU_TRACE", path("pid-%p-100%%.json"), 1);
+	s = sh_session(sh_acc_ir(1, 1, 2, NULL));
+	unsetenv("IPU_TRACE");
+	sh_attach(s);
+	run_acc(s, 1, 1, 1);
+	ipu_session_destroy(s);
+	snprintf(want, sizeof(want), "pid-%d-100%%.json", (int)getpid());
+	t = load(path(want));
+	assert_int_equal(count(t, "launch", "launch", 0), 1);
+	unload(t);
+	/* The option expands it too. */
+	s = traced(sh_acc_ir(1, 1, 2, NULL), path("opt-%p.json"));
+	ipu_session_destroy(s);
+	snprintf(want, sizeof(want), "opt-%d.json", (int)getpid());
+	assert_int_equal(access(path(want), F_OK), 0);
+}
+
+/*
  * Past the last "-N" name a session of this process may take, the next
  * is refused, naming the file: it does not overwrite an earlier one's.
  */
@@ -711,6 +767,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_the_cap_counts_dropped_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_the_cap_counts_every_dropped_op, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_past_the_last_numbered_name_a_session_is_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_one_file_spelled_two_ways_keeps_both_traces, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_percent_p_is_the_pid, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, sh_group_setup, sh_group_teardown);
