@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_str.h"
 #include "trace_kparse.h"
-#include "trace_read.h"
 
 enum { KT_XFER = 1, KT_LAUNCH = 2, KT_OTHER = 3 };
 
@@ -229,27 +229,6 @@ int trace_kparse_line(char *line, struct kline *k)
 	return -1;
 }
 
-void ktrace_json_str(FILE *f, const char *s, size_t len)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	const unsigned char *end = p + len;
-	size_t n;
-
-	while (p < end) {
-		n = *p ? trace_utf8_printable(p) : 0;
-		if (n > (size_t)(end - p))
-			n = 0;
-		if (!n) {
-			fprintf(f, "\\u%04x", *p++);
-		} else if (*p == '"' || *p == '\\') {
-			fprintf(f, "\\%c", *p++);
-		} else {
-			fwrite(p, 1, n, f);
-			p += n;
-		}
-	}
-}
-
 /* The value of @key in @fields, as [*@v, *@v + return); 0 if absent. */
 static size_t field(const char *fields, const char *key, const char **v)
 {
@@ -326,7 +305,7 @@ static void put_args(struct ktrace *kt, const struct kline *k,
 		p += strspn(p, " ");
 	}
 	fprintf(f, ",\"task\":\"");
-	ktrace_json_str(f, k->comm, strlen(k->comm));
+	json_str_put(f, k->comm, strlen(k->comm));
 	fprintf(f, "\",\"pid\":%d,\"cpu\":%d%s}}", k->pid, k->cpu,
 		extra ? extra : "");
 }

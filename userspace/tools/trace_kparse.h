@@ -86,11 +86,4 @@ void ktrace_line(struct ktrace *kt, char *line);
  */
 void ktrace_finish(struct ktrace *kt);
 
-/*
- * ktrace_json_str() - @s (@len bytes) as the inside of a JSON string to
- * @f: quotes, backslashes and control characters escaped, a byte that is
- * not UTF-8 as \u00NN.
- */
-void ktrace_json_str(FILE *f, const char *s, size_t len);
-
 #endif /* IPU_TRACE_KPARSE_H */
