@@ -229,21 +229,26 @@ static void remove_stale(const struct record *r)
 /* Our instance, instances/ipu-trace-PID; 0, or 2 with a message. */
 static int make_instance(struct record *r)
 {
-	char path[320], probe[400];
+	char path[320];
+	int err;
 
 	remove_stale(r);
 	snprintf(path, sizeof(path), "%s/instances/%s%ld", r->root,
 		 RECORD_INSTANCE, (long)getpid());
-	/* Ours by pid but not made by us: a dead recorder had our pid. */
-	if (mkdir(path, 0700) && errno == EEXIST && !rmdir(path))
-		mkdir(path, 0700);
-	if (access(path, F_OK) || !exists(path, "trace")) {
-		fprintf(stderr, "%s: %s: making a tracefs instance: %s\n", prog,
-			path, access(path, F_OK) ? strerror(errno) :
-			"it has no 'trace' file (a kernel without instances?)");
-		snprintf(probe, sizeof(probe), "%s", path);
-		if (!access(probe, F_OK))
-			rmdir(probe);
+	err = mkdir(path, 0700) ? errno : 0;
+	/* Ours by name but not made by us: a dead recorder had our pid. */
+	if (err == EEXIST && !rmdir(path))
+		err = mkdir(path, 0700) ? errno : 0;
+	if (err) {
+		fprintf(stderr, "%s: %s: making a tracefs instance: %s%s\n", prog,
+			path, strerror(err), err == ENOENT ?
+			" (a kernel without tracefs instances?)" : "");
+		return 2;
+	}
+	if (!exists(path, "trace")) {
+		fprintf(stderr, "%s: %s: the new directory has no 'trace' file: not a tracefs instance\n",
+			prog, path);
+		rmdir(path);
 		return 2;
 	}
 	snprintf(r->inst, sizeof(r->inst), "%s", path);
