@@ -444,21 +444,33 @@ static void test_nothing_is_written_when_off(void **state)
 	assert_int_equal(files_in_dir(), 0);
 }
 
-static void test_ipu_trace_names_the_file(void **state)
+/* A session made under IPU_TRACE=@file that runs once, destroyed. */
+static void one_run_under_env(const char *file)
 {
 	struct ipu_session *s;
-	struct trace *t;
 
-	(void)state;
-	setenv("IPU_TRACE", path("env.json"), 1);
+	setenv("IPU_TRACE", file, 1);
 	s = sh_session(sh_acc_ir(1, 1, 2, NULL));
 	unsetenv("IPU_TRACE");
 	sh_attach(s);
 	run_acc(s, 1, 1, 1);
 	ipu_session_destroy(s);
-	t = load(path("env.json"));
-	assert_int_equal(count(t, "launch", "launch", 1), 1);
+}
+
+/* @file (in the test's directory) holds @n launches on thread @tid (0: any). */
+static void expect_launches(const char *file, unsigned int tid, size_t n)
+{
+	struct trace *t = load(path(file));
+
+	assert_int_equal(count(t, "launch", "launch", tid), n);
 	unload(t);
+}
+
+static void test_ipu_trace_names_the_file(void **state)
+{
+	(void)state;
+	one_run_under_env(path("env.json"));
+	expect_launches("env.json", 1, 1);
 }
 
 static void test_an_existing_regular_file_is_replaced(void **state)
@@ -568,7 +580,6 @@ static void test_two_sessions_of_one_file_keep_both_traces(void **state)
 static void test_one_file_spelled_two_ways_keeps_both_traces(void **state)
 {
 	struct ipu_session *a, *b;
-	struct trace *t;
 
 	(void)state;
 	assert_int_equal(chdir(dir), 0);
@@ -584,32 +595,20 @@ static void test_one_file_spelled_two_ways_keeps_both_traces(void **state)
 	run_acc(b, 1, 1, 2);
 	ipu_session_destroy(b);
 	assert_int_equal(chdir("/"), 0);
-	t = load(path("spelled.json"));
-	assert_int_equal(count(t, "launch", "launch", 0), 1);
-	unload(t);
-	t = load(path("spelled-2.json"));
-	assert_int_equal(count(t, "launch", "launch", 0), 2);
-	unload(t);
+	expect_launches("spelled.json", 0, 1);
+	expect_launches("spelled-2.json", 0, 2);
 }
 
 /* "%p" in the name is the process's id (as in core_pattern); "%%" a '%'. */
 static void test_percent_p_is_the_pid(void **state)
 {
 	struct ipu_session *s;
-	struct trace *t;
 	char want[48];
 
 	(void)state;
-	setenv("IPU_TRACE", path("pid-%p-100%%.json"), 1);
-	s = sh_session(sh_acc_ir(1, 1, 2, NULL));
-	unsetenv("IPU_TRACE");
-	sh_attach(s);
-	run_acc(s, 1, 1, 1);
-	ipu_session_destroy(s);
+	one_run_under_env(path("pid-%p-100%%.json"));
 	snprintf(want, sizeof(want), "pid-%d-100%%.json", (int)getpid());
-	t = load(path(want));
-	assert_int_equal(count(t, "launch", "launch", 0), 1);
-	unload(t);
+	expect_launches(want, 0, 1);
 	/* The option expands it too. */
 	s = traced(sh_acc_ir(1, 1, 2, NULL), path("opt-%p.json"));
 	ipu_session_destroy(s);
