@@ -444,6 +444,15 @@ static void test_nothing_is_written_when_off(void **state)
 	assert_int_equal(files_in_dir(), 0);
 }
 
+/* @s attached, run @runs times (run_acc()'s @r, @d), destroyed. */
+static void run_then_destroy(struct ipu_session *s, uint32_t r, uint32_t d,
+			     int runs)
+{
+	sh_attach(s);
+	run_acc(s, r, d, runs);
+	ipu_session_destroy(s);
+}
+
 /* A session made under IPU_TRACE=@file that runs once, destroyed. */
 static void one_run_under_env(const char *file)
 {
@@ -452,9 +461,7 @@ static void one_run_under_env(const char *file)
 	setenv("IPU_TRACE", file, 1);
 	s = sh_session(sh_acc_ir(1, 1, 2, NULL));
 	unsetenv("IPU_TRACE");
-	sh_attach(s);
-	run_acc(s, 1, 1, 1);
-	ipu_session_destroy(s);
+	run_then_destroy(s, 1, 1, 1);
 }
 
 /* @file (in the test's directory) holds @n launches on thread @tid (0: any). */
@@ -544,33 +551,20 @@ static void test_a_failed_create_leaves_the_file_alone(void **state)
 static void test_two_sessions_of_one_file_keep_both_traces(void **state)
 {
 	struct ipu_session *a, *b, *c;
-	struct trace *t;
 
 	(void)state;
 	setenv("IPU_TRACE", path("two.json"), 1);
 	a = sh_session(sh_acc_ir(1, 1, 2, NULL));
 	b = sh_session(sh_acc_ir(2, 2, 2, NULL));
-	sh_attach(a);
-	run_acc(a, 1, 1, 1);
-	ipu_session_destroy(a);
-	sh_attach(b);
-	run_acc(b, 2, 2, 1);
-	ipu_session_destroy(b);
+	run_then_destroy(a, 1, 1, 1);
+	run_then_destroy(b, 2, 2, 1);
 	/* One after the other, too: the third does not replace either. */
 	c = sh_session(sh_acc_ir(1, 1, 2, NULL));
-	sh_attach(c);
-	run_acc(c, 1, 1, 2);
-	ipu_session_destroy(c);
+	run_then_destroy(c, 1, 1, 2);
 	unsetenv("IPU_TRACE");
-	t = load(path("two.json"));
-	assert_int_equal(count(t, "launch", "launch", 0), 1);
-	unload(t);
-	t = load(path("two-2.json"));
-	assert_int_equal(count(t, "launch", "launch", 0), 2);
-	unload(t);
-	t = load(path("two-3.json"));
-	assert_int_equal(count(t, "launch", "launch", 0), 2);
-	unload(t);
+	expect_launches("two.json", 0, 1);
+	expect_launches("two-2.json", 0, 2);
+	expect_launches("two-3.json", 0, 2);
 }
 
 /*
@@ -588,12 +582,8 @@ static void test_one_file_spelled_two_ways_keeps_both_traces(void **state)
 	setenv("IPU_TRACE", "./spelled.json", 1);
 	b = sh_session(sh_acc_ir(1, 1, 2, NULL));
 	unsetenv("IPU_TRACE");
-	sh_attach(a);
-	run_acc(a, 1, 1, 1);
-	ipu_session_destroy(a);
-	sh_attach(b);
-	run_acc(b, 1, 1, 2);
-	ipu_session_destroy(b);
+	run_then_destroy(a, 1, 1, 1);
+	run_then_destroy(b, 1, 1, 2);
 	assert_int_equal(chdir("/"), 0);
 	expect_launches("spelled.json", 0, 1);
 	expect_launches("spelled-2.json", 0, 2);
