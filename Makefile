@@ -150,6 +150,8 @@ $(O)/tests/%: tests/%.c $(ALL_LIBS)
 # needs as prerequisites; the rule above links every .o prerequisite.
 MLP_OBJS := $(addprefix $(O)/userspace/examples/,mlp_model.o mlp_data.o mlp_session.o)
 NPY_OBJS := $(O)/userspace/tools/npy.o
+# The tools' JSON string escaper (ipu-info, ipu-bringup, ipu-trace).
+JSON_STR_OBJS := $(O)/userspace/tools/json_str.o
 # ipu-info (userspace/tools/ipu-info.c and info_*.c) links libpci (pciutils;
 # Debian ships it shared only).
 INFO_OBJS := $(patsubst %.c,$(O)/%.o,$(sort $(wildcard userspace/tools/info_*.c)))
@@ -169,11 +171,12 @@ $(O)/examples/mlp_train: $(O)/userspace/examples/mlp_train.o $(MLP_OBJS)
 $(O)/examples/make_example_exe: $(O)/userspace/examples/make_example_exe.o $(NPY_OBJS)
 $(O)/tools/ipu-run: $(O)/userspace/tools/ipu-run.o $(O)/userspace/tools/ipu-run-instances.o \
 		$(O)/userspace/tools/ipu-run-signals.o $(NPY_OBJS)
-$(O)/tools/ipu-info: $(O)/userspace/tools/ipu-info.o $(INFO_OBJS)
+$(O)/tools/ipu-info: $(O)/userspace/tools/ipu-info.o $(INFO_OBJS) $(JSON_STR_OBJS)
 $(O)/tools/ipu-info: APP_LIBS := $(PCI_LIBS)
-$(O)/tools/ipu-bringup: $(O)/userspace/tools/ipu-bringup.o $(BRINGUP_OBJS) $(INFO_OBJS)
+$(O)/tools/ipu-bringup: $(O)/userspace/tools/ipu-bringup.o $(BRINGUP_OBJS) $(INFO_OBJS) \
+		$(JSON_STR_OBJS)
 $(O)/tools/ipu-bringup: APP_LIBS := $(PCI_LIBS)
-$(O)/tools/ipu-trace: $(O)/userspace/tools/ipu-trace.o $(TRACE_OBJS)
+$(O)/tools/ipu-trace: $(O)/userspace/tools/ipu-trace.o $(TRACE_OBJS) $(JSON_STR_OBJS)
 $(O)/tools/ipu-trace: APP_LIBS := $(JSONC_LIBS)
 $(TRACE_OBJS): CPPFLAGS_ALL += $(JSONC_CFLAGS)
 $(APP_BINS): $(ALL_LIBS)
@@ -187,7 +190,10 @@ $(O)/tests/unit/test_npy: $(NPY_OBJS)
 # libipufw's allocations fail where the test says (__wrap_malloc()).
 $(O)/tests/unit/test_fw_lockstep: TEST_LIBS += -Wl,--wrap=malloc
 # ipu-info's gathering and printing, over fake sysfs trees.
-$(O)/tests/unit/test_ipu_info: $(INFO_OBJS)
+$(O)/tests/unit/test_ipu_info: $(INFO_OBJS) $(JSON_STR_OBJS)
+$(O)/tests/unit/test_json_str: $(JSON_STR_OBJS)
+# trace_kparse's pairing (its key comparisons), on generated lines.
+$(O)/tests/unit/test_trace_kparse: $(O)/userspace/tools/trace_kparse.o $(JSON_STR_OBJS)
 $(O)/tests/unit/test_ipu_info: TEST_LIBS += $(PCI_LIBS)
 # ipu-bringup's link arithmetic (its DMA thresholds).
 $(O)/tests/unit/test_bringup_link: $(O)/userspace/tools/bringup_link.o
@@ -203,7 +209,7 @@ $(O)/tests/unit/test_ipu_emu: | $(EMU)
 $(O)/tests/unit/test_vfio_user_dma: $(O)/firmware/emu/vfio_user_dma.o
 $(O)/tests/unit/test_vfio_user_caps: $(O)/firmware/emu/vfio_user_caps.o
 
--include $(MLP_OBJS:.o=.d) $(NPY_OBJS:.o=.d) $(INFO_OBJS:.o=.d) $(TRACE_OBJS:.o=.d) $(BRINGUP_OBJS:.o=.d) $(patsubst $(O)/%,$(O)/userspace/%.d,$(APP_BINS))
+-include $(MLP_OBJS:.o=.d) $(NPY_OBJS:.o=.d) $(JSON_STR_OBJS:.o=.d) $(INFO_OBJS:.o=.d) $(TRACE_OBJS:.o=.d) $(BRINGUP_OBJS:.o=.d) $(patsubst $(O)/%,$(O)/userspace/%.d,$(APP_BINS))
 
 # Shared libraries, from the same (-fPIC) objects: sonames lib*.so.1, and
 # only what the public headers declare exported (each library's version

@@ -9,7 +9,7 @@
  *
  *	scripts/fuzz [SECONDS]	builds this with clang and runs it
  *
- * fuzz-build: -Iuserspace/tools -I/usr/include/json-c userspace/tools/trace_read.c userspace/tools/trace_summary.c userspace/tools/trace_svg.c -ljson-c
+ * fuzz-build: -Iuserspace/tools -I/usr/include/json-c userspace/tools/trace_read.c userspace/tools/trace_summary.c userspace/tools/trace_svg.c userspace/tools/json_str.c -ljson-c
  */
 #include <stddef.h>
 #include <stdint.h>

@@ -5,7 +5,8 @@
  * recorded with ipu.ko's trace events, the merged file then read back:
  * the kernel's launch spans lie inside the session's run spans (one
  * clock: tracefs's mono is the session's CLOCK_MONOTONIC), transfers are
- * there, and tracefs's knobs are as they were found. Skipped where the
+ * there, tracefs's global knobs are as they were found (the recording
+ * had its own instance) and the instance is gone. Skipped where the
  * module has no events/ipu (built without trace events), or where the
  * initramfs lacks ipu-trace or the demo.
  *
@@ -54,6 +55,23 @@ static void knob(const char *name, char *buf, size_t len)
 		buf[0] = '\0';
 }
 
+/* Instances named as `record`'s (instances/ipu-trace-PID) in tracefs. */
+static int record_instances(void)
+{
+	char path[256];
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/instances", tracefs());
+	d = opendir(path);
+	while (d && (de = readdir(d)))
+		n += !strncmp(de->d_name, "ipu-trace-", 10);
+	if (d)
+		closedir(d);
+	return n;
+}
+
 static void test_record_the_demo_kernel_spans_inside_its_runs(void **state)
 {
 	const char *argv[] = { TRACE_TOOL, "record", "-o", OUT, "--", DEMO,
@@ -87,6 +105,7 @@ static void test_record_the_demo_kernel_spans_inside_its_runs(void **state)
 	knob("tracing_on", on1, sizeof(on1));
 	assert_string_equal(clock0, clock1);
 	assert_string_equal(on0, on1);
+	assert_int_equal(record_instances(), 0);
 
 	f = fopen(OUT, "r");
 	assert_non_null(f);

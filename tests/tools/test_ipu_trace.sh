@@ -126,6 +126,34 @@ else
 	fi
 fi
 
+# The converter's files lie in a directory of ours alone (mode 0700, not
+# the output's shared one), so that nobody swaps them between our write
+# and its read or its write and our rename; the PNG gets a new file's
+# mode. A fake rsvg-convert says where it was given them.
+mkdir -p "$T/fakebin" "$T/shared"
+chmod 0777 "$T/shared"
+cat >"$T/fakebin/rsvg-convert" <<'EOF'
+#!/bin/sh
+# rsvg-convert -o OUT IN
+[ "$1" = -o ] || exit 2
+echo "out_dir=$(dirname "$2") out_mode=$(stat -c %a "$(dirname "$2")") in_dir=$(dirname "$3") in_mode=$(stat -c %a "$(dirname "$3")")" >"$TDIR/conv"
+printf '\211PNG\r\n\032\n' >"$2"
+EOF
+chmod +x "$T/fakebin/rsvg-convert"
+rm -f "$T/conv"
+( umask 022; TDIR=$T PATH=$T/fakebin:$PATH "${WRAP[@]}" "$TOOL" svg "$T/t.json" -o "$T/shared/p.png" ) >"$T/out" 2>&1
+st=$?
+conv=$(cat "$T/conv" 2>/dev/null)
+echo "$conv" >>"$T/out"
+if [ "$st" -eq 0 ] && ! broken && [ -n "$conv" ] &&
+	case $conv in *"out_dir=$T/shared "*|*"in_dir=/tmp "*) false ;; *) true ;; esac &&
+	echo "$conv" | grep -q "out_mode=700 .*in_mode=700" &&
+	[ "$(stat -c %a "$T/shared/p.png")" = 644 ] && [ "$(ls -A "$T/shared")" = p.png ]; then
+	pass png_converter_works_in_a_private_directory
+else
+	fail png_converter_works_in_a_private_directory "exit status $st, or the converter's files in a shared directory"
+fi
+
 # --- malformed traces: a clear error, exit status 1 ---------------------------
 
 printf '{"traceEvents":[{"ph":"X","ts":1,' >"$T/cut.json"

@@ -4,14 +4,20 @@
 # tests/tools/test_ipu_trace_record.sh NAME BINDIR
 #
 # `ipu-trace record` against a fake tracefs (IPU_TRACEFS=DIR, its testing
-# hook): plain files for the knobs, and a CMD that plays the kernel (it
-# appends lines in the real `trace` format) and a session (it writes the
-# file IPU_TRACE names). Checked: the knobs as CMD sees them (clock mono,
-# events on, tracing on, a bigger buffer) and as they are after (as found,
-# also after a SIGINT), the spans paired and on the session's clock, a
-# hostile task name escaped, a malformed line counted, CMD's exit status
-# passed through, and the refusals (no tracefs, no events/ipu, an unknown
-# -e event) with exit status 2. Python's json parses the output.
+# hook): plain files for the knobs, instances made by mkdir as tracefs
+# makes them (fake_tracefs_instances.c, preloaded: mkdir under instances/
+# fills the directory with a new instance's files, rmdir removes them),
+# and a CMD that plays the kernel (it appends lines in the real `trace`
+# format to its recorder's instance) and a session (it writes the file
+# IPU_TRACE names, its %p the pid). Checked: the instance's knobs as CMD
+# sees them (clock mono, events on, tracing on, a bigger buffer), the
+# global knobs never touched, the instance gone after (also after a
+# SIGINT, and a dead recorder's at the next start; a live one's kept),
+# the spans paired and on the session's clock, a hostile task name
+# escaped, a malformed line counted, every process's session merged, a
+# signal during the merge cleaning up, CMD's exit status passed through,
+# and the refusals (no tracefs, no events/ipu, an unknown -e event) with
+# exit status 2. Python's json parses the output.
 #
 #   NAME    the phase: counts go to $BUILD/results/NAME
 #   BINDIR  a build directory holding tools/ipu-trace
@@ -28,10 +34,32 @@ unset IPU_TRACE
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
 
+# The files of a new instance, and the shim that makes mkdir create them.
+mkdir -p "$T/instance/events/ipu"
+: >"$T/instance/trace"
+echo "[local] global counter uptime perf mono mono_raw boot" >"$T/instance/trace_clock"
+echo 1 >"$T/instance/tracing_on"
+echo 1408 >"$T/instance/buffer_size_kb"
+echo 0 >"$T/instance/events/ipu/enable"
+for e in ipu_bo_create ipu_bo_destroy ipu_xfer_submit ipu_xfer_start \
+	ipu_xfer_complete ipu_launch_submit ipu_launch_start \
+	ipu_launch_complete ipu_launch_fail ipu_reset; do
+	mkdir -p "$T/instance/events/ipu/$e"
+	echo 0 >"$T/instance/events/ipu/$e/enable"
+done
+if ! ${CC:-cc} -shared -fPIC -o "$T/shim.so" "$(dirname "$0")/fake_tracefs_instances.c" -ldl >"$T/out" 2>&1; then
+	fail fake_tracefs_instances "the shim does not build"
+	finish
+fi
+export FAKE_TRACEFS_INSTANCE=$T/instance LD_PRELOAD=$T/shim.so
+# ASan wants to come first; the shim only wraps mkdir and rmdir.
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
+
 # A fake tracefs at $1: knobs as a system might have them.
 fake_tracefs() {
 	local d=$1 e
-	mkdir -p "$d/events/ipu"
+	rm -rf "$d/instances"
+	mkdir -p "$d/events/ipu" "$d/instances"
 	: >"$d/trace"
 	echo "[local] global counter uptime perf mono mono_raw boot" >"$d/trace_clock"
 	echo 1 >"$d/tracing_on"
@@ -53,7 +81,7 @@ knobs() {
 		"kb=$(cat "$d/buffer_size_kb") xs=$(cat "$d/events/ipu/ipu_xfer_start/enable")" \
 		"reset=$(cat "$d/events/ipu/ipu_reset/enable")"
 }
-AS_FOUND="clock=local on=1 kb=1408 xs=0 reset=1"
+AS_FOUND="clock=[local] global counter uptime perf mono mono_raw boot on=1 kb=1408 xs=0 reset=1"
 
 # The kernel's lines: ids 1 (a transfer), 1 (a launch), a failed launch on
 # ipu1, a task named with a quote, a backslash, a control character and a
@@ -83,17 +111,21 @@ cat >"$T/session.json" <<'EOF'
 ],"otherData":{"program":"fake"}}
 EOF
 
-# CMD: writes what it sees of the knobs to $T/during, plays the kernel and
-# the session; with HOLD=1 it waits (60 s at most) for a SIGINT.
+# CMD: writes what it sees of its recorder's instance's knobs (its parent
+# is the recorder) to $T/during and of the global ones to $T/global,
+# plays the kernel and the session; with HOLD=1 it waits (60 s at most)
+# for a SIGINT.
 cat >"$T/cmd.sh" <<'EOF'
 #!/usr/bin/env bash
-d=$IPU_TRACEFS
+g=$IPU_TRACEFS
+d=$g/instances/ipu-trace-$PPID
 echo "clock=$(cat "$d/trace_clock") on=$(cat "$d/tracing_on") kb=$(cat "$d/buffer_size_kb") xs=$(cat "$d/events/ipu/ipu_xfer_start/enable") reset=$(cat "$d/events/ipu/ipu_reset/enable")" >"$TDIR/during"
+echo "clock=$(cat "$g/trace_clock") on=$(cat "$g/tracing_on") kb=$(cat "$g/buffer_size_kb") xs=$(cat "$g/events/ipu/ipu_xfer_start/enable") reset=$(cat "$g/events/ipu/ipu_reset/enable")" >"$TDIR/global"
 cat "$TDIR/lines" >>"$d/trace"
-cp "$TDIR/session.json" "$IPU_TRACE"
+cp "$TDIR/session.json" "${IPU_TRACE//%p/$$}"
 if [ "${HOLD:-0}" = 1 ]; then
 	trap 'echo INT >"$TDIR/got"; exit 130' INT
-	touch "$TDIR/holding"
+	echo $$ >"$TDIR/holding"
 	for _ in $(seq 1200); do sleep 0.05; done
 	exit 0
 fi
@@ -116,6 +148,18 @@ if [ "$(cat "$T/during" 2>/dev/null)" = "clock=mono on=1 kb=8192 xs=1 reset=1" ]
 else
 	echo "during: $(cat "$T/during" 2>/dev/null)" >"$T/out"
 	fail knobs_set_while_cmd_runs "not mono/on/8192/enabled"
+fi
+if [ "$(cat "$T/global" 2>/dev/null)" = "$AS_FOUND" ]; then
+	pass global_knobs_untouched_while_cmd_runs
+else
+	echo "global: $(cat "$T/global" 2>/dev/null)" >"$T/out"
+	fail global_knobs_untouched_while_cmd_runs "changed"
+fi
+if [ -z "$(ls -A "$T/fs/instances")" ]; then
+	pass instance_removed
+else
+	ls "$T/fs/instances" >"$T/out"
+	fail instance_removed "left behind"
 fi
 if [ "$(knobs "$T/fs")" = "$AS_FOUND" ]; then
 	pass knobs_restored
@@ -203,6 +247,24 @@ PY
 	else
 		fail real_session_merged "exit status $st, or the session's timeline is not in the file"
 	fi
+	# Two processes under one recording: each its own file (%p), both merged.
+	fake_tracefs "$T/fs"
+	IPU_MODEL_DEVICES=4 IPU_TRACEFS=$T/fs run record -o "$T/two.json" -- sh -c \
+		'"$0" -i "x=$1" --runs 1 --device ipu_model -q "$2" && "$0" -i "x=$1" --runs 2 --device ipu_model -q "$2"' \
+		"$BIN/tools/ipu-run" "$T/x.npy" "$T/ex.ipux"
+	if [ "$st" -eq 0 ] && ! broken && "$PY" - "$T/two.json" >>"$T/out" 2>&1 <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+s = t["otherData"]["sessions"]
+assert len(s) == 2, s
+runs = [e for e in t["traceEvents"] if e.get("name") == "run" and e.get("cat") == "host"]
+assert len(runs) == 3, runs
+PY
+	then
+		pass every_process_session_merged
+	else
+		fail every_process_session_merged "exit status $st, or a process's timeline is missing"
+	fi
 else
 	skip real_session_merged "no ipu-run, make_example_exe or numpy in $BIN"
 fi
@@ -214,7 +276,7 @@ for i in $(seq 5000); do
 done >"$T/many"
 echo "  a-1 [000] ..... 12345678901.5: ipu_reset: ipu0 cause=ioctl result=0" >>"$T/many"
 fake_tracefs "$T/fs"
-IPU_TRACEFS=$T/fs run record -o "$T/many.json" -- sh -c "cat '$T/many' >>'$T/fs/trace'"
+IPU_TRACEFS=$T/fs run record -o "$T/many.json" -- sh -c 'cat "$0" >>"$IPU_TRACEFS/instances/ipu-trace-$PPID/trace"' "$T/many"
 if [ "$st" -eq 0 ] && ! broken && grep -qF "5000 without their other end" "$T/out" &&
 	"$PY" -c "import json, sys; o = json.load(open(sys.argv[1]))['otherData']; assert o['malformed_lines'] == 1 and o['unpaired_events'] == 5000, o" "$T/many.json" >>"$T/out" 2>&1; then
 	pass many_in_flight_bounded
@@ -229,10 +291,11 @@ for n in 1 2 10; do
 	sed "s/\"fake\"/\"s$n\"/" "$T/session.json" >"$T/sess$n.json"
 done
 cat >"$T/three.sh" <<EOF
-#!/bin/sh
-cp "$T/sess1.json" "\$IPU_TRACE"
-cp "$T/sess2.json" "\${IPU_TRACE%.json}-2.json"
-cp "$T/sess10.json" "\${IPU_TRACE%.json}-10.json"
+#!/bin/bash
+t=\${IPU_TRACE//%p/\$\$}
+cp "$T/sess1.json" "\$t"
+cp "$T/sess2.json" "\${t%.json}-2.json"
+cp "$T/sess10.json" "\${t%.json}-10.json"
 EOF
 chmod +x "$T/three.sh"
 fake_tracefs "$T/fs3"
@@ -293,10 +356,68 @@ kill -INT "$rec"
 wait "$rec"
 st=$?
 if [ "$st" -eq 130 ] && [ -e "$T/got" ] && [ "$(knobs "$T/fs3")" = "$AS_FOUND" ] &&
-	grep -qF "tracefs restored" "$T/out" && grep -qF '"kernel_spans":3' "$T/int.json"; then
+	grep -qF "its tracefs instance removed" "$T/out" && grep -qF '"kernel_spans":3' "$T/int.json"; then
 	pass sigint_forwarded_restored_written
 else
-	fail sigint_forwarded_restored_written "exit status $st, or not restored or not written"
+	fail sigint_forwarded_restored_written "exit status $st, or the instance not removed or the file not written"
+fi
+if [ -z "$(ls -A "$T/fs3/instances")" ]; then
+	pass sigint_instance_removed
+else
+	fail sigint_instance_removed "left behind: $(ls "$T/fs3/instances")"
+fi
+
+# --- kill -9: nothing global changed; its instance removed at the next start, ---
+# --- a live recorder's left alone -----------------------------------------------
+
+fake_tracefs "$T/fs4"
+rm -f "$T/holding"
+HOLD=1 IPU_TRACEFS=$T/fs4 "${WRAP[@]}" "$TOOL" record -o "$T/k.json" -- "$T/cmd.sh" >"$T/out" 2>&1 &
+rec=$!
+for _ in $(seq 1200); do [ -s "$T/holding" ] && break; sleep 0.05; done
+kill -KILL "$rec"
+wait "$rec" 2>/dev/null
+kill -KILL "$(cat "$T/holding")" 2>/dev/null
+if [ "$(knobs "$T/fs4")" = "$AS_FOUND" ] && [ -d "$T/fs4/instances/ipu-trace-$rec" ]; then
+	pass kill9_leaves_global_knobs
+else
+	fail kill9_leaves_global_knobs "global knobs changed, or no instance of $rec: $(ls "$T/fs4/instances")"
+fi
+mkdir "$T/fs4/instances/ipu-trace-$$" "$T/fs4/instances/other"
+IPU_TRACEFS=$T/fs4 run record -o "$T/k.json" -- "$T/cmd.sh"
+if [ "$st" -eq 0 ] && ! broken && [ ! -e "$T/fs4/instances/ipu-trace-$rec" ] &&
+	[ -f "$T/fs4/instances/ipu-trace-$$/trace" ] && [ -d "$T/fs4/instances/other" ] &&
+	grep -qF "ipu-trace-$rec" "$T/out"; then
+	pass stale_instance_removed_live_kept
+else
+	ls "$T/fs4/instances" >>"$T/out"
+	fail stale_instance_removed_live_kept "exit status $st, or the wrong instances removed"
+fi
+
+# --- a signal during the merge: the private directory removed, no output -----
+
+cat >"$T/fifo.sh" <<'EOF'
+#!/bin/bash
+f=${IPU_TRACE//%p/$$}
+mkfifo "$f"
+echo "$f" >"$TDIR/fifo"
+EOF
+chmod +x "$T/fifo.sh"
+fake_tracefs "$T/fs5"
+rm -f "$T/fifo" "$T/m.json"
+IPU_TRACEFS=$T/fs5 "${WRAP[@]}" "$TOOL" record -o "$T/m.json" -- "$T/fifo.sh" >"$T/out" 2>&1 &
+rec=$!
+for _ in $(seq 1200); do [ -s "$T/fifo" ] && break; sleep 0.05; done
+fifo=$(cat "$T/fifo")
+# Opening the FIFO to write waits for the merge to open it to read.
+timeout 60 bash -c 'exec 3>"$0" && kill -TERM "$1"' "$fifo" "$rec"
+wait "$rec"
+st=$?
+if [ "$st" -eq 143 ] && [ -n "$fifo" ] && [ ! -e "$(dirname "$fifo")" ] && [ ! -e "$T/m.json" ] &&
+	[ -z "$(ls -A "$T/fs5/instances")" ]; then
+	pass signal_during_merge_cleans_up
+else
+	fail signal_during_merge_cleans_up "exit status $st, or $(dirname "$fifo") or $T/m.json left"
 fi
 
 # --- refusals -------------------------------------------------------------------

@@ -734,6 +734,24 @@ static void test_model_listed_when_asked(void **state)
 	out_free(&o);
 }
 
+/*
+ * A name from sysfs in UTF-8 stays that text in JSON ("é", not the two
+ * Latin-1 characters of its bytes); a byte that is not UTF-8 is U+FFFD.
+ */
+static void test_json_strings_keep_utf8(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(f);
+	info_json_str(f, "caf\xc3\xa9 \xe2\x82\xac \xff\x01");
+	fclose(f);
+	assert_string_equal(buf, "\"caf\xc3\xa9 \xe2\x82\xac \\ufffd\\u0001\"");
+	free(buf);
+}
+
 static void test_json_checker_rejects(void **state)
 {
 	(void)state;
@@ -766,6 +784,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_find_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_model_listed_when_asked, setup, teardown),
 		cmocka_unit_test(test_json_checker_rejects),
+		cmocka_unit_test(test_json_strings_keep_utf8),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

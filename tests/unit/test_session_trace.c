@@ -444,21 +444,40 @@ static void test_nothing_is_written_when_off(void **state)
 	assert_int_equal(files_in_dir(), 0);
 }
 
-static void test_ipu_trace_names_the_file(void **state)
+/* @s attached, run @runs times (run_acc()'s @r, @d), destroyed. */
+static void run_then_destroy(struct ipu_session *s, uint32_t r, uint32_t d,
+			     int runs)
+{
+	sh_attach(s);
+	run_acc(s, r, d, runs);
+	ipu_session_destroy(s);
+}
+
+/* A session made under IPU_TRACE=@file that runs once, destroyed. */
+static void one_run_under_env(const char *file)
 {
 	struct ipu_session *s;
-	struct trace *t;
 
-	(void)state;
-	setenv("IPU_TRACE", path("env.json"), 1);
+	setenv("IPU_TRACE", file, 1);
 	s = sh_session(sh_acc_ir(1, 1, 2, NULL));
 	unsetenv("IPU_TRACE");
-	sh_attach(s);
-	run_acc(s, 1, 1, 1);
-	ipu_session_destroy(s);
-	t = load(path("env.json"));
-	assert_int_equal(count(t, "launch", "launch", 1), 1);
+	run_then_destroy(s, 1, 1, 1);
+}
+
+/* @file (in the test's directory) holds @n launches on thread @tid (0: any). */
+static void expect_launches(const char *file, unsigned int tid, size_t n)
+{
+	struct trace *t = load(path(file));
+
+	assert_int_equal(count(t, "launch", "launch", tid), n);
 	unload(t);
+}
+
+static void test_ipu_trace_names_the_file(void **state)
+{
+	(void)state;
+	one_run_under_env(path("env.json"));
+	expect_launches("env.json", 1, 1);
 }
 
 static void test_an_existing_regular_file_is_replaced(void **state)
@@ -532,33 +551,59 @@ static void test_a_failed_create_leaves_the_file_alone(void **state)
 static void test_two_sessions_of_one_file_keep_both_traces(void **state)
 {
 	struct ipu_session *a, *b, *c;
-	struct trace *t;
 
 	(void)state;
 	setenv("IPU_TRACE", path("two.json"), 1);
 	a = sh_session(sh_acc_ir(1, 1, 2, NULL));
 	b = sh_session(sh_acc_ir(2, 2, 2, NULL));
-	sh_attach(a);
-	run_acc(a, 1, 1, 1);
-	ipu_session_destroy(a);
-	sh_attach(b);
-	run_acc(b, 2, 2, 1);
-	ipu_session_destroy(b);
+	run_then_destroy(a, 1, 1, 1);
+	run_then_destroy(b, 2, 2, 1);
 	/* One after the other, too: the third does not replace either. */
 	c = sh_session(sh_acc_ir(1, 1, 2, NULL));
-	sh_attach(c);
-	run_acc(c, 1, 1, 2);
-	ipu_session_destroy(c);
+	run_then_destroy(c, 1, 1, 2);
 	unsetenv("IPU_TRACE");
-	t = load(path("two.json"));
-	assert_int_equal(count(t, "launch", "launch", 0), 1);
-	unload(t);
-	t = load(path("two-2.json"));
-	assert_int_equal(count(t, "launch", "launch", 0), 2);
-	unload(t);
-	t = load(path("two-3.json"));
-	assert_int_equal(count(t, "launch", "launch", 0), 2);
-	unload(t);
+	expect_launches("two.json", 0, 1);
+	expect_launches("two-2.json", 0, 2);
+	expect_launches("two-3.json", 0, 2);
+}
+
+/*
+ * One file spelled two ways ("t.json", "./t.json") is still one file: the
+ * second session writes t-2.json, not over the first's timeline.
+ */
+static void test_one_file_spelled_two_ways_keeps_both_traces(void **state)
+{
+	struct ipu_session *a, *b;
+
+	(void)state;
+	assert_int_equal(chdir(dir), 0);
+	setenv("IPU_TRACE", "spelled.json", 1);
+	a = sh_session(sh_acc_ir(1, 1, 2, NULL));
+	setenv("IPU_TRACE", "./spelled.json", 1);
+	b = sh_session(sh_acc_ir(1, 1, 2, NULL));
+	unsetenv("IPU_TRACE");
+	run_then_destroy(a, 1, 1, 1);
+	run_then_destroy(b, 1, 1, 2);
+	assert_int_equal(chdir("/"), 0);
+	expect_launches("spelled.json", 0, 1);
+	expect_launches("spelled-2.json", 0, 2);
+}
+
+/* "%p" in the name is the process's id (as in core_pattern); "%%" a '%'. */
+static void test_percent_p_is_the_pid(void **state)
+{
+	struct ipu_session *s;
+	char want[48];
+
+	(void)state;
+	one_run_under_env(path("pid-%p-100%%.json"));
+	snprintf(want, sizeof(want), "pid-%d-100%%.json", (int)getpid());
+	expect_launches(want, 0, 1);
+	/* The option expands it too. */
+	s = traced(sh_acc_ir(1, 1, 2, NULL), path("opt-%p.json"));
+	ipu_session_destroy(s);
+	snprintf(want, sizeof(want), "opt-%d.json", (int)getpid());
+	assert_int_equal(access(path(want), F_OK), 0);
 }
 
 /*
@@ -711,6 +756,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_the_cap_counts_dropped_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_the_cap_counts_every_dropped_op, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_past_the_last_numbered_name_a_session_is_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_one_file_spelled_two_ways_keeps_both_traces, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_percent_p_is_the_pid, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, sh_group_setup, sh_group_teardown);

@@ -24,7 +24,8 @@
  * it is destroyed: a Python `with session:` leaves a complete file behind.
  *
  * The file: only ever a path the user gave (the option or IPU_TRACE),
- * never one a program names. It is created anew (O_EXCL, not following a
+ * never one a program names; "%p" in it is the process's id (so every
+ * process of a script under one IPU_TRACE keeps its own timeline). It is created anew (O_EXCL, not following a
  * symbolic link), or an existing regular file is truncated; a symbolic
  * link, a directory, a FIFO or a device is refused when the session is
  * created, with a message naming the path. It is opened last at create,
@@ -152,11 +153,12 @@ static FILE *open_trace_file(const char *path)
 }
 
 /*
- * The files this process's sessions have traced to, by name and inode: a
- * later session given the same file (two sessions of a program, both
- * under one IPU_TRACE) must not replace an earlier one's timeline. Both
- * must match: an inode alone is reused once its file is removed. Kept
- * for the process's life; a few entries.
+ * The files this process's sessions have traced to, by inode and by name
+ * (its directory resolved, so "t.json", "./t.json" and "/cwd/t.json" are
+ * one name): a later session given the same file (two sessions of a
+ * program, both under one IPU_TRACE) must not replace an earlier one's
+ * timeline. Both must match: an inode alone is reused once its file is
+ * removed. Kept for the process's life; a few entries.
  */
 static struct {
 	pthread_mutex_t lock;
@@ -164,19 +166,44 @@ static struct {
 	size_t n;
 } traced = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
+/*
+ * @path with its directory resolved (realpath) and its last part as
+ * given (a symbolic link there is refused when opened, not followed);
+ * @path itself when the directory cannot be resolved. Free it.
+ */
+static char *canonical(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir, *real, *out = NULL;
+
+	if (slash == path)
+		return strdup(path);
+	dir = slash ? strndup(path, slash - path) : strdup(".");
+	real = dir ? realpath(dir, NULL) : NULL;
+	if (!real || asprintf(&out, "%s/%s", strcmp(real, "/") ? real : "",
+			      slash ? slash + 1 : path) < 0)
+		out = strdup(path);
+	free(real);
+	free(dir);
+	return out;
+}
+
 static bool traced_locked(const char *path)
 {
 	struct stat st;
+	char *canon;
+	bool found = false;
 	size_t i;
 
 	if (lstat(path, &st))
 		return false;
-	for (i = 0; i < traced.n; i++)
-		if (traced.files[i].dev == st.st_dev &&
-		    traced.files[i].ino == st.st_ino &&
-		    !strcmp(traced.files[i].path, path))
-			return true;
-	return false;
+	canon = canonical(path);
+	for (i = 0; canon && i < traced.n && !found; i++)
+		found = traced.files[i].dev == st.st_dev &&
+			traced.files[i].ino == st.st_ino &&
+			!strcmp(traced.files[i].path, canon);
+	free(canon);
+	return found;
 }
 
 static void remember_locked(FILE *f, const char *path)
@@ -187,7 +214,7 @@ static void remember_locked(FILE *f, const char *path)
 
 	if (fstat(fileno(f), &st))
 		return;
-	name = strdup(path);
+	name = canonical(path);
 	p = name ? realloc(traced.files, (traced.n + 1) * sizeof(*traced.files)) :
 		   NULL;
 	if (!p) {
@@ -199,6 +226,39 @@ static void remember_locked(FILE *f, const char *path)
 	traced.files[traced.n].ino = st.st_ino;
 	traced.files[traced.n].path = name;
 	traced.n++;
+}
+
+/*
+ * @path with "%p" replaced by this process's id and "%%" by "%" (as the
+ * kernel's core_pattern and LLVM_PROFILE_FILE do), so that each process
+ * under one IPU_TRACE (a script's, `ipu-trace record`'s) writes its own
+ * file; another '%' is kept. NULL without memory.
+ */
+static char *expand_name(const char *path)
+{
+	char pid[24], *out, *o;
+	size_t len = strlen(path) + 1;
+	const char *p;
+
+	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+	for (p = path; (p = strstr(p, "%p")); p += 2)
+		len += strlen(pid);
+	out = malloc(len);
+	if (!out)
+		return NULL;
+	for (o = out, p = path; *p; p++) {
+		if (p[0] == '%' && p[1] == 'p') {
+			o = stpcpy(o, pid);
+			p++;
+		} else if (p[0] == '%' && p[1] == '%') {
+			*o++ = '%';
+			p++;
+		} else {
+			*o++ = *p;
+		}
+	}
+	*o = '\0';
+	return out;
 }
 
 /* "dir/run-N.json" for "dir/run.json": the extension kept, if any. */
@@ -265,7 +325,7 @@ int ipu_sess_trace_open(struct ipu_session *s, const char *path)
 				    "trace: the file name is empty (IPU_TRACE or the trace option)");
 	t = calloc(1, sizeof(*t));
 	if (t) {
-		t->path = strdup(path);
+		t->path = expand_name(path);
 		t->ipu_names = calloc(s->num_ipus, sizeof(*t->ipu_names));
 	}
 	if (!t || !t->path || !t->ipu_names) {

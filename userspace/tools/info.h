@@ -221,8 +221,9 @@ void info_print_pci_details(FILE *f, const struct info_report *rep,
  * @pci, an unbound function) of that alone. */
 void info_print_json(FILE *f, const struct info_report *rep,
 		     const struct info_ipu *ipu, const struct info_pci *pci);
-/* @s as a JSON string: '"', '\\' and anything but printable ASCII
- * escaped, so the output is valid JSON whatever a file held. */
+/* @s as a JSON string, quoted, through the tools' escaper (json_str.h):
+ * UTF-8 kept, controls escaped, bytes that are not UTF-8 U+FFFD, so the
+ * output is valid JSON whatever a file held. */
 void info_json_str(FILE *f, const char *s);
 /* The IPU @name names: "N", "ipuN", "/dev/ipuN" or "model:N"; NULL if
  * the report has none such. */

@@ -4,9 +4,9 @@
  * schema of docs/ipu-info.md ("schema": "ipu-info", "version":
  * INFO_JSON_VERSION). Every member is always present; an unknown value is
  * null, never left out, so a reader tells "not readable" from "absent in
- * this version". Strings come from files and devices: every byte that is
- * not printable ASCII is escaped, so the output is valid UTF-8 JSON
- * whatever sysfs held.
+ * this version". Strings come from files and devices: they go through the
+ * tools' escaper (json_str.h), so the output is valid UTF-8 JSON whatever
+ * sysfs held.
  */
 #include <inttypes.h>
 #include <stddef.h>
@@ -14,20 +14,12 @@
 #include <string.h>
 
 #include "info.h"
+#include "json_str.h"
 
 void info_json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
+	json_str_put(f, s, strlen(s));
 	fputc('"', f);
 }
 

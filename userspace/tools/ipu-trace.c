@@ -15,6 +15,8 @@
  * message says where), 2 for a usage error.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -103,31 +105,118 @@ FILE *trace_beside(const char *out, char **tmp)
 	return f;
 }
 
-int trace_chmod_like_new(const char *path)
+int trace_chmod_like_new(int fd)
 {
 	mode_t mask = umask(0);
 
 	umask(mask);
-	return chmod(path, 0666 & ~mask);
+	return fchmod(fd, 0666 & ~mask);
+}
+
+/*
+ * A directory of our own beside @out, "DIR/.NAME.XXXXXX" (mode 0700, on
+ * @out's file system so that a file in it renames over @out); its name
+ * (free it) or NULL with errno.
+ */
+static char *private_dir_beside(const char *out)
+{
+	const char *slash = strrchr(out, '/');
+	char *dir;
+
+	if (asprintf(&dir, "%.*s.%s.XXXXXX", slash ? (int)(slash - out + 1) : 0,
+		     out, slash ? slash + 1 : out) < 0) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (!mkdtemp(dir)) {
+		int err = errno;
+
+		free(dir);
+		errno = err;
+		return NULL;
+	}
+	return dir;
+}
+
+/*
+ * PNG: the SVG and rsvg-convert's PNG are files in a private directory
+ * (mode 0700) beside @out, which nobody else can swap between our write
+ * and the converter's read, or its write and our rename (the directory
+ * @out is in may be shared and not sticky). The PNG, opened without
+ * following a link and checked to be a regular file, gets a new file's
+ * mode on its descriptor, then is renamed over @out.
+ */
+static int draw_png(const struct trace *t, const char *in, const char *out)
+{
+	char *dir, svg[PATH_MAX], png[PATH_MAX];
+	struct stat st;
+	int fd, err, ret = 1;
+	FILE *f;
+
+	dir = private_dir_beside(out);
+	if (!dir) {
+		fprintf(stderr, "%s: %s: a directory beside it: %s\n", prog, out,
+			strerror(errno));
+		return 1;
+	}
+	snprintf(svg, sizeof(svg), "%s/picture.svg", dir);
+	snprintf(png, sizeof(png), "%s/picture.png", dir);
+	fd = open(svg, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		fprintf(stderr, "%s: %s: %s\n", prog, svg, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		goto out;
+	}
+	err = trace_svg(t, in, f);
+	if (fclose(f) && !err)
+		err = -errno;
+	if (err) {
+		fprintf(stderr, "%s: %s: writing it failed: %s\n", prog, svg,
+			strerror(-err));
+		goto out;
+	}
+	if (to_png(svg, png, out))
+		goto out;
+	fd = open(png, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    trace_chmod_like_new(fd) || rename(png, out)) {
+		fprintf(stderr, "%s: %s: %s\n", prog, out,
+			fd >= 0 && !S_ISREG(st.st_mode) ?
+			"rsvg-convert did not write a regular file" :
+			strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		goto out;
+	}
+	close(fd);
+	ret = 0;
+out:
+	unlink(svg);
+	unlink(png);
+	rmdir(dir);
+	free(dir);
+	return ret;
 }
 
 /*
  * Draw @t to @out: written to a temporary file beside it, then renamed
  * over it, so that @out is never half written and a symbolic link there
  * is replaced, never followed (the picture cannot land in a file the link
- * points to). PNG: the SVG goes to a temporary, rsvg-convert writes a
- * second one beside @out, renamed likewise.
+ * points to). PNG: draw_png().
  */
 static int draw(const struct trace *t, const char *in, const char *out)
 {
-	bool png = ends_with(out, ".png");
-	char *tmp = NULL, *svg = NULL;
+	char *tmp = NULL;
 	FILE *f;
-	int err, ret = 1;
+	int err;
 
 	if (!strcmp(out, "-"))
 		return trace_svg(t, in, stdout) ? 1 : 0;
-	f = trace_beside(png ? "/tmp/ipu-trace.svg" : out, &tmp);
+	if (ends_with(out, ".png"))
+		return draw_png(t, in, out);
+	f = trace_beside(out, &tmp);
 	if (!f) {
 		fprintf(stderr, "%s: %s: %s\n", prog, tmp ? tmp : out,
 			strerror(errno));
@@ -135,41 +224,18 @@ static int draw(const struct trace *t, const char *in, const char *out)
 		return 1;
 	}
 	err = trace_svg(t, in, f);
+	if (!err && (fflush(f) || trace_chmod_like_new(fileno(f))))
+		err = -errno;
 	if (fclose(f) && !err)
 		err = -errno;
+	if (!err && rename(tmp, out))
+		err = -errno;
 	if (err) {
-		fprintf(stderr, "%s: %s: writing it failed: %s\n", prog, tmp,
-			strerror(-err));
-		goto out;
-	}
-	if (png) {
-		svg = tmp;
-		tmp = NULL;
-		f = trace_beside(out, &tmp);
-		if (!f) {
-			fprintf(stderr, "%s: %s: %s\n", prog, tmp ? tmp : out,
-				strerror(errno));
-			goto out;
-		}
-		fclose(f);
-		if (to_png(svg, tmp, out))
-			goto out;
-	}
-	if (trace_chmod_like_new(tmp) || rename(tmp, out)) {
-		fprintf(stderr, "%s: %s: %s\n", prog, out, strerror(errno));
-		goto out;
-	}
-	free(tmp);
-	tmp = NULL;
-	ret = 0;
-out:
-	if (tmp)
+		fprintf(stderr, "%s: %s: %s\n", prog, out, strerror(-err));
 		unlink(tmp);
-	if (svg)
-		unlink(svg);
+	}
 	free(tmp);
-	free(svg);
-	return ret;
+	return err ? 1 : 0;
 }
 
 int main(int argc, char **argv)

@@ -45,7 +45,10 @@ int trace_record(int argc, char **argv);
  */
 FILE *trace_beside(const char *out, char **tmp);
 
-/* trace_chmod_like_new() - give @path the mode a new 0666 file would have. */
-int trace_chmod_like_new(const char *path);
+/*
+ * trace_chmod_like_new() - give the file open at @fd the mode a new 0666
+ * file would have (by descriptor: the name may have been swapped).
+ */
+int trace_chmod_like_new(int fd);
 
 #endif /* IPU_TRACE_TOOL_H */

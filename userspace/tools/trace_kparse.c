@@ -17,22 +17,41 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_str.h"
 #include "trace_kparse.h"
-#include "trace_read.h"
 
 enum { KT_XFER = 1, KT_LAUNCH = 2, KT_OTHER = 3 };
 
+/* Buckets of the index of queues (a power of two, twice the most held). */
+#define KT_BUCKETS (2 * KTRACE_MAX_PENDING)
+
 /* A transfer or launch begun (submitted or started) and not yet ended. */
 struct kpend {
-	int kind;		/* KT_XFER or KT_LAUNCH */
-	int minor;
-	char key[96];		/* the fields that say which one it is */
+	int kind;		/* KT_XFER or KT_LAUNCH; 0: a free entry */
+	int32_t next;		/* the next younger of its queue (or the next
+				 * free entry); -1: none */
 	int64_t submit_ns;	/* -1: not seen */
 	int64_t start_ns;	/* -1: not seen */
-	uint64_t seq;		/* first in, first out among equal keys */
 	struct kline first;	/* its first event, for one that never ends */
 	char fields[256];	/* its fields: first.fields is set to them when
-				 * used, as entries move (realloc, removal) */
+				 * used, as entries move (realloc) */
+};
+
+/*
+ * The held transfers or launches of one device, kind and key, oldest
+ * first: an end takes the oldest (first in, first out), a start the
+ * oldest not yet started. Those started come first: a start that finds
+ * none unstarted begins a new entry only when every one held is started,
+ * and a submit's new entry is unstarted, so @unstarted and those after it
+ * are the unstarted ones, and no line scans the queue.
+ */
+struct kqueue {
+	int kind;		/* 0: a free queue */
+	int minor;
+	char key[96];		/* the fields that say which one it is */
+	int32_t head, tail;	/* oldest, youngest entry */
+	int32_t unstarted;	/* the oldest not started; -1: none */
+	int32_t hnext;		/* the next in its bucket (or free); -1: none */
 };
 
 static bool is_name_char(char c)
@@ -229,27 +248,6 @@ int trace_kparse_line(char *line, struct kline *k)
 	return -1;
 }
 
-void ktrace_json_str(FILE *f, const char *s, size_t len)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	const unsigned char *end = p + len;
-	size_t n;
-
-	while (p < end) {
-		n = *p ? trace_utf8_printable(p) : 0;
-		if (n > (size_t)(end - p))
-			n = 0;
-		if (!n) {
-			fprintf(f, "\\u%04x", *p++);
-		} else if (*p == '"' || *p == '\\') {
-			fprintf(f, "\\%c", *p++);
-		} else {
-			fwrite(p, 1, n, f);
-			p += n;
-		}
-	}
-}
-
 /* The value of @key in @fields, as [*@v, *@v + return); 0 if absent. */
 static size_t field(const char *fields, const char *key, const char **v)
 {
@@ -326,7 +324,7 @@ static void put_args(struct ktrace *kt, const struct kline *k,
 		p += strspn(p, " ");
 	}
 	fprintf(f, ",\"task\":\"");
-	ktrace_json_str(f, k->comm, strlen(k->comm));
+	json_str_put(f, k->comm, strlen(k->comm));
 	fprintf(f, "\",\"pid\":%d,\"cpu\":%d%s}}", k->pid, k->cpu,
 		extra ? extra : "");
 }
@@ -389,37 +387,158 @@ static void make_key(const struct kline *k, int kind, char *key, size_t size)
 	}
 }
 
-/* The oldest held one of @key; with @need_no_start, one not yet started. */
-static struct kpend *find(struct ktrace *kt, int kind, int minor,
-			  const char *key, bool need_no_start)
+/* FNV-1a over what names a queue. */
+static uint32_t key_hash(int kind, int minor, const char *key)
 {
-	struct kpend *best = NULL, *p;
-	size_t i;
+	uint32_t h = 2166136261u;
 
-	for (i = 0; i < kt->n_pend; i++) {
-		p = &kt->pend[i];
-		if (p->kind != kind || p->minor != minor || strcmp(p->key, key) ||
-		    (need_no_start && p->start_ns >= 0))
-			continue;
-		if (!best || p->seq < best->seq)
-			best = p;
+	h = (h ^ (uint32_t)kind) * 16777619u;
+	h = (h ^ (uint32_t)minor) * 16777619u;
+	for (; *key; key++)
+		h = (h ^ (unsigned char)*key) * 16777619u;
+	return h & (KT_BUCKETS - 1);
+}
+
+/* The queue of (@kind, @minor, @key), or -1. */
+static int32_t find_queue(struct ktrace *kt, int kind, int minor,
+			  const char *key)
+{
+	int32_t q = kt->buckets[key_hash(kind, minor, key)];
+	struct kqueue *k;
+
+	for (; q >= 0; q = k->hnext) {
+		k = &kt->queues[q];
+		kt->probes++;
+		if (k->kind == kind && k->minor == minor && !strcmp(k->key, key))
+			return q;
 	}
-	return best;
+	return -1;
+}
+
+/*
+ * Room for one more held entry (and its queue): grown by doubling up to
+ * KTRACE_MAX_PENDING; false when full or out of memory.
+ */
+static bool room(struct ktrace *kt)
+{
+	size_t cap, i;
+	struct kpend *p;
+	struct kqueue *q;
+
+	if (kt->free_pend >= 0)
+		return true;
+	if (kt->cap_pend >= KTRACE_MAX_PENDING)
+		return false;
+	cap = kt->cap_pend ? kt->cap_pend * 2 : 16;
+	p = realloc(kt->pend, cap * sizeof(*p));
+	if (!p)
+		return false;
+	kt->pend = p;
+	q = realloc(kt->queues, cap * sizeof(*q));
+	if (!q)
+		return false;	/* pend grown, cap_pend not: retried later */
+	kt->queues = q;
+	/* The new entries and queues, free, lowest index first. */
+	for (i = cap; i-- > kt->cap_pend;) {
+		kt->pend[i].kind = 0;
+		kt->pend[i].next = kt->free_pend;
+		kt->free_pend = (int32_t)i;
+		kt->queues[i].kind = 0;
+		kt->queues[i].hnext = kt->free_q;
+		kt->free_q = (int32_t)i;
+	}
+	kt->cap_pend = cap;
+	return true;
+}
+
+/* A new entry at the young end of (@kind, @minor, @key)'s queue. */
+static struct kpend *hold(struct ktrace *kt, int kind, int minor,
+			  const char *key)
+{
+	int32_t qi = find_queue(kt, kind, minor, key), pi;
+	struct kqueue *q;
+	struct kpend *p;
+	uint32_t b;
+
+	/* A queue per held entry at most: a free entry means a free queue. */
+	pi = kt->free_pend;
+	p = &kt->pend[pi];
+	kt->free_pend = p->next;
+	p->kind = kind;
+	p->next = -1;
+	if (qi < 0) {
+		qi = kt->free_q;
+		q = &kt->queues[qi];
+		kt->free_q = q->hnext;
+		q->kind = kind;
+		q->minor = minor;
+		snprintf(q->key, sizeof(q->key), "%s", key);
+		q->head = q->tail = q->unstarted = -1;
+		b = key_hash(kind, minor, key);
+		q->hnext = kt->buckets[b];
+		kt->buckets[b] = qi;
+	}
+	q = &kt->queues[qi];
+	if (q->tail >= 0)
+		kt->pend[q->tail].next = pi;
+	else
+		q->head = pi;
+	q->tail = pi;
+	kt->n_pend++;
+	kt->last_queue = qi;
+	return p;
+}
+
+/* Take the oldest entry off queue @qi (freed; the queue too when empty). */
+static void release_oldest(struct ktrace *kt, int32_t qi)
+{
+	struct kqueue *q = &kt->queues[qi];
+	int32_t pi = q->head, *link;
+	struct kpend *p = &kt->pend[pi];
+
+	q->head = p->next;
+	if (q->unstarted == pi)
+		q->unstarted = p->next;
+	if (q->head < 0) {
+		link = &kt->buckets[key_hash(q->kind, q->minor, q->key)];
+		while (*link != qi)
+			link = &kt->queues[*link].hnext;
+		*link = q->hnext;
+		q->kind = 0;
+		q->tail = -1;
+		q->hnext = kt->free_q;
+		kt->free_q = qi;
+	}
+	p->kind = 0;
+	p->next = kt->free_pend;
+	kt->free_pend = pi;
+	kt->n_pend--;
 }
 
 int ktrace_init(struct ktrace *kt, FILE *f, bool comma)
 {
+	size_t i;
+
 	memset(kt, 0, sizeof(*kt));
 	kt->f = f;
 	kt->comma = comma;
+	kt->free_pend = kt->free_q = -1;
 	kt->tracks = calloc(KTRACE_MAX_MINOR + 1, 1);
-	if (!kt->tracks)
+	kt->buckets = malloc(KT_BUCKETS * sizeof(*kt->buckets));
+	if (!kt->tracks || !kt->buckets) {
+		free(kt->tracks);
+		free(kt->buckets);
+		kt->tracks = NULL;
+		kt->buckets = NULL;
 		return -ENOMEM;
+	}
+	for (i = 0; i < KT_BUCKETS; i++)
+		kt->buckets[i] = -1;
 	return 0;
 }
 
 static void end_span(struct ktrace *kt, const struct kline *k, int kind,
-		     struct kpend *p)
+		     const struct kpend *p)
 {
 	int64_t begin = p->start_ns >= 0 ? p->start_ns : p->submit_ns;
 	const char *dir = NULL;
@@ -447,15 +566,16 @@ static void end_span(struct ktrace *kt, const struct kline *k, int kind,
 	}
 	put_args(kt, k, extra);
 	kt->spans++;
-	*p = kt->pend[--kt->n_pend];
 }
 
 void ktrace_line(struct ktrace *kt, char *line)
 {
 	struct kline k;
 	struct kpend *p;
+	struct kqueue *q;
 	char key[96];
 	int kind, step = 0, r;
+	int32_t qi;
 
 	kt->lines++;
 	if (strlen(line) >= KTRACE_MAX_LINE) {
@@ -474,42 +594,35 @@ void ktrace_line(struct ktrace *kt, char *line)
 		return;
 	}
 	make_key(&k, kind, key, sizeof(key));
+	qi = find_queue(kt, kind, k.minor, key);
+	q = qi >= 0 ? &kt->queues[qi] : NULL;
 	if (step == 2) {
-		p = find(kt, kind, k.minor, key, false);
-		if (p) {
-			end_span(kt, &k, kind, p);
+		if (q) {
+			end_span(kt, &k, kind, &kt->pend[q->head]);
+			release_oldest(kt, qi);
 		} else {
 			kt->unpaired++;
 			put_instant(kt, &k, kind, "no submit or start");
 		}
 		return;
 	}
-	p = step == 1 ? find(kt, kind, k.minor, key, true) : NULL;
-	if (p) {
-		p->start_ns = k.ts_ns;
+	if (step == 1 && q && q->unstarted >= 0) {
+		kt->pend[q->unstarted].start_ns = k.ts_ns;
+		q->unstarted = kt->pend[q->unstarted].next;
 		return;
 	}
-	if (kt->n_pend == kt->cap_pend && kt->cap_pend < KTRACE_MAX_PENDING) {
-		size_t cap = kt->cap_pend ? kt->cap_pend * 2 : 16;
-		struct kpend *n = realloc(kt->pend, cap * sizeof(*n));
-
-		if (n) {
-			kt->pend = n;
-			kt->cap_pend = cap;
-		}
-	}
-	if (kt->n_pend == kt->cap_pend) {
+	if (!room(kt)) {
 		kt->overflow++;
 		put_instant(kt, &k, kind, "too many in flight");
 		return;
 	}
-	p = &kt->pend[kt->n_pend++];
-	p->kind = kind;
-	p->minor = k.minor;
-	snprintf(p->key, sizeof(p->key), "%s", key);
+	p = hold(kt, kind, k.minor, key);
+	q = &kt->queues[kt->last_queue];
 	p->submit_ns = step == 0 ? k.ts_ns : -1;
 	p->start_ns = step == 1 ? k.ts_ns : -1;
-	p->seq = kt->seq++;
+	/* A submit's entry is the queue's youngest unstarted one. */
+	if (step == 0 && q->unstarted < 0)
+		q->unstarted = q->tail;
 	p->first = k;
 	snprintf(p->fields, sizeof(p->fields), "%s", k.fields);
 	/* Cut at a field's end: a value cut short would be a wrong value. */
@@ -528,7 +641,9 @@ void ktrace_finish(struct ktrace *kt)
 	int m, kind;
 
 	/* What never ended: an instant at its first event, so it is seen. */
-	for (i = 0; i < kt->n_pend; i++) {
+	for (i = 0; i < kt->cap_pend; i++) {
+		if (!kt->pend[i].kind)
+			continue;
 		kt->pend[i].first.fields = kt->pend[i].fields;
 		put_instant(kt, &kt->pend[i].first, kt->pend[i].kind,
 			    "no complete in the trace");
@@ -544,7 +659,11 @@ void ktrace_finish(struct ktrace *kt)
 				fprintf(kt->f, ",\n{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"name\":\"thread_name\",\"args\":{\"name\":\"ipu%d %s\"}}",
 					KTRACE_PID, m * 4 + kind, m, what[kind]);
 	free(kt->pend);
+	free(kt->queues);
+	free(kt->buckets);
 	free(kt->tracks);
 	kt->pend = NULL;
+	kt->queues = NULL;
+	kt->buckets = NULL;
 	kt->tracks = NULL;
 }

@@ -47,6 +47,9 @@ struct kline {
  */
 int trace_kparse_line(char *line, struct kline *k);
 
+struct kpend;
+struct kqueue;
+
 /* Where ktrace_*() write, and what they counted. */
 struct ktrace {
 	FILE *f;
@@ -57,9 +60,13 @@ struct ktrace {
 	uint64_t spans;		/* transfer and launch spans written */
 	uint64_t unpaired;	/* a start or an end without the other */
 	uint64_t overflow;	/* begun past KTRACE_MAX_PENDING */
-	struct kpend *pend;	/* grown up to KTRACE_MAX_PENDING */
-	size_t n_pend, cap_pend;
-	uint64_t seq;
+	uint64_t probes;	/* held entries looked at while pairing */
+	struct kpend *pend;	/* held entries, grown up to KTRACE_MAX_PENDING */
+	struct kqueue *queues;	/* as many: a queue per key held */
+	size_t n_pend, cap_pend;	/* held; allocated (of each) */
+	int32_t free_pend, free_q;	/* free lists; -1: empty */
+	int32_t *buckets;	/* the index: a chain of queues per hash */
+	int32_t last_queue;	/* the queue hold() appended to */
 	uint8_t *tracks;	/* per minor: a bit per track used */
 };
 
@@ -76,7 +83,9 @@ int ktrace_init(struct ktrace *kt, FILE *f, bool comma);
  * one span from its start (its submit when it has none) with the time it
  * waited as `queued_us`; other events are instant events. Transfers pair
  * by device, client, handle and direction, launches by device, client,
- * id and replica, first in first out. A malformed line is counted.
+ * id and replica, first in first out, through an index on those (a hash
+ * of queues): no line looks at every held one. A malformed line is
+ * counted.
  */
 void ktrace_line(struct ktrace *kt, char *line);
 
@@ -85,12 +94,5 @@ void ktrace_line(struct ktrace *kt, char *line);
  * as unpaired), the names of the tracks used, and free @kt.
  */
 void ktrace_finish(struct ktrace *kt);
-
-/*
- * ktrace_json_str() - @s (@len bytes) as the inside of a JSON string to
- * @f: quotes, backslashes and control characters escaped, a byte that is
- * not UTF-8 as \u00NN.
- */
-void ktrace_json_str(FILE *f, const char *s, size_t len);
 
 #endif /* IPU_TRACE_KPARSE_H */

@@ -22,6 +22,7 @@
 
 #include <json.h>
 
+#include "json_str.h"
 #include "trace_read.h"
 
 /* A name per pid (process_name) or per (pid, tid) (thread_name). */
@@ -37,34 +38,12 @@ struct name {
  * control character (C0, DEL, C1 U+0080..U+009F, which includes CSI) or
  * a byte that starts no valid sequence.
  */
-size_t trace_utf8_printable(const unsigned char *s)
+static size_t trace_utf8_printable(const unsigned char *s)
 {
 	uint32_t cp;
-	size_t n, i;
+	size_t n = json_utf8_char(s, strnlen((const char *)s, 4), &cp);
 
-	if (*s < 0x20 || *s == 0x7f)
-		return 0;
-	if (*s < 0x80)
-		return 1;
-	if (*s >= 0xc2 && *s <= 0xdf)
-		n = 2, cp = *s & 0x1f;
-	else if (*s >= 0xe0 && *s <= 0xef)
-		n = 3, cp = *s & 0x0f;
-	else if (*s >= 0xf0 && *s <= 0xf4)
-		n = 4, cp = *s & 0x07;
-	else
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	/* Overlong forms, surrogates, past U+10FFFF, C1 controls. */
-	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff ||
-	    (cp >= 0x80 && cp <= 0x9f))
-		return 0;
-	return n;
+	return n && cp >= 0x20 && !(cp >= 0x7f && cp <= 0x9f) ? n : 0;
 }
 
 /*

@@ -82,12 +82,5 @@ void trace_free(struct trace *t);
 /* trace_track_of() - index of the track of @sp in @t->tracks. */
 size_t trace_track_of(const struct trace *t, const struct trace_span *sp);
 
-/*
- * trace_utf8_printable() - bytes of the UTF-8 sequence at @s (NUL
- * terminated) that is safe on a terminal: a printable character's (1 for
- * ASCII, 2 to 4 for others), or 0 for a control character (C0, DEL, C1)
- * or a byte that starts no valid sequence.
- */
-size_t trace_utf8_printable(const unsigned char *s);
 
 #endif /* IPU_TRACE_READ_H */

@@ -5,12 +5,21 @@
  * timelines CMD's sessions write (IPU_TRACE) into one file on one clock
  * (docs/trace.md).
  *
- * tracefs is global state: everything changed (each ipu event's enable,
- * trace_clock, tracing_on, buffer_size_kb, the mount) is put back as it
- * was found on every way out, including SIGINT and SIGTERM: they are
- * forwarded to CMD, and the knobs are restored once it has gone, before
- * the (possibly long) merge. The `trace` text is copied aside before the
- * clock goes back (changing the clock clears the buffer).
+ * tracefs's top-level knobs and buffer are everyone's: a recorder that
+ * changed them would leave them changed when killed (-9), two recordings
+ * at once would restore each other's settings, and clearing the buffer
+ * would wipe another user's trace. So the recording has a private tracefs
+ * instance, instances/ipu-trace-PID (made by mkdir, with its own buffer,
+ * clock, tracing_on and event enables), removed when done, also after
+ * SIGINT, SIGTERM or SIGHUP (forwarded to CMD while it runs). One left by
+ * a recorder that was killed outright, its pid no longer running, is
+ * removed at the next start; one of a live pid is left alone. The global
+ * knobs are only read (which events exist).
+ *
+ * CMD's sessions write DIR/session-%p.json in a private directory
+ * (libsession makes %p the pid), so every process of CMD keeps its own
+ * timeline; all are merged. A signal during the merge stops it: the
+ * private directory is removed and nothing is written.
  *
  * IPU_TRACEFS=DIR takes DIR for tracefs and skips the root check: a
  * testing hook (tests/tools/test_ipu_trace_record.sh fakes a tree).
@@ -35,8 +44,10 @@
 
 /* The per-CPU buffer it asks for, when the current one is smaller. */
 #define RECORD_BUFFER_KB 8192
-/* Sessions' files it merges at most (CMD's sessions: NAME, NAME-2, ...). */
-#define RECORD_MAX_SESSIONS 64
+/* Sessions' files it merges at most (per process: NAME, NAME-2, ...). */
+#define RECORD_MAX_SESSIONS 256
+/* The instance's name, before the recorder's pid. */
+#define RECORD_INSTANCE "ipu-trace-"
 /* Session files of one run merge with their pids this far apart. */
 #define RECORD_PID_STRIDE 1000
 
@@ -44,23 +55,20 @@ static const char *prog = "ipu-trace record";
 
 struct knob_ev {
 	char name[64];
-	char was;		/* '0' or '1' */
 };
 
 struct record {
-	char root[256];
+	char root[256];		/* tracefs */
+	char inst[320];		/* our instance, under root; "" until made */
 	bool mounted;		/* tracefs mounted by us: unmounted after */
 	struct knob_ev *ev;
 	size_t n_ev;
 	bool *want;		/* per ev: enable it */
-	char clock[32];		/* trace_clock as found */
-	char tracing_on[8];
-	long buffer_kb;		/* as found; 0: left alone */
-	bool changed;		/* knobs touched: restore */
 	char tmp[64];		/* the private directory */
 };
 
 static volatile sig_atomic_t child_pid;
+/* The last signal received (0: none since it was last cleared). */
 static volatile sig_atomic_t got_signal;
 
 /*
@@ -107,11 +115,19 @@ static void block_signals(bool block, sigset_t *old)
 		    block ? old : NULL);
 }
 
-/* @rel under the tracefs root, in @buf. */
+static bool exists(const char *dir, const char *rel)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	return !access(path, F_OK);
+}
+
+/* @rel under our instance once it is made (else tracefs's root), in @buf. */
 static const char *path_of(const struct record *r, const char *rel,
 			   char *buf, size_t size)
 {
-	snprintf(buf, size, "%s/%s", r->root, rel);
+	snprintf(buf, size, "%s/%s", r->inst[0] ? r->inst : r->root, rel);
 	return buf;
 }
 
@@ -156,44 +172,87 @@ static int knob_or_say(const struct record *r, const char *rel,
 
 	if (err)
 		fprintf(stderr, "%s: writing '%s' to %s/%s: %s\n", prog, val,
-			r->root, rel, strerror(-err));
+			r->inst[0] ? r->inst : r->root, rel, strerror(-err));
 	return err;
 }
 
-/* Put every knob back as found; messages for what cannot be. */
-static void restore(struct record *r)
+/* Remove our instance (its buffer goes with it), unmount what we mounted. */
+static void release(struct record *r)
 {
-	char rel[160], num[32];
-	size_t i;
-
-	if (r->changed) {
-		knob_or_say(r, "tracing_on", "0");
-		for (i = 0; i < r->n_ev; i++) {
-			snprintf(rel, sizeof(rel), "events/ipu/%s/enable",
-				 r->ev[i].name);
-			knob_or_say(r, rel, r->ev[i].was == '1' ? "1" : "0");
-		}
-		if (r->clock[0])
-			knob_or_say(r, "trace_clock", r->clock);
-		if (r->buffer_kb > 0) {
-			snprintf(num, sizeof(num), "%ld", r->buffer_kb);
-			knob_or_say(r, "buffer_size_kb", num);
-		}
-		knob_or_say(r, "tracing_on", r->tracing_on);
-		r->changed = false;
-	}
+	if (r->inst[0] && rmdir(r->inst))
+		fprintf(stderr, "%s: removing the tracefs instance %s: %s\n",
+			prog, r->inst, strerror(errno));
+	r->inst[0] = '\0';
 	if (r->mounted && umount(r->root))
 		fprintf(stderr, "%s: unmounting %s: %s\n", prog, r->root,
 			strerror(errno));
 	r->mounted = false;
 }
 
-static bool exists(const char *dir, const char *rel)
+/*
+ * Remove instances/ipu-trace-PID of a recorder that was killed outright
+ * (its pid runs no more); one of a running pid (another recording) or of
+ * a pid in use by something else now is left alone, as is any other.
+ */
+static void remove_stale(const struct record *r)
 {
-	char path[512];
+	size_t plen = strlen(RECORD_INSTANCE);
+	char path[600], *end;
+	struct dirent *de;
+	long pid;
+	DIR *d;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	return !access(path, F_OK);
+	snprintf(path, sizeof(path), "%s/instances", r->root);
+	d = opendir(path);
+	while (d && (de = readdir(d))) {
+		if (strncmp(de->d_name, RECORD_INSTANCE, plen))
+			continue;
+		errno = 0;
+		pid = strtol(de->d_name + plen, &end, 10);
+		if (errno || *end || end == de->d_name + plen || pid <= 0 ||
+		    pid > INT32_MAX || pid == getpid() ||
+		    !kill((pid_t)pid, 0) || errno != ESRCH)
+			continue;
+		snprintf(path, sizeof(path), "%s/instances/%s", r->root,
+			 de->d_name);
+		if (rmdir(path))
+			fprintf(stderr, "%s: %s, of a recording whose pid %ld runs no more: removing it: %s\n",
+				prog, path, pid, strerror(errno));
+		else
+			fprintf(stderr, "%s: removed %s, left by a recording whose pid %ld runs no more\n",
+				prog, path, pid);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* Our instance, instances/ipu-trace-PID; 0, or 2 with a message. */
+static int make_instance(struct record *r)
+{
+	char path[320];
+	int err;
+
+	remove_stale(r);
+	snprintf(path, sizeof(path), "%s/instances/%s%ld", r->root,
+		 RECORD_INSTANCE, (long)getpid());
+	err = mkdir(path, 0700) ? errno : 0;
+	/* Ours by name but not made by us: a dead recorder had our pid. */
+	if (err == EEXIST && !rmdir(path))
+		err = mkdir(path, 0700) ? errno : 0;
+	if (err) {
+		fprintf(stderr, "%s: %s: making a tracefs instance: %s%s\n", prog,
+			path, strerror(err), err == ENOENT ?
+			" (a kernel without tracefs instances?)" : "");
+		return 2;
+	}
+	if (!exists(path, "trace")) {
+		fprintf(stderr, "%s: %s: the new directory has no 'trace' file: not a tracefs instance\n",
+			prog, path);
+		rmdir(path);
+		return 2;
+	}
+	snprintf(r->inst, sizeof(r->inst), "%s", path);
+	return 0;
 }
 
 /* Where tracefs is (mounting it if need be); 0, or 2 with a message. */
@@ -239,7 +298,7 @@ static int cmp_ev(const void *a, const void *b)
 		      ((const struct knob_ev *)b)->name);
 }
 
-/* Each events/ipu/NAME's enable as found; which to turn on (-e). */
+/* The events tracefs has in events/ipu; which to turn on (-e). */
 static int list_events(struct record *r, const char *only)
 {
 	char path[512], rel[160], val[16];
@@ -258,7 +317,7 @@ static int list_events(struct record *r, const char *only)
 			continue;
 		snprintf(rel, sizeof(rel), "events/ipu/%s/enable", de->d_name);
 		if (read_knob(r, rel, val, sizeof(val)))
-			continue;
+			continue;	/* "enable" itself, "filter" */
 		if (r->n_ev == cap) {
 			struct knob_ev *n;
 
@@ -271,8 +330,7 @@ static int list_events(struct record *r, const char *only)
 			}
 			r->ev = n;
 		}
-		snprintf(r->ev[r->n_ev].name, 64, "%s", de->d_name);
-		r->ev[r->n_ev++].was = val[0] == '1' ? '1' : '0';
+		snprintf(r->ev[r->n_ev++].name, 64, "%s", de->d_name);
 	}
 	closedir(d);
 	if (!r->n_ev) {
@@ -306,53 +364,38 @@ static int list_events(struct record *r, const char *only)
 	return 0;
 }
 
-/* The knobs as found: trace_clock's "[current]", tracing_on, the buffer. */
-static int save_knobs(struct record *r)
+/*
+ * Set our instance up: stopped, the clock "mono" (the session's
+ * CLOCK_MONOTONIC), a buffer of RECORD_BUFFER_KB per CPU at least,
+ * emptied, the events wanted on, started. 0 or 2 with a message.
+ */
+static int set_knobs(struct record *r)
 {
-	char line[512], *a, *b;
+	char line[512], rel[160], num[32];
+	long now;
+	size_t i;
 
 	if (read_knob(r, "trace_clock", line, sizeof(line))) {
-		fprintf(stderr, "%s: %s/trace_clock: %s\n", prog, r->root,
+		fprintf(stderr, "%s: %s/trace_clock: %s\n", prog, r->inst,
 			strerror(errno));
 		return 2;
 	}
-	if (!strstr(line, "mono") ) {
+	if (!strstr(line, "mono")) {
 		fprintf(stderr, "%s: %s/trace_clock offers no 'mono' (it says '%s'): the session's CLOCK_MONOTONIC cannot be matched\n",
-			prog, r->root, line);
+			prog, r->inst, line);
 		return 2;
 	}
-	a = strchr(line, '[');
-	b = a ? strchr(a, ']') : NULL;
-	if (a && b && b - a - 1 < (int)sizeof(r->clock))
-		snprintf(r->clock, sizeof(r->clock), "%.*s", (int)(b - a - 1),
-			 a + 1);
-	if (read_knob(r, "tracing_on", r->tracing_on, sizeof(r->tracing_on)) ||
-	    (strcmp(r->tracing_on, "0") && strcmp(r->tracing_on, "1")))
-		snprintf(r->tracing_on, sizeof(r->tracing_on), "1");
-	if (!read_knob(r, "buffer_size_kb", line, sizeof(line))) {
-		char *exp = strstr(line, "expanded:");
-		long now = strtol(exp ? exp + 9 : line, NULL, 10);
-
-		if (now > 0 && now < RECORD_BUFFER_KB)
-			r->buffer_kb = strtol(line, NULL, 10);
-	}
-	return 0;
-}
-
-/* Stop, set the clock, grow the buffer, clear it, enable, start. */
-static int set_knobs(struct record *r)
-{
-	char rel[160], num[32];
-	size_t i;
-
-	r->changed = true;
 	if (knob_or_say(r, "tracing_on", "0") ||
 	    knob_or_say(r, "trace_clock", "mono"))
 		return 2;
-	if (r->buffer_kb > 0) {
+	if (!read_knob(r, "buffer_size_kb", line, sizeof(line))) {
+		char *exp = strstr(line, "expanded:");
+
+		now = strtol(exp ? exp + 9 : line, NULL, 10);
 		snprintf(num, sizeof(num), "%d", RECORD_BUFFER_KB);
-		if (write_knob(r, "buffer_size_kb", num))
-			r->buffer_kb = 0;	/* kept as it was */
+		/* Smaller: a bigger one asked for, kept as it is if refused. */
+		if (now > 0 && now < RECORD_BUFFER_KB)
+			write_knob(r, "buffer_size_kb", num);
 	}
 	if (knob_or_say(r, "trace", ""))
 		return 2;
@@ -405,20 +448,33 @@ static int copy_trace(const struct record *r, const char *dst)
 	return err;
 }
 
-/* libsession's number of a session file: NAME.json 1, NAME-N.json N. */
-static unsigned long session_number(const char *name)
+/*
+ * The process and libsession's number of a session file:
+ * "session-PID.json" (PID, 1), "session-PID-N.json" (PID, N).
+ */
+static void session_order(const char *name, unsigned long *pid,
+			  unsigned long *n)
 {
-	const char *dash = strrchr(name, '-');
+	const char *p = name + strcspn(name, "-");
+	char *end;
 
-	return dash ? strtoul(dash + 1, NULL, 10) : 1;
+	*pid = *p ? strtoul(p + 1, &end, 10) : 0;
+	*n = *p && *end == '-' ? strtoul(end + 1, NULL, 10) : 1;
 }
 
-/* Session files in the order the sessions were made (by number, not name). */
+/*
+ * Session files by process, then in the order its sessions were made (by
+ * number, not name: -2 before -10).
+ */
 static int cmp_session(const void *a, const void *b)
 {
 	const char *x = *(char *const *)a, *y = *(char *const *)b;
-	unsigned long nx = session_number(x), ny = session_number(y);
+	unsigned long px, nx, py, ny;
 
+	session_order(x, &px, &nx);
+	session_order(y, &py, &ny);
+	if (px != py)
+		return px < py ? -1 : 1;
 	return nx != ny ? (nx < ny ? -1 : 1) : strcmp(x, y);
 }
 
@@ -444,10 +500,10 @@ static void remove_tmp(const struct record *r)
 }
 
 /*
- * Session files CMD wrote in the private directory (session.json, its
- * -2, -3, ...), sorted; each event's pid moved by RECORD_PID_STRIDE per
- * file after the first, so two sessions' tracks stay apart. Their
- * otherData go to @others.
+ * Session files CMD's processes wrote in the private directory
+ * (session-PID.json, its -2, -3, ...), sorted; each event's pid moved by
+ * RECORD_PID_STRIDE per file after the first, so two sessions' tracks
+ * stay apart. Their otherData go to @others. -1 when a signal came.
  */
 static int put_sessions(const struct record *r, FILE *f, bool *comma,
 			json_object *others)
@@ -459,20 +515,31 @@ static int put_sessions(const struct record *r, FILE *f, bool *comma,
 	DIR *d;
 
 	d = opendir(r->tmp);
-	while (d && (de = readdir(d)))
-		if (!strncmp(de->d_name, "session", 7) && n < RECORD_MAX_SESSIONS)
-			names[n++] = strdup(de->d_name);
+	while (d && (de = readdir(d))) {
+		if (strncmp(de->d_name, "session", 7))
+			continue;
+		if (n == RECORD_MAX_SESSIONS) {
+			fprintf(stderr, "%s: more than %d session timelines: %s and others left out\n",
+				prog, RECORD_MAX_SESSIONS, de->d_name);
+			break;
+		}
+		names[n++] = strdup(de->d_name);
+	}
 	if (d)
 		closedir(d);
 	for (i = 0; i < n; i++)
 		if (!names[i])
 			names[i] = strdup("");
 	qsort(names, n, sizeof(*names), cmp_session);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && !got_signal; i++) {
 		json_object *root, *evs, *ev, *pid, *od;
 
 		snprintf(path, sizeof(path), "%s/%s", r->tmp, names[i]);
 		root = json_object_from_file(path);
+		if (got_signal) {
+			json_object_put(root);
+			break;
+		}
 		if (!root || !json_object_object_get_ex(root, "traceEvents", &evs) ||
 		    !json_object_is_type(evs, json_type_array)) {
 			fprintf(stderr, "%s: the session's timeline %s is not a trace; left out\n",
@@ -498,10 +565,13 @@ static int put_sessions(const struct record *r, FILE *f, bool *comma,
 	}
 	for (i = 0; i < n; i++)
 		free(names[i]);
-	return nread;
+	return got_signal ? -1 : nread;
 }
 
-/* The merged file at @out (beside it, then renamed); 0 or 1. */
+/*
+ * The merged file at @out (beside it, then renamed); 0, 1, or -1 when a
+ * signal stopped it (nothing written).
+ */
 static int merge(const struct record *r, const char *copy, const char *out,
 		 char **cmd)
 {
@@ -522,12 +592,16 @@ static int merge(const struct record *r, const char *copy, const char *out,
 	}
 	fprintf(f, "{\"traceEvents\":[");
 	sessions = put_sessions(r, f, &comma, others);
+	if (sessions < 0) {
+		ret = -1;
+		goto out;
+	}
 	if (ktrace_init(&kt, f, comma)) {
 		fprintf(stderr, "%s: out of memory\n", prog);
 		goto out;
 	}
 	in = fopen(copy, "re");
-	while (in && fgets(line, sizeof(line), in)) {
+	while (in && !got_signal && fgets(line, sizeof(line), in)) {
 		bool whole = strchr(line, '\n') || feof(in);
 
 		/* A line longer than the buffer: malformed, once, not per piece. */
@@ -542,6 +616,10 @@ static int merge(const struct record *r, const char *copy, const char *out,
 	if (in)
 		fclose(in);
 	ktrace_finish(&kt);
+	if (got_signal) {
+		ret = -1;
+		goto out;
+	}
 	od = json_object_new_object();
 	json_object_object_add(od, "program", json_object_new_string(cmd[0]));
 	json_object_object_add(od, "tracefs", json_object_new_string(r->root));
@@ -559,9 +637,14 @@ static int merge(const struct record *r, const char *copy, const char *out,
 			strerror(errno));
 		goto out;
 	}
-	fclose(f);
+	if (trace_chmod_like_new(fileno(f)) || fclose(f)) {
+		f = NULL;
+		fprintf(stderr, "%s: %s: %s\n", prog, tmp, strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
 	f = NULL;
-	if (trace_chmod_like_new(tmp) || rename(tmp, out)) {
+	if (rename(tmp, out)) {
 		fprintf(stderr, "%s: %s: %s\n", prog, out, strerror(errno));
 		goto out;
 	}
@@ -636,11 +719,12 @@ int trace_record(int argc, char **argv)
 		return 2;
 	}
 	memset(&r, 0, sizeof(r));
+	/* From here every way out removes the instance and the directory. */
+	block_signals(true, &old);
+	set_handlers(true);
 	ret = find_tracefs(&r);
 	if (!ret)
 		ret = list_events(&r, only);
-	if (!ret)
-		ret = save_knobs(&r);
 	if (!ret) {
 		snprintf(r.tmp, sizeof(r.tmp), "/tmp/ipu-trace-record.XXXXXX");
 		if (!mkdtemp(r.tmp)) {	/* mode 0700 */
@@ -649,22 +733,18 @@ int trace_record(int argc, char **argv)
 			ret = 2;
 		}
 	}
+	if (!ret)
+		ret = make_instance(&r);
+	if (!ret)
+		ret = set_knobs(&r);
 	if (ret) {
-		restore(&r);
+		release(&r);
 		goto out;
 	}
-	snprintf(session, sizeof(session), "%s/session.json", r.tmp);
+	/* libsession makes %p the pid: a file per process of CMD. */
+	snprintf(session, sizeof(session), "%s/session-%%p.json", r.tmp);
 	snprintf(copy, sizeof(copy), "%s/kernel.trace", r.tmp);
 
-	block_signals(true, &old);
-	set_handlers(true);
-	ret = set_knobs(&r);
-	if (ret) {
-		restore(&r);
-		set_handlers(false);
-		block_signals(false, &old);
-		goto out;
-	}
 	pid = fork();
 	if (pid == 0) {
 		set_handlers(false);
@@ -688,22 +768,36 @@ int trace_record(int argc, char **argv)
 			st = 0;
 		ret = WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
 	}
-	/* Stop, keep what was recorded, then put everything back. */
+	/* Stop, keep what was recorded, then drop the instance. */
 	write_knob(&r, "tracing_on", "0");
 	wr = pid > 0 ? copy_trace(&r, copy) : 0;
 	if (wr)
-		fprintf(stderr, "%s: reading %s/trace: %s\n", prog, r.root,
+		fprintf(stderr, "%s: reading %s/trace: %s\n", prog, r.inst,
 			strerror(-wr));
-	restore(&r);
+	release(&r);
+	if (got_signal)
+		fprintf(stderr, "%s: %s while recording: passed to %s; its tracefs instance removed\n",
+			prog, strsignal(got_signal), argv[i]);
+	/* A signal from now on stops the merge. */
+	got_signal = 0;
+	block_signals(false, &old);
+	if (pid > 0 && !wr) {
+		int m = merge(&r, copy, out, argv + i);
+
+		if (m < 0) {
+			fprintf(stderr, "%s: %s during the merge: stopped, %s not written\n",
+				prog, strsignal(got_signal), out);
+			ret = 128 + got_signal;
+		} else if (m && !ret) {
+			ret = 1;
+		}
+	}
+out:
+	/* Signals blocked: a late one does not cut the cleaning short. */
+	block_signals(true, &old);
+	remove_tmp(&r);
 	set_handlers(false);
 	block_signals(false, &old);
-	if (got_signal)
-		fprintf(stderr, "%s: %s while recording: passed to %s; tracefs restored\n",
-			prog, strsignal(got_signal), argv[i]);
-	if (pid > 0 && !wr && merge(&r, copy, out, argv + i) && !ret)
-		ret = 1;
-out:
-	remove_tmp(&r);
 	free(r.ev);
 	free(r.want);
 	return ret;
