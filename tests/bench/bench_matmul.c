@@ -117,5 +117,5 @@ static int bench(uint64_t n, int reps, double min_s)
 int main(void)
 {
 	return bench(256, 200, 0.2) || bench(1024, 10, 0.5) ||
-	       bench(2048, 4, 1.0);
+	       bench(2048, 6, 2.0);
 }
