@@ -175,22 +175,37 @@ static int to_counts(const size_t *bytes, int *counts, int *displs,
 	return 0;
 }
 
-/* Room for 4 int arrays of count entries, kept across calls. */
-static int *count_arrays(char *msg, size_t msglen)
+/*
+ * The counts and displacements of a v collective, as MPI's ints: of
+ * @first at [0] and [count], of @second (or NULL) at [2 * count] and
+ * [3 * count], in arrays kept across calls; NULL with *@err and a message
+ * when the call may not start.
+ */
+static int *v_counts(const size_t *first, const size_t *second, int *err,
+		     char *msg, size_t msglen)
 {
+	uint32_t n = g.inst.count;
 	int *p;
 
-	if (g.counts_of >= g.inst.count)
-		return g.counts;
-	p = realloc(g.counts, 4 * sizeof(int) * g.inst.count);
-	if (!p) {
-		say(msg, msglen, "instance %u: no memory for %u counts",
-		    g.inst.index, 4 * g.inst.count);
+	*err = usable(msg, msglen);
+	if (*err)
 		return NULL;
+	if (g.counts_of < n) {
+		p = realloc(g.counts, 4 * sizeof(int) * n);
+		if (!p) {
+			say(msg, msglen, "instance %u: no memory for %u counts",
+			    g.inst.index, 4 * n);
+			*err = -ENOMEM;
+			return NULL;
+		}
+		g.counts = p;
+		g.counts_of = n;
 	}
-	g.counts = p;
-	g.counts_of = g.inst.count;
-	return g.counts;
+	*err = to_counts(first, g.counts, g.counts + n, msg, msglen);
+	if (!*err && second)
+		*err = to_counts(second, g.counts + 2 * n, g.counts + 3 * n,
+				 msg, msglen);
+	return *err ? NULL : g.counts;
 }
 
 /* MPI_Ialltoallv of bytes, polled: the firmware's reduce-scatter step
@@ -204,16 +219,8 @@ static int mpi_alltoallv(void *ctx, const void *send, const size_t *sendbytes,
 	int *a, err;
 
 	(void)ctx;
-	err = usable(msg, msglen);
-	if (err)
-		return err;
-	a = count_arrays(msg, msglen);
+	a = v_counts(sendbytes, recvbytes, &err, msg, msglen);
 	if (!a)
-		return -ENOMEM;
-	err = to_counts(sendbytes, a, a + n, msg, msglen);
-	if (!err)
-		err = to_counts(recvbytes, a + 2 * n, a + 3 * n, msg, msglen);
-	if (err)
 		return err;
 	return finish(MPI_Ialltoallv(send, a, a + n, MPI_BYTE, recv, a + 2 * n,
 				     a + 3 * n, MPI_BYTE, g.comm, &req),
@@ -228,14 +235,8 @@ static int mpi_allgatherv(void *ctx, void *buf, const size_t *bytes,
 	int *a, err;
 
 	(void)ctx;
-	err = usable(msg, msglen);
-	if (err)
-		return err;
-	a = count_arrays(msg, msglen);
+	a = v_counts(bytes, NULL, &err, msg, msglen);
 	if (!a)
-		return -ENOMEM;
-	err = to_counts(bytes, a, a + g.inst.count, msg, msglen);
-	if (err)
 		return err;
 	return finish(MPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf,
 				      a, a + g.inst.count, MPI_BYTE, g.comm,
