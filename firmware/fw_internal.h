@@ -40,6 +40,18 @@
  * temporaries live on the stack, so keep this modest. */
 #define FW_CHUNK 1024
 
+/*
+ * GCC's -O2 vectorises a loop only when its trip count is known to be a
+ * multiple of the vector width; a kernel's is not, and its output may
+ * overlap an input, which needs a check at run time. This asks for the
+ * cost model that allows both, for a kernel alone.
+ */
+#if defined(__GNUC__) && !defined(__clang__)
+#define FW_VECTORISE __attribute__((optimize("tree-vectorize", "vect-cost-model=dynamic")))
+#else
+#define FW_VECTORISE
+#endif
+
 /* Reusable per-replica temporaries; an op uses the slots it likes. */
 #define FW_SCRATCH_SLOTS 3
 

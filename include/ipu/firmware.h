@@ -56,7 +56,19 @@ struct ipufw_executor;
  *	bounded time, failing (-ETIMEDOUT, -EPIPE, ...) with a message in
  *	@msg when a peer does not answer, so that a dead instance makes the
  *	others fail rather than hang.
- * @ctx: passed to @allgather.
+ * @ctx: passed to @allgather, @alltoallv and @allgatherv.
+ * @alltoallv: optional (NULL: an all-reduce gathers every replica's
+ *	operand with @allgather); with @allgatherv, an all-reduce moves only
+ *	what a reduce-scatter and an all-gather move. Collective, bounded in
+ *	time, as @allgather: @send holds @count parts back to back, part k
+ *	(@sendbytes[k] bytes) for instance k; on success @recv holds @count
+ *	parts back to back, part k (@recvbytes[k] bytes) from instance k.
+ *	@recv, which the transport may write into directly, is not reused by
+ *	the caller once a call failed (its writes may still land).
+ * @allgatherv: optional, with @alltoallv: in place, @buf holds @count parts
+ *	back to back, part k @bytes[k] bytes, of which this instance filled
+ *	part @index; on success every part holds what its instance filled.
+ *	@buf is given up after a failure, as @recv is.
  */
 struct ipufw_instances {
 	uint32_t index;
@@ -64,6 +76,11 @@ struct ipufw_instances {
 	int (*allgather)(void *ctx, void *buf, size_t bytes, char *msg,
 			 size_t msglen);
 	void *ctx;
+	int (*alltoallv)(void *ctx, const void *send, const size_t *sendbytes,
+			 void *recv, const size_t *recvbytes, char *msg,
+			 size_t msglen);
+	int (*allgatherv)(void *ctx, void *buf, const size_t *bytes, char *msg,
+			  size_t msglen);
 };
 
 /**

@@ -189,7 +189,8 @@ static int instance(uint32_t index, uint32_t count)
 	IPU_OPTS(ipu_session_opts, opts, .device = "ipu_hw",
 		 .wait_timeout_ms = wait_ms);
 	const uint32_t irf = replicas / count, base = index * irf;
-	struct ipufw_instances inst = { index, count, xport_allgather, &inst };
+	struct ipufw_instances inst = { .index = index, .count = count,
+					.allgather = xport_allgather, .ctx = &inst };
 	static const char *const names[] = { "own", "every" };
 	struct ipu_host_buffer w[2];
 	struct ipu_stream_buffer in, out[2];

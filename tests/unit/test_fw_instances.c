@@ -9,7 +9,9 @@
  *
  * It shows that ALL_REDUCE gives the bits of the one-instance run
  * whatever the split (1x4, 2x2, 4x1), over all replicas and over
- * groupings whose members sit on different instances; that a failing
+ * groupings whose members sit on different instances, with the
+ * allgather alone and with alltoallv and allgatherv (the reduce-scatter
+ * path, as over MPI); that a failing
  * allgather fails every local replica with its message instead of
  * hanging; and that a split program refuses an executor that is not the
  * instance it needs.
@@ -18,6 +20,7 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,6 +37,10 @@ struct fake_world {
 	uint8_t *all;
 	size_t cap;
 	int fail_index;	/* this instance's allgather fails, or -1 */
+	bool v;		/* the instances have alltoallv and allgatherv */
+	/* What each instance passed to alltoallv or allgatherv. */
+	const uint8_t *from[RF];
+	const size_t *sizes[RF];
 };
 
 struct fake_instance {
@@ -70,6 +77,63 @@ static int fake_allgather(void *ctx, void *buf, size_t bytes, char *msg,
 	return 0;
 }
 
+/* Where part @k of @sizes starts. */
+static size_t part_at(const size_t *sizes, uint32_t k)
+{
+	size_t at = 0;
+
+	while (k--)
+		at += sizes[k];
+	return at;
+}
+
+/* Each instance's part for this one, from its send buffer, between the
+ * barriers that keep the buffers alive and unchanged. */
+static int fake_alltoallv(void *ctx, const void *send, const size_t *sendbytes,
+			  void *recv, const size_t *recvbytes, char *msg,
+			  size_t msglen)
+{
+	struct fake_instance *fi = ctx;
+	struct fake_world *w = fi->w;
+	uint32_t n = fi->inst.count, me = fi->inst.index, i;
+
+	(void)msg;
+	(void)msglen;
+	w->from[me] = send;
+	w->sizes[me] = sendbytes;
+	pthread_barrier_wait(&w->meet);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(w->sizes[i][me], recvbytes[i]);
+		memcpy((uint8_t *)recv + part_at(recvbytes, i),
+		       w->from[i] + part_at(w->sizes[i], me), recvbytes[i]);
+	}
+	pthread_barrier_wait(&w->meet);
+	return 0;
+}
+
+/* In place: every other instance's part from its buffer. A failing
+ * instance meets the barriers first, as fake_allgather(). */
+static int fake_allgatherv(void *ctx, void *buf, const size_t *bytes,
+			   char *msg, size_t msglen)
+{
+	struct fake_instance *fi = ctx;
+	struct fake_world *w = fi->w;
+	uint32_t n = fi->inst.count, me = fi->inst.index, i;
+
+	w->from[me] = buf;
+	pthread_barrier_wait(&w->meet);
+	for (i = 0; i < n; i++)
+		if (i != me)
+			memcpy((uint8_t *)buf + part_at(bytes, i),
+			       w->from[i] + part_at(bytes, i), bytes[i]);
+	pthread_barrier_wait(&w->meet);
+	if ((int)me == w->fail_index) {
+		snprintf(msg, msglen, "instance %u lost its peers", me);
+		return -EPIPE;
+	}
+	return 0;
+}
+
 static void *instance_main(void *arg)
 {
 	struct fake_instance *fi = arg;
@@ -82,10 +146,10 @@ static void *instance_main(void *arg)
 
 /* Run @b (RF replicas, arenas filled) as @n instances, each in a thread;
  * their results into @fi. */
-static void run_split(struct eb *b, uint32_t n, int fail_index,
+static void run_split(struct eb *b, uint32_t n, int fail_index, bool v,
 		      struct fake_instance *fi)
 {
-	struct fake_world w = { .fail_index = fail_index };
+	struct fake_world w = { .fail_index = fail_index, .v = v };
 	pthread_t th[RF];
 	uint32_t i;
 
@@ -101,6 +165,10 @@ static void run_split(struct eb *b, uint32_t n, int fail_index,
 			.inst = { .index = i, .count = n,
 				  .allgather = fake_allgather, .ctx = &fi[i] },
 		};
+		if (v) {
+			fi[i].inst.alltoallv = fake_alltoallv;
+			fi[i].inst.allgatherv = fake_allgatherv;
+		}
 		assert_int_equal(ipufw_executor_create(RF / n, &fi[i].ex), 0);
 		ipufw_executor_set_instances(fi[i].ex, &fi[i].inst);
 	}
@@ -149,18 +217,21 @@ static void check_same_bits(int dt, int64_t mode, uint32_t size,
 		memcpy(want + r * nb, eb_ptr(b, r, o), nb);
 	eb_free(b);
 
-	for (s = 0; s < sizeof(splits) / sizeof(splits[0]); s++) {
+	for (s = 0; s < 2 * sizeof(splits) / sizeof(splits[0]); s++) {
+		uint32_t n = splits[s / 2];
+		bool v = s % 2;
+
 		b = all_reduce_program(dt, mode, size, stride, &o);
-		run_split(b, splits[s], -1, fi);
-		for (i = 0; i < splits[s]; i++)
+		run_split(b, n, -1, v, fi);
+		for (i = 0; i < n; i++)
 			if (fi[i].rc)
 				fail_msg("%u instances: instance %u: %d: %s",
-					 splits[s], i, fi[i].rc, fi[i].msg);
+					 n, i, fi[i].rc, fi[i].msg);
 		for (r = 0; r < RF; r++)
 			if (memcmp(want + r * nb, eb_ptr(b, r, o), nb))
-				fail_msg("%s, group %u stride %u, %u instances: replica %u differs from one instance's",
-					 ipu_dtype_name(dt), size, stride,
-					 splits[s], r);
+				fail_msg("%s, group %u stride %u, %u instances%s: replica %u differs from one instance's",
+					 ipu_dtype_name(dt), size, stride, n,
+					 v ? " (alltoallv)" : "", r);
 		eb_free(b);
 	}
 	free(want);
@@ -173,6 +244,8 @@ static void test_all_reduce_same_bits_whatever_the_split(void **state)
 	check_same_bits(IPU_DTYPE_FLOAT32, IPU_EXE_REDUCE_MEAN, RF, 1);
 	check_same_bits(IPU_DTYPE_FLOAT16, IPU_EXE_REDUCE_SUM, RF, 1);
 	check_same_bits(IPU_DTYPE_INT32, IPU_EXE_REDUCE_SUM, RF, 1);
+	check_same_bits(IPU_DTYPE_FLOAT16, IPU_EXE_REDUCE_MEAN, RF, 1);
+	check_same_bits(IPU_DTYPE_BFLOAT16, IPU_EXE_REDUCE_MEAN, RF, 1);
 }
 
 /* Groups {0, 2} and {1, 3}: in 2x2, every group spans both instances. */
@@ -192,11 +265,13 @@ static void test_failed_allgather_fails_every_local_replica(void **state)
 					  IPU_EXE_REDUCE_SUM, RF, 1, &o);
 
 	(void)state;
-	run_split(b, 2, 1, fi);
-	assert_int_equal(fi[0].rc, 0);
-	assert_int_equal(fi[1].rc, -EPIPE);
-	assert_non_null(strstr(fi[1].msg,
-			       "all-reduce across instances: instance 1 lost its peers"));
+	for (int v = 0; v < 2; v++) {
+		run_split(b, 2, 1, v, fi);
+		assert_int_equal(fi[0].rc, 0);
+		assert_int_equal(fi[1].rc, -EPIPE);
+		assert_non_null(strstr(fi[1].msg,
+				       "all-reduce across instances: instance 1 lost its peers"));
+	}
 	eb_free(b);
 }
 

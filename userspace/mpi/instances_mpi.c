@@ -13,9 +13,16 @@
  * abandoned with the staging buffer it writes into (never freed: MPI may
  * still write to it), and every later collective fails at once.
  *
- * Why an allgather and not MPI_Allreduce: the firmware sums the gathered
- * operands itself, in replica order and in double, so the bits are the
- * one-host bits whatever the split; MPI's reduction order is its own.
+ * An all-reduce is MPI_Ialltoallv (each instance sends each other the
+ * share of the operand that one reduces, straight from the firmware's
+ * buffers) and MPI_Iallgatherv of the reduced shares, in place: the bytes
+ * a ring MPI_Allreduce moves. Why not MPI_Allreduce itself: the firmware
+ * sums the operands in replica order and in double, so the bits are the
+ * one-host bits whatever the split; MPI's reduction order is its own (it
+ * depends on the algorithm, hence on the rank count and the size) and
+ * rounds to float at every step. The allgather (MPI_Iallgather through a
+ * staging buffer) serves the transports' other users (weights fetched
+ * across instances, userspace/session/gather.c).
  */
 #include <errno.h>
 #include <limits.h>
@@ -51,6 +58,8 @@ static struct {
 	struct ipufw_instances inst;
 	void *stage;		/* the allgather's buffer, @stage_size bytes */
 	size_t stage_size;
+	int *counts;		/* 4 arrays of @counts_of ints, for the v calls */
+	uint32_t counts_of;
 } g = { .inst = { .index = 0, .count = 1 } };
 
 static void say(char *msg, size_t len, const char *fmt, ...)
@@ -85,9 +94,9 @@ static void mpi_error(char *msg, size_t len, const char *what, int rc)
 	    what, s);
 }
 
-/* Complete @req by the deadline @end_ns, or fail. */
-static int wait_bounded(MPI_Request *req, uint64_t end_ns, char *msg,
-			size_t len)
+/* Complete @req (the collective @what) by the deadline @end_ns, or fail. */
+static int wait_bounded(MPI_Request *req, uint64_t end_ns, const char *what,
+			char *msg, size_t len)
 {
 	struct timespec nap = { 0, POLL_SLEEP_NS };
 	uint64_t start = now_ns(), t;
@@ -96,7 +105,7 @@ static int wait_bounded(MPI_Request *req, uint64_t end_ns, char *msg,
 	for (;;) {
 		rc = MPI_Test(req, &done, MPI_STATUS_IGNORE);
 		if (rc != MPI_SUCCESS) {
-			mpi_error(msg, len, "all-gather", rc);
+			mpi_error(msg, len, what, rc);
 			return -EPIPE;
 		}
 		if (done)
@@ -115,21 +124,138 @@ static int wait_bounded(MPI_Request *req, uint64_t end_ns, char *msg,
 	}
 }
 
+/* Whether a collective may start: not after one failed. */
+static int usable(char *msg, size_t msglen)
+{
+	if (!g.broken)
+		return 0;
+	say(msg, msglen,
+	    "instance %u of %u: an earlier collective failed; the instances are out of step",
+	    g.inst.index, g.inst.count);
+	return -EPIPE;
+}
+
+/* Complete the collective @req that MPI started with @rc, within the
+ * timeout; after a failure every later collective fails at once. */
+static int finish(int rc, MPI_Request *req, const char *what, char *msg,
+		  size_t msglen)
+{
+	int err;
+
+	if (rc != MPI_SUCCESS) {
+		mpi_error(msg, msglen, what, rc);
+		g.broken = true;
+		return -EPIPE;
+	}
+	err = wait_bounded(req, now_ns() + (uint64_t)g.timeout_ms * 1000000u,
+			   what, msg, msglen);
+	if (err)
+		g.broken = true;
+	return err;
+}
+
+/* @bytes[0..count) as MPI's int counts and displacements (parts back to
+ * back), or -E2BIG naming the part that one MPI call cannot carry. */
+static int to_counts(const size_t *bytes, int *counts, int *displs,
+		     char *msg, size_t msglen)
+{
+	size_t at = 0;
+	uint32_t k;
+
+	for (k = 0; k < g.inst.count; k++) {
+		if (bytes[k] > INT_MAX || at > INT_MAX) {
+			say(msg, msglen, "instance %u: %zu bytes at offset %zu for instance %u is more than one MPI call carries",
+			    g.inst.index, bytes[k], at, k);
+			return -E2BIG;
+		}
+		counts[k] = (int)bytes[k];
+		displs[k] = (int)at;
+		at += bytes[k];
+	}
+	return 0;
+}
+
+/*
+ * The counts and displacements of a v collective, as MPI's ints: of
+ * @first at [0] and [count], of @second (or NULL) at [2 * count] and
+ * [3 * count], in arrays kept across calls; NULL with *@err and a message
+ * when the call may not start.
+ */
+static int *v_counts(const size_t *first, const size_t *second, int *err,
+		     char *msg, size_t msglen)
+{
+	uint32_t n = g.inst.count;
+	int *p;
+
+	*err = usable(msg, msglen);
+	if (*err)
+		return NULL;
+	if (g.counts_of < n) {
+		p = realloc(g.counts, 4 * sizeof(int) * n);
+		if (!p) {
+			say(msg, msglen, "instance %u: no memory for %u counts",
+			    g.inst.index, 4 * n);
+			*err = -ENOMEM;
+			return NULL;
+		}
+		g.counts = p;
+		g.counts_of = n;
+	}
+	*err = to_counts(first, g.counts, g.counts + n, msg, msglen);
+	if (!*err && second)
+		*err = to_counts(second, g.counts + 2 * n, g.counts + 3 * n,
+				 msg, msglen);
+	return *err ? NULL : g.counts;
+}
+
+/* MPI_Ialltoallv of bytes, polled: the firmware's reduce-scatter step
+ * (firmware/allreduce.c), straight between its buffers. */
+static int mpi_alltoallv(void *ctx, const void *send, const size_t *sendbytes,
+			 void *recv, const size_t *recvbytes, char *msg,
+			 size_t msglen)
+{
+	uint32_t n = g.inst.count;
+	MPI_Request req;
+	int *a, err;
+
+	(void)ctx;
+	a = v_counts(sendbytes, recvbytes, &err, msg, msglen);
+	if (!a)
+		return err;
+	return finish(MPI_Ialltoallv(send, a, a + n, MPI_BYTE, recv, a + 2 * n,
+				     a + 3 * n, MPI_BYTE, g.comm, &req),
+		      &req, "all-to-all", msg, msglen);
+}
+
+/* MPI_Iallgatherv in place, polled: the all-reduce's results. */
+static int mpi_allgatherv(void *ctx, void *buf, const size_t *bytes,
+			  char *msg, size_t msglen)
+{
+	MPI_Request req;
+	int *a, err;
+
+	(void)ctx;
+	a = v_counts(bytes, NULL, &err, msg, msglen);
+	if (!a)
+		return err;
+	return finish(MPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf,
+				      a, a + g.inst.count, MPI_BYTE, g.comm,
+				      &req),
+		      &req, "all-gather", msg, msglen);
+}
+
 static int mpi_allgather(void *ctx, void *buf, size_t bytes, char *msg,
 			 size_t msglen)
 {
 	size_t total = bytes * g.inst.count;
 	MPI_Request req;
 	void *p;
-	int rc, err;
+	int err;
 
 	(void)ctx;
-	if (g.broken) {
-		say(msg, msglen,
-		    "instance %u of %u: an earlier collective failed; the instances are out of step",
-		    g.inst.index, g.inst.count);
-		return -EPIPE;
-	}
+	err = usable(msg, msglen);
+	if (err)
+		return err;
 	if (bytes > INT_MAX) {
 		say(msg, msglen, "instance %u: %zu bytes per instance is more than one MPI call carries",
 		    g.inst.index, bytes);
@@ -147,18 +273,12 @@ static int mpi_allgather(void *ctx, void *buf, size_t bytes, char *msg,
 	}
 	memcpy((uint8_t *)g.stage + g.inst.index * bytes,
 	       (uint8_t *)buf + g.inst.index * bytes, bytes);
-	rc = MPI_Iallgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, g.stage,
-			    (int)bytes, MPI_BYTE, g.comm, &req);
-	if (rc != MPI_SUCCESS) {
-		mpi_error(msg, msglen, "all-gather", rc);
-		g.broken = true;
-		return -EPIPE;
-	}
-	err = wait_bounded(&req, now_ns() + (uint64_t)g.timeout_ms * 1000000u,
-			   msg, msglen);
+	err = finish(MPI_Iallgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL,
+				    g.stage, (int)bytes, MPI_BYTE, g.comm,
+				    &req),
+		     &req, "all-gather", msg, msglen);
 	if (err) {
 		/* MPI may still write into the staging buffer: let it go. */
-		g.broken = true;
 		g.stage = NULL;
 		g.stage_size = 0;
 		return err;
@@ -234,6 +354,8 @@ int ipu_mpi_instances_init(int *argc, char ***argv, uint32_t timeout_ms,
 	g.inst.index = (uint32_t)rank;
 	g.inst.count = (uint32_t)size;
 	g.inst.allgather = mpi_allgather;
+	g.inst.alltoallv = mpi_alltoallv;
+	g.inst.allgatherv = mpi_allgatherv;
 	g.inst.ctx = NULL;
 	g.broken = false;
 	g.ready = true;
@@ -259,6 +381,9 @@ void ipu_mpi_instances_fini(void)
 	free(g.stage);
 	g.stage = NULL;
 	g.stage_size = 0;
+	free(g.counts);
+	g.counts = NULL;
+	g.counts_of = 0;
 	if (g.we_initialised)
 		MPI_Finalize();
 	g.we_initialised = false;
