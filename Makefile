@@ -527,6 +527,7 @@ $(O)/userspace/tools/ipu-run-instances-mpi.o: userspace/tools/ipu-run-instances.
 
 $(IPU_RUN_MPI): $(O)/userspace/tools/ipu-run.o $(O)/userspace/tools/ipu-run-instances-mpi.o \
 		$(O)/userspace/tools/ipu-run-signals.o $(NPY_OBJS) $(LIBIPUMPI) $(ALL_LIBS)
+	@mkdir -p $(dir $@)
 	$(CC) $(filter %.o,$^) -o $@ $(LIBIPUMPI) $(ALL_LIBS) $(LDFLAGS_ALL) $(MPI_LIBS) $(SYS_LIBS)
 
 $(O)/tests/bench/mpi_%: tests/bench/mpi_%.c $(LIBIPUMPI) $(ALL_LIBS)

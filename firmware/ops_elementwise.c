@@ -108,17 +108,7 @@ static bool float_only(uint32_t op)
 		}                                                      \
 	} while (0)
 
-/*
- * GCC's -O2 vectorises a loop only when its trip count is known to be a
- * multiple of the vector width; these loops' is not, and the output may
- * overlap an input (in place), which needs a check at run time. The cost
- * model that allows both is asked for here, for the kernels alone.
- */
-#if defined(__GNUC__) && !defined(__clang__)
-#define FW_VECTORISE __attribute__((optimize("tree-vectorize", "vect-cost-model=dynamic")))
-#else
-#define FW_VECTORISE
-#endif
+/* FW_VECTORISE (fw_internal.h): the kernels below are vectorised. */
 
 #define T float
 FW_VECTORISE
