@@ -33,6 +33,7 @@ struct ipufw_executor {
 	struct fw_run run;
 	struct fw_barrier barrier;
 	const struct ipufw_instances *inst; /* ipufw_executor_set_instances() */
+	struct ipufw_instances inst_v10; /* a LIBIPUFW_1.0 caller's, widened */
 	struct fw_gather gather;
 	pthread_t *threads;	/* the workers, of replicas 1.. */
 	unsigned int nthreads;	/* started */
@@ -636,11 +637,58 @@ int ipufw_executor_create(unsigned int max_replicas,
 	return 0;
 }
 
-void ipufw_executor_set_instances(struct ipufw_executor *ex,
-				  const struct ipufw_instances *inst)
+/*
+ * The current version (LIBIPUFW_1.2); ipufw_executor_set_instances_v10 below
+ * is the old one. Both are named apart here so that neither is the plain
+ * symbol, which the version script lists in both nodes.
+ */
+void ipufw_executor_set_instances_v12(struct ipufw_executor *ex,
+				      const struct ipufw_instances *inst);
+
+__attribute__((symver("ipufw_executor_set_instances@@LIBIPUFW_1.2")))
+void ipufw_executor_set_instances_v12(struct ipufw_executor *ex,
+				      const struct ipufw_instances *inst)
 {
 	if (ex)
 		ex->inst = inst;
+}
+
+/*
+ * LIBIPUFW_1.0's struct ipufw_instances ended at @ctx; a program built
+ * then passes that shorter struct, and reading @alltoallv from it would
+ * read past its end. Its calls land here (the symbol's old version): the
+ * fields it has are copied, the later ones stay NULL (the allgather path).
+ * The copy is taken now, where 1.0 kept the pointer: 1.0's contract (keep
+ * it alive and unchanged until the next call) makes them the same.
+ */
+struct ipufw_instances_v10 {
+	uint32_t index;
+	uint32_t count;
+	int (*allgather)(void *ctx, void *buf, size_t bytes, char *msg,
+			 size_t msglen);
+	void *ctx;
+};
+
+void ipufw_executor_set_instances_v10(struct ipufw_executor *ex,
+				      const struct ipufw_instances_v10 *inst);
+
+__attribute__((symver("ipufw_executor_set_instances@LIBIPUFW_1.0")))
+void ipufw_executor_set_instances_v10(struct ipufw_executor *ex,
+				      const struct ipufw_instances_v10 *inst)
+{
+	if (!ex)
+		return;
+	if (!inst) {
+		ex->inst = NULL;
+		return;
+	}
+	ex->inst_v10 = (struct ipufw_instances){
+		.index = inst->index,
+		.count = inst->count,
+		.allgather = inst->allgather,
+		.ctx = inst->ctx,
+	};
+	ex->inst = &ex->inst_v10;
 }
 
 void ipufw_executor_set_profile(struct ipufw_executor *ex,

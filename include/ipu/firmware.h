@@ -101,6 +101,9 @@ void ipufw_executor_destroy(struct ipufw_executor *ex);
  * ipufw_executor_set_instances() - make @ex one instance of programs split
  * across instances; NULL (the default) for a single instance. @inst is kept
  * (not copied) until the next call: keep it alive and unchanged meanwhile.
+ * LIBIPUFW_1.2: @inst grew @alltoallv and @allgatherv; a program built
+ * against 1.0 gets the old version of this symbol, which reads 1.0's
+ * shorter struct.
  * Programs whose instance_replication_factor equals their
  * replication_factor ignore it.
  */

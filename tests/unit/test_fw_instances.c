@@ -11,7 +11,8 @@
  * whatever the split (1x4, 2x2, 4x1), over all replicas and over
  * groupings whose members sit on different instances, with the
  * allgather alone and with alltoallv and allgatherv (the reduce-scatter
- * path, as over MPI); that a failing
+ * path, as over MPI), and with LIBIPUFW_1.0's shorter struct given to
+ * the old version of ipufw_executor_set_instances; that a failing
  * allgather fails every local replica with its message instead of
  * hanging; and that a split program refuses an executor that is not the
  * instance it needs.
@@ -23,6 +24,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -37,7 +40,7 @@ struct fake_world {
 	uint8_t *all;
 	size_t cap;
 	int fail_index;	/* this instance's allgather fails, or -1 */
-	bool v;		/* the instances have alltoallv and allgatherv */
+	int how;	/* enum how */
 	/* What each instance passed to alltoallv or allgatherv. */
 	const uint8_t *from[RF];
 	const size_t *sizes[RF];
@@ -144,12 +147,58 @@ static void *instance_main(void *arg)
 	return NULL;
 }
 
+/* What the instances give their executors. */
+enum how {
+	ALLGATHER,	/* the allgather alone */
+	V,		/* with alltoallv and allgatherv */
+	/*
+	 * LIBIPUFW_1.0's struct, which ended at @ctx, through the symbol's
+	 * old version, as a program built then calls it: the struct ends
+	 * where a page that faults begins, so reading past it crashes.
+	 */
+	ABI_1_0,
+	HOWS
+};
+
+struct ipufw_instances_v10 {
+	uint32_t index;
+	uint32_t count;
+	int (*allgather)(void *ctx, void *buf, size_t bytes, char *msg,
+			 size_t msglen);
+	void *ctx;
+};
+
+__asm__(".symver set_instances_v10,ipufw_executor_set_instances@LIBIPUFW_1.0");
+void set_instances_v10(struct ipufw_executor *ex,
+		       const struct ipufw_instances_v10 *inst);
+
+/* @inst as 1.0's struct, at the end of a page whose next one faults. */
+static void give_v10(struct fake_instance *fi, void **mapping)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint8_t *m = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct ipufw_instances_v10 *old;
+
+	assert_true(m != MAP_FAILED);
+	assert_int_equal(mprotect(m + page, page, PROT_NONE), 0);
+	old = (struct ipufw_instances_v10 *)(m + page - sizeof(*old));
+	*old = (struct ipufw_instances_v10){
+		.index = fi->inst.index, .count = fi->inst.count,
+		.allgather = fi->inst.allgather, .ctx = fi->inst.ctx,
+	};
+	set_instances_v10(fi->ex, old);
+	*mapping = m;
+}
+
 /* Run @b (RF replicas, arenas filled) as @n instances, each in a thread;
  * their results into @fi. */
-static void run_split(struct eb *b, uint32_t n, int fail_index, bool v,
+static void run_split(struct eb *b, uint32_t n, int fail_index, int how,
 		      struct fake_instance *fi)
 {
-	struct fake_world w = { .fail_index = fail_index, .v = v };
+	struct fake_world w = { .fail_index = fail_index, .how = how };
+	long page = sysconf(_SC_PAGESIZE);
+	void *v10[RF] = { NULL };
 	pthread_t th[RF];
 	uint32_t i;
 
@@ -165,12 +214,15 @@ static void run_split(struct eb *b, uint32_t n, int fail_index, bool v,
 			.inst = { .index = i, .count = n,
 				  .allgather = fake_allgather, .ctx = &fi[i] },
 		};
-		if (v) {
+		if (how == V) {
 			fi[i].inst.alltoallv = fake_alltoallv;
 			fi[i].inst.allgatherv = fake_allgatherv;
 		}
 		assert_int_equal(ipufw_executor_create(RF / n, &fi[i].ex), 0);
-		ipufw_executor_set_instances(fi[i].ex, &fi[i].inst);
+		if (how == ABI_1_0)
+			give_v10(&fi[i], &v10[i]);
+		else
+			ipufw_executor_set_instances(fi[i].ex, &fi[i].inst);
 	}
 	for (i = 0; i < n; i++)
 		assert_int_equal(pthread_create(&th[i], NULL, instance_main,
@@ -178,6 +230,8 @@ static void run_split(struct eb *b, uint32_t n, int fail_index, bool v,
 	for (i = 0; i < n; i++) {
 		pthread_join(th[i], NULL);
 		ipufw_executor_destroy(fi[i].ex);
+		if (v10[i])
+			munmap(v10[i], 2 * page);
 	}
 	pthread_barrier_destroy(&w.meet);
 	free(w.all);
@@ -217,12 +271,12 @@ static void check_same_bits(int dt, int64_t mode, uint32_t size,
 		memcpy(want + r * nb, eb_ptr(b, r, o), nb);
 	eb_free(b);
 
-	for (s = 0; s < 2 * sizeof(splits) / sizeof(splits[0]); s++) {
-		uint32_t n = splits[s / 2];
-		bool v = s % 2;
+	for (s = 0; s < HOWS * sizeof(splits) / sizeof(splits[0]); s++) {
+		uint32_t n = splits[s / HOWS];
+		int how = s % HOWS;
 
 		b = all_reduce_program(dt, mode, size, stride, &o);
-		run_split(b, n, -1, v, fi);
+		run_split(b, n, -1, how, fi);
 		for (i = 0; i < n; i++)
 			if (fi[i].rc)
 				fail_msg("%u instances: instance %u: %d: %s",
@@ -231,7 +285,9 @@ static void check_same_bits(int dt, int64_t mode, uint32_t size,
 			if (memcmp(want + r * nb, eb_ptr(b, r, o), nb))
 				fail_msg("%s, group %u stride %u, %u instances%s: replica %u differs from one instance's",
 					 ipu_dtype_name(dt), size, stride, n,
-					 v ? " (alltoallv)" : "", r);
+					 how == V ? " (alltoallv)" :
+					 how == ABI_1_0 ? " (1.0's struct)" : "",
+					 r);
 		eb_free(b);
 	}
 	free(want);
@@ -265,8 +321,8 @@ static void test_failed_allgather_fails_every_local_replica(void **state)
 					  IPU_EXE_REDUCE_SUM, RF, 1, &o);
 
 	(void)state;
-	for (int v = 0; v < 2; v++) {
-		run_split(b, 2, 1, v, fi);
+	for (int how = 0; how < HOWS; how++) {
+		run_split(b, 2, 1, how, fi);
 		assert_int_equal(fi[0].rc, 0);
 		assert_int_equal(fi[1].rc, -EPIPE);
 		assert_non_null(strstr(fi[1].msg,
