@@ -155,6 +155,11 @@ bool ipu_pci_check_gone(struct ipu_pci *ipu, u32 val)
 int ipu_pci_read_live(struct ipu_pci *ipu, u32 reg, u32 *val)
 {
 	int gen = atomic_read(&ipu->reset_gen);
+	/*
+	 * A reset already under way may end before the second look, which
+	 * would then find neither it nor a new generation.
+	 */
+	bool busy = atomic_read(&ipu->resets);
 
 	/* The generation before the read: pairs with ipu_pci_reset_begin(). */
 	rmb();
@@ -165,7 +170,8 @@ int ipu_pci_read_live(struct ipu_pci *ipu, u32 reg, u32 *val)
 		return -ENODEV;
 	/* The read before the second look: pairs with ipu_pci_reset_begin(). */
 	rmb();
-	if (atomic_read(&ipu->resets) || atomic_read(&ipu->reset_gen) != gen)
+	if (busy || atomic_read(&ipu->resets) ||
+	    atomic_read(&ipu->reset_gen) != gen)
 		return -EAGAIN;
 	return 0;
 }
