@@ -562,6 +562,7 @@ static int ipu_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		goto err_hwmon_fini;
 	ipu_pci_irq_debugfs(ipu);
+	ipu_pci_flr_dark_debugfs(ipu);
 	/*
 	 * The config space AER's slot_reset restores after the core reset
 	 * the link (Command, BARs, MSI-X): kernels before 6.16 save none of
@@ -644,17 +645,20 @@ static void ipu_pci_core_reset_prepare(struct pci_dev *pdev)
 		return;
 	ipu_pci_reset_begin(ipu);
 	/* The driver's own FLR: its caller holds the lock and recovers. */
-	if (READ_ONCE(ipu->flr_task) == current)
-		return;
-	/*
-	 * No unplug guard to enter: the device lock the core holds keeps
-	 * remove(), the only unplug of a PCI IPU, out until reset_done.
-	 */
-	mutex_lock(&ipu->idev.lock);
-	ipu->core_reset_entered = true;
-	ipu_pci_gather_stop(ipu);
-	/* Transfers wait for the rings the reset is about to end. */
-	ipu_pci_dma_reset_prepare(ipu);
+	if (READ_ONCE(ipu->flr_task) != current) {
+		/*
+		 * No unplug guard to enter: the device lock the core holds
+		 * keeps remove(), the only unplug of a PCI IPU, out until
+		 * reset_done.
+		 */
+		mutex_lock(&ipu->idev.lock);
+		ipu->core_reset_entered = true;
+		ipu_pci_gather_stop(ipu);
+		/* Transfers wait for the rings the reset is about to end. */
+		ipu_pci_dma_reset_prepare(ipu);
+	}
+	/* The core's reset follows: on silicon BAR0 reads all ones. */
+	ipu_pci_flr_dark_begin(ipu);
 }
 
 /*
@@ -684,6 +688,7 @@ static void ipu_pci_core_reset_done(struct pci_dev *pdev)
 
 	if (!ipu)
 		return;
+	ipu_pci_flr_dark_end(ipu);
 	/* The core restored the state, and forgot it: for the next error. */
 	pci_save_state(pdev);
 	if (ipu->core_reset_entered) {
