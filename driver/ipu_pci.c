@@ -155,6 +155,11 @@ bool ipu_pci_check_gone(struct ipu_pci *ipu, u32 val)
 int ipu_pci_read_live(struct ipu_pci *ipu, u32 reg, u32 *val)
 {
 	int gen = atomic_read(&ipu->reset_gen);
+	/*
+	 * A reset already under way may end before the second look, which
+	 * would then find neither it nor a new generation.
+	 */
+	bool busy = atomic_read(&ipu->resets);
 
 	/* The generation before the read: pairs with ipu_pci_reset_begin(). */
 	rmb();
@@ -165,7 +170,8 @@ int ipu_pci_read_live(struct ipu_pci *ipu, u32 reg, u32 *val)
 		return -ENODEV;
 	/* The read before the second look: pairs with ipu_pci_reset_begin(). */
 	rmb();
-	if (atomic_read(&ipu->resets) || atomic_read(&ipu->reset_gen) != gen)
+	if (busy || atomic_read(&ipu->resets) ||
+	    atomic_read(&ipu->reset_gen) != gen)
 		return -EAGAIN;
 	return 0;
 }
@@ -556,6 +562,7 @@ static int ipu_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		goto err_hwmon_fini;
 	ipu_pci_irq_debugfs(ipu);
+	ipu_pci_flr_dark_debugfs(ipu);
 	/*
 	 * The config space AER's slot_reset restores after the core reset
 	 * the link (Command, BARs, MSI-X): kernels before 6.16 save none of
@@ -638,17 +645,20 @@ static void ipu_pci_core_reset_prepare(struct pci_dev *pdev)
 		return;
 	ipu_pci_reset_begin(ipu);
 	/* The driver's own FLR: its caller holds the lock and recovers. */
-	if (READ_ONCE(ipu->flr_task) == current)
-		return;
-	/*
-	 * No unplug guard to enter: the device lock the core holds keeps
-	 * remove(), the only unplug of a PCI IPU, out until reset_done.
-	 */
-	mutex_lock(&ipu->idev.lock);
-	ipu->core_reset_entered = true;
-	ipu_pci_gather_stop(ipu);
-	/* Transfers wait for the rings the reset is about to end. */
-	ipu_pci_dma_reset_prepare(ipu);
+	if (READ_ONCE(ipu->flr_task) != current) {
+		/*
+		 * No unplug guard to enter: the device lock the core holds
+		 * keeps remove(), the only unplug of a PCI IPU, out until
+		 * reset_done.
+		 */
+		mutex_lock(&ipu->idev.lock);
+		ipu->core_reset_entered = true;
+		ipu_pci_gather_stop(ipu);
+		/* Transfers wait for the rings the reset is about to end. */
+		ipu_pci_dma_reset_prepare(ipu);
+	}
+	/* The core's reset follows: on silicon BAR0 reads all ones. */
+	ipu_pci_flr_dark_begin(ipu);
 }
 
 /*
@@ -678,6 +688,7 @@ static void ipu_pci_core_reset_done(struct pci_dev *pdev)
 
 	if (!ipu)
 		return;
+	ipu_pci_flr_dark_end(ipu);
 	/* The core restored the state, and forgot it: for the next error. */
 	pci_save_state(pdev);
 	if (ipu->core_reset_entered) {

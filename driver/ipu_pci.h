@@ -8,6 +8,7 @@
 
 #include <linux/completion.h>
 #include <linux/io.h>
+#include <linux/ktime.h>
 #include <linux/atomic.h>
 #include <linux/mutex.h>
 #include <linux/pm.h>
@@ -199,6 +200,12 @@ struct ipu_pci_gatherq {
  *	shutdown: the rings are stopped, and the reset op leaves the
  *	function alone (it may be in D3hot); set and cleared under
  *	ipu_device.lock.
+ * @flr_dark_ms: fault injection (ipu_pci_flr_dark.c, debugfs
+ *	flr_reads_all_ones): 0, or BAR0 reads all ones during resets of the
+ *	function, for at least this many ms.
+ * @flr_dark: BAR0 reads all ones now (a reset under way, @flr_dark_ms).
+ * @flr_dark_since: when @flr_dark was set.
+ * @flr_dark_reads: reads answered all ones by @flr_dark.
  */
 struct ipu_pci {
 	struct ipu_device idev;
@@ -240,6 +247,10 @@ struct ipu_pci {
 	bool aer_recovered;
 	bool hung;
 	bool suspended;
+	u32 flr_dark_ms;
+	bool flr_dark;
+	ktime_t flr_dark_since;
+	atomic_t flr_dark_reads;
 };
 
 static inline struct ipu_pci *to_ipu_pci(struct ipu_device *idev)
@@ -272,9 +283,23 @@ static inline bool ipu_pci_is_gone(struct ipu_pci *ipu)
 	return atomic_read(&ipu->gone);
 }
 
+u32 ipu_pci_flr_dark_read(struct ipu_pci *ipu);
+
+/*
+ * A BAR0 register read: all ones while the fault injection of
+ * ipu_pci_flr_dark.c says a reset of the function is under way (one flag
+ * tested when it is off).
+ */
+static inline u32 ipu_pci_readl(struct ipu_pci *ipu, const void __iomem *addr)
+{
+	if (unlikely(READ_ONCE(ipu->flr_dark)))
+		return ipu_pci_flr_dark_read(ipu);
+	return readl(addr);
+}
+
 static inline u32 ipu_pci_rd(struct ipu_pci *ipu, u32 reg)
 {
-	return readl(ipu->regs + reg);
+	return ipu_pci_readl(ipu, ipu->regs + reg);
 }
 
 static inline void ipu_pci_wr(struct ipu_pci *ipu, u32 reg, u32 val)
@@ -342,6 +367,9 @@ void ipu_pci_free_irqs(struct ipu_pci *ipu);
 void ipu_pci_irq_quiesce(struct ipu_pci *ipu, u32 causes);
 int ipu_pci_irq_selftest(struct ipu_pci *ipu);
 void ipu_pci_irq_debugfs(struct ipu_pci *ipu);
+void ipu_pci_flr_dark_debugfs(struct ipu_pci *ipu);
+void ipu_pci_flr_dark_begin(struct ipu_pci *ipu);
+void ipu_pci_flr_dark_end(struct ipu_pci *ipu);
 bool ipu_pci_present(struct ipu_pci *ipu);
 
 int ipu_pci_fw_region_init(struct ipu_pci *ipu);

@@ -270,7 +270,8 @@ static int ipu_pci_q_wait(struct ipu_pci_queue *q, u32 first, u32 tail,
 			ret = -EPROTO;
 			break;
 		}
-		if (ipu_pci_check_gone(q->ipu, readl(q->regs + IPU_Q_HEAD)))
+		if (ipu_pci_check_gone(q->ipu,
+				       ipu_pci_readl(q->ipu, q->regs + IPU_Q_HEAD)))
 			return -ENODEV;
 		if (time_after_eq(jiffies, end))
 			break;
