@@ -645,7 +645,9 @@ int ipufw_executor_create(unsigned int max_replicas,
 void ipufw_executor_set_instances_v12(struct ipufw_executor *ex,
 				      const struct ipufw_instances *inst);
 
-__attribute__((symver("ipufw_executor_set_instances@@LIBIPUFW_1.2")))
+/* A directive, not GCC's symver attribute: clang (the fuzzers) has none. */
+__asm__(".symver ipufw_executor_set_instances_v12,"
+	"ipufw_executor_set_instances@@LIBIPUFW_1.2");
 void ipufw_executor_set_instances_v12(struct ipufw_executor *ex,
 				      const struct ipufw_instances *inst)
 {
@@ -672,7 +674,8 @@ struct ipufw_instances_v10 {
 void ipufw_executor_set_instances_v10(struct ipufw_executor *ex,
 				      const struct ipufw_instances_v10 *inst);
 
-__attribute__((symver("ipufw_executor_set_instances@LIBIPUFW_1.0")))
+__asm__(".symver ipufw_executor_set_instances_v10,"
+	"ipufw_executor_set_instances@LIBIPUFW_1.0");
 void ipufw_executor_set_instances_v10(struct ipufw_executor *ex,
 				      const struct ipufw_instances_v10 *inst)
 {
