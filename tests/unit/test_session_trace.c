@@ -5,7 +5,8 @@
  * launch of each run on its replica's track, spans nest and follow one
  * another, memory counters come and go with attach; nothing is written
  * when off; bad paths are refused, naming them; the event cap counts what
- * it drops; each launch holds a span per op it executed, in order.
+ * it drops; each launch holds a span per op it executed, in order; a
+ * traced run leaves ipu_errmsg() alone.
  *
  * The writer puts one event on a line; the checks here read those lines
  * after json_check() has seen that the whole file is JSON.
@@ -663,6 +664,28 @@ static size_t events_made(const struct trace *t)
  * Every event past the cap is counted, ops too: a launch whose op spans
  * no longer fit drops each of them, not just the first.
  */
+/*
+ * A traced run that succeeds leaves the thread's libipu message alone: it
+ * asks libipu for op records only where the IPUs make them (on ipu.ko's
+ * simulated IPUs each reap used to ask, get -ENOENT, and replace it).
+ */
+static void test_a_traced_run_leaves_ipu_errmsg_alone(void **state)
+{
+	struct ipu_session *s = traced(sh_acc_ir(2, 3, 2, NULL),
+				       path("m.json"));
+	struct ipu_launch_profile p;
+	char before[256];
+
+	(void)state;
+	sh_attach(s);
+	assert_int_equal(ipu_queue_profile(NULL, 0, &p), -EINVAL);
+	snprintf(before, sizeof(before), "%s", ipu_errmsg());
+	assert_non_null(strstr(before, "q is NULL"));
+	run_acc(s, 2, 3, 2);
+	assert_string_equal(ipu_errmsg(), before);
+	ipu_session_destroy(s);
+}
+
 static void test_the_cap_counts_every_dropped_op(void **state)
 {
 	struct ipu_session *s = traced(sh_acc_ir(1, 1, 2, NULL),
@@ -710,6 +733,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bad_paths_are_refused_clearly, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_the_cap_counts_dropped_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_the_cap_counts_every_dropped_op, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_a_traced_run_leaves_ipu_errmsg_alone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_past_the_last_numbered_name_a_session_is_refused, setup, teardown),
 	};
 
