@@ -376,7 +376,7 @@ struct ipu_launch {
  */
 #define IPU_PROFILE_MAGIC	0x46525049u	/* "IPRF", little-endian */
 #define IPU_PROFILE_OVERFLOW	(1u << 0)
-#define IPU_PROFILE_MAX_BYTES	(64u << 20)
+#define IPU_PROFILE_MAX_BYTES	(4u << 20)
 
 /**
  * struct ipu_profile_header - the start of a written profile buffer.
