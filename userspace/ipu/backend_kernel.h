@@ -38,7 +38,6 @@ static inline const struct kdev *kdev_of(const struct ipu_device *dev)
  *	it has none (the device records no profiles, or no buffer could be
  *	had: the launch runs unprofiled, its completion has no records).
  * A zeroed one is no buffer, not asked.
- * @t0: CLOCK_MONOTONIC at submission: where the records' times count from.
  */
 struct kprof {
 	bool asked;
@@ -46,7 +45,6 @@ struct kprof {
 	uint32_t handle;
 	uint32_t size;
 	void *map;
-	int64_t t0;
 };
 
 /* A buffer for a launch on @dev that asks for a profile (never fails). */

@@ -12,11 +12,15 @@
  * buffer that outlived its launch would outlive, too, the device file it
  * belongs to (a device may be closed before a queue that used it).
  *
- * The firmware's times count from the launch's start on the device; the
- * host knows when it submitted the launch, which is no later, so the
- * records, placed from there, lie inside the launch as the host saw it.
+ * The firmware's times count from the launch's start on the device, a
+ * moment the host does not see. It sees the completion, which is no
+ * earlier than the last op's end: the records are placed so that the last
+ * op ends there, their spacing kept. So each op lies no earlier than it
+ * really ran (after the submission and after the commands linked before
+ * the launch) and no later than the completion.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -68,7 +72,6 @@ void kprof_open(struct kprof *p, const struct ipu_device *dev)
 	p->handle = c.handle;
 	p->size = c.size;
 	p->map = map;
-	p->t0 = mono_ns();
 }
 
 void kprof_close(struct kprof *p)
@@ -90,7 +93,8 @@ static struct ipu_prof *kprof_read(const struct kprof *p)
 	const struct ipu_profile_header *h = p->map;
 	const struct ipu_profile_record *rec;
 	struct ipu_prof *out;
-	uint64_t room, n = 0, dropped = 0;
+	uint64_t room, n = 0, dropped = 0, last = 0;
+	int64_t t0;
 	size_t i;
 
 	/* A buffer the firmware did not write (it refused the program
@@ -108,11 +112,20 @@ static struct ipu_prof *kprof_read(const struct kprof *p)
 	out->n = n;
 	out->dropped = dropped;
 	rec = (const struct ipu_profile_record *)(h + 1);
+	for (i = 0; i < n; i++)
+		if (rec[i].end_ns > last)
+			last = rec[i].end_ns;
+	/* The device's clock is not the host's: only spans are compared. */
+	if (last > INT64_MAX / 2)
+		last = INT64_MAX / 2;
+	t0 = mono_ns() - (int64_t)last;
 	for (i = 0; i < n; i++) {
 		out->recs[i].index = rec[i].index;
 		out->recs[i].op = rec[i].op;
-		out->recs[i].start_ns = p->t0 + (int64_t)rec[i].start_ns;
-		out->recs[i].end_ns = p->t0 + (int64_t)rec[i].end_ns;
+		out->recs[i].start_ns = t0 + (int64_t)(rec[i].start_ns < last ?
+						       rec[i].start_ns : last);
+		out->recs[i].end_ns = t0 + (int64_t)(rec[i].end_ns < last ?
+						     rec[i].end_ns : last);
 	}
 	return out;
 }
