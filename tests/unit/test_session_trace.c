@@ -171,9 +171,10 @@ static size_t count(const struct trace *t, const char *cat,
 	return n;
 }
 
+/* On the model, or the device of the guest's run (ksession.h). */
 static struct ipu_session *traced(struct ipu_ir *ir, const char *file)
 {
-	IPU_OPTS(ipu_session_opts, opts, .device = "ipu_model",
+	IPU_OPTS(ipu_session_opts, opts, .device = SH_DEVICE,
 		 .attach_timeout_ms = 1, .trace = file);
 	struct ipu_session *s = NULL;
 
@@ -226,7 +227,9 @@ static void test_every_transfer_and_launch_is_on_its_replica(void **state)
 	assert_int_equal(count(t, "host", "run", 0), 2);
 	assert_true(count(t, "host", "wait", 0) >= 3);
 	assert_non_null(strstr(t->text, "\"thread_name\",\"args\":{\"name\":\"replica 1\"}"));
-	assert_non_null(strstr(t->text, "\"process_name\",\"args\":{\"name\":\"IPU 0 (model:"));
+	assert_non_null(strstr(t->text, strcmp(SH_DEVICE, "ipu_model") ?
+		"\"process_name\",\"args\":{\"name\":\"IPU 0 (hw:" :
+		"\"process_name\",\"args\":{\"name\":\"IPU 0 (model:"));
 	unload(t);
 }
 
