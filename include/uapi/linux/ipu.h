@@ -286,7 +286,8 @@ struct ipu_reset {
  *	profile buffer, the whole object (from offset 0, its size), where
  *	the firmware writes the launch's op records (struct
  *	ipu_profile_header) before the launch completes; referenced until
- *	it does. Zero without the flag. (In the v1 struct's padding: the
+ *	it does. Zero without the flag. -EOPNOTSUPP on a device without
+ *	IPU_FEATURE_PROFILE. (In the v1 struct's padding: the
  *	struct fills the 80 bytes of an io_uring command, so the buffer
  *	has no offset or size of its own.)
  * @fence: out (ioctl only; zero on input): pass it to IPU_IOCTL_WAIT;
@@ -367,12 +368,15 @@ struct ipu_launch {
  * Profile buffers (IPU_LAUNCH_PROFILE). The firmware writes the records of
  * the ops it executed, in the order executed (a loop's body once per
  * iteration; loop control is not recorded), after the header; then the
- * header, last, before the launch completes, whatever its result (a failed
- * run's records stop at the op that failed). Times are nanoseconds of the
+ * header, last, before the launch completes, whatever the run's result (a
+ * failed run's records stop at the op that failed; a launch refused before
+ * it ran, e.g. a malformed image, leaves the buffer as it was). A firmware
+ * built before profiles writes nothing. Times are nanoseconds of the
  * device's clock since the launch started on the device. What does not fit
  * the buffer is counted in @dropped, with IPU_PROFILE_OVERFLOW set. A
  * buffer smaller than the header, or larger than IPU_PROFILE_MAX_BYTES,
- * is refused (-EINVAL). The same layout on PCI IPUs (docs/hardware.md).
+ * is refused (-EINVAL). Devices with IPU_FEATURE_PROFILE take profiled
+ * launches (simulated IPUs); others refuse them (-EOPNOTSUPP).
  */
 #define IPU_PROFILE_MAGIC	0x46525049u	/* "IPRF", little-endian */
 #define IPU_PROFILE_OVERFLOW	(1u << 0)
