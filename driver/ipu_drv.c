@@ -258,7 +258,8 @@ void ipu_device_fill_info(struct ipu_device *idev, struct ipu_info *info)
 	 * bit to choose devices that can run programs.
 	 */
 	if (idev->ops->fw_in_userspace)
-		info->features |= IPU_FEATURE_FW_SIM | IPU_FEATURE_LAUNCH;
+		info->features |= IPU_FEATURE_FW_SIM | IPU_FEATURE_LAUNCH |
+				  IPU_FEATURE_PROFILE;
 	if (idev->ops->launch)
 		info->features |= IPU_FEATURE_LAUNCH;
 	/* Not every device of a kind has them: a PCI IPU needs CAPS.GATHER. */

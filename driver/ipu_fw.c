@@ -134,7 +134,8 @@ int ipu_ioctl_fw_next(struct ipu_file *ifile, void *data)
 
 	if (work->id || work->exe_offset || work->exe_size ||
 	    work->arena_offset || work->arena_size || work->replica ||
-	    work->num_replicas || work->group || work->pid || work->pad)
+	    work->num_replicas || work->group || work->pid || work->pad ||
+	    work->profile_offset || work->profile_size)
 		return -EINVAL;
 	memset(work, 0, sizeof(*work));
 	work->timeout_ns = timeout_ns;

@@ -205,9 +205,9 @@ static const struct ipu_ioctl_desc ipu_ioctls[] = {
 	IPU_IOCTL_DEF(IPU_IOCTL_GATHER_ANSWER, ipu_ioctl_gather_answer,
 		      ipu_gather_answer),
 	IPU_IOCTL_DEF(IPU_IOCTL_FW_ATTACH, ipu_ioctl_fw_attach, ipu_fw_attach),
-	IPU_IOCTL_DEF_2PHASE(IPU_IOCTL_FW_NEXT, ipu_ioctl_fw_next,
-			     ipu_ioctl_fw_next_commit, ipu_ioctl_fw_next_undo,
-			     ipu_fw_work),
+	IPU_IOCTL_DEF_2PHASE_SIZE(IPU_IOCTL_FW_NEXT, ipu_ioctl_fw_next,
+				  ipu_ioctl_fw_next_commit,
+				  ipu_ioctl_fw_next_undo, IPU_FW_WORK_SIZE_V1),
 	IPU_IOCTL_DEF(IPU_IOCTL_FW_DONE, ipu_ioctl_fw_done, ipu_fw_done),
 };
 

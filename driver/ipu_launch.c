@@ -109,6 +109,8 @@ static void ipu_launch_release(struct kref *ref)
 		ipu_bo_put(req->arena_bo);
 	if (req->staging_bo)
 		ipu_bo_put(req->staging_bo);
+	if (req->profile_bo)
+		ipu_bo_put(req->profile_bo);
 	if (req->gather)
 		ipu_gather_inbox_put(req->gather);
 	ipu_usage_put(req->usage);
@@ -202,7 +204,8 @@ static int ipu_launch_check_args(const struct ipu_launch *args)
 {
 	u64 end;
 
-	if (args->flags & ~IPU_LAUNCH_FLAGS_ALL || args->pad ||
+	if (args->flags & ~IPU_LAUNCH_FLAGS_ALL ||
+	    (!(args->flags & IPU_LAUNCH_PROFILE) && args->profile_handle) ||
 	    !args->exe_size || !args->arena_size || !args->num_replicas ||
 	    args->replica >= args->num_replicas ||
 	    (args->num_replicas > 1 && !args->group) ||
@@ -256,6 +259,34 @@ static int ipu_launch_lookup(struct ipu_file *ifile,
 	return 0;
 }
 
+/*
+ * The profile buffer (IPU_LAUNCH_PROFILE): a buffer of this file the
+ * firmware may write whole, so none the program reads or writes itself:
+ * the firmware would overwrite the program or its data.
+ */
+static int ipu_launch_lookup_profile(struct ipu_file *ifile,
+				     const struct ipu_launch *args,
+				     struct ipu_launch_req *req)
+{
+	struct ipu_bo *bo;
+
+	if (!(args->flags & IPU_LAUNCH_PROFILE))
+		return 0;
+	/* PCI IPUs: the command descriptor carries no profile buffer yet. */
+	if (ipu_launch_on_hw(ifile->idev))
+		return -EOPNOTSUPP;
+	bo = ipu_bo_lookup(ifile, args->profile_handle);
+	if (!bo)
+		return -ENOENT;
+	req->profile_bo = bo;
+	if (bo == req->exe_bo || bo == req->arena_bo ||
+	    bo == req->staging_bo ||
+	    bo->size < sizeof(struct ipu_profile_header) ||
+	    bo->size > IPU_PROFILE_MAX_BYTES)
+		return -EINVAL;
+	return 0;
+}
+
 /**
  * ipu_launch_prepare - check a request and resolve its buffers
  * @ifile: the submitting file (the owner)
@@ -281,6 +312,8 @@ int ipu_launch_prepare(struct ipu_file *ifile, const struct ipu_launch *args,
 	if (ret)
 		return ret;
 	ret = ipu_launch_lookup(ifile, args, req);
+	if (!ret)
+		ret = ipu_launch_lookup_profile(ifile, args, req);
 	ipu_dev_exit(ifile->idev, idx);
 	if (ret)
 		return ret;
@@ -863,6 +896,11 @@ int ipu_fw_next(struct ipu_file *ifile, struct ipu_fw_work *work,
 			work->num_replicas = req->num_replicas;
 			work->group = req->group;
 			work->pid = req->pid;
+			if (req->profile_bo) {
+				work->profile_offset =
+					ipu_bo_dev_off(req->profile_bo);
+				work->profile_size = req->profile_bo->size;
+			}
 			kref_get(&req->ref);
 			spin_unlock(&lq->lock);
 			*taken = req;

@@ -47,6 +47,8 @@ struct ipu_usage;
  * @staging_handle: its handle in the submitting file.
  * @staging_offset: the staging area's start in @staging_bo.
  * @staging_size: its bytes.
+ * @profile_bo: the profile buffer (IPU_LAUNCH_PROFILE), or NULL;
+ *	referenced.
  * @gather: split launches: the submitting file's inbox, where the
  *	launch's gather requests go; referenced.
  * @gather_status: the non-zero status a gather of it was answered with,
@@ -82,6 +84,7 @@ struct ipu_launch_req {
 	u32 staging_handle;
 	u64 staging_offset;
 	u64 staging_size;
+	struct ipu_bo *profile_bo;
 	struct ipu_gather_inbox *gather;
 	int gather_status;
 	unsigned long deadline;

@@ -144,6 +144,7 @@ static void execute(struct simd_launch *l, uint32_t nrep, struct outcome *o)
 				    calloc(nrep, sizeof(*arenas));
 	struct simd_instances *si = NULL;
 	struct simd_image *img = NULL;
+	struct simd_profile prof;
 	struct active act, **pp;
 	struct ipufw_executor *ex;
 	const struct ipu_exe *exe;
@@ -207,7 +208,9 @@ static void execute(struct simd_launch *l, uint32_t nrep, struct outcome *o)
 	act.next = actives;
 	actives = &act;
 	pthread_mutex_unlock(&active_lock);
+	simd_profile_begin(l, nrep, ex, &prof);
 	err = ipufw_run(ex, exe, arenas, size, o->msg, sizeof(o->msg));
+	simd_profile_end(l, nrep, ex, &prof);
 	pthread_mutex_lock(&active_lock);
 	for (pp = &actives; *pp != &act; pp = &(*pp)->next)
 		;

@@ -296,6 +296,8 @@ const char *ipu_device_name(const struct ipu_device *dev);
 #define IPU_DEVICE_CAP_HOTPLUG	(1ull << 4) /* may vanish: calls then fail -ENODEV */
 #define IPU_DEVICE_CAP_LAUNCH	(1ull << 5) /* IPU_CMD_LAUNCH runs programs */
 #define IPU_DEVICE_CAP_GATHER	(1ull << 6) /* split launches, gather requests */
+/* IPU_LAUNCH_F_PROFILE records op profiles (ipu_queue_profile()); libipu 1.7 */
+#define IPU_DEVICE_CAP_PROFILE	(1ull << 7)
 
 /**
  * struct ipu_device_info - state of a device, from ipu_device_query().
@@ -558,9 +560,10 @@ int ipu_xfer_from_device(struct ipu_bo *bo, uint64_t bo_offset, void *dst,
 /*
  * Flags of ipu_launch_desc.flags. IPU_LAUNCH_F_PROFILE: record when each
  * op of the program started and ended; read the records after the
- * launch's completion with ipu_queue_profile() (libipu 1.7). Only the
- * model records them; other backends run the launch as usual and have no
- * records to give.
+ * launch's completion with ipu_queue_profile() (libipu 1.7). Devices with
+ * IPU_DEVICE_CAP_PROFILE record them (the model; the kernel's simulated
+ * IPUs, whose firmware writes them into a buffer libipu reads back);
+ * others run the launch as usual and have no records to give.
  */
 #define IPU_LAUNCH_F_PROFILE	(1u << 0)
 
@@ -1027,8 +1030,11 @@ struct ipu_launch_profile {
  * costs nothing for it.
  *
  * Return: 0; -ENOENT when the last reap returned no profiled launch with
- * @user_data, or when the backend records none (the kernel's devices:
- * the firmware of ipu-simd and ipu-emu has no way to hand them back yet);
+ * @user_data, or when its device records none (without
+ * IPU_DEVICE_CAP_PROFILE; on the kernel backend also a queue that fell
+ * back to the ioctls). A launch of a device with the cap always has an
+ * answer, with no records when the firmware wrote none (it refused the
+ * program before running it);
  * -EINVAL for a NULL argument. Added in libipu 1.7 (LIBIPU_1.7).
  */
 int ipu_queue_profile(struct ipu_queue *q, uint64_t user_data,

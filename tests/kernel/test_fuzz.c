@@ -1565,9 +1565,12 @@ static void fz_fill_launch(struct fz *f, struct ipu_launch *l, int *slot,
 		l->staging_size = (uint32_t)fz_size_near(f, size);
 	}
 	if (fz_pct(&f->rng, 3))
-		l->flags = 1;
-	if (fz_pct(&f->rng, 3))
-		l->pad = 1;
+		l->flags = fz_pct(&f->rng, 50) ? IPU_LAUNCH_PROFILE : 2;
+	/* A profile buffer: any handle, mostly with the flag. */
+	if (fz_pct(&f->rng, 5)) {
+		l->flags |= fz_pct(&f->rng, 80) ? IPU_LAUNCH_PROFILE : 0;
+		l->profile_handle = fz_handle(f, NULL);
+	}
 	if (fz_pct(&f->rng, 3))
 		l->fence = 1 + fz_below(&f->rng, 256);
 	snprintf(what, wlen, "exe %u/%#llx" " arena %u @%#llx" "+%#llx"

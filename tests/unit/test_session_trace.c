@@ -5,7 +5,8 @@
  * launch of each run on its replica's track, spans nest and follow one
  * another, memory counters come and go with attach; nothing is written
  * when off; bad paths are refused, naming them; the event cap counts what
- * it drops; each launch holds a span per op it executed, in order.
+ * it drops; each launch holds a span per op it executed, in order; a
+ * traced run leaves ipu_errmsg() alone.
  *
  * The writer puts one event on a line; the checks here read those lines
  * after json_check() has seen that the whole file is JSON.
@@ -170,9 +171,10 @@ static size_t count(const struct trace *t, const char *cat,
 	return n;
 }
 
+/* On the model, or the device of the guest's run (ksession.h). */
 static struct ipu_session *traced(struct ipu_ir *ir, const char *file)
 {
-	IPU_OPTS(ipu_session_opts, opts, .device = "ipu_model",
+	IPU_OPTS(ipu_session_opts, opts, .device = SH_DEVICE,
 		 .attach_timeout_ms = 1, .trace = file);
 	struct ipu_session *s = NULL;
 
@@ -225,7 +227,9 @@ static void test_every_transfer_and_launch_is_on_its_replica(void **state)
 	assert_int_equal(count(t, "host", "run", 0), 2);
 	assert_true(count(t, "host", "wait", 0) >= 3);
 	assert_non_null(strstr(t->text, "\"thread_name\",\"args\":{\"name\":\"replica 1\"}"));
-	assert_non_null(strstr(t->text, "\"process_name\",\"args\":{\"name\":\"IPU 0 (model:"));
+	assert_non_null(strstr(t->text, strcmp(SH_DEVICE, "ipu_model") ?
+		"\"process_name\",\"args\":{\"name\":\"IPU 0 (hw:" :
+		"\"process_name\",\"args\":{\"name\":\"IPU 0 (model:"));
 	unload(t);
 }
 
@@ -708,6 +712,28 @@ static size_t events_made(const struct trace *t)
  * Every event past the cap is counted, ops too: a launch whose op spans
  * no longer fit drops each of them, not just the first.
  */
+/*
+ * A traced run that succeeds leaves the thread's libipu message alone: it
+ * asks libipu for op records only where the IPUs make them (on ipu.ko's
+ * simulated IPUs each reap used to ask, get -ENOENT, and replace it).
+ */
+static void test_a_traced_run_leaves_ipu_errmsg_alone(void **state)
+{
+	struct ipu_session *s = traced(sh_acc_ir(2, 3, 2, NULL),
+				       path("m.json"));
+	struct ipu_launch_profile p;
+	char before[256];
+
+	(void)state;
+	sh_attach(s);
+	assert_int_equal(ipu_queue_profile(NULL, 0, &p), -EINVAL);
+	snprintf(before, sizeof(before), "%s", ipu_errmsg());
+	assert_non_null(strstr(before, "q is NULL"));
+	run_acc(s, 2, 3, 2);
+	assert_string_equal(ipu_errmsg(), before);
+	ipu_session_destroy(s);
+}
+
 static void test_the_cap_counts_every_dropped_op(void **state)
 {
 	struct ipu_session *s = traced(sh_acc_ir(1, 1, 2, NULL),
@@ -755,6 +781,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bad_paths_are_refused_clearly, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_the_cap_counts_dropped_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_the_cap_counts_every_dropped_op, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_a_traced_run_leaves_ipu_errmsg_alone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_past_the_last_numbered_name_a_session_is_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_one_file_spelled_two_ways_keeps_both_traces, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_percent_p_is_the_pid, setup, teardown),

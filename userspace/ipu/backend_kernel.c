@@ -191,6 +191,11 @@ static uint64_t caps_from_uapi(__u64 features)
 		{ IPU_FEATURE_GATHER | IPU_FEATURE_LAUNCH |
 			  IPU_FEATURE_URING_CMD,
 		  IPU_DEVICE_CAP_GATHER },
+		/* Op profiles: written into a buffer by the firmware, read
+		 * back by the io_uring queue (backend_kernel_queue.c). */
+		{ IPU_FEATURE_PROFILE | IPU_FEATURE_LAUNCH |
+			  IPU_FEATURE_URING_CMD,
+		  IPU_DEVICE_CAP_PROFILE },
 	};
 	uint64_t caps = 0;
 	size_t i;

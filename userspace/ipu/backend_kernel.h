@@ -7,6 +7,7 @@
 #ifndef IPU_BACKEND_KERNEL_H
 #define IPU_BACKEND_KERNEL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/uio.h>
 
@@ -27,6 +28,32 @@ static inline const struct kdev *kdev_of(const struct ipu_device *dev)
 {
 	return dev->priv;
 }
+
+/**
+ * struct kprof - the profile buffer of a launch in flight
+ * (backend_kernel_prof.c).
+ * @asked: the launch asked for a profile (IPU_LAUNCH_F_PROFILE).
+ * @fd: the file of its buffer object.
+ * @handle: the buffer object; @size its bytes; @map its mapping, NULL when
+ *	it has none (the device records no profiles, or no buffer could be
+ *	had: the launch runs unprofiled, its completion has no records).
+ * A zeroed one is no buffer, not asked.
+ */
+struct kprof {
+	bool asked;
+	int fd;
+	uint32_t handle;
+	uint32_t size;
+	void *map;
+};
+
+/* A buffer for a launch on @dev that asks for a profile (never fails). */
+void kprof_open(struct kprof *p, const struct ipu_device *dev);
+/* The records of the completed launch (NULL: none asked, or no memory);
+ * the buffer is destroyed. */
+struct ipu_prof *kprof_take(struct kprof *p);
+/* Destroy the buffer of a launch that never reached the kernel. */
+void kprof_close(struct kprof *p);
 
 /* backend_kernel_queue.c: the queue ops. */
 int kq_create(struct ipu_queue *q);

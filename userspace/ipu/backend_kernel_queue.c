@@ -114,6 +114,7 @@ struct kq_run {
  * @next_free: the next free slot when this one is free.
  * @sqes: the first of the SQEs it holds (chained through kq.sqe_next), or
  *	KQ_NONE.
+ * @prof: a launch's profile buffer (IPU_LAUNCH_F_PROFILE).
  */
 struct kq_slot {
 	struct ipu_cmd cmd;
@@ -122,6 +123,7 @@ struct kq_slot {
 	struct kq_run *run;
 	uint32_t next_free;
 	uint32_t sqes;
+	struct kprof prof;
 };
 
 /* A registered host buffer, kept sorted by address for the lookup. */
@@ -633,6 +635,13 @@ static void prep_launch(struct kq *kq, const struct ipu_cmd *cmd, uint32_t s,
 					l->arena_bo->size - l->arena_offset;
 	k->replica = l->replica;
 	k->num_replicas = l->num_replicas;
+	if (l->flags & IPU_LAUNCH_F_PROFILE) {
+		kprof_open(&kq->slots[s].prof, l->arena_bo->dev);
+		if (kq->slots[s].prof.map) {
+			k->flags = IPU_LAUNCH_PROFILE;
+			k->profile_handle = kq->slots[s].prof.handle;
+		}
+	}
 	if (in_a_run(cmd))
 		k->group = kq->slots[s].run->kgroup;
 	/* A split launch: its instance and staging area (the kernel refuses
@@ -773,6 +782,7 @@ static void kq_release_slot_locked(struct kq *kq, uint32_t s)
 		put_run_locked(kq, slot->run, slot->cmd.launch.replica);
 	slot->run = NULL;
 	slot->parts = 0;
+	kprof_close(&slot->prof);
 	kq_put_sqes_locked(kq, slot);
 	slot->next_free = kq->free;
 	kq->free = s;
@@ -983,6 +993,7 @@ static void complete_cqe(struct ipu_queue *q, uint64_t user_data, int res)
 {
 	struct kq *kq = kq_of(q);
 	struct kq_slot *slot;
+	struct kprof prof;
 	struct ipu_cmd cmd;
 
 	if (user_data >= q->entries)
@@ -1002,6 +1013,8 @@ static void complete_cqe(struct ipu_queue *q, uint64_t user_data, int res)
 	}
 	cmd = slot->cmd;
 	res = slot->result;
+	prof = slot->prof;
+	memset(&slot->prof, 0, sizeof(slot->prof));
 	if (slot->run)
 		put_run_locked(kq, slot->run, cmd.launch.replica);
 	slot->run = NULL;
@@ -1009,7 +1022,9 @@ static void complete_cqe(struct ipu_queue *q, uint64_t user_data, int res)
 	slot->next_free = kq->free;
 	kq->free = (uint32_t)user_data;
 	pthread_mutex_unlock(&kq->lock);
-	ipu_queue_complete(q, &cmd, res, res ? detail(&cmd, res) : NULL);
+	/* The launch completed: the firmware wrote its buffer before. */
+	ipu_queue_complete_prof(q, &cmd, res, res ? detail(&cmd, res) : NULL,
+				kprof_take(&prof));
 }
 
 /*

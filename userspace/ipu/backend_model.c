@@ -410,7 +410,7 @@ static int m_query(struct ipu_device *dev, struct ipu_device_info *info)
 	info->platform = IPU_DEVICE_PLATFORM_MODEL;
 	info->caps = IPU_DEVICE_CAP_BO | IPU_DEVICE_CAP_MAP |
 		     IPU_DEVICE_CAP_XFER | IPU_DEVICE_CAP_RESET |
-		     IPU_DEVICE_CAP_LAUNCH;
+		     IPU_DEVICE_CAP_LAUNCH | IPU_DEVICE_CAP_PROFILE;
 	info->memory_total = e.memory_total;
 	info->memory_used = e.memory_used;
 	info->mem_page_size = (uint32_t)model_page;

@@ -204,6 +204,7 @@ static int survey_ipus(struct ipu_session *s, struct ipu_kinds *kinds)
 	int err;
 
 	s->launch_ms = 0;
+	s->op_profiles = s->num_ipus > 0;
 	kinds->pci = kinds->gather = 0;
 	kinds->pci_without_gather = -1;
 	for (i = 0; i < s->num_ipus; i++) {
@@ -216,6 +217,8 @@ static int survey_ipus(struct ipu_session *s, struct ipu_kinds *kinds)
 			info.launch_timeout_ms = SESS_DEFAULT_LAUNCH_MS;
 		if (info.launch_timeout_ms > s->launch_ms)
 			s->launch_ms = info.launch_timeout_ms;
+		if (!(info.caps & IPU_DEVICE_CAP_PROFILE))
+			s->op_profiles = false;
 		kinds->pci += info.platform == IPU_DEVICE_PLATFORM_PCI;
 		kinds->gather += !!(info.caps & IPU_DEVICE_CAP_GATHER);
 		if (info.platform == IPU_DEVICE_PLATFORM_PCI &&

@@ -108,8 +108,9 @@ static void add_launch(struct sess_batch *b, uint32_t r, uint32_t flags)
 	cmd->launch.replica = r;
 	cmd->launch.num_replicas = s->replicas;
 	cmd->launch.group = s->run_id;
-	/* A traced run shows each op inside its launch (docs/trace.md). */
-	if (s->trace)
+	/* A traced run shows each op inside its launch (docs/trace.md),
+	 * where the IPUs record them. */
+	if (s->trace && s->op_profiles)
 		cmd->launch.flags = IPU_LAUNCH_F_PROFILE;
 	ipu_sess_pci_gather_launch(s, r, &cmd->launch);
 }

@@ -134,6 +134,10 @@ struct sess_pci_gather;
  *	(batch.c works one out).
  * @launch_ms: the longest launch deadline of the IPUs held (0 while
  *	detached), read on attach.
+ * @op_profiles: every IPU held records op profiles
+ *	(IPU_DEVICE_CAP_PROFILE), read on attach: a traced run asks for them
+ *	only then, so that it never asks libipu for records that cannot be
+ *	(whose -ENOENT would replace ipu_errmsg()).
  * @ro_mmap: the first read-only mapped variable, or NULL (S05).
  * @data_fd, @data_dir: the data directory the caller granted (an O_PATH
  *	fd and its name; -1 and NULL for none), where the files of mapped
@@ -191,6 +195,7 @@ struct ipu_session {
 	uint32_t attach_timeout_ms;
 	uint32_t wait_timeout_ms;
 	uint32_t launch_ms;
+	bool op_profiles;
 	const struct sess_tensor *ro_mmap;
 	int data_fd;
 	const char *data_dir;

@@ -34,9 +34,10 @@
  * "NAME-2.json" (then -3, ... up to -1000: past it the create fails
  * rather than overwrite one) instead, and says so.
  *
- * Launches of a traced run ask for op profiles (IPU_LAUNCH_F_PROFILE);
- * where the device records them (the model), each op of a launch is a
- * span inside it (cat "op").
+ * Launches of a traced run ask for op profiles (IPU_LAUNCH_F_PROFILE)
+ * where every IPU records them (IPU_DEVICE_CAP_PROFILE: the model, the
+ * kernel's simulated IPUs); each op of a launch is then a span inside it
+ * (cat "op").
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -679,7 +680,7 @@ void ipu_sess_trace_reaped(struct ipu_session *s,
 		if (c[i].user_data < t->n_ends) {
 			t->ends[c[i].user_data] = now;
 			t->results[c[i].user_data] = c[i].result;
-			if (c[i].op == IPU_CMD_LAUNCH)
+			if (c[i].op == IPU_CMD_LAUNCH && s->op_profiles)
 				take_ops(s, t, c[i].user_data);
 		}
 }

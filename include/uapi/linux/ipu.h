@@ -59,6 +59,7 @@
 #define IPU_FEATURE_URING_FIXED	(1ULL << 10) /* IORING_URING_CMD_FIXED */
 #define IPU_FEATURE_FW_SIM	(1ULL << 11) /* FW_* role: firmware in userspace */
 #define IPU_FEATURE_GATHER	(1ULL << 12) /* split launches, GATHER_* */
+#define IPU_FEATURE_PROFILE	(1ULL << 13) /* IPU_LAUNCH_PROFILE */
 
 /**
  * struct ipu_info - IPU_IOCTL_GET_INFO output; allowed without attaching.
@@ -254,8 +255,13 @@ struct ipu_reset {
 
 #define IPU_RESET_FLAGS_ALL 0u
 
-/* Flags of &ipu_launch.flags: none defined yet. */
-#define IPU_LAUNCH_FLAGS_ALL 0u
+/*
+ * Flags of &ipu_launch.flags. IPU_LAUNCH_PROFILE: the firmware records when
+ * each op of the program started and ended into the profile buffer
+ * &ipu_launch.profile_handle (layout: struct ipu_profile_header below).
+ */
+#define IPU_LAUNCH_PROFILE (1u << 0)
+#define IPU_LAUNCH_FLAGS_ALL IPU_LAUNCH_PROFILE
 
 /**
  * struct ipu_launch - IPU_IOCTL_LAUNCH and IPU_URING_CMD_LAUNCH: run a
@@ -274,8 +280,16 @@ struct ipu_reset {
  * @group: identifies the launches of one run of a replicated program; must
  *	be non-zero when @num_replicas > 1. Chosen by userspace, unique among
  *	its launches in flight.
- * @flags: zero.
- * @pad: zero.
+ * @flags: IPU_LAUNCH_PROFILE or zero.
+ * @profile_handle: with IPU_LAUNCH_PROFILE, a buffer object of this file
+ *	other than @exe_handle, @arena_handle and @staging_handle: the
+ *	profile buffer, the whole object (from offset 0, its size), where
+ *	the firmware writes the launch's op records (struct
+ *	ipu_profile_header) before the launch completes; referenced until
+ *	it does. Zero without the flag. -EOPNOTSUPP on a device without
+ *	IPU_FEATURE_PROFILE. (In the v1 struct's padding: the
+ *	struct fills the 80 bytes of an io_uring command, so the buffer
+ *	has no offset or size of its own.)
  * @fence: out (ioctl only; zero on input): pass it to IPU_IOCTL_WAIT;
  *	1-256.
  *
@@ -332,7 +346,7 @@ struct ipu_launch {
 	__u32 num_replicas;
 	__u64 group;
 	__u32 flags;
-	__u32 pad;
+	__u32 profile_handle;
 	__u64 fence;
 	__u32 staging_handle;
 	__u32 staging_size;
@@ -349,6 +363,56 @@ struct ipu_launch {
 #define IPU_LAUNCH_MAX_INSTANCES 4096
 /* Largest errno GATHER_ANSWER may report. */
 #define IPU_GATHER_MAX_ERRNO 4095
+
+/*
+ * Profile buffers (IPU_LAUNCH_PROFILE). The firmware writes the records of
+ * the ops it executed, in the order executed (a loop's body once per
+ * iteration; loop control is not recorded), after the header; then the
+ * header, last, before the launch completes, whatever the run's result (a
+ * failed run's records stop at the op that failed; a launch refused before
+ * it ran, e.g. a malformed image, leaves the buffer as it was). A firmware
+ * built before profiles writes nothing. Times are nanoseconds of the
+ * device's clock since the launch started on the device. What does not fit
+ * the buffer is counted in @dropped, with IPU_PROFILE_OVERFLOW set. A
+ * buffer smaller than the header, or larger than IPU_PROFILE_MAX_BYTES,
+ * is refused (-EINVAL). Devices with IPU_FEATURE_PROFILE take profiled
+ * launches (simulated IPUs); others refuse them (-EOPNOTSUPP).
+ */
+#define IPU_PROFILE_MAGIC	0x46525049u	/* "IPRF", little-endian */
+#define IPU_PROFILE_OVERFLOW	(1u << 0)
+#define IPU_PROFILE_MAX_BYTES	(4u << 20)
+
+/**
+ * struct ipu_profile_header - the start of a written profile buffer.
+ * @magic: IPU_PROFILE_MAGIC once the firmware wrote the buffer.
+ * @flags: IPU_PROFILE_OVERFLOW when ops were left out for room.
+ * @count: records that follow the header.
+ * @record_size: bytes of one record, sizeof(struct ipu_profile_record).
+ * @dropped: ops executed that had no room left.
+ * @reserved: zero.
+ */
+struct ipu_profile_header {
+	__u32 magic;
+	__u32 flags;
+	__u32 count;
+	__u32 record_size;
+	__u64 dropped;
+	__u64 reserved;
+};
+
+/**
+ * struct ipu_profile_record - one op a launch executed.
+ * @index: its index in the program's instructions.
+ * @op: its op code (enum ipu_op of include/ipu/exe.h).
+ * @start_ns: when it began, ns since the launch started on the device.
+ * @end_ns: when it ended, likewise.
+ */
+struct ipu_profile_record {
+	__u32 index;
+	__u32 op;
+	__u64 start_ns;
+	__u64 end_ns;
+};
 
 /**
  * struct ipu_gather_next - IPU_IOCTL_GATHER_NEXT output: the oldest gather
@@ -470,6 +534,11 @@ struct ipu_fw_attach {
  * @pid: out: thread group (initial pid namespace) that launched; with
  *	@group it identifies the launches of one run across devices.
  * @pad: out: zero.
+ * @profile_offset: out: offset of the launch's profile buffer in device
+ *	memory (IPU_LAUNCH_PROFILE), or 0.
+ * @profile_size: out: its bytes, or 0 when the launch is not profiled.
+ *	(Both after the v1 struct, IPU_FW_WORK_SIZE_V1 bytes: a firmware
+ *	built before them runs every launch unprofiled.)
  *
  * All fields but @timeout_ns must be zero on input (-EINVAL). -ENOLINK
  * when this file is not (or no longer) the firmware, -ETIME when the
@@ -487,7 +556,11 @@ struct ipu_fw_work {
 	__u64 group;
 	__u32 pid;
 	__u32 pad;
+	__u64 profile_offset;
+	__u64 profile_size;
 };
+
+#define IPU_FW_WORK_SIZE_V1 64
 
 /**
  * struct ipu_fw_done - IPU_IOCTL_FW_DONE input.
