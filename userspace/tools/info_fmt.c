@@ -123,6 +123,8 @@ static const struct feature kernel_features[] = {
 	{ IPU_FEATURE_LAUNCH, "launch" },
 	{ IPU_FEATURE_URING_FIXED, "uring_fixed" },
 	{ IPU_FEATURE_FW_SIM, "fw_sim" },
+	{ IPU_FEATURE_GATHER, "gather" },
+	{ IPU_FEATURE_PROFILE, "profile" },
 	{ 0, NULL },
 };
 
@@ -134,6 +136,8 @@ static const struct feature model_caps[] = {
 	{ IPU_DEVICE_CAP_RESET, "reset" },
 	{ IPU_DEVICE_CAP_HOTPLUG, "hotplug" },
 	{ IPU_DEVICE_CAP_LAUNCH, "launch" },
+	{ IPU_DEVICE_CAP_GATHER, "gather" },
+	{ IPU_DEVICE_CAP_PROFILE, "profile" },
 	{ 0, NULL },
 };
 
