@@ -9,6 +9,7 @@
 #include <linux/completion.h>
 #include <linux/io.h>
 #include <linux/ktime.h>
+#include <linux/list.h>
 #include <linux/atomic.h>
 #include <linux/mutex.h>
 #include <linux/pm.h>
@@ -25,11 +26,16 @@ struct iov_iter;
 struct pci_dev;
 struct task_struct;
 
+/* Entries per DMA ring: 256 segments of up to 16 MiB in flight. */
+#define IPU_PCI_DMA_RING 256
+
 /* Entries of the command ring: 511 launches on the device at most. */
 #define IPU_PCI_CMD_RING 512
 
 /* "ipuNNN-misc" and the like: the names /proc/interrupts shows. */
 #define IPU_PCI_IRQ_NAME_LEN 16
+
+struct ipu_pci_dma_req;
 
 /**
  * struct ipu_pci_queue - one DMA queue (ipu_pci_dma.c)
@@ -42,8 +48,14 @@ struct task_struct;
  * @ring_dma: bus address of @ring.
  * @wb: the completion writeback, coherent DMA memory.
  * @wb_dma: bus address of @wb.
- * @xfer_lock: one transfer on the ring at a time; protects @tail and
- *	@enabled's clearing side and the ring's host-owned entries.
+ * @xfer_lock: one batch on the ring at a time; protects @tail and
+ *	@enabled's clearing side, the ring's host-owned entries and @owner.
+ *	Its holder posts the transfers of @pending (ipu_pci_dma()).
+ * @pend_lock: protects @pending.
+ * @pending: transfers mapped and waiting to be posted, in arrival order
+ *	(struct ipu_pci_dma_req): the holder of @xfer_lock takes them all
+ *	and posts them behind one doorbell.
+ * @owner: the transfer each descriptor of the batch on the ring belongs to.
  * @tail: the next entry the host fills (TAIL as last written).
  * @enabled: the ring is programmed and enabled.
  * @gen: bumped by each soft reset, which ends the batches in flight.
@@ -54,6 +66,9 @@ struct task_struct;
  *	hung): the transfer on it keeps its pages and mapping for good.
  * @wait: transfers waiting for their batch, or for @resetting to clear;
  *	woken by the queue's vector (or vector 0, with one) and by the reset.
+ * @post_wait: transfers of @pending waiting to be posted or for the ring
+ *	to be free; woken whenever @xfer_lock is let go of (apart from the
+ *	interrupts, which would only wake them for nothing).
  */
 struct ipu_pci_queue {
 	struct ipu_pci *ipu;
@@ -65,13 +80,17 @@ struct ipu_pci_queue {
 	dma_addr_t ring_dma;
 	struct ipu_queue_wb *wb;
 	dma_addr_t wb_dma;
-	struct mutex xfer_lock; /* the ring, @tail, @enabled */
+	struct mutex xfer_lock; /* the ring, @tail, @enabled, @owner */
+	spinlock_t pend_lock; /* @pending */
+	struct list_head pending;
+	struct ipu_pci_dma_req *owner[IPU_PCI_DMA_RING];
 	u32 tail;
 	bool enabled;
 	u32 gen;
 	bool resetting;
 	bool held;
 	wait_queue_head_t wait;
+	wait_queue_head_t post_wait;
 };
 
 /**

@@ -52,8 +52,6 @@
 #include "ipu_pci.h"
 #include "ipu_trace.h"
 
-/* Entries per DMA ring: 256 segments of up to 16 MiB in flight. */
-#define IPU_PCI_DMA_RING 256
 /* A batch moves at most 256 x 16 MiB; TCG guests are slow, hence 30 s. */
 #define IPU_PCI_DMA_WAIT_MS 30000
 /*
@@ -302,63 +300,123 @@ static int ipu_pci_q_status(struct ipu_pci_queue *q, u32 first, u32 tail)
 	return ret;
 }
 
-/*
- * Move the mapped @sgt to or from device memory at @dev_off; @gen is
- * q->gen as read before q->resetting was found clear. -EIO at once when
- * a reset began: nothing more is posted to the ring it disables.
+/**
+ * struct ipu_pci_dma_req - a transfer waiting for, or on, a DMA queue
+ * @node: in the queue's pending list, then in its poster's batch.
+ * @sgt: the mapped host pages.
+ * @dev_off: device memory offset of the first byte.
+ * @ret: the result, once @done.
+ * @left: its descriptors posted and not yet complete.
+ * @posted: its last descriptor is posted.
+ * @complete: every descriptor of it completed (each may have failed).
+ * @held: the queue did not stop: the pages stay the device's for good.
+ * @started: one of its descriptors is posted: it reached the device.
+ * @taken: a poster took it off the pending list (under q->pend_lock).
+ * @done: the poster is finished with it (release ordering on @ret, @held).
  */
-static int ipu_pci_q_run(struct ipu_pci_queue *q, struct sg_table *sgt,
-			 u64 dev_off, u32 gen)
+struct ipu_pci_dma_req {
+	struct list_head node;
+	struct sg_table *sgt;
+	u64 dev_off;
+	int ret;
+	u32 left;
+	bool posted;
+	bool complete;
+	bool held;
+	bool started;
+	bool taken;
+	bool done;
+};
+
+/*
+ * Account the batch [@first, @tail) that completed to the transfers it
+ * carried: a descriptor that failed fails its transfer (-EIO).
+ */
+static void ipu_pci_q_account(struct ipu_pci_queue *q, u32 first, u32 tail)
 {
-	struct scatterlist *sg;
+	u32 i;
+
+	for (i = first; i != tail; i = (i + 1) % IPU_PCI_DMA_RING) {
+		struct ipu_pci_dma_req *r = q->owner[i];
+
+		if (ipu_pci_q_status(q, i, (i + 1) % IPU_PCI_DMA_RING))
+			r->ret = -EIO;
+		if (!--r->left && r->posted)
+			r->complete = true;
+	}
+}
+
+/*
+ * Move the mapped transfers of @batch to or from device memory, as few
+ * doorbells as the ring allows: their descriptors one after another, the
+ * IRQ flag on the last of each ring's worth. @gen is q->gen as read before
+ * q->resetting was found clear. -EAGAIN at once when a reset began:
+ * nothing more is posted to the ring it disables. Returns the error that
+ * ended the batch (a wait's, -EIO when a reset ended it, -EAGAIN); each
+ * transfer's own result is its ->ret (a failed descriptor).
+ */
+static int ipu_pci_q_run(struct ipu_pci_queue *q, struct list_head *batch,
+			 u32 gen)
+{
+	struct ipu_pci_dma_req *r;
 	u32 first, n = 0;
-	int ret = 0, err;
-	unsigned int i;
+	int err;
 
 	first = q->tail;
-	for_each_sgtable_dma_sg(sgt, sg, i) {
-		dma_addr_t addr = sg_dma_address(sg);
-		u32 len = sg_dma_len(sg);
+	list_for_each_entry(r, batch, node) {
+		struct scatterlist *sg;
+		u64 dev_off = r->dev_off;
+		unsigned int i;
 
-		while (len) {
-			u32 part = min_t(u32, len, IPU_DMA_MAX_LEN);
-			struct ipu_dma_desc *d = &q->ring[q->tail];
-			bool last = part == len && i == sgt->nents - 1;
+		for_each_sgtable_dma_sg(r->sgt, sg, i) {
+			dma_addr_t addr = sg_dma_address(sg);
+			u32 len = sg_dma_len(sg);
 
-			/* A batch starts only while no reset is under way. */
-			if (!n && READ_ONCE(q->resetting))
-				return -EIO;
-			d->host_addr = ipu_pci_le64(addr);
-			d->dev_addr = ipu_pci_le64(dev_off);
-			d->length = ipu_pci_le32(part);
-			d->status = 0;
-			d->tag = 0;
-			/* A full ring ends a batch too: one slot stays unused. */
-			last |= ++n == IPU_PCI_DMA_RING - 1;
-			d->flags = ipu_pci_le32(last ? IPU_DMA_F_IRQ : 0);
-			q->tail = (q->tail + 1) % IPU_PCI_DMA_RING;
-			addr += part;
-			dev_off += part;
-			len -= part;
-			if (!last)
-				continue;
+			while (len) {
+				u32 part = min_t(u32, len, IPU_DMA_MAX_LEN);
+				struct ipu_dma_desc *d = &q->ring[q->tail];
+				bool end = part == len &&
+					   i == r->sgt->nents - 1;
+				bool last = end && list_is_last(&r->node, batch);
 
-			/* Descriptors before the doorbell (writel orders). */
-			ipu_pci_q_wr(q, IPU_Q_TAIL, q->tail);
-			err = ipu_pci_q_wait(q, first, q->tail, gen);
-			if (err)
-				return err;
-			if (READ_ONCE(q->gen) != gen)
-				return -EIO;
-			/* The status words are written before HEAD moves. */
-			dma_rmb();
-			if (ipu_pci_q_status(q, first, q->tail))
-				ret = -EIO;
-			first = q->tail;
-			n = 0;
+				/* A batch starts only while no reset is under way. */
+				if (!n && READ_ONCE(q->resetting))
+					return -EAGAIN;
+				d->host_addr = ipu_pci_le64(addr);
+				d->dev_addr = ipu_pci_le64(dev_off);
+				d->length = ipu_pci_le32(part);
+				d->status = 0;
+				d->tag = 0;
+				/* A full ring ends a batch too: one slot stays unused. */
+				last |= ++n == IPU_PCI_DMA_RING - 1;
+				d->flags = ipu_pci_le32(last ? IPU_DMA_F_IRQ : 0);
+				q->owner[q->tail] = r;
+				r->started = true;
+				r->left++;
+				r->posted = end;
+				q->tail = (q->tail + 1) % IPU_PCI_DMA_RING;
+				addr += part;
+				dev_off += part;
+				len -= part;
+				if (!last)
+					continue;
+
+				/* Descriptors before the doorbell (writel orders). */
+				ipu_pci_q_wr(q, IPU_Q_TAIL, q->tail);
+				err = ipu_pci_q_wait(q, first, q->tail, gen);
+				if (err)
+					return err;
+				if (READ_ONCE(q->gen) != gen)
+					return -EIO;
+				/* The status words are written before HEAD moves. */
+				dma_rmb();
+				ipu_pci_q_account(q, first, q->tail);
+				first = q->tail;
+				n = 0;
+			}
 		}
 	}
-	return ret;
+	return 0;
 }
 
 /*
@@ -379,12 +437,145 @@ static void ipu_pci_dma_keep(struct ipu_pci *ipu, struct sg_table *sgt)
 		sgt->orig_nents);
 }
 
+/*
+ * A reset began before the transfers of @batch that never reached the
+ * device were posted: back to the head of the pending list, in order,
+ * they wait for the ring as those that came during the reset do (their
+ * waiters take the ring again once it is let go of).
+ */
+static void ipu_pci_q_putback(struct ipu_pci_queue *q, struct list_head *batch)
+{
+	struct ipu_pci_dma_req *r, *tmp;
+	LIST_HEAD(back);
+
+	list_for_each_entry_safe(r, tmp, batch, node)
+		if (!r->started)
+			list_move_tail(&r->node, &back);
+	spin_lock(&q->pend_lock);
+	list_for_each_entry(r, &back, node)
+		WRITE_ONCE(r->taken, false);
+	list_splice(&back, &q->pending);
+	spin_unlock(&q->pend_lock);
+}
+
+/*
+ * Post every transfer pending on @q and see them through: called holding
+ * q->xfer_lock, which is the poster's. Each transfer's ->done is set last,
+ * after which its waiter may free it.
+ */
+static void ipu_pci_q_post(struct ipu_pci_queue *q)
+{
+	struct ipu_pci *ipu = q->ipu;
+	struct ipu_pci_dma_req *r, *tmp;
+	LIST_HEAD(batch);
+	bool held;
+	u32 gen;
+	int ret;
+
+	spin_lock(&q->pend_lock);
+	list_for_each_entry(r, &q->pending, node)
+		WRITE_ONCE(r->taken, true);
+	list_splice_init(&q->pending, &batch);
+	spin_unlock(&q->pend_lock);
+	if (list_empty(&batch))
+		return;
+	/*
+	 * A reset is under way: these transfers have not reached the
+	 * device, so they wait for the ring rather than failing with the
+	 * reset's -EIO. Not killable, as the mutex is not: the reset only
+	 * waits for this lock, which every holder leaves as soon as the
+	 * generation moved. The generation is read first: one the reset has
+	 * moved past comes with q->resetting seen set (ipu_pci_dma_reset()),
+	 * so a batch never waits with the generation of a reset already
+	 * done on a ring it disabled.
+	 */
+	for (;;) {
+		gen = READ_ONCE(q->gen);
+		smp_rmb(); /* q->gen before q->resetting */
+		if (!READ_ONCE(q->resetting) || ipu_pci_q_leaving(q))
+			break;
+		mutex_unlock(&q->xfer_lock);
+		/* Transfers that came meanwhile may post (and wait) too. */
+		wake_up(&q->post_wait);
+		wait_event(q->wait, !READ_ONCE(q->resetting) ||
+			   ipu_pci_q_leaving(q));
+		mutex_lock(&q->xfer_lock);
+	}
+	/*
+	 * Removal, or the function gone: also for a transfer that waited
+	 * for the queue while the one before it found out and stopped it.
+	 */
+	if (ipu_pci_q_leaving(q))
+		ret = -ENODEV;
+	else
+		ret = q->enabled ? ipu_pci_q_run(q, &batch, gen) : -EIO;
+	if (ret == -EAGAIN) {
+		ipu_pci_q_putback(q, &batch);
+		ret = -EIO;
+	}
+	held = q->held;
+	if (ret == -ENODEV) {
+		q->enabled = false;
+	} else if (ret == -ETIMEDOUT || ret == -EPROTO) {
+		if (ret == -ETIMEDOUT)
+			dev_err_ratelimited(&ipu->pdev->dev,
+					    "%s queue: no completion in %d ms, stopped\n",
+					    ipu_pci_dma_names[q->index],
+					    IPU_PCI_DMA_WAIT_MS);
+		else
+			ret = -EIO;
+		/*
+		 * Afresh: HEAD = TAIL = 0, whatever the device claimed; the
+		 * queue has stopped (or is held for good). A reset under way
+		 * enables it itself.
+		 */
+		q->enabled = !held && !READ_ONCE(q->resetting) &&
+			     !ipu_pci_q_enable(q);
+	}
+	/* What ended the batch ends every transfer of it not complete. */
+	list_for_each_entry_safe(r, tmp, &batch, node) {
+		if (ret && !r->complete)
+			r->ret = ret;
+		r->held = held;
+		/* ->ret and ->held before ->done: its waiter reads them after. */
+		smp_store_release(&r->done, true);
+	}
+}
+
+/*
+ * Done waiting for @req: it is done (*@poster false), or it is still
+ * pending and the ring is ours (*@poster true), to post what is pending.
+ * One a poster took waits for that poster, which may let go of the ring
+ * meanwhile (to wait for a reset): taking the ring then would only spin.
+ * @req may be done or taken by the time the ring is ours: its poster let
+ * go of the ring after we looked.
+ */
+static bool ipu_pci_q_turn(struct ipu_pci_queue *q,
+			   struct ipu_pci_dma_req *req, bool *poster)
+{
+	*poster = false;
+	/* Pairs with ipu_pci_q_post()'s release: ->ret, ->held are final. */
+	if (smp_load_acquire(&req->done))
+		return true;
+	if (READ_ONCE(req->taken))
+		return false;
+	*poster = mutex_trylock(&q->xfer_lock);
+	return *poster;
+}
+
 /**
  * ipu_pci_dma - ipu_hw_ops.dma: move @iter through a DMA queue
  * @idev: the device (entered)
  * @dev_off: offset in device memory
  * @iter: pinned host pages, a bvec iterator; not advanced
  * @to_device: direction
+ *
+ * The transfer, mapped, joins the queue's pending list; whoever holds the
+ * ring (q->xfer_lock) posts all that are pending behind one doorbell and
+ * one interrupt, and waits for them (ipu_pci_q_post()). Transfers that
+ * arrive together (io_uring's, a batch of SQEs each on a worker of
+ * ipu_xfer_wq; several threads' ioctls) so share the device's round trip,
+ * where each used to take its own: group commit, as a journal does it.
  *
  * Return: 0; -EIO when a descriptor failed (the device's error code:
  * E_DATA, E_RESET...) or a soft reset ended the transfer; -ETIMEDOUT when
@@ -400,8 +591,8 @@ int ipu_pci_dma(struct ipu_device *idev, u64 dev_off, struct iov_iter *iter,
 	enum dma_data_direction dir = to_device ? DMA_TO_DEVICE :
 						  DMA_FROM_DEVICE;
 	struct sg_table sgt;
-	bool held;
-	u32 gen;
+	struct ipu_pci_dma_req req = { .sgt = &sgt, .dev_off = dev_off };
+	bool poster;
 	int ret;
 
 	if (!iov_iter_count(iter))
@@ -425,57 +616,35 @@ int ipu_pci_dma(struct ipu_device *idev, u64 dev_off, struct iov_iter *iter,
 		goto out_free;
 	dma_sync_sgtable_for_device(&ipu->pdev->dev, &sgt, dir);
 
-	mutex_lock(&q->xfer_lock);
+	spin_lock(&q->pend_lock);
+	list_add_tail(&req.node, &q->pending);
+	spin_unlock(&q->pend_lock);
 	/*
-	 * A reset is under way: this transfer has not reached the device,
-	 * so it waits for the ring rather than failing with the reset's
-	 * -EIO. Not killable, as the mutex is not: the reset only waits for
-	 * this lock, which every holder leaves as soon as the generation
-	 * moved. The generation is read first: one the reset has moved past
-	 * comes with q->resetting seen set (ipu_pci_dma_reset()), so a
-	 * transfer never waits with the generation of a reset already done
-	 * on a ring it disabled.
+	 * Posted by the holder of the ring, or take it and post: a holder
+	 * sets ->done of what it took before it lets go of the ring for
+	 * good (it lets go meanwhile only to wait for a reset, in
+	 * ipu_pci_q_post()), and wakes the queue after, so the transfer is
+	 * either done or finds the ring free. Bounded: each holder's wait is
+	 * (ipu_pci_q_wait()).
 	 */
 	for (;;) {
-		gen = READ_ONCE(q->gen);
-		smp_rmb(); /* q->gen before q->resetting */
-		if (!READ_ONCE(q->resetting) || ipu_pci_q_leaving(q))
+		wait_event(q->post_wait, ipu_pci_q_turn(q, &req, &poster));
+		if (!poster)
 			break;
+		ipu_pci_q_post(q);
 		mutex_unlock(&q->xfer_lock);
-		wait_event(q->wait, !READ_ONCE(q->resetting) ||
-			   ipu_pci_q_leaving(q));
-		mutex_lock(&q->xfer_lock);
-	}
-	/*
-	 * Removal, or the function gone: also for a transfer that waited
-	 * for the queue while the one before it found out and stopped it.
-	 */
-	if (ipu_pci_q_leaving(q))
-		ret = -ENODEV;
-	else
-		ret = q->enabled ? ipu_pci_q_run(q, &sgt, dev_off, gen) : -EIO;
-	held = q->held;
-	if (ret == -ENODEV) {
-		q->enabled = false;
-	} else if (ret == -ETIMEDOUT || ret == -EPROTO) {
-		if (ret == -ETIMEDOUT)
-			dev_err_ratelimited(&ipu->pdev->dev,
-					    "%s queue: no completion in %d ms, stopped\n",
-					    ipu_pci_dma_names[q->index],
-					    IPU_PCI_DMA_WAIT_MS);
-		else
-			ret = -EIO;
+		wake_up(&q->post_wait);
 		/*
-		 * Afresh: HEAD = TAIL = 0, whatever the device claimed; the
-		 * queue has stopped (or is held for good). A reset under way
-		 * enables it itself.
+		 * Not done: a holder waiting for a reset let go of the ring
+		 * with ours in its batch (taken), and posts it once the
+		 * reset is over.
 		 */
-		q->enabled = !held && !READ_ONCE(q->resetting) &&
-			     !ipu_pci_q_enable(q);
+		if (smp_load_acquire(&req.done))
+			break;
 	}
-	mutex_unlock(&q->xfer_lock);
+	ret = req.ret;
 
-	if (held) {
+	if (req.held) {
 		ipu_pci_dma_keep(ipu, &sgt);
 		goto out_free;
 	}
@@ -516,6 +685,7 @@ void ipu_pci_dma_reset_cancel(struct ipu_pci *ipu)
 	for (i = 0; i < ARRAY_SIZE(ipu->dmaq); i++) {
 		WRITE_ONCE(ipu->dmaq[i].resetting, false);
 		wake_up(&ipu->dmaq[i].wait);
+		wake_up(&ipu->dmaq[i].post_wait);
 	}
 }
 
@@ -555,6 +725,7 @@ int ipu_pci_dma_reset(struct ipu_pci *ipu)
 		WRITE_ONCE(q->resetting, false);
 		mutex_unlock(&q->xfer_lock);
 		wake_up(&q->wait);
+		wake_up(&q->post_wait);
 	}
 	return ret;
 }
@@ -570,8 +741,10 @@ void ipu_pci_dma_abort(struct ipu_pci *ipu)
 {
 	int i;
 
-	for (i = 0; i < ARRAY_SIZE(ipu->dmaq); i++)
+	for (i = 0; i < ARRAY_SIZE(ipu->dmaq); i++) {
 		wake_up(&ipu->dmaq[i].wait);
+		wake_up(&ipu->dmaq[i].post_wait);
+	}
 }
 
 /**
@@ -587,7 +760,10 @@ void ipu_pci_dma_prepare(struct ipu_pci *ipu)
 
 	for (i = 0; i < ARRAY_SIZE(ipu->dmaq); i++) {
 		mutex_init(&ipu->dmaq[i].xfer_lock);
+		spin_lock_init(&ipu->dmaq[i].pend_lock);
+		INIT_LIST_HEAD(&ipu->dmaq[i].pending);
 		init_waitqueue_head(&ipu->dmaq[i].wait);
+		init_waitqueue_head(&ipu->dmaq[i].post_wait);
 	}
 }
 

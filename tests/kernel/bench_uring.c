@@ -49,6 +49,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -212,11 +214,13 @@ static const char *const path_name[P_COUNT] = {
 	"uring", "uring_fixed", "ioctl", "mmap", "memcpy",
 };
 
-/* Seconds of one round of one path, direction and size; < 0: failed. */
+/*
+ * Seconds of @iters transfers of one path, direction and size; < 0:
+ * failed.
+ */
 static double one_round(struct rig *r, enum path p, uint32_t dir,
-			uint64_t size)
+			uint64_t size, uint64_t iters)
 {
-	uint64_t iters = iters_for(size);
 	double s;
 	int fd = -1;
 	struct ipu_bo_create bc;
@@ -289,7 +293,7 @@ static int bench_xfers(struct rig *r)
 			for (round = 0; round < ROUNDS; round++) {
 				for (p = 0; p < P_COUNT; p++) {
 					s = one_round(r, (enum path)p, dirs[d],
-						      size);
+						      size, iters_for(size));
 					if (s > 0 && (secs[p] < 0 || s < secs[p]))
 						secs[p] = s;
 				}
@@ -316,6 +320,159 @@ static int bench_xfers(struct rig *r)
 		}
 	}
 	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Where a small transfer's time goes (trace events)                       */
+/* ---------------------------------------------------------------------- */
+
+#define TR_ROOT		"/sys/kernel/tracing"
+#define TR_INST		TR_ROOT "/instances/bench_uring"
+
+static const char *const tr_events[] = {
+	"ipu_xfer_submit", "ipu_xfer_start", "ipu_xfer_complete", "ipu_irq",
+};
+
+/* What the events of one traced run say, in seconds (CLOCK_MONOTONIC). */
+struct tr_sum {
+	double sum[3], last_complete;
+	unsigned int n[3], irqs;
+};
+
+/* The events of /dev/ipu@idx in the instance's buffer, summed up. */
+static int tr_read(unsigned int idx, struct tr_sum *ts)
+{
+	char line[512], *p, *b;
+	FILE *f = fopen(TR_INST "/trace", "re");
+	unsigned int e, minor;
+	double t;
+
+	if (!f)
+		return -1;
+	memset(ts, 0, sizeof(*ts));
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] == '#')
+			continue;
+		for (e = 0; e < 4; e++) {
+			char tag[40];
+
+			snprintf(tag, sizeof(tag), " %s: ipu", tr_events[e]);
+			p = strstr(line, tag);
+			if (p)
+				break;
+		}
+		if (!p || sscanf(p + strlen(tr_events[e]) + 6, "%u", &minor) != 1 ||
+		    minor != idx)
+			continue;
+		/* "... 123.456789: ipu_xfer_start: ipu1 ...": the stamp before. */
+		*p = '\0';
+		b = strrchr(line, ' ');
+		if (!b || sscanf(b + 1, "%lf", &t) != 1)
+			continue;
+		if (e == 3) {
+			ts->irqs++;
+			continue;
+		}
+		ts->sum[e] += t;
+		ts->n[e]++;
+		if (e == 2 && t > ts->last_complete)
+			ts->last_complete = t;
+	}
+	fclose(f);
+	return 0;
+}
+
+/* The instance's events on or off; its clock CLOCK_MONOTONIC's. */
+static int tr_switch(bool on)
+{
+	char path[128];
+	unsigned int e;
+
+	if (on && (mkdir(TR_INST, 0700) && errno != EEXIST))
+		return -1;
+	if (on && write_file(TR_INST "/trace_clock", "mono"))
+		return -1;
+	for (e = 0; e < 4; e++) {
+		snprintf(path, sizeof(path), TR_INST "/events/ipu/%s/enable",
+			 tr_events[e]);
+		if (write_file(path, on ? "1" : "0") && on)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * One batch of @n transfers of 4 KiB host to device on path @p, traced:
+ * per transfer, the wall time, the time from the command's checks
+ * (ipu_xfer_submit) to the data starting to move (ipu_xfer_start: on
+ * io_uring, a worker of ipu_xfer_wq took it), from there to its end
+ * (ipu_xfer_complete: the DMA queue's doorbell, the device, the interrupt,
+ * and the wait for the transfers before it on the queue), from the last
+ * end to the caller having every result (task work, the CQEs), and the
+ * interrupts it took.
+ */
+static int tr_one(struct rig *r, enum path p, uint64_t n)
+{
+	struct tr_sum ts;
+	double t1, s;
+	int fd;
+
+	fd = open(TR_INST "/trace", O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	s = one_round(r, p, IPU_XFER_DIR_TO_DEVICE, MIN_SIZE, n);
+	t1 = now();
+	if (s <= 0 || tr_read(r->idx, &ts) || !ts.n[0] ||
+	    ts.n[0] != ts.n[1] || ts.n[1] != ts.n[2])
+		return -1;
+	printf("bench %s%s_h2d_4KiB.trace_per_xfer_us %.1f us\n", r->prefix,
+	       path_name[p], s / (double)n * 1e6);
+	printf("bench %s%s_h2d_4KiB.trace_submit_to_start_us %.1f us\n",
+	       r->prefix, path_name[p], (ts.sum[1] - ts.sum[0]) / ts.n[0] * 1e6);
+	printf("bench %s%s_h2d_4KiB.trace_start_to_complete_us %.1f us\n",
+	       r->prefix, path_name[p], (ts.sum[2] - ts.sum[1]) / ts.n[0] * 1e6);
+	printf("bench %s%s_h2d_4KiB.trace_last_complete_to_return_us %.1f us\n",
+	       r->prefix, path_name[p], (t1 - ts.last_complete) * 1e6);
+	printf("bench %s%s_h2d_4KiB.trace_irqs_per_xfer %.2f\n", r->prefix,
+	       path_name[p], (double)ts.irqs / (double)ts.n[0]);
+	fflush(stdout);
+	return 0;
+}
+
+/*
+ * Where the time of a 4 KiB transfer goes, io_uring (a batch of BATCH)
+ * against the ioctl (BATCH one after another), through the driver's trace
+ * events in an instance of our own. Without tracefs, or when it fails, the
+ * figures are missing (a line on stderr says why): the table stands.
+ */
+static void trace_breakdown(struct rig *r)
+{
+	static const enum path paths[] = { P_URING, P_FIXED, P_IOCTL };
+	bool mounted = false;
+	unsigned int i;
+	int ret = 0;
+
+	if (access(TR_ROOT "/instances", F_OK) &&
+	    !mount("tracefs", TR_ROOT, "tracefs", 0, NULL))
+		mounted = true;
+	if (tr_switch(true)) {
+		fprintf(stderr, "bench_uring: no trace events: breakdown skipped\n");
+		goto out;
+	}
+	/* A first batch of each warms up the workers and the pages. */
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]) && !ret; i++)
+		if (one_round(r, paths[i], IPU_XFER_DIR_TO_DEVICE, MIN_SIZE,
+			      BATCH) <= 0 || tr_one(r, paths[i], BATCH))
+			ret = -1;
+	if (ret)
+		fprintf(stderr, "bench_uring: trace breakdown failed: %s\n",
+			ipu_errmsg());
+	tr_switch(false);
+out:
+	rmdir(TR_INST);
+	if (mounted)
+		umount(TR_ROOT);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -423,6 +580,8 @@ static int bench_device(unsigned int idx, const char *prefix)
 			ipu_errmsg());
 	else
 		ret = bench_xfers(&r);
+	if (!ret)
+		trace_breakdown(&r);
 	ipu_queue_destroy(r.fq);
 	ipu_queue_destroy(r.q);
 	ipu_device_close(r.dev);
