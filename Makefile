@@ -95,7 +95,7 @@ TEST_LIBS := -lcmocka $(SYS_LIBS)
 	unit-shared shared check-exports \
 	unit-tools firmware lint kernel-check kernel-bench kernel-soak kernel-matrix fuzz \
 	python python-check python-demo python-bench mpi mpi-check bench-mpi check demo \
-	bench bench-table clean install-check deb pkg-check
+	bench bench-table demo-trace clean install-check deb pkg-check
 
 all: userspace module
 
@@ -578,6 +578,26 @@ bench-mpi: deps-mpi $(MPI_BENCH)
 demo: deps-demo
 	@$(MAKE) -s --no-print-directory $(O)/examples/mlp_train
 	$(O)/examples/mlp_train $(DEMO_ARGS)
+
+# The picture of the demo's timeline in the README and docs/trace.md: one
+# epoch on two replicas, traced (IPU_TRACE: the runs, their transfers and
+# launches, the ops inside each launch), drawn by ipu-trace into
+# docs/trace-demo.svg; also $(O)/demo-trace/trace-demo.png where
+# rsvg-convert is installed (never needed). The trace file's name is the
+# picture's title, so it is named after the command.
+TRACE_DEMO := mlp_train --epochs 1 --replicas 2
+demo-trace: deps-unit
+	@$(MAKE) -s --no-print-directory $(O)/examples/mlp_train $(O)/tools/ipu-trace
+	@rm -rf $(O)/demo-trace && mkdir -p $(O)/demo-trace
+	cd $(O)/demo-trace && IPU_TRACE='$(TRACE_DEMO)' \
+		$(abspath $(O))/examples/$(TRACE_DEMO) >/dev/null
+	cd $(O)/demo-trace && $(abspath $(O))/tools/ipu-trace svg '$(TRACE_DEMO)' \
+		-o $(abspath docs/trace-demo.svg)
+	@if command -v rsvg-convert >/dev/null; then \
+		cd $(O)/demo-trace && $(abspath $(O))/tools/ipu-trace svg \
+			'$(TRACE_DEMO)' -o trace-demo.png && \
+		echo "demo-trace: also $(O)/demo-trace/trace-demo.png"; \
+	fi
 
 clean:
 	rm -rf $(BUILD)
