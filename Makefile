@@ -473,8 +473,9 @@ BENCH_LOG ?= $(O)/bench/bench.log
 KBENCH_LOG ?= $(O)/bench/kernel-bench.log
 BENCH_OUT := $(if $(filter 1,$(BENCH_QUIET)),>/dev/null)
 # $(call bench_step,LABEL,COMMAND): COMMAND's output, stderr too, appended
-# to $(BENCH_LOG) and shown unless BENCH_QUIET=1; a failure ends the bench.
-bench_step = echo "== $(1)" | tee -a $(BENCH_LOG) $(BENCH_OUT); \
+# to $(BENCH_LOG) and shown unless BENCH_QUIET=1 (its LABEL always is); a
+# failure ends the bench.
+bench_step = echo "== $(1)" | tee -a $(BENCH_LOG); \
 	{ $(2) 2>&1; echo $$? > $(BENCH_LOG).rc; } | tee -a $(BENCH_LOG) $(BENCH_OUT); \
 	[ "$$(cat $(BENCH_LOG).rc)" = 0 ] || \
 		{ echo "bench: $(1) failed (see $(BENCH_LOG))" >&2; exit 1; }
