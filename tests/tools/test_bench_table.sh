@@ -113,7 +113,7 @@ if [ "$st" -eq 0 ]; then pass "partial log: exit status 0"; else fail "partial l
 has "a missing figure in the lines: -, n/a" \
 	"bench-table session.stream_64MiB - x floor memcpy - GB/s goal >= 0.9 met n/a"
 has "a missing figure in the table: not measured" \
-	"| Python run vs C run | not measured | C run | <= 2 x | n/a |"
+	"| Python run vs C run | not measured | C run: not measured | <= 2 x | n/a |"
 
 # The guest: kernel-check's repeated lines (two kernels) and a bare log.
 cat >"$T/guest.log" <<'EOF'
@@ -147,6 +147,8 @@ has "guest: one io_uring_enter per run meets the goal" \
 	"bench-table guest.6.12.session_run_1_streams.io_uring_enter 1 calls floor submit_and_wait_in_one_call - - goal <= 1 met yes"
 has "guest: two miss it" \
 	"bench-table guest.6.12.session_run_16_streams.io_uring_enter 2 calls floor submit_and_wait_in_one_call - - goal <= 1 met no"
+has "a floor that is no measurement: its words alone" \
+	"| guest 6.12 io_uring_enter per session run, 1 stream | 1 calls | submit and wait in one call | <= 1 calls | yes |"
 has "guest: launches against io_uring's NOP, no baseline: reported" \
 	"bench-table guest.6.12.sim_launch 500 launches/s floor io_uring_NOP_round_trip 5000 /s goal - - met n/a"
 has "guest: each kernel its own rows" \
