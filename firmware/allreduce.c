@@ -360,8 +360,8 @@ static void give_up(void *buf)
  * replica), the owner reduces it for every group, and an allgatherv
  * hands every instance every owner's results. run->gather->buf holds
  * the counts, what the owner received ([replica][share], in replica
- * order), the results ([owner][group][share], @out's type) and, with
- * several local replicas, their shares packed per owner.
+ * order), the results ([owner][group][share], @out's type) and the
+ * local replicas' shares packed per owner (what is sent).
  */
 static void scatter_reduce_gather(const struct fw_run *run,
 				  const struct fw_tensor *out,
@@ -383,7 +383,7 @@ static void scatter_reduce_gather(const struct fw_run *run,
 	off_recv = align8(3 * count * sizeof(size_t));
 	off_res = off_recv + align8(run->rf * mycnt * esz);
 	off_pack = off_res + align8(ngroups * n * osz);
-	total = off_pack + (run->nrep > 1 ? run->nrep * n * esz : 0);
+	total = off_pack + run->nrep * n * esz;
 	if (g->size < total) {
 		void *p = realloc(g->buf, total);
 
@@ -408,15 +408,19 @@ static void scatter_reduce_gather(const struct fw_run *run,
 		sendb[k] = run->nrep * cnt * esz;
 		recvb[k] = run->nrep * mycnt * esz;
 		resb[k] = ngroups * cnt * osz;
-		if (run->nrep == 1)
-			continue;
 		for (r = 0; r < run->nrep; r++) {
 			fw_tensor_at(run->exe, run->arenas[r], xop, &xr);
 			memcpy(buf + off_pack + (run->nrep * lo + r * cnt) * esz,
 			       (const uint8_t *)xr.p + lo * esz, cnt * esz);
 		}
 	}
-	send = run->nrep == 1 ? x->p : (const void *)(buf + off_pack);
+	/*
+	 * Sent from the packed copy even with one local replica, never from
+	 * the arena: after a failed call the transport may still read what
+	 * it was sending (MPI cannot cancel a collective), and the arena is
+	 * the caller's to free; the packed copy is given up with @buf.
+	 */
+	send = buf + off_pack;
 	g->msg[0] = '\0';
 	g->rc = inst->alltoallv(inst->ctx, send, sendb, buf + off_recv, recvb,
 				g->msg, sizeof(g->msg));

@@ -58,8 +58,17 @@ bool simd_profile_begin(const struct simd_launch *l, uint32_t nrep,
 	bool any = false;
 
 	sp->fp = NULL;
-	for (r = 0; r < nrep; r++)
-		any |= buffer_of(&l[r]) != NULL;
+	/*
+	 * Every header cleared first, so that a buffer used before never
+	 * shows its last launch's magic for this one, even when this one
+	 * then runs unprofiled (no memory below).
+	 */
+	for (r = 0; r < nrep; r++) {
+		h = buffer_of(&l[r]);
+		if (h)
+			memset(h, 0, sizeof(*h));
+		any |= h != NULL;
+	}
 	if (!any)
 		return false;
 	sp->fp = calloc(nrep, sizeof(*sp->fp));
@@ -69,7 +78,6 @@ bool simd_profile_begin(const struct simd_launch *l, uint32_t nrep,
 		h = buffer_of(&l[r]);
 		if (!h)
 			continue; /* cap 0: its ops are only counted */
-		memset(h, 0, sizeof(*h));
 		sp->fp[r].recs = (struct ipufw_op_record *)(h + 1);
 		sp->fp[r].cap = (uint32_t)((l[r].work.profile_size - sizeof(*h)) /
 					   sizeof(struct ipu_profile_record));

@@ -63,8 +63,9 @@ struct ipufw_executor;
  *	time, as @allgather: @send holds @count parts back to back, part k
  *	(@sendbytes[k] bytes) for instance k; on success @recv holds @count
  *	parts back to back, part k (@recvbytes[k] bytes) from instance k.
- *	@recv, which the transport may write into directly, is not reused by
- *	the caller once a call failed (its writes may still land).
+ *	@send and @recv, which the transport may read and write directly,
+ *	are not reused by the caller once a call failed (its reads and
+ *	writes may still happen).
  * @allgatherv: optional, with @alltoallv: in place, @buf holds @count parts
  *	back to back, part k @bytes[k] bytes, of which this instance filled
  *	part @index; on success every part holds what its instance filled.

@@ -40,7 +40,6 @@ struct fake_world {
 	uint8_t *all;
 	size_t cap;
 	int fail_index;	/* this instance's allgather fails, or -1 */
-	int how;	/* enum how */
 	/* What each instance passed to alltoallv or allgatherv. */
 	const uint8_t *from[RF];
 	const size_t *sizes[RF];
@@ -196,7 +195,7 @@ static void give_v10(struct fake_instance *fi, void **mapping)
 static void run_split(struct eb *b, uint32_t n, int fail_index, int how,
 		      struct fake_instance *fi)
 {
-	struct fake_world w = { .fail_index = fail_index, .how = how };
+	struct fake_world w = { .fail_index = fail_index };
 	long page = sysconf(_SC_PAGESIZE);
 	void *v10[RF] = { NULL };
 	pthread_t th[RF];

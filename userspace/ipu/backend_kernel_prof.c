@@ -111,7 +111,8 @@ static struct ipu_prof *kprof_read(const struct kprof *p)
 		return NULL;
 	out->n = n;
 	out->dropped = dropped;
-	rec = (const struct ipu_profile_record *)(h + 1);
+	/* n is 0 without a mapping: no pointer is made from a NULL one. */
+	rec = n ? (const struct ipu_profile_record *)(h + 1) : NULL;
 	for (i = 0; i < n; i++)
 		if (rec[i].end_ns > last)
 			last = rec[i].end_ns;

@@ -196,6 +196,7 @@ static int *v_counts(const size_t *first, const size_t *second, int *err,
 			say(msg, msglen, "instance %u: no memory for %u counts",
 			    g.inst.index, 4 * n);
 			*err = -ENOMEM;
+			g.broken = true;
 			return NULL;
 		}
 		g.counts = p;
@@ -205,6 +206,13 @@ static int *v_counts(const size_t *first, const size_t *second, int *err,
 	if (!*err && second)
 		*err = to_counts(second, g.counts + 2 * n, g.counts + 3 * n,
 				 msg, msglen);
+	/*
+	 * A refusal is for good, as a failed collective is: the others
+	 * start this collective without this instance, and its next one
+	 * would pair with theirs.
+	 */
+	if (*err)
+		g.broken = true;
 	return *err ? NULL : g.counts;
 }
 

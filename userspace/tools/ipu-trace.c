@@ -150,6 +150,7 @@ static int draw_png(const struct trace *t, const char *in, const char *out)
 {
 	char *dir, svg[PATH_MAX], png[PATH_MAX];
 	struct stat st;
+	bool notreg = false;
 	int fd, err, ret = 1;
 	FILE *f;
 
@@ -180,11 +181,10 @@ static int draw_png(const struct trace *t, const char *in, const char *out)
 	if (to_png(svg, png, out))
 		goto out;
 	fd = open(png, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	if (fd < 0 || fstat(fd, &st) || (notreg = !S_ISREG(st.st_mode)) ||
 	    trace_chmod_like_new(fd) || rename(png, out)) {
 		fprintf(stderr, "%s: %s: %s\n", prog, out,
-			fd >= 0 && !S_ISREG(st.st_mode) ?
-			"rsvg-convert did not write a regular file" :
+			notreg ? "rsvg-convert did not write a regular file" :
 			strerror(errno));
 		if (fd >= 0)
 			close(fd);

@@ -686,7 +686,7 @@ int trace_record(int argc, char **argv)
 	const char *out = "ipu-record.json", *only = NULL;
 	struct record r;
 	char session[96], copy[96];
-	sigset_t old;
+	sigset_t old, late;
 	int i, st = 0, ret, wr;
 	pid_t pid;
 
@@ -793,8 +793,12 @@ int trace_record(int argc, char **argv)
 		}
 	}
 out:
-	/* Signals blocked: a late one does not cut the cleaning short. */
-	block_signals(true, &old);
+	/*
+	 * Signals blocked: a late one does not cut the cleaning short. Into
+	 * @late, not @old, which keeps the mask to restore (an early error
+	 * comes here with them blocked already).
+	 */
+	block_signals(true, &late);
 	remove_tmp(&r);
 	set_handlers(false);
 	block_signals(false, &old);
