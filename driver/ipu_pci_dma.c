@@ -10,10 +10,12 @@
  * pages (ipu_dma.c, or io_uring's registered buffers): it becomes a
  * scatter-gather table mapped with the DMA API, one descriptor per mapped
  * segment split at IPU_DMA_MAX_LEN, published in batches of at most a
- * ring's worth, the last of each batch with the IRQ flag. One transfer
- * owns a queue at a time (queue->xfer_lock): transfers come in chunks
- * (ipu_xfer.c), so a long one never holds it for long, and each queue's
- * transfers complete in order anyway.
+ * ring's worth, the last of each batch with the IRQ flag. Transfers join
+ * the queue's pending list; whoever holds the ring (queue->xfer_lock)
+ * posts every transfer pending, one doorbell per ring's worth, and books
+ * each descriptor's result to its own transfer (q->owner[]). Transfers
+ * come in chunks (ipu_xfer.c), so a long one never holds the ring for
+ * long, and each queue's transfers complete in order anyway.
  *
  * Completion is what both the writeback's HEAD and the batch's last
  * status word say; a HEAD outside the batch, or at its end before the
@@ -32,8 +34,10 @@
  * and the device is unplugged. A soft reset (the reset op) ends every
  * batch in flight: their descriptors say E_RESET; from
  * ipu_pci_dma_reset_prepare() on no transfer posts to the ring the reset
- * disables, and once the reset is done the batches waiting fail with
- * -EIO at once. Removal ends the wait at once (-ENODEV, the queue
+ * disables: what a batch had posted when the reset ended it fails with
+ * -EIO, and what it had not yet posted (a reset that began first) waits,
+ * as transfers that came during the reset do, for the ring the reset
+ * enables again. Removal ends the wait at once (-ENODEV, the queue
  * stopped the same way): the wait runs inside the core's unplug guard,
  * which removal waits for, and a device that fell off the bus would
  * never finish.

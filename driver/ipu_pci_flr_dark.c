@@ -10,9 +10,10 @@
  * /sys/kernel/debug/ipu/ipuN/flr_reads_all_ones (root only): 0, the
  * default, is off; N > 0 makes every register read through
  * ipu_pci_readl() answer all ones from the end of reset_prepare to the
- * start of reset_done (the PCI core's FLR, the driver's own, the slot or
- * bus reset of AER's recovery), and holds the function there for at
- * least N ms, as a function that takes long to come back from its FLR
+ * start of reset_done (the PCI core's FLR and the driver's own; AER's slot
+ * and bus resets call neither, so they are not covered), and holds the
+ * function there for at least N ms (at most IPU_PCI_FLR_DARK_MAX_MS), as
+ * a function that takes long to come back from its FLR
  * (retrying config requests) would: long enough for the liveness read
  * of a stalled transfer (every second) to fall inside. flr_dark_reads
  * counts the reads answered so, for a test to know its readers met the
@@ -28,6 +29,12 @@
 #include <linux/ktime.h>
 
 #include "ipu_pci.h"
+
+/*
+ * The longest window: reset_done sleeps it out holding the device lock,
+ * so a mistyped knob must not hold that for days.
+ */
+#define IPU_PCI_FLR_DARK_MAX_MS 10000
 
 /**
  * ipu_pci_flr_dark_debugfs - the device's debugfs flr_reads_all_ones
@@ -69,7 +76,7 @@ void ipu_pci_flr_dark_end(struct ipu_pci *ipu)
 
 	if (!READ_ONCE(ipu->flr_dark))
 		return;
-	left = READ_ONCE(ipu->flr_dark_ms) -
+	left = min_t(u32, READ_ONCE(ipu->flr_dark_ms), IPU_PCI_FLR_DARK_MAX_MS) -
 	       ktime_ms_delta(ktime_get(), ipu->flr_dark_since);
 	if (left > 0)
 		msleep(left);

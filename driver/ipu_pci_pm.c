@@ -84,8 +84,11 @@ static void ipu_pci_pm_quiesce(struct ipu_pci *ipu, bool drain)
 		if (drain)
 			mutex_lock(&q->xfer_lock);
 		WRITE_ONCE(q->resetting, true);
-		if (drain)
+		if (drain) {
 			mutex_unlock(&q->xfer_lock);
+			/* Who lost the ring to us looks again (ipu_pci.h). */
+			wake_up(&q->post_wait);
+		}
 		if (ipu_pci_ring_stop(ipu, q->regs,
 				      IPU_Q_STATUS_ENABLED | IPU_Q_STATUS_BUSY,
 				      names[i]))
