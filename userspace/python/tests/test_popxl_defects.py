@@ -228,3 +228,16 @@ def test_indexing_with_a_device_index_is_exact_in_the_dtype():
     got, _ = _run(build)
     np.testing.assert_array_equal(got["i"], x[[1, 0, 1]])
     np.testing.assert_array_equal(got["f"], f[[1, 0, 1]])
+
+
+def test_range_bounds_are_exact_as_doubles():
+    # A float at an int dtype's lowest value fits; one at its highest + 1
+    # does not. The bounds are compared as exact doubles (min - 1 rounds
+    # to min under NumPy 2's casting, which refused the lowest value).
+    from ipu.ops._util import check_range
+    i64, u8 = ipu.dtypes.int64, ipu.dtypes.uint8
+    check_range(np.array([-2.0 ** 63, 2.0 ** 62]), i64, "t")
+    check_range(np.array([255.9, -0.9]), u8, "t")
+    for v, dt in ((2.0 ** 63, i64), (256.0, u8), (-1.0, u8), (np.nan, u8)):
+        with pytest.raises(ipu.IrOverflowError):
+            check_range(np.array([v]), dt, "t")

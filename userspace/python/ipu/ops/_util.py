@@ -59,7 +59,10 @@ def check_range(x, dt, what):
     lim = np.iinfo(dt.as_numpy())
     if arr.dtype.kind == "f":
         # Truncated toward zero, as NumPy's cast: the integer part fits.
-        bad = ~((arr > lim.min - 1) & (arr < lim.max + 1))
+        # Both bounds are 0 or powers of two, exact as doubles (lim.min - 1
+        # is not: it would round to lim.min and refuse it).
+        t = np.trunc(arr)
+        bad = ~((t >= float(lim.min)) & (t < float(lim.max + 1)))
     else:
         bad = (arr < lim.min) | (arr > lim.max)
     if bad.any():
