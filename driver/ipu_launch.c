@@ -272,8 +272,12 @@ static int ipu_launch_lookup_profile(struct ipu_file *ifile,
 
 	if (!(args->flags & IPU_LAUNCH_PROFILE))
 		return 0;
-	/* PCI IPUs: the command descriptor carries no profile buffer yet. */
-	if (ipu_launch_on_hw(ifile->idev))
+	/*
+	 * What GET_INFO's IPU_FEATURE_PROFILE says (ipu_drv.c): only a
+	 * userspace firmware writes profiles; a PCI IPU's command descriptor
+	 * carries no profile buffer yet.
+	 */
+	if (!ifile->idev->ops->fw_in_userspace)
 		return -EOPNOTSUPP;
 	bo = ipu_bo_lookup(ifile, args->profile_handle);
 	if (!bo)

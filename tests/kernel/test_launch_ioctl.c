@@ -263,6 +263,37 @@ static void test_a_split_launch_without_device_gather_is_eopnotsupp(void **state
 	assert_int_equal(kt_wait_fence(lx.fd, lx.l.fence, FAR_NS, NULL), 0);
 }
 
+/*
+ * A profiled launch (IPU_LAUNCH_PROFILE) needs a device whose firmware
+ * writes profiles, which GET_INFO says (IPU_FEATURE_PROFILE): simulated
+ * IPUs' firmware does (test_launch_profile.c runs them); a PCI IPU's
+ * command descriptor carries no profile buffer, so it refuses them with
+ * -EOPNOTSUPP. The same launch unprofiled runs.
+ */
+static void test_a_profiled_launch_needs_the_profile_feature(void **state)
+{
+	struct ipu_info info;
+	struct lx lx;
+
+	(void)state;
+	lx = lx_setup(junk, sizeof(junk), 4096);
+	assert_int_equal(kt_get_info(lx.fd, &info), 0);
+#ifdef KT_ON_PCI
+	assert_int_equal(info.features & IPU_FEATURE_PROFILE, 0);
+#else
+	assert_int_not_equal(info.features & IPU_FEATURE_PROFILE, 0);
+#endif
+	if (info.features & IPU_FEATURE_PROFILE)
+		return;
+	lx.l.flags = IPU_LAUNCH_PROFILE;
+	lx.l.profile_handle = kt_bo(lx.fd, 4096, NULL);
+	assert_int_equal(kt_ioctl(lx.fd, IPU_IOCTL_LAUNCH, &lx.l), -EOPNOTSUPP);
+	lx.l.flags = 0;
+	lx.l.profile_handle = 0;
+	assert_int_equal(kt_ioctl(lx.fd, IPU_IOCTL_LAUNCH, &lx.l), 0);
+	assert_int_equal(kt_wait_fence(lx.fd, lx.l.fence, FAR_NS, NULL), 0);
+}
+
 static void test_closing_a_file_with_a_launch_in_flight_leaks_nothing(void **state)
 {
 	uint64_t before;
@@ -297,6 +328,7 @@ int main(void)
 		KT_TEST(test_a_launch_with_a_fence_in_is_einval),
 		KT_TEST(test_a_launch_without_firmware_is_eunatch),
 		KT_TEST(test_a_split_launch_without_device_gather_is_eopnotsupp),
+		KT_TEST(test_a_profiled_launch_needs_the_profile_feature),
 		KS_TEST(test_closing_a_file_with_a_launch_in_flight_leaks_nothing),
 	};
 
