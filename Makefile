@@ -52,7 +52,8 @@ LIBIPUIR_SRCS := $(sort $(wildcard userspace/ir/*.c))
 LIBIPUIR_OBJS := $(LIBIPUIR_SRCS:%.c=$(O)/%.o)
 LIBIPUIR := $(O)/lib/libipuir.a
 LIBSESSION_SRCS := $(sort $(wildcard userspace/session/*.c))
-LIBSESSION_OBJS := $(LIBSESSION_SRCS:%.c=$(O)/%.o)
+# The trace's strings go through the tools' JSON escaper (json_str.h).
+LIBSESSION_OBJS := $(LIBSESSION_SRCS:%.c=$(O)/%.o) $(O)/userspace/tools/json_str.o
 LIBSESSION := $(O)/lib/libsession.a
 # The device half of ipu-emu (the PCIe IPU's model, docs/hardware.md); unit
 # tests drive it directly, the vfio-user transport links it into ipu-emu.

@@ -12,6 +12,7 @@
  * after json_check() has seen that the whole file is JSON.
  */
 #include "session_helpers.h"
+#include "../userspace/tools/json_str.h"
 
 #include <fcntl.h>
 #include <math.h>
@@ -717,6 +718,43 @@ static size_t events_made(const struct trace *t)
  * asks libipu for op records only where the IPUs make them (on ipu.ko's
  * simulated IPUs each reap used to ask, get -ENOENT, and replace it).
  */
+/*
+ * A program's name is the user's bytes (only its length is checked): the
+ * trace stays valid UTF-8 JSON whatever they are, bytes that are no UTF-8
+ * becoming U+FFFD (seen failing: written as they were, so that JSON
+ * readers refused the file).
+ */
+static void test_a_program_name_of_any_bytes_is_valid_utf8(void **state)
+{
+	struct ipu_ir *ir = NULL;
+	struct ipu_session *s;
+	struct trace *t;
+	const unsigned char *p;
+	uint32_t cp;
+	size_t n, len;
+	uint64_t two = 2;
+	ipu_tensor w;
+
+	(void)state;
+	assert_int_equal(ipu_ir_create("p\xff\x80q\xc3", &ir), 0);
+	w = sh_var(ir, "w", two, NULL, NULL);
+	assert_int_equal(ipu_ir_host_store(ir, sh_stream(ir, false, "y",
+							  IPU_DTYPE_FLOAT32, 1,
+							  &two), w), 0);
+	s = traced(ir, path("utf8.json"));
+	sh_attach(s);
+	ipu_session_destroy(s);
+	t = load(path("utf8.json"));
+	assert_non_null(strstr(t->text,
+			       "\"program\":\"p\\ufffd\\ufffdq\\ufffd\""));
+	p = (const unsigned char *)t->text;
+	len = strlen(t->text);
+	for (n = 0; n < len; n += json_utf8_char(p + n, len - n, &cp))
+		if (!json_utf8_char(p + n, len - n, &cp))
+			fail_msg("byte %zu (0x%02x) is no UTF-8", n, p[n]);
+	unload(t);
+}
+
 static void test_a_traced_run_leaves_ipu_errmsg_alone(void **state)
 {
 	struct ipu_session *s = traced(sh_acc_ir(2, 3, 2, NULL),
@@ -781,6 +819,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bad_paths_are_refused_clearly, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_the_cap_counts_dropped_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_the_cap_counts_every_dropped_op, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_a_program_name_of_any_bytes_is_valid_utf8, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_a_traced_run_leaves_ipu_errmsg_alone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_past_the_last_numbered_name_a_session_is_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_one_file_spelled_two_ways_keeps_both_traces, setup, teardown),

@@ -50,6 +50,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../tools/json_str.h"
 #include "session_internal.h"
 
 /* Process ids of the tracks. */
@@ -685,19 +686,13 @@ void ipu_sess_trace_reaped(struct ipu_session *s,
 		}
 }
 
-/* @str as a JSON string's contents. */
+/*
+ * @str as a JSON string's contents, valid UTF-8 whatever its bytes (a
+ * program's or stream's name is the user's: json_str.h).
+ */
 static void put_str(FILE *f, const char *str)
 {
-	const unsigned char *p = (const unsigned char *)str;
-
-	for (; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20 || *p == 0x7f)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
-	}
+	json_str_put(f, str, strlen(str));
 }
 
 /* Microseconds with the nanoseconds kept: "12.345". */
