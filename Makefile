@@ -276,6 +276,8 @@ $(O)/shared/tests/%: tests/%.c $(ALL_SOS)
 $(O)/shared/tests/unit/test_demo_mlp: $(MLP_OBJS)
 $(O)/shared/tests/unit/test_npy: $(NPY_OBJS)
 $(O)/shared/tests/unit/test_bringup_link: $(O)/userspace/tools/bringup_link.o
+$(O)/shared/tests/unit/test_json_str: $(JSON_STR_OBJS)
+$(O)/shared/tests/unit/test_trace_kparse: $(O)/userspace/tools/trace_kparse.o $(JSON_STR_OBJS)
 
 unit-shared: $(UNIT_SHARED_BINS)
 	BUILD=$(BUILD) scripts/run-tests unit-shared $(UNIT_SHARED_BINS)
