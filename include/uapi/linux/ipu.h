@@ -286,7 +286,9 @@ struct ipu_reset {
  *	profile buffer, the whole object (from offset 0, its size), where
  *	the firmware writes the launch's op records (struct
  *	ipu_profile_header) before the launch completes; referenced until
- *	it does. Zero without the flag. -EOPNOTSUPP on a device without
+ *	it does. Launches in flight that name one buffer each write all of
+ *	it (the last to finish wins): one buffer per launch in flight, as
+ *	libipu does. Zero without the flag. -EOPNOTSUPP on a device without
  *	IPU_FEATURE_PROFILE. (In the v1 struct's padding: the
  *	struct fills the 80 bytes of an io_uring command, so the buffer
  *	has no offset or size of its own.)
