@@ -51,10 +51,11 @@ struct ipu_pci_dma_req;
  * @xfer_lock: one batch on the ring at a time; protects @tail and
  *	@enabled's clearing side, the ring's host-owned entries and @owner.
  *	Its holder posts the transfers of @pending (ipu_pci_dma()).
- * @pend_lock: protects @pending.
+ * @pend_lock: protects @pending and @npending.
  * @pending: transfers mapped and waiting to be posted, in arrival order
  *	(struct ipu_pci_dma_req): the holder of @xfer_lock takes them all
  *	and posts them behind one doorbell.
+ * @npending: how many transfers @pending holds (the ipu_dma_queue event).
  * @owner: the transfer each descriptor of the batch on the ring belongs to.
  * @tail: the next entry the host fills (TAIL as last written).
  * @enabled: the ring is programmed and enabled.
@@ -81,8 +82,9 @@ struct ipu_pci_queue {
 	struct ipu_queue_wb *wb;
 	dma_addr_t wb_dma;
 	struct mutex xfer_lock; /* the ring, @tail, @enabled, @owner */
-	spinlock_t pend_lock; /* @pending */
+	spinlock_t pend_lock; /* @pending, @npending */
 	struct list_head pending;
+	u32 npending;
 	struct ipu_pci_dma_req *owner[IPU_PCI_DMA_RING];
 	u32 tail;
 	bool enabled;

@@ -362,8 +362,8 @@ static void ipu_pci_q_account(struct ipu_pci_queue *q, u32 first, u32 tail)
 static int ipu_pci_q_run(struct ipu_pci_queue *q, struct list_head *batch,
 			 u32 gen)
 {
-	struct ipu_pci_dma_req *r;
-	u32 first, n = 0;
+	struct ipu_pci_dma_req *r, *prev = NULL;
+	u32 first, n = 0, ntx = 0;
 	int err;
 
 	first = q->tail;
@@ -395,6 +395,8 @@ static int ipu_pci_q_run(struct ipu_pci_queue *q, struct list_head *batch,
 				last |= ++n == IPU_PCI_DMA_RING - 1;
 				d->flags = ipu_pci_le32(last ? IPU_DMA_F_IRQ : 0);
 				q->owner[q->tail] = r;
+				ntx += r != prev;
+				prev = r;
 				r->started = true;
 				r->left++;
 				r->posted = end;
@@ -407,6 +409,9 @@ static int ipu_pci_q_run(struct ipu_pci_queue *q, struct list_head *batch,
 
 				/* Descriptors before the doorbell (writel orders). */
 				ipu_pci_q_wr(q, IPU_Q_TAIL, q->tail);
+				trace_ipu_dma_doorbell(q->ipu->idev.minor,
+						       q->index == IPU_QUEUE_H2D,
+						       n, ntx);
 				err = ipu_pci_q_wait(q, first, q->tail, gen);
 				if (err)
 					return err;
@@ -417,6 +422,8 @@ static int ipu_pci_q_run(struct ipu_pci_queue *q, struct list_head *batch,
 				ipu_pci_q_account(q, first, q->tail);
 				first = q->tail;
 				n = 0;
+				ntx = 0;
+				prev = NULL;
 			}
 		}
 	}
@@ -456,8 +463,10 @@ static void ipu_pci_q_putback(struct ipu_pci_queue *q, struct list_head *batch)
 		if (!r->started)
 			list_move_tail(&r->node, &back);
 	spin_lock(&q->pend_lock);
-	list_for_each_entry(r, &back, node)
+	list_for_each_entry(r, &back, node) {
 		WRITE_ONCE(r->taken, false);
+		q->npending++;
+	}
 	list_splice(&back, &q->pending);
 	spin_unlock(&q->pend_lock);
 }
@@ -480,6 +489,7 @@ static void ipu_pci_q_post(struct ipu_pci_queue *q)
 	list_for_each_entry(r, &q->pending, node)
 		WRITE_ONCE(r->taken, true);
 	list_splice_init(&q->pending, &batch);
+	q->npending = 0;
 	spin_unlock(&q->pend_lock);
 	if (list_empty(&batch))
 		return;
@@ -622,6 +632,7 @@ int ipu_pci_dma(struct ipu_device *idev, u64 dev_off, struct iov_iter *iter,
 
 	spin_lock(&q->pend_lock);
 	list_add_tail(&req.node, &q->pending);
+	trace_ipu_dma_queue(ipu->idev.minor, to_device, ++q->npending);
 	spin_unlock(&q->pend_lock);
 	/*
 	 * Posted by the holder of the ring, or take it and post: a holder

@@ -233,6 +233,45 @@ TRACE_EVENT(ipu_irq,
 		      __entry->vector, __entry->cause)
 );
 
+/*
+ * A PCI IPU's DMA queue: a transfer, mapped, joins the queue's pending
+ * list (@pending: how many wait there now, it included), and a doorbell
+ * hands the device @descriptors descriptors of @transfers transfers.
+ * Together they show how well transfers share a doorbell (ipu_pci_dma.c).
+ */
+TRACE_EVENT(ipu_dma_queue,
+	    TP_PROTO(int minor, bool to_device, u32 pending),
+	    TP_ARGS(minor, to_device, pending),
+	    TP_STRUCT__entry(__field(int, minor)
+			     __field(u8, to_device)
+			     __field(u32, pending)
+	    ),
+	    TP_fast_assign(__entry->minor = minor;
+			   __entry->to_device = to_device;
+			   __entry->pending = pending;
+	    ),
+	    TP_printk("ipu%d dir=%s pending=%u", __entry->minor,
+		      ipu_trace_show_dir(__entry->to_device), __entry->pending)
+);
+
+TRACE_EVENT(ipu_dma_doorbell,
+	    TP_PROTO(int minor, bool to_device, u32 descriptors, u32 transfers),
+	    TP_ARGS(minor, to_device, descriptors, transfers),
+	    TP_STRUCT__entry(__field(int, minor)
+			     __field(u8, to_device)
+			     __field(u32, descriptors)
+			     __field(u32, transfers)
+	    ),
+	    TP_fast_assign(__entry->minor = minor;
+			   __entry->to_device = to_device;
+			   __entry->descriptors = descriptors;
+			   __entry->transfers = transfers;
+	    ),
+	    TP_printk("ipu%d dir=%s descriptors=%u transfers=%u",
+		      __entry->minor, ipu_trace_show_dir(__entry->to_device),
+		      __entry->descriptors, __entry->transfers)
+);
+
 /* The watchdog found a launch past its deadline; a reset follows. */
 TRACE_EVENT(ipu_deadline,
 	    TP_PROTO(const struct ipu_device *idev, unsigned int timeout_ms),
