@@ -20,6 +20,7 @@
 #define KT_ON_PCI 1
 #include <limits.h>
 #include <pthread.h>
+#include <sys/mount.h>
 
 #include "kemu.h"
 #include "ksimd.h"
@@ -253,6 +254,15 @@ int main(void)
 		cmocka_unit_test_teardown(test_a_reset_fails_only_what_was_on_the_ring,
 					  batch_teardown),
 	};
+	bool mounted = false;
+	int ret;
 
-	KT_RUN(tests);
+	/* tracefs where the guest did not mount it (debugfs/tracing aside). */
+	if (access(TR_ROOT "/instances", F_OK) &&
+	    !mount("tracefs", TR_ROOT, "tracefs", 0, NULL))
+		mounted = true;
+	ret = KT_RUN(tests);
+	if (mounted)
+		umount(TR_ROOT);
+	return ret;
 }
