@@ -357,7 +357,10 @@ static void ipu_pci_q_account(struct ipu_pci_queue *q, u32 first, u32 tail)
  * q->resetting was found clear. -EAGAIN at once when a reset began:
  * nothing more is posted to the ring it disables. Returns the error that
  * ended the batch (a wait's, -EIO when a reset ended it, -EAGAIN); each
- * transfer's own result is its ->ret (a failed descriptor).
+ * transfer's own result is its ->ret (a failed descriptor). A reset ends
+ * a ring's worth where it found it: the descriptors the device finished
+ * before it say DONE, the others E_RESET (or nothing, after an FLR), so
+ * the transfers wholly in it are accounted as for a batch that completed.
  */
 static int ipu_pci_q_run(struct ipu_pci_queue *q, struct list_head *batch,
 			 u32 gen)
@@ -415,11 +418,15 @@ static int ipu_pci_q_run(struct ipu_pci_queue *q, struct list_head *batch,
 				err = ipu_pci_q_wait(q, first, q->tail, gen);
 				if (err)
 					return err;
-				if (READ_ONCE(q->gen) != gen)
-					return -EIO;
-				/* The status words are written before HEAD moves. */
+				/*
+				 * The status words are written before HEAD
+				 * moves, and a reset is done (q->gen moved)
+				 * only once the queue stopped.
+				 */
 				dma_rmb();
 				ipu_pci_q_account(q, first, q->tail);
+				if (READ_ONCE(q->gen) != gen)
+					return -EIO;
 				first = q->tail;
 				n = 0;
 				ntx = 0;
@@ -449,10 +456,12 @@ static void ipu_pci_dma_keep(struct ipu_pci *ipu, struct sg_table *sgt)
 }
 
 /*
- * A reset began before the transfers of @batch that never reached the
- * device were posted: back to the head of the pending list, in order,
- * they wait for the ring as those that came during the reset do (their
- * waiters take the ring again once it is let go of).
+ * The batch ended (a reset, a stalled or lying device) before the
+ * transfers of @batch that never reached the device were posted: back to
+ * the head of the pending list, in order, they wait for the ring as those
+ * that came meanwhile do (their waiters take the ring again once it is
+ * let go of). Nothing of theirs was on the ring, so nothing of the failure
+ * is theirs.
  */
 static void ipu_pci_q_putback(struct ipu_pci_queue *q, struct list_head *batch)
 {
@@ -523,10 +532,6 @@ static void ipu_pci_q_post(struct ipu_pci_queue *q)
 		ret = -ENODEV;
 	else
 		ret = q->enabled ? ipu_pci_q_run(q, &batch, gen) : -EIO;
-	if (ret == -EAGAIN) {
-		ipu_pci_q_putback(q, &batch);
-		ret = -EIO;
-	}
 	held = q->held;
 	if (ret == -ENODEV) {
 		q->enabled = false;
@@ -546,11 +551,22 @@ static void ipu_pci_q_post(struct ipu_pci_queue *q)
 		q->enabled = !held && !READ_ONCE(q->resetting) &&
 			     !ipu_pci_q_enable(q);
 	}
+	/*
+	 * The transfers it had not reached yet wait for the ring again,
+	 * where there is one to wait for: not on removal, and not on a ring
+	 * that will not enable (which would only send them round again).
+	 */
+	if (ret && ret != -ENODEV &&
+	    (q->enabled || READ_ONCE(q->resetting)))
+		ipu_pci_q_putback(q, &batch);
+	if (ret == -EAGAIN)
+		ret = -EIO;
 	/* What ended the batch ends every transfer of it not complete. */
 	list_for_each_entry_safe(r, tmp, &batch, node) {
 		if (ret && !r->complete)
 			r->ret = ret;
-		r->held = held;
+		/* Only what may still be on a ring that did not stop. */
+		r->held = held && r->started && !r->complete;
 		/* ->ret and ->held before ->done: its waiter reads them after. */
 		smp_store_release(&r->done, true);
 	}

@@ -12,7 +12,8 @@
  *    that misses its deadline (the watchdog's reset); RESET and unplug;
  *  - with the events off (never enabled, or enabled then disabled) the
  *    same operations leave the buffer empty;
- *  - PCI IPU (when the rig attached one): an XFER and its interrupts, a
+ *  - PCI IPU (when the rig attached one): an XFER, its DMA queue's events
+ *    (the transfer pending, its doorbell) and its interrupts, a
  *    launch that completes and one the device fails, and a split launch's
  *    gather request and its answer.
  * Events are written when the operation happens, before the call that
@@ -552,11 +553,27 @@ static void check_irqs(size_t n, uint32_t mask)
 	}
 }
 
+/*
+ * A transfer alone on its DMA queue (events at @idx[2] and @idx[3]): it
+ * was the one pending, and its doorbell carried it alone, its pages' worth
+ * of descriptors (one or more: the pages need not be contiguous).
+ */
+static void check_pci_dma(const size_t *idx, bool to_device)
+{
+	const char *dir = to_device ? "to_device" : "from_device";
+
+	assert_string_equal(TR_STR(&tr_ev[idx[2]], "dir"), dir);
+	assert_int_equal(tr_val(&tr_ev[idx[2]], "pending"), 1);
+	assert_string_equal(TR_STR(&tr_ev[idx[3]], "dir"), dir);
+	assert_int_equal(tr_val(&tr_ev[idx[3]], "transfers"), 1);
+	assert_true(tr_val(&tr_ev[idx[3]], "descriptors") >= 1);
+}
+
 static void test_pci_xfer_and_its_interrupts(void **state)
 {
 	int minor = pci_minor(0);
 	int fd = kt_open_attached((unsigned int)minor);
-	size_t page = kt_page_size(), idx[3], n;
+	size_t page = kt_page_size(), idx[5], n;
 	uint32_t h = kt_bo(fd, 2 * page, NULL);
 	uint8_t *buf = kt_alloc(2 * page);
 
@@ -565,7 +582,9 @@ static void test_pci_xfer_and_its_interrupts(void **state)
 	assert_int_equal(kt_write_bo(fd, h, 0, buf, 2 * page), 0);
 	n = wait_irq(minor, IPU_IRQ_H2D);
 	TR_EXPECT(n, "ipu_irq", idx, "ipu_xfer_submit", "ipu_xfer_start",
-		  "ipu_xfer_complete");
+		  "ipu_dma_queue", "ipu_dma_doorbell", "ipu_xfer_complete");
+	check_pci_dma(idx, true);
+	idx[2] = idx[4];
 	check_xfer(idx, fd, h, 2 * page, true, "ioctl");
 	check_irqs(n, IPU_IRQ_H2D);
 
@@ -573,7 +592,9 @@ static void test_pci_xfer_and_its_interrupts(void **state)
 	assert_int_equal(kt_read_bo(fd, h, 0, buf, page), 0);
 	n = wait_irq(minor, IPU_IRQ_D2H);
 	TR_EXPECT(n, "ipu_irq", idx, "ipu_xfer_submit", "ipu_xfer_start",
-		  "ipu_xfer_complete");
+		  "ipu_dma_queue", "ipu_dma_doorbell", "ipu_xfer_complete");
+	check_pci_dma(idx, false);
+	idx[2] = idx[4];
 	check_xfer(idx, fd, h, page, false, "ioctl");
 	check_irqs(n, IPU_IRQ_D2H | IPU_IRQ_H2D);
 }
