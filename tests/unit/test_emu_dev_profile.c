@@ -35,23 +35,12 @@ static struct th *ready(void)
 	return th_ready(MEM, 0);
 }
 
-/* y = relu(x @ w) + x @ w: three instructions. */
+/* th_mlp(): three instructions. */
 static struct eb *mlp(void)
 {
-	struct eb *b = eb_new(1, 1);
-	uint32_t x = eb_tensor(b, IPU_DTYPE_FLOAT32, EB_SHAPE(5, 7));
-	uint32_t w = eb_tensor(b, IPU_DTYPE_FLOAT32, EB_SHAPE(7, 3));
-	uint32_t m = eb_tensor(b, IPU_DTYPE_FLOAT32, EB_SHAPE(5, 3));
-	uint32_t r = eb_tensor(b, IPU_DTYPE_FLOAT32, EB_SHAPE(5, 3));
-	uint32_t y = eb_tensor(b, IPU_DTYPE_FLOAT32, EB_SHAPE(5, 3));
+	uint32_t y;
 
-	eb_op(b, IPU_OP_MATMUL, EB_U32(m, x, w), EB_NONE);
-	eb_op(b, IPU_OP_RELU, EB_U32(r, m), EB_NONE);
-	eb_op(b, IPU_OP_ADD, EB_U32(y, r, m), EB_NONE);
-	eb_alloc(b);
-	eb_fill(b, 0, x, 1, -2, 2);
-	eb_fill(b, 0, w, 2, -1, 1);
-	return b;
+	return th_mlp(&y);
 }
 
 static const uint32_t mlp_ops[] = { IPU_OP_MATMUL, IPU_OP_RELU, IPU_OP_ADD };
