@@ -113,9 +113,12 @@ static void ipu_pci_cmd_put_profile(struct ipu_pci_cmdq *cq,
 }
 
 /**
- * ipu_pci_cmd_launch - ipu_hw_ops.launch: one command descriptor
+ * ipu_pci_cmd_launch - ipu_hw_ops.launch: the launch's command descriptors
  * @idev: the device (entered; the launch queue's lock held)
  * @req: the launch
+ *
+ * The LAUNCH, after an INSTANCE and a PROFILE when it needs them, all
+ * published with one TAIL write.
  *
  * Return: 0 (the ring holds a reference to @req until it is reaped);
  * -EBUSY when the ring is full; -EIO when the queue is down (a reset
