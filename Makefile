@@ -65,8 +65,11 @@ SYS_LIBS := -luring -lopenblas -lz -lm -lpthread
 
 # ipu-simd: the firmware daemon of the kernel's simulated IPUs (not part of
 # libipufw: firmware/*.c is not recursive).
+# firmware/devmem: what ipu-simd and ipu-emu both write into device memory
+# (op profiles).
+DEVMEM_OBJS := $(patsubst %.c,$(O)/%.o,$(sort $(wildcard firmware/devmem/*.c)))
 SIMD_SRCS := $(sort $(wildcard firmware/simd/*.c))
-SIMD_OBJS := $(SIMD_SRCS:%.c=$(O)/%.o)
+SIMD_OBJS := $(SIMD_SRCS:%.c=$(O)/%.o) $(DEVMEM_OBJS)
 SIMD := $(O)/firmware/ipu-simd
 
 # The PCIe IPU's firmware image (docs/hardware.md section 8), the file the
@@ -121,7 +124,7 @@ $(LIBIPUFW): $(LIBIPUFW_OBJS)
 $(LIBIPU): $(LIBIPU_OBJS)
 $(LIBIPUIR): $(LIBIPUIR_OBJS)
 $(LIBSESSION): $(LIBSESSION_OBJS)
-$(LIBIPUEMU): $(EMU_DEV_OBJS)
+$(LIBIPUEMU): $(EMU_DEV_OBJS) $(DEVMEM_OBJS)
 $(ALL_LIBS):
 	@mkdir -p $(dir $@)
 	rm -f $@

@@ -89,6 +89,8 @@ int ipu_device_init(struct ipu_device *idev, struct device *parent,
 
 	idev->minor = minor;
 	idev->ops = ops;
+	/* A userspace firmware writes op profiles; a kind may say more. */
+	idev->profile = ops->fw_in_userspace;
 	idev->mem_size = mem_size;
 	mutex_init(&idev->lock);
 	INIT_LIST_HEAD(&idev->files);
@@ -258,13 +260,15 @@ void ipu_device_fill_info(struct ipu_device *idev, struct ipu_info *info)
 	 * bit to choose devices that can run programs.
 	 */
 	if (idev->ops->fw_in_userspace)
-		info->features |= IPU_FEATURE_FW_SIM | IPU_FEATURE_LAUNCH |
-				  IPU_FEATURE_PROFILE;
+		info->features |= IPU_FEATURE_FW_SIM | IPU_FEATURE_LAUNCH;
 	if (idev->ops->launch)
 		info->features |= IPU_FEATURE_LAUNCH;
 	/* Not every device of a kind has them: a PCI IPU needs CAPS.GATHER. */
 	if (idev->gather)
 		info->features |= IPU_FEATURE_GATHER;
+	/* Likewise: a PCI IPU needs CAPS.PROFILE. */
+	if (idev->profile)
+		info->features |= IPU_FEATURE_PROFILE;
 	info->memory_total = idev->mem_size;
 	info->memory_used = idev->mem_size - gen_pool_avail(idev->pool);
 	info->reset_count = atomic64_read(&idev->reset_count);

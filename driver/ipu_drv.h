@@ -68,6 +68,11 @@ struct ipu_info;
  *	taken, else refused with -EOPNOTSUPP. Set by the kind before
  *	ipu_device_register() and never changed: a PCI IPU whose CAPS has
  *	GATHER and whose gather ring is up.
+ * @profile: the device writes op profiles (IPU_LAUNCH_PROFILE): GET_INFO
+ *	reports IPU_FEATURE_PROFILE and profiled launches are taken, else
+ *	refused with -EOPNOTSUPP. A userspace firmware always does
+ *	(ipu_device_init()); a PCI IPU when its CAPS has PROFILE (spec 2.1,
+ *	section 4.5). Set before ipu_device_register() and never changed.
  */
 struct ipu_device {
 	struct device dev;
@@ -87,6 +92,7 @@ struct ipu_device {
 	struct ipu_launch_queue launches;
 	u32 gather_gen;
 	bool gather;
+	bool profile;
 };
 
 static inline struct ipu_device *to_ipu_device(struct device *dev)

@@ -273,11 +273,10 @@ static int ipu_launch_lookup_profile(struct ipu_file *ifile,
 	if (!(args->flags & IPU_LAUNCH_PROFILE))
 		return 0;
 	/*
-	 * What GET_INFO's IPU_FEATURE_PROFILE says (ipu_drv.c): only a
-	 * userspace firmware writes profiles; a PCI IPU's command descriptor
-	 * carries no profile buffer yet.
+	 * What GET_INFO's IPU_FEATURE_PROFILE says (ipu_drv.c): a userspace
+	 * firmware, or a PCI IPU whose CAPS has PROFILE.
 	 */
-	if (!ifile->idev->ops->fw_in_userspace)
+	if (!ifile->idev->profile)
 		return -EOPNOTSUPP;
 	bo = ipu_bo_lookup(ifile, args->profile_handle);
 	if (!bo)

@@ -523,6 +523,8 @@ static int ipu_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 			      pci_resource_len(pdev, IPU_BAR_MEM));
 	if (ret)
 		goto err_free;
+	/* Profiled launches need the PROFILE descriptor (spec 4.5). */
+	ipu->idev.profile = ipu->caps & IPU_CAPS_PROFILE;
 	/* From here on the device's refcount owns ipu: see ipu_pci_release(). */
 	ret = ipu_pci_fw_region_init(ipu);
 	if (ret)

@@ -16,6 +16,9 @@
  * INSTANCE naming the instance and the staging area, then the LAUNCH.
  * The INSTANCE's slot holds no launch (NULL): it completes at once and
  * without an interrupt, and is reaped with the LAUNCH behind it.
+ * A profiled launch (section 4.5) likewise has a PROFILE before its
+ * LAUNCH, naming the profile buffer object; a PROFILE the device refused
+ * fails its LAUNCH, whose status alone the driver reads.
  *
  * Deadlines: every descriptor carries launch_timeout_ms, which the device
  * enforces itself (E_TIMEOUT, -ETIMEDOUT). The core's watchdog, somewhat
@@ -95,10 +98,27 @@ static void ipu_pci_cmd_put_instance(struct ipu_pci_cmdq *cq,
 	cq->tail = (cq->tail + 1) % IPU_PCI_CMD_RING;
 }
 
+/* The PROFILE before a profiled launch, at TAIL; cq->lock held. */
+static void ipu_pci_cmd_put_profile(struct ipu_pci_cmdq *cq,
+				    const struct ipu_launch_req *req)
+{
+	struct ipu_cmd_desc *d = &cq->ring[cq->tail];
+
+	memset(d, 0, sizeof(*d));
+	d->opcode = ipu_pci_le32(IPU_CQ_PROFILE);
+	d->arena_addr = ipu_pci_le64(ipu_bo_dev_off(req->profile_bo));
+	d->arena_size = ipu_pci_le64(req->profile_bo->size);
+	cq->slot[cq->tail] = NULL;
+	cq->tail = (cq->tail + 1) % IPU_PCI_CMD_RING;
+}
+
 /**
- * ipu_pci_cmd_launch - ipu_hw_ops.launch: one command descriptor
+ * ipu_pci_cmd_launch - ipu_hw_ops.launch: the launch's command descriptors
  * @idev: the device (entered; the launch queue's lock held)
  * @req: the launch
+ *
+ * The LAUNCH, after an INSTANCE and a PROFILE when it needs them, all
+ * published with one TAIL write.
  *
  * Return: 0 (the ring holds a reference to @req until it is reaped);
  * -EBUSY when the ring is full; -EIO when the queue is down (a reset
@@ -109,7 +129,7 @@ int ipu_pci_cmd_launch(struct ipu_device *idev, struct ipu_launch_req *req)
 {
 	struct ipu_pci *ipu = to_ipu_pci(idev);
 	struct ipu_pci_cmdq *cq = &ipu->cmdq;
-	u32 need = req->instance_count ? 2 : 1;
+	u32 need = 1 + !!req->instance_count + !!req->profile_bo;
 	struct ipu_cmd_desc *d;
 	int ret = 0;
 
@@ -126,6 +146,8 @@ int ipu_pci_cmd_launch(struct ipu_device *idev, struct ipu_launch_req *req)
 	} else {
 		if (req->instance_count)
 			ipu_pci_cmd_put_instance(cq, req);
+		if (req->profile_bo)
+			ipu_pci_cmd_put_profile(cq, req);
 		d = &cq->ring[cq->tail];
 		d->opcode = ipu_pci_le32(IPU_CQ_LAUNCH);
 		d->flags = ipu_pci_le32(IPU_CQ_F_IRQ);

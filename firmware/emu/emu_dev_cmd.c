@@ -8,7 +8,8 @@
  * while the hold_launches fault is set, every launch waits here before it
  * starts, until the fault is lifted or the queue is aborted. INSTANCE
  * (section 4.4) is a context descriptor: checked, kept for the queue's
- * next LAUNCH, which takes it.
+ * next LAUNCH, which takes it; PROFILE (section 4.5) likewise, but kept
+ * also when it failed: its LAUNCH then fails with its code.
  */
 #include "emu_internal.h"
 
@@ -50,6 +51,29 @@ static int instance(struct emu_queue *q, const struct ipu_cmd_desc *d)
 	dev->has_queue_ctx = true;
 	pthread_mutex_unlock(&dev->lock);
 	return IPU_CQ_OK;
+}
+
+/* PROFILE: the next LAUNCH's profile buffer; IPU_CQ_OK when well formed. */
+static int profile(struct emu_queue *q, const struct ipu_cmd_desc *d)
+{
+	struct emu_dev *dev = q->dev;
+	int code = IPU_CQ_OK;
+
+	if (d->flags & ~IPU_CQ_F_ALL || d->exe_addr || d->exe_size ||
+	    d->deadline_ms || d->replica || d->num_replicas || d->group ||
+	    d->owner || d->arena_size < IPU_CQ_PROFILE_MIN ||
+	    d->arena_size > IPU_CQ_PROFILE_MAX)
+		code = IPU_CQ_E_DESC;
+	else if (!emu_mem_range_ok(dev, d->arena_addr, d->arena_size) ||
+		 d->arena_addr % IPU_CQ_PROFILE_ALIGN)
+		code = IPU_CQ_E_INVAL;
+	pthread_mutex_lock(&dev->lock);
+	dev->queue_prof.addr = d->arena_addr;
+	dev->queue_prof.size = d->arena_size;
+	dev->queue_prof.code = (uint32_t)code;
+	dev->has_queue_prof = true;
+	pthread_mutex_unlock(&dev->lock);
+	return code;
 }
 
 /* The hang_launch fault: no completion until reset (or disable). */
@@ -95,6 +119,8 @@ int emu_cmd_process(struct emu_queue *q, const struct ipu_cmd_desc *d)
 		return d->flags & ~IPU_CQ_F_ALL ? IPU_CQ_E_DESC : IPU_CQ_OK;
 	if (d->opcode == IPU_CQ_INSTANCE)
 		return instance(q, d);
+	if (d->opcode == IPU_CQ_PROFILE)
+		return profile(q, d);
 	if (d->opcode != IPU_CQ_LAUNCH)
 		return IPU_CQ_E_OPCODE;
 	/* The context is this launch's, whatever becomes of it. */
@@ -102,10 +128,16 @@ int emu_cmd_process(struct emu_queue *q, const struct ipu_cmd_desc *d)
 	l.has_inst = dev->has_queue_ctx;
 	l.inst = dev->queue_ctx;
 	dev->has_queue_ctx = false;
+	l.has_prof = dev->has_queue_prof;
+	l.prof = dev->queue_prof;
+	dev->has_queue_prof = false;
 	pthread_mutex_unlock(&dev->lock);
 	rc = check_launch(dev, d);
 	if (rc != IPU_CQ_OK)
 		return rc;
+	/* A PROFILE that failed fails its LAUNCH (section 4.5). */
+	if (l.has_prof && l.prof.code != IPU_CQ_OK)
+		return (int)l.prof.code;
 
 	/* Counted as it arrives, held or not (hang_launch=K: the K-th). */
 	pthread_mutex_lock(&dev->lock);

@@ -23,6 +23,10 @@
  * all-reduces ask the host for the other instances' operands through the
  * gather ring of replica 0's IPU (emu_dev_gather.c), with the INSTANCE
  * context each launch brought.
+ *
+ * A launch that brought a PROFILE context (docs/hardware.md 4.5) has its
+ * replica's ops recorded into that buffer in device memory, as ipu-simd
+ * does (firmware/devmem/profile.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -33,6 +37,7 @@
 #include <ipu/exe.h>
 #include <ipu/firmware.h>
 
+#include "../devmem/profile.h"
 #include "emu_internal.h"
 
 #define CANCEL_RETRY_MS	10
@@ -250,6 +255,19 @@ static int split_setup(struct emu_run *run, struct emu_gather_call *c,
 	return 0;
 }
 
+/* Replica @r's profile buffer (its launch's PROFILE context), or NULL. */
+static struct ipu_profile_header *profile_of(const void *arg, uint32_t r,
+					     uint64_t *size)
+{
+	const struct emu_launch *l = ((const struct emu_run *)arg)->l[r];
+
+	*size = l->prof.size;
+	if (!l->has_prof)
+		return NULL;
+	return devprof_buffer(l->dev->mem, l->dev->mem_size, l->prof.addr,
+			      l->prof.size);
+}
+
 /* Run the program of @run (all arrived); fills @o. No lock held. */
 static void execute(struct emu_run *run, struct outcome *o)
 {
@@ -260,6 +278,7 @@ static void execute(struct emu_run *run, struct outcome *o)
 	uint64_t size = UINT64_MAX, now;
 	bool split = false;
 	struct ipu_exe *exe = NULL;
+	struct devprof prof;
 	uint8_t *image;
 	bool cancelled;
 	uint32_t r, magic = 0;
@@ -322,6 +341,7 @@ static void execute(struct emu_run *run, struct outcome *o)
 	}
 	if (split)
 		ipufw_executor_set_instances(ex, &gc.inst);
+	devprof_begin(&prof, run->nrep, profile_of, run, ex);
 	pthread_mutex_lock(&runs_lock);
 	run->ex = ex;
 	cancelled = run->cancelled;
@@ -330,6 +350,8 @@ static void execute(struct emu_run *run, struct outcome *o)
 	msg[0] = '\0';
 	err = cancelled ? -ECANCELED :
 			  ipufw_run(ex, exe, arenas, size, msg, sizeof(msg));
+	/* The records and header before the completion (section 4.5). */
+	devprof_end(&prof, ex);
 	pthread_mutex_lock(&runs_lock);
 	run->ex = NULL;
 	if (err == -ECANCELED) {

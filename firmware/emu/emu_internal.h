@@ -82,6 +82,16 @@ struct emu_instance {
 };
 
 /**
+ * struct emu_profile - a PROFILE context (docs/hardware.md 4.5).
+ * @addr, @size: the profile buffer in device memory.
+ * @code: IPU_CQ_OK, or the PROFILE's error, which its LAUNCH fails with.
+ */
+struct emu_profile {
+	uint64_t addr, size;
+	uint32_t code;
+};
+
+/**
  * struct emu_gring - the gather request ring (docs/hardware.md 4.4);
  * protected by dev->lock.
  * @base, @size, @ctrl, @head, @tail, @wb_addr, @status, @posted,
@@ -271,6 +281,9 @@ struct emu_dev {
 	/* The command queue's INSTANCE context, for its next LAUNCH. */
 	struct emu_instance queue_ctx;
 	bool has_queue_ctx;
+	/* Its PROFILE context, likewise (forgotten with the INSTANCE one). */
+	struct emu_profile queue_prof;
+	bool has_queue_prof;
 	struct emu_gring gring;
 };
 
@@ -435,6 +448,8 @@ struct emu_launch {
 	bool timed_out;
 	bool has_inst;
 	struct emu_instance inst;
+	bool has_prof;
+	struct emu_profile prof;
 };
 /* Process-wide: start/stop the deadline watchdog (first/last device). */
 int emu_run_get(void);

@@ -36,6 +36,7 @@
 #include <ipu/exe.h>
 #include <ipu/firmware.h>
 
+#include "../devmem/profile.h"
 #include "simd.h"
 
 /* Replicas one run may have (libipu's IPU_LAUNCH_MAX_REPLICAS). */
@@ -144,7 +145,7 @@ static void execute(struct simd_launch *l, uint32_t nrep, struct outcome *o)
 				    calloc(nrep, sizeof(*arenas));
 	struct simd_instances *si = NULL;
 	struct simd_image *img = NULL;
-	struct simd_profile prof;
+	struct devprof prof;
 	struct active act, **pp;
 	struct ipufw_executor *ex;
 	const struct ipu_exe *exe;
@@ -210,7 +211,7 @@ static void execute(struct simd_launch *l, uint32_t nrep, struct outcome *o)
 	pthread_mutex_unlock(&active_lock);
 	simd_profile_begin(l, nrep, ex, &prof);
 	err = ipufw_run(ex, exe, arenas, size, o->msg, sizeof(o->msg));
-	simd_profile_end(l, nrep, ex, &prof);
+	devprof_end(&prof, ex);
 	pthread_mutex_lock(&active_lock);
 	for (pp = &actives; *pp != &act; pp = &(*pp)->next)
 		;

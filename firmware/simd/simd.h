@@ -223,31 +223,17 @@ simd_instances_get(const struct simd_instances *si);
  * NULL is a no-op. */
 void simd_instances_close(struct simd_instances *si);
 
-/* profile.c */
+/* profile.c: the launches' profile buffers for firmware/devmem/profile.h */
 
-/**
- * struct simd_profile - a run's op profiling, between begin and end.
- * @fp: per replica, the executor's profile (NULL: not profiled).
- * @start_ns: CLOCK_MONOTONIC when the run started: records are relative.
- */
-struct ipufw_profile;
-
-struct simd_profile {
-	struct ipufw_profile *fp;
-	int64_t start_ns;
-};
+struct devprof;
 
 /*
  * simd_profile_begin() - profile the run of @l[0..@nrep) on @ex when any
- * launch names a profile buffer (records go straight into it). False
- * when none does (or without memory: the run goes unprofiled). Just
- * before ipufw_run().
+ * launch names a profile buffer (devprof_begin()). Just before
+ * ipufw_run(); devprof_end() after it.
  */
 bool simd_profile_begin(const struct simd_launch *l, uint32_t nrep,
-			struct ipufw_executor *ex, struct simd_profile *sp);
-/* simd_profile_end() - finish the buffers (times, then the header). */
-void simd_profile_end(const struct simd_launch *l, uint32_t nrep,
-		      struct ipufw_executor *ex, struct simd_profile *sp);
+			struct ipufw_executor *ex, struct devprof *p);
 
 /* cache.c */
 

@@ -56,7 +56,7 @@
 #define IPU_REG_ID		0x000	/* RO  "IPU0" */
 #define  IPU_ID_VALUE		0x49505530u
 #define IPU_REG_VERSION		0x004	/* RO  spec version major << 16 | minor */
-#define  IPU_SPEC_VERSION	0x00020000u
+#define  IPU_SPEC_VERSION	0x00020001u
 #define  IPU_SPEC_MAJOR(v)	((v) >> 16)
 #define  IPU_SPEC_MINOR(v)	((v) & 0xffffu)
 #define IPU_REG_CAPS		0x008	/* RO */
@@ -66,6 +66,7 @@
 #define  IPU_CAPS_SOFT_RESET	0x8u
 #define  IPU_CAPS_REPLICAS	0x10u
 #define  IPU_CAPS_GATHER	0x20u	/* gather requests (section 4.4) */
+#define  IPU_CAPS_PROFILE	0x40u	/* PROFILE descriptors (section 4.5, 2.1) */
 #define  IPU_CAPS_NQUEUES_SHIFT	8	/* [15:8] queues */
 #define  IPU_CAPS_NVEC_SHIFT	16	/* [23:16] MSI-X vectors, or MSI messages capable */
 #define IPU_REG_LINK_ID		0x00c	/* RO  same on linked IPUs */
@@ -270,6 +271,16 @@ struct ipu_cmd_desc {
  */
 #define IPU_CQ_INSTANCE		2
 #define IPU_CQ_MAX_INSTANCES	4096
+/*
+ * PROFILE (spec 2.1): a context descriptor for the next LAUNCH of its
+ * queue (section 4.5): @arena_addr/@arena_size = the profile buffer in
+ * device memory, laid out as struct ipu_profile_header and its records
+ * (include/uapi/linux/ipu.h); the other fields 0.
+ */
+#define IPU_CQ_PROFILE		3
+#define IPU_CQ_PROFILE_ALIGN	8
+#define IPU_CQ_PROFILE_MIN	32		/* the header */
+#define IPU_CQ_PROFILE_MAX	(4u << 20)	/* IPU_PROFILE_MAX_BYTES */
 #define IPU_CQ_F_IRQ		0x1u
 #define IPU_CQ_F_ALL		IPU_CQ_F_IRQ
 #define IPU_CQ_STATUS_OFF	0x3c

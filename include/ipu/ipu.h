@@ -562,7 +562,8 @@ int ipu_xfer_from_device(struct ipu_bo *bo, uint64_t bo_offset, void *dst,
  * op of the program started and ended; read the records after the
  * launch's completion with ipu_queue_profile() (libipu 1.7). Devices with
  * IPU_DEVICE_CAP_PROFILE record them (the model; the kernel's simulated
- * IPUs, whose firmware writes them into a buffer libipu reads back);
+ * IPUs and PCI IPUs of spec 2.1, whose firmware writes them into a buffer
+ * libipu reads back);
  * others run the launch as usual and have no records to give.
  */
 #define IPU_LAUNCH_F_PROFILE	(1u << 0)

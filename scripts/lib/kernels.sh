@@ -66,9 +66,10 @@ IPU_KERNEL_DMA_TESTS="test_emu_pci test_pci_* !test_pci_fuzz !test_pci_leaks !te
 # weights, mmap, splits, instances and FP8 differ above the driver; about
 # 130 s there). Their test_pci_session_hw_* twins run (they take the PCI
 # DMA and gather paths, in seconds), and all run on every other kernel.
-# Nor the timeline's (test_session_hw_trace: 849 s there, 33 s on 6.12),
-# whose calls into ipu.ko, profiled launches, test_launch_profile makes.
-IPU_KERNEL_DEBUG_TESTS="test_* !test_session_hw_groupings !test_session_hw_random !test_session_hw_weights !test_session_hw_mmap !test_session_hw_split !test_session_hw_instances !test_session_hw_fp8 !test_session_hw_trace"
+# Nor the timeline's (test_session_hw_trace: 849 s there, 33 s on 6.12;
+# its PCI twin likewise), whose calls into ipu.ko, profiled launches,
+# test_launch_profile and test_pci_launch_profile make.
+IPU_KERNEL_DEBUG_TESTS="test_* !test_session_hw_groupings !test_session_hw_random !test_session_hw_weights !test_session_hw_mmap !test_session_hw_split !test_session_hw_instances !test_session_hw_fp8 !test_session_hw_trace !test_pci_session_hw_trace"
 
 # ktest_wants NAME GLOBS: does the guest run test binary NAME for GLOBS
 # (space-separated; empty: every test)? The rule of tests/kernel/guest-init's

@@ -133,9 +133,27 @@ static inline int ksh_group_setup(void **state)
 
 #ifdef KT_ON_PCI
 /*
+ * The test skipped when a session_create() failed with -ENODEV: the PCIe
+ * IPUs are too few for its program (libsession's message says how many
+ * it needs). Tests that create sessions of their own call it
+ * (sh_too_few(), session_helpers.h).
+ */
+static inline void ksh_too_few(int err)
+{
+	if (err == -ENODEV) {
+		print_message("skipped on PCI IPUs: %s\n",
+			      ipu_session_errmsg(NULL));
+		kt_skip();
+	}
+}
+
+#undef sh_too_few
+#define sh_too_few(err) ksh_too_few(err)
+
+/*
  * A session on the PCIe IPUs for @ir, or the test skipped when they are
- * too few for its program (libsession's -ENODEV at create, whose message
- * says how many it needs); any other failure fails the test.
+ * too few for its program (ksh_too_few()); any other failure fails the
+ * test.
  */
 static inline struct ipu_session *ksh_pci_session(struct ipu_ir *ir,
 						  const char *data_dir)
@@ -145,11 +163,7 @@ static inline struct ipu_session *ksh_pci_session(struct ipu_ir *ir,
 	struct ipu_session *s = NULL;
 	int err = ipu_session_create(ir, &opts, &s);
 
-	if (err == -ENODEV) {
-		print_message("skipped on PCI IPUs: %s\n",
-			      ipu_session_errmsg(NULL));
-		kt_skip();
-	}
+	ksh_too_few(err);
 	if (err)
 		fail_msg("ipu_session_create: %s", ipu_session_errmsg(NULL));
 	return s;

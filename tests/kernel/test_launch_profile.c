@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * test_launch_profile.c - IPU_LAUNCH_PROFILE: a launch names a profile
- * buffer, the firmware (ipu-simd) writes the op records into it before
- * the launch completes: one record per op executed, in order, inside the
+ * buffer, the firmware (ipu-simd; on a PCI IPU the device, told by a
+ * PROFILE descriptor: test_pci_launch_profile.c) writes the op records
+ * into it before the launch completes: one record per op executed, in order, inside the
  * launch's duration, a header with the count; a buffer too small keeps
  * what fits and says it overflowed. The buffer is checked like every
  * buffer reference: another file's handle, a destroyed one, the arena or

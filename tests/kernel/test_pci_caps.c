@@ -6,9 +6,11 @@
  *  - without the DMA queues (bit 0) or the command queue (bit 1) the
  *    function cannot be driven: the bind fails with one dmesg line that
  *    names CAPS, and leaves no device;
- *  - bits the spec does not name (6 and 7) are ignored, as a later minor
+ *  - bits the spec does not name (7) are ignored, as a later minor
  *    version may add them: the function binds and moves bytes;
  *  - without TELEMETRY (bit 2) the function binds with no hwmon device;
+ *  - without PROFILE (bit 6, spec 2.1) it binds, GET_INFO lacks
+ *    IPU_FEATURE_PROFILE and profiled launches are refused (-EOPNOTSUPP);
  * and with CAPS as it was, the function binds with its hwmon again.
  * Skipped without PCI IPUs or without the control port.
  */
@@ -49,21 +51,21 @@ static void caps_back(void)
 static void test_caps_without_the_command_queue_fails_the_probe(void **state)
 {
 	(void)state;
-	bind_fails_with(caps_xor(IPU_CAPS_CMDQ), "CAPS 0x4033d");
+	bind_fails_with(caps_xor(IPU_CAPS_CMDQ), "CAPS 0x4037d");
 	caps_back();
 }
 
 static void test_caps_without_the_dma_queues_fails_the_probe(void **state)
 {
 	(void)state;
-	bind_fails_with(caps_xor(IPU_CAPS_DMA), "CAPS 0x4033e");
+	bind_fails_with(caps_xor(IPU_CAPS_DMA), "CAPS 0x4037e");
 	caps_back();
 }
 
 static void test_caps_bits_the_spec_does_not_name_are_ignored(void **state)
 {
 	uint8_t *buf = kt_alloc(LEN), *back = kt_alloc(LEN);
-	const char *bdf = caps_xor(0xc0);
+	const char *bdf = caps_xor(0x80);
 
 	(void)state;
 	kp_bind(bdf);
@@ -83,6 +85,33 @@ static void test_caps_without_telemetry_binds_without_hwmon(void **state)
 	fn_path(path, sizeof(path), bdf, "hwmon");
 	if (!access(path, F_OK))
 		fail_msg("%s has a hwmon device without TELEMETRY in CAPS", bdf);
+	kp_unbind(bdf);
+	caps_back();
+}
+
+static void test_caps_without_profile_refuses_profiled_launches(void **state)
+{
+	const char *bdf = caps_xor(IPU_CAPS_PROFILE);
+	size_t page = kt_page_size();
+	struct ipu_launch l = { 0 };
+	struct ipu_info info;
+	int fd;
+
+	(void)state;
+	kp_bind(bdf);
+	fd = kt_open_attached((unsigned int)ipu_of(bdf));
+	assert_int_equal(kt_get_info(fd, &info), 0);
+	assert_int_equal(info.features & IPU_FEATURE_PROFILE, 0);
+	assert_int_not_equal(info.features & IPU_FEATURE_LAUNCH, 0);
+	l.exe_handle = kt_bo(fd, page, NULL);
+	l.arena_handle = kt_bo(fd, page, NULL);
+	l.exe_size = page;
+	l.arena_size = page;
+	l.num_replicas = 1;
+	l.flags = IPU_LAUNCH_PROFILE;
+	l.profile_handle = kt_bo(fd, page, NULL);
+	assert_int_equal(kt_ioctl(fd, IPU_IOCTL_LAUNCH, &l), -EOPNOTSUPP);
+	kt_cleanup();
 	kp_unbind(bdf);
 	caps_back();
 }
@@ -110,6 +139,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_caps_bits_the_spec_does_not_name_are_ignored,
 					  caps_teardown),
 		cmocka_unit_test_teardown(test_caps_without_telemetry_binds_without_hwmon,
+					  caps_teardown),
+		cmocka_unit_test_teardown(test_caps_without_profile_refuses_profiled_launches,
 					  caps_teardown),
 	};
 

@@ -58,6 +58,25 @@ static inline struct ipu_cmd_desc *th_launch(struct th *t, uint32_t idx,
 	return d;
 }
 
+/* y = relu(x @ w) + x @ w, float32: MATMUL, RELU, ADD; @y's tensor. */
+static inline struct eb *th_mlp(uint32_t *y)
+{
+	struct eb *b = eb_new(1, 1);
+	uint32_t x = eb_tensor(b, IPU_DTYPE_FLOAT32, EB_SHAPE(5, 7));
+	uint32_t w = eb_tensor(b, IPU_DTYPE_FLOAT32, EB_SHAPE(7, 3));
+	uint32_t m = eb_tensor(b, IPU_DTYPE_FLOAT32, EB_SHAPE(5, 3));
+	uint32_t r = eb_tensor(b, IPU_DTYPE_FLOAT32, EB_SHAPE(5, 3));
+
+	*y = eb_tensor(b, IPU_DTYPE_FLOAT32, EB_SHAPE(5, 3));
+	eb_op(b, IPU_OP_MATMUL, EB_U32(m, x, w), EB_NONE);
+	eb_op(b, IPU_OP_RELU, EB_U32(r, m), EB_NONE);
+	eb_op(b, IPU_OP_ADD, EB_U32(*y, r, m), EB_NONE);
+	eb_alloc(b);
+	eb_fill(b, 0, x, 1, -2, 2);
+	eb_fill(b, 0, w, 2, -1, 1);
+	return b;
+}
+
 /* Command @idx's status word as the device last wrote it. */
 static inline uint32_t th_cmd_status(struct th *t, uint32_t idx)
 {

@@ -83,25 +83,6 @@ static void wait_running(struct th *t)
 	}
 }
 
-/* y = relu(x @ w) + x @ w, float32. */
-static struct eb *mlp(uint32_t *y)
-{
-	struct eb *b = eb_new(1, 1);
-	uint32_t x = eb_tensor(b, IPU_DTYPE_FLOAT32, EB_SHAPE(5, 7));
-	uint32_t w = eb_tensor(b, IPU_DTYPE_FLOAT32, EB_SHAPE(7, 3));
-	uint32_t m = eb_tensor(b, IPU_DTYPE_FLOAT32, EB_SHAPE(5, 3));
-	uint32_t r = eb_tensor(b, IPU_DTYPE_FLOAT32, EB_SHAPE(5, 3));
-
-	*y = eb_tensor(b, IPU_DTYPE_FLOAT32, EB_SHAPE(5, 3));
-	eb_op(b, IPU_OP_MATMUL, EB_U32(m, x, w), EB_NONE);
-	eb_op(b, IPU_OP_RELU, EB_U32(r, m), EB_NONE);
-	eb_op(b, IPU_OP_ADD, EB_U32(*y, r, m), EB_NONE);
-	eb_alloc(b);
-	eb_fill(b, 0, x, 1, -2, 2);
-	eb_fill(b, 0, w, 2, -1, 1);
-	return b;
-}
-
 /* y = x + 1 forever: only a deadline or a reset ends it. */
 static struct eb *forever(uint32_t reps)
 {
@@ -139,7 +120,7 @@ static void test_launch_computes_the_executor_bits(void **state)
 {
 	struct th *t = ready();
 	uint32_t y, size;
-	struct eb *b = mlp(&y);
+	struct eb *b = th_mlp(&y);
 	uint64_t asz = b->exe.arena_size;
 	uint8_t *dev_arena = malloc(asz);
 
@@ -163,7 +144,7 @@ static void test_malformed_launches_fail_alone(void **state)
 {
 	struct th *t = ready();
 	uint32_t y, size, i;
-	struct eb *b = mlp(&y);
+	struct eb *b = th_mlp(&y);
 	uint64_t asz = b->exe.arena_size;
 	uint8_t junk[64] = { 0 };
 
@@ -205,7 +186,7 @@ static void test_reserved_flags_are_a_descriptor_error(void **state)
 {
 	struct th *t = ready();
 	uint32_t y, size;
-	struct eb *b = mlp(&y);
+	struct eb *b = th_mlp(&y);
 
 	(void)state;
 	size = put_exe(t, b);
@@ -354,7 +335,7 @@ static void test_a_hung_launch_is_released_by_soft_reset(void **state)
 {
 	struct th *t = ready();
 	uint32_t y, size;
-	struct eb *b = mlp(&y);
+	struct eb *b = th_mlp(&y);
 	unsigned int before;
 
 	(void)state;
@@ -420,7 +401,7 @@ static void test_held_launches_run_once_the_hold_is_lifted(void **state)
 {
 	struct th *t = ready();
 	uint32_t y;
-	struct eb *b = mlp(&y);
+	struct eb *b = th_mlp(&y);
 
 	(void)state;
 	assert_int_equal(emu_dev_fault(t->dev, "hold_launches=2"), -EINVAL);
@@ -441,7 +422,7 @@ static void test_a_held_launch_is_ended_by_soft_reset(void **state)
 {
 	struct th *t = ready();
 	uint32_t y;
-	struct eb *b = mlp(&y);
+	struct eb *b = th_mlp(&y);
 
 	(void)state;
 	assert_int_equal(emu_dev_fault(t->dev, "hold_launches=1"), 0);
@@ -468,7 +449,7 @@ static void test_ignore_reset_leaves_a_hung_launch_to_flr(void **state)
 {
 	struct th *t = ready();
 	uint32_t y, size;
-	struct eb *b = mlp(&y);
+	struct eb *b = th_mlp(&y);
 
 	(void)state;
 	assert_int_equal(emu_dev_fault(t->dev, "ignore_reset=1"), 0);

@@ -769,7 +769,7 @@ static void test_no_gather_is_a_device_without_the_extension(void **state)
 				 IPU_CAPS_DMA | IPU_CAPS_CMDQ |
 					 IPU_CAPS_TELEMETRY |
 					 IPU_CAPS_SOFT_RESET |
-					 IPU_CAPS_REPLICAS |
+					 IPU_CAPS_REPLICAS | IPU_CAPS_PROFILE |
 					 IPU_NUM_QUEUES << IPU_CAPS_NQUEUES_SHIFT |
 					 IPU_MSIX_VECTORS << IPU_CAPS_NVEC_SHIFT);
 		assert_int_equal(wait_done(t, 1),

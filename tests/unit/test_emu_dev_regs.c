@@ -22,7 +22,7 @@ static void test_reset_values(void **state)
 	(void)state;
 	assert_int_equal(rd32(t, IPU_REG_ID), IPU_ID_VALUE);
 	assert_int_equal(rd32(t, IPU_REG_VERSION), IPU_SPEC_VERSION);
-	assert_int_equal(rd32(t, IPU_REG_CAPS), 0x0004033f);
+	assert_int_equal(rd32(t, IPU_REG_CAPS), 0x0004037f);
 	assert_int_equal(rd32(t, IPU_REG_LINK_INDEX), 5);
 	assert_int_equal(rd32(t, IPU_REG_STATUS), 0);
 	assert_int_equal(rd32(t, IPU_REG_RESET_COUNT), 0);
@@ -280,16 +280,16 @@ static void test_caps_xor_changes_what_caps_says(void **state)
 	assert_int_equal(emu_dev_fault(t->dev, "caps_xor=-1"), -EINVAL);
 	assert_int_equal(emu_dev_fault(t->dev, "caps_xor"), -EINVAL);
 	assert_int_equal(emu_dev_fault(t->dev, "caps_xor=4294967296"), -EINVAL);
-	assert_int_equal(rd32(t, IPU_REG_CAPS), 0x0004033f);
+	assert_int_equal(rd32(t, IPU_REG_CAPS), 0x0004037f);
 	assert_int_equal(emu_dev_fault(t->dev, "caps_xor=2"), 0);
-	assert_int_equal(rd32(t, IPU_REG_CAPS), 0x0004033d);
-	assert_int_equal(emu_dev_fault(t->dev, "caps_xor=192"), 0);
+	assert_int_equal(rd32(t, IPU_REG_CAPS), 0x0004037d);
+	assert_int_equal(emu_dev_fault(t->dev, "caps_xor=128"), 0);
 	assert_int_equal(rd32(t, IPU_REG_CAPS), 0x000403ff);
 	assert_int_equal(emu_dev_fault(t->dev, "caps_xor=0"), 0);
-	assert_int_equal(rd32(t, IPU_REG_CAPS), 0x0004033f);
+	assert_int_equal(rd32(t, IPU_REG_CAPS), 0x0004037f);
 	assert_int_equal(emu_dev_fault(t->dev, "caps_xor=4"), 0);
 	assert_int_equal(emu_dev_fault(t->dev, "clear"), 0);
-	assert_int_equal(rd32(t, IPU_REG_CAPS), 0x0004033f);
+	assert_int_equal(rd32(t, IPU_REG_CAPS), 0x0004037f);
 	th_free(t);
 }
 

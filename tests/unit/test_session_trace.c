@@ -178,8 +178,10 @@ static struct ipu_session *traced(struct ipu_ir *ir, const char *file)
 	IPU_OPTS(ipu_session_opts, opts, .device = SH_DEVICE,
 		 .attach_timeout_ms = 1, .trace = file);
 	struct ipu_session *s = NULL;
+	int err = ipu_session_create(ir, &opts, &s);
 
-	if (ipu_session_create(ir, &opts, &s))
+	sh_too_few(err);
+	if (err)
 		fail_msg("ipu_session_create: %s", ipu_session_errmsg(NULL));
 	return s;
 }

@@ -36,7 +36,7 @@
  *
  * Launches of a traced run ask for op profiles (IPU_LAUNCH_F_PROFILE)
  * where every IPU records them (IPU_DEVICE_CAP_PROFILE: the model, the
- * kernel's simulated IPUs); each op of a launch is then a span inside it
+ * kernel's simulated IPUs, PCI IPUs of spec 2.1); each op of a launch is then a span inside it
  * (cat "op").
  */
 #include <errno.h>

@@ -378,7 +378,8 @@ struct ipu_launch {
  * the buffer is counted in @dropped, with IPU_PROFILE_OVERFLOW set. A
  * buffer smaller than the header, or larger than IPU_PROFILE_MAX_BYTES,
  * is refused (-EINVAL). Devices with IPU_FEATURE_PROFILE take profiled
- * launches (simulated IPUs); others refuse them (-EOPNOTSUPP).
+ * launches (simulated IPUs; PCI IPUs whose CAPS has PROFILE, spec 2.1);
+ * others refuse them (-EOPNOTSUPP).
  */
 #define IPU_PROFILE_MAGIC	0x46525049u	/* "IPRF", little-endian */
 #define IPU_PROFILE_OVERFLOW	(1u << 0)
