@@ -55,9 +55,11 @@ IPU_KERNEL_WIDE_TESTS="test_emu_pci test_pci_session_hw_*"
 # test_emu_pci; not the slow ones that add no mapping the others do not
 # make: the UAPI fuzzer, the leak and launch-limit counts, libsession's
 # random programs and its splits across instances (test_pci_session_hw_run
-# and test_pci_gather run launches and gathers here). "!" excludes
-# (tests/kernel/guest-init's ipu.test).
-IPU_KERNEL_DMA_TESTS="test_emu_pci test_pci_* !test_pci_fuzz !test_pci_leaks !test_pci_launch_limits !test_pci_session_hw_random !test_pci_session_hw_split"
+# and test_pci_gather run launches and gathers here), nor the timeline's
+# (test_pci_session_hw_trace, 36 s: its transfers are test_pci_session_hw_run's;
+# test_pci_launch_profile writes the profiles through the mappings). "!"
+# excludes (tests/kernel/guest-init's ipu.test).
+IPU_KERNEL_DMA_TESTS="test_emu_pci test_pci_* !test_pci_fuzz !test_pci_leaks !test_pci_launch_limits !test_pci_session_hw_random !test_pci_session_hw_split !test_pci_session_hw_trace"
 
 # The debug kernel's tests (KASAN, lockdep, kmemleak: each test runs 4-8x
 # slower there): every test but libsession's longer semantics suites on the
