@@ -627,6 +627,14 @@ static void test_past_the_last_numbered_name_a_session_is_refused(void **state)
 	int err = 0, saved, null;
 
 	(void)state;
+#ifdef IPU_TESTS_KSESSION_H
+	/*
+	 * The names are libsession's alone, whatever the device: tested on
+	 * the host. A guest's thousand sessions and files took most of this
+	 * suite's 33 s under TCG, on every kernel and kind of IPU.
+	 */
+	skip();
+#endif
 	/* A thousand "this one goes to" lines are not worth reading. */
 	fflush(stderr);
 	saved = dup(2);
