@@ -376,21 +376,16 @@ class Session:
         if cout is None or len(cout[0]) < nout:
             cout = self._buffers(1, nout)
         keep = []
-        by_stream = self._by_stream[0]
-        last, arrs = cin[1], cin[2]
-        i = 0
-        for key, data in inputs.items():
+        by_stream, last, arrs = self._by_stream[0], cin[1], cin[2]
+        for i, (key, data) in enumerate(inputs.items()):
             info = by_stream.get(key)
-            if info is None:
-                info, name = self._stream_of(key, 0)
-            else:
-                name = info.name
+            info, name = (info, info.name) if info is not None else \
+                self._stream_of(key, 0)
             arr = data if type(data) is np.ndarray else \
                 self._from_list(data, info, name)
-            if info is not None and arr.dtype == info.np_dtype:
-                code = info.code
-            else:
-                code = self._code(arr, info, name, "input")
+            code = info.code if info is not None and \
+                arr.dtype == info.np_dtype else \
+                self._code(arr, info, name, "input")
             flags = arr.flags
             if not (flags.c_contiguous and flags.aligned):
                 # Converted once, as PopXL does.
@@ -401,16 +396,11 @@ class Session:
             if ref is None or ref() is not arr or \
                     last[i] != (code, arr.shape, name):
                 self._bind(cin, 0, i, info, name, arr, code)
-            i += 1
-        by_stream = self._by_stream[1]
-        last, arrs = cout[1], cout[2]
-        i = 0
-        for key, arr in outputs.items():
+        by_stream, last, arrs = self._by_stream[1], cout[1], cout[2]
+        for i, (key, arr) in enumerate(outputs.items()):
             info = by_stream.get(key)
-            if info is None:
-                info, name = self._stream_of(key, 1)
-            else:
-                name = info.name
+            info, name = (info, info.name) if info is not None else \
+                self._stream_of(key, 1)
             if type(arr) is not np.ndarray and not isinstance(arr,
                                                                np.ndarray):
                 raise LayoutError("output stream '%s': %r is not a NumPy "
@@ -422,15 +412,13 @@ class Session:
                     "output stream '%s': the array must be writable, aligned "
                     "and C-contiguous to be filled in place (use "
                     "np.ascontiguousarray or create_host_outputs())" % name)
-            if info is not None and arr.dtype == info.np_dtype:
-                code = info.code
-            else:
-                code = self._code(arr, info, name, "output")
+            code = info.code if info is not None and \
+                arr.dtype == info.np_dtype else \
+                self._code(arr, info, name, "output")
             ref = arrs[i]
             if ref is None or ref() is not arr or \
                     last[i] != (code, arr.shape, name):
                 self._bind(cout, 1, i, info, name, arr, code)
-            i += 1
         # _wait(), for a run: one that succeeded is still attached.
         armed = canceller.arm(s)
         err = -errno.EINTR
