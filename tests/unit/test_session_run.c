@@ -164,6 +164,100 @@ static void test_S10_inputs_array_missing(void **state)
 	ipu_session_destroy(s);
 }
 
+/*
+ * Three inputs: y = a + 10 b + 100 c (float32[1] each), so that y says
+ * which buffer went to which stream.
+ */
+static struct ipu_session *abc(void)
+{
+	struct ipu_ir *ir = sh_ir(1, 1);
+	const char *names[3] = { "a", "b", "c" };
+	uint64_t one = 1;
+	ipu_tensor t, sum = { 0 };
+	ipu_stream y;
+	struct ipu_session *s;
+	int k;
+
+	for (k = 0; k < 3; k++) {
+		t = sh_check(ir, ipu_ir_host_load(ir, sh_stream(ir, true,
+				names[k], IPU_DTYPE_FLOAT32, 1, &one), NULL));
+		t = sh_check(ir, ipu_ir_mul(ir, t, ipu_ir_scalar(ir,
+				IPU_DTYPE_FLOAT32, k == 0 ? 1 : k == 1 ? 10 : 100)));
+		sum = k ? sh_check(ir, ipu_ir_add(ir, sum, t)) : t;
+	}
+	y = sh_stream(ir, false, "y", IPU_DTYPE_FLOAT32, 1, &one);
+	assert_int_equal(ipu_ir_host_store(ir, y, sum), 0);
+	s = sh_session(ir);
+	sh_attach(s);
+	return s;
+}
+
+/* Run abc() with the inputs named @n0 @n1 @n2 holding 1, 2 and 3. */
+static int run_abc(struct ipu_session *s, const char *n0, const char *n1,
+		   const char *n2, float *y)
+{
+	float v[3] = { 1, 2, 3 };
+	struct ipu_stream_buffer in[3] = {
+		sh_sb(n0, sh_buf(&v[0], IPU_DTYPE_FLOAT32, 1, 1ull)),
+		sh_sb(n1, sh_buf(&v[1], IPU_DTYPE_FLOAT32, 1, 1ull)),
+		sh_sb(n2, sh_buf(&v[2], IPU_DTYPE_FLOAT32, 1, 1ull)),
+	};
+	struct ipu_stream_buffer out = sh_sb("y", sh_buf(y, IPU_DTYPE_FLOAT32,
+							1, 1ull));
+
+	*y = -1;
+	return ipu_session_run_with_outputs(s, in, 3, &out, 1, 0);
+}
+
+/* The buffers may come in any order: each goes to the stream it names
+ * (the match starts where the program's order would put it). */
+static void test_S10_buffers_in_any_order(void **state)
+{
+	static const char *const orders[6][3] = {
+		{ "a", "b", "c" }, { "a", "c", "b" }, { "b", "a", "c" },
+		{ "b", "c", "a" }, { "c", "a", "b" }, { "c", "b", "a" },
+	};
+	struct ipu_session *s = abc();
+	float y;
+	int k;
+
+	(void)state;
+	for (k = 0; k < 6; k++) {
+		const char *const *o = orders[k];
+		float want = 0;
+		int i;
+
+		assert_int_equal(run_abc(s, o[0], o[1], o[2], &y), 0);
+		/* Buffer i holds i + 1, for the stream it names. */
+		for (i = 0; i < 3; i++)
+			want += (float)(i + 1) * (o[i][0] == 'a' ? 1 :
+						  o[i][0] == 'b' ? 10 : 100);
+		assert_true(y == want);
+	}
+	ipu_session_destroy(s);
+}
+
+/* As many buffers as streams is not every stream named: a buffer given
+ * twice, or naming no stream, leaves one missing, and both are said. */
+static void test_S10_as_many_buffers_as_streams_but_wrong(void **state)
+{
+	struct ipu_session *s = abc();
+	float y;
+
+	(void)state;
+	assert_int_equal(run_abc(s, "a", "a", "c", &y), -EINVAL);
+	sh_assert_msg(s, "unexpected/missing inputs: unexpected: {'a' (given twice)}, missing: {'b'}");
+	assert_int_equal(run_abc(s, "c", "z", "a", &y), -EINVAL);
+	sh_assert_msg(s, "unexpected/missing inputs: unexpected: {'z'}, missing: {'b'}");
+	assert_int_equal(run_abc(s, "b", NULL, "c", &y), -EINVAL);
+	sh_assert_msg(s, "unexpected: {'(null)'}, missing: {'a'}");
+	assert_true(y == -1);
+	/* The session is as it was: a run that names them all works. */
+	assert_int_equal(run_abc(s, "c", "b", "a", &y), 0);
+	assert_true(y == 3 + 20 + 100);
+	ipu_session_destroy(s);
+}
+
 /* ---------------------------------------------------------------------- */
 /* S11                                                                     */
 /* ---------------------------------------------------------------------- */
@@ -778,6 +872,8 @@ int main(void)
 		cmocka_unit_test(test_S10_stream_given_twice),
 		cmocka_unit_test(test_S10_stream_without_a_name),
 		cmocka_unit_test(test_S10_inputs_array_missing),
+		cmocka_unit_test(test_S10_buffers_in_any_order),
+		cmocka_unit_test(test_S10_as_many_buffers_as_streams_but_wrong),
 		cmocka_unit_test(test_S11_dim0_may_exceed_num_host_transfers),
 		cmocka_unit_test(test_S11_dim0_must_be_at_least_num_host_transfers),
 		cmocka_unit_test(test_S11_replica_dim_must_match),

@@ -195,20 +195,29 @@ static int64_t reap_all(struct sess_batch *b, size_t n, uint64_t ms,
 			int *worst, bool *cancelled, bool traced)
 {
 	struct ipu_session *s = b->s;
-	int64_t deadline = now_ns() + (int64_t)ms * 1000000, left, slice;
+	int64_t left = (int64_t)ms * 1000000, deadline = 0, slice, wait;
 	size_t got = 0, i;
 	int ret;
 
 	*cancelled = false;
+	/*
+	 * Untraced, the first reap waits for all @n, so it comes back early
+	 * only with all of them: the clock is read (for the deadline) only
+	 * when it did not, which a run's reap then never does. Traced, each
+	 * completion comes on its own: the deadline is read at once.
+	 */
+	if (traced)
+		deadline = now_ns() + left;
 	while (got < n) {
-		left = deadline - now_ns();
+		if (deadline)
+			left = deadline - now_ns();
 		if (left <= 0)
 			break;
 		slice = (int64_t)SESS_CANCEL_POLL_MS * 1000000;
+		wait = left < slice ? left : slice;
 		/* Traced, each completion is timed as it comes. */
 		ret = ipu_queue_reap(s->q, s->cqes, n - got,
-				     traced ? 1 : n - got,
-				     left < slice ? left : slice);
+				     traced ? 1 : n - got, wait);
 		if (ret < 0)
 			/* Cannot happen with the counts above; say so if it
 			 * does rather than wait forever. */
@@ -224,6 +233,9 @@ static int64_t reap_all(struct sess_batch *b, size_t n, uint64_t ms,
 			*cancelled = true;
 			break;
 		}
+		/* Short untraced: its wait ran out, whole. */
+		if (!deadline && got < n)
+			deadline = now_ns() + left - wait;
 	}
 	return (int64_t)got;
 }

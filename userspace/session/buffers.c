@@ -122,50 +122,90 @@ static void set_close(char *buf, size_t len, size_t *at)
 }
 
 /*
- * Which buffer names each wanted stream: s->given[j] = 1 + the index of
- * the buffer for stream j, 0 when none does. Any buffer naming no stream
- * (or one already named), or any stream left without a buffer, fails with
- * both lists, as PopXL's "Unexpected/Missing" error.
+ * The stream of @want streams (indices @idx into the executable's) that
+ * buffer @name names, or @n_want if none does. The search starts at
+ * @first and wraps: buffers given in the program's order (as
+ * create_host_outputs() and the Python binding give them) match at the
+ * first compare, so a run's matching costs one strcmp() per stream, not
+ * one per pair. Stream names are unique, so where it starts changes
+ * nothing but the time.
  */
-static int match_streams(struct ipu_session *s, const char *dir,
-			 const struct ipu_stream_buffer *bufs, size_t n,
-			 const uint32_t *idx, size_t n_want)
+static size_t find_stream(const struct ipu_exe_stream *streams,
+			  const uint32_t *idx, size_t n_want, size_t first,
+			  const char *name)
+{
+	size_t k, j;
+
+	for (k = 0; k < n_want; k++) {
+		j = first + k < n_want ? first + k : first + k - n_want;
+		if (!strcmp(streams[idx[j]].name, name))
+			return j;
+	}
+	return n_want;
+}
+
+/* match_streams() failed: say which buffers and streams, with both sets. */
+static int streams_err(struct ipu_session *s, const char *dir,
+		       const struct ipu_stream_buffer *bufs, size_t n,
+		       const uint32_t *idx, size_t n_want)
 {
 	const struct ipu_exe_stream *streams = s->exe->streams;
 	char unexpected[1536], missing[1536];
 	size_t i, j, at_u = 1, at_m = 1;
-	bool bad = false;
 
 	strcpy(unexpected, "{");
 	strcpy(missing, "{");
 	memset(s->given, 0, n_want * sizeof(*s->given));
 	for (i = 0; i < n; i++) {
-		for (j = 0; bufs[i].stream && j < n_want; j++)
-			if (!strcmp(streams[idx[j]].name, bufs[i].stream))
-				break;
-		if (!bufs[i].stream || j == n_want || s->given[j]) {
+		j = bufs[i].stream ? find_stream(streams, idx, n_want, 0,
+						 bufs[i].stream) :
+				     n_want;
+		if (j == n_want || s->given[j]) {
 			set_add(unexpected, sizeof(unexpected), &at_u,
 				bufs[i].stream,
 				bufs[i].stream && j < n_want ? " (given twice)" : "");
-			bad = true;
 			continue;
 		}
 		s->given[j] = i + 1;
 	}
-	for (j = 0; j < n_want; j++) {
-		if (!s->given[j]) {
+	for (j = 0; j < n_want; j++)
+		if (!s->given[j])
 			set_add(missing, sizeof(missing), &at_m,
 				streams[idx[j]].name, "");
-			bad = true;
-		}
-	}
-	if (!bad)
-		return 0;
 	set_close(unexpected, sizeof(unexpected), &at_u);
 	set_close(missing, sizeof(missing), &at_m);
 	return ipu_sess_err(s, -EINVAL,
 			    "unexpected/missing %ss: unexpected: %s, missing: %s",
 			    dir, unexpected, missing);
+}
+
+/*
+ * Which buffer names each wanted stream: s->given[j] = 1 + the index of
+ * the buffer for stream j, 0 when none does. Any buffer naming no stream
+ * (or one already named), or any stream left without a buffer, fails with
+ * both lists, as PopXL's "Unexpected/Missing" error. The lists are
+ * written only then (streams_err()): a run that matches writes none.
+ */
+static int match_streams(struct ipu_session *s, const char *dir,
+			 const struct ipu_stream_buffer *bufs, size_t n,
+			 const uint32_t *idx, size_t n_want)
+{
+	size_t i, j;
+
+	/* As many buffers as streams, each naming a different stream, is
+	 * every stream named once. */
+	if (n != n_want)
+		return streams_err(s, dir, bufs, n, idx, n_want);
+	memset(s->given, 0, n_want * sizeof(*s->given));
+	for (i = 0; i < n; i++) {
+		j = bufs[i].stream ? find_stream(s->exe->streams, idx, n_want,
+						 i, bufs[i].stream) :
+				     n_want;
+		if (j == n_want || s->given[j])
+			return streams_err(s, dir, bufs, n, idx, n_want);
+		s->given[j] = i + 1;
+	}
+	return 0;
 }
 
 /* ---------------------------------------------------------------------- */

@@ -56,6 +56,10 @@ _cancel_clear.argtypes = [ctypes.c_void_p]
 _set_wakeup_fd = signal.set_wakeup_fd
 
 _SIGINT = bytes([signal.SIGINT])
+# arm()'s, once per call: a plain int (the enum converts on every call).
+_SIGINT_NUM = int(signal.SIGINT)
+_default_int_handler = signal.default_int_handler
+_get_ident = threading.get_ident
 # How often a SIGINT's cancel is made again while its call is armed.
 _RECANCEL_S = 0.05
 
@@ -199,13 +203,20 @@ class _Canceller:
     def arm(self, s):
         """Make SIGINT cancel session @s's call about to be made; returns
         whether it did (see the module's doc)."""
-        if threading.get_ident() != self._main or \
-                _getsignal(signal.SIGINT) is not signal.default_int_handler:
+        # Once per call: the names are bound ahead (_get_ident,
+        # _SIGINT_NUM, _default_int_handler), and the lock taken without
+        # a with block, which costs as much again as the lock.
+        if _get_ident() != self._main or \
+                _getsignal(_SIGINT_NUM) is not _default_int_handler:
             return False
         if not self._held:
             self._install()
-        self._holders.add(_key(s))
-        with self._lock:
+        key = s.value if isinstance(s, ctypes.c_void_p) else s  # _key()
+        if key not in self._holders:
+            self._holders.add(key)
+        lock = self._lock
+        lock.acquire()
+        try:
             if self._poll.poll(0):
                 # Signals that came before this call (their handler ran:
                 # a KeyboardInterrupt caught, and a call made again before
@@ -213,15 +224,20 @@ class _Canceller:
                 self._take()
             self._armed = s
             self._arms += 1
+        finally:
+            lock.release()
         return True
 
     def disarm(self, s, attached=True):
         """After the call on @s: no cancel left pending for the session's
         next call; the wakeup fd as it was if no session is left attached
         (@attached: whether @s still is)."""
-        with self._lock:
-            self._armed = None
-            cancelled, self._cancelled = self._cancelled, False
+        lock = self._lock
+        lock.acquire()
+        self._armed = None
+        cancelled = self._cancelled
+        self._cancelled = False
+        lock.release()
         if cancelled:
             _cancel_clear(s)
         if not attached:
