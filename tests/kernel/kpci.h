@@ -263,6 +263,31 @@ static inline void bind_fails_with(const char *bdf, const char *why)
 }
 
 
+/*
+ * A hung device's memory is leaked on purpose, mapped for good. The DMA
+ * API's debug checks (the debug kernel) report that at every later unbind
+ * as a driver's leak, a WARN the boot's dmesg check fails on. Behind the
+ * rig's virtual IOMMU the leaked I/O virtual addresses stay mapped in
+ * ipu-emu for ever (the guest's domain teardown unmaps in ranges that
+ * match no vfio-user mapping: scripts/lib/emu-rig.sh's
+ * rig_emu_log_errors): a later
+ * removal and rescan of the function (test_pci_surprise) then finds QEMU's
+ * new mappings there refused (EEXIST). Skipped on both.
+ */
+static inline void kp_skip_where_a_leak_lasts(void)
+{
+	const char *iommu = getenv("IPU_EMU_IOMMU");
+
+	if (kt_dma_api_now().present) {
+		print_message("the DMA API's debug checks would report the deliberate leak: skipped\n");
+		kt_skip();
+	}
+	if (iommu && strcmp(iommu, "0")) {
+		print_message("behind the rig's IOMMU the leaked mappings outlive the function: skipped\n");
+		kt_skip();
+	}
+}
+
 /* Call first in main(): how many functions the rig attached, and which. */
 static inline void kp_init(void)
 {

@@ -166,31 +166,6 @@ static void test_transfers_racing_resets_end_at_once(void **state)
 	}
 }
 
-/*
- * A hung device's memory is leaked on purpose, mapped for good. The DMA
- * API's debug checks (the debug kernel) report that at every later unbind
- * as a driver's leak, a WARN the boot's dmesg check fails on. Behind the
- * rig's virtual IOMMU the leaked I/O virtual addresses stay mapped in
- * ipu-emu for ever (the guest's domain teardown unmaps in ranges that
- * match no vfio-user mapping: scripts/lib/emu-rig.sh's
- * rig_emu_log_errors): a later
- * removal and rescan of the function (test_pci_surprise) then finds QEMU's
- * new mappings there refused (EEXIST). Skipped on both.
- */
-static void skip_where_a_leak_lasts(void)
-{
-	const char *iommu = getenv("IPU_EMU_IOMMU");
-
-	if (kt_dma_api_now().present) {
-		print_message("the DMA API's debug checks would report the deliberate leak: skipped\n");
-		kt_skip();
-	}
-	if (iommu && strcmp(iommu, "0")) {
-		print_message("behind the rig's IOMMU the leaked mappings outlive the function: skipped\n");
-		kt_skip();
-	}
-}
-
 /* The fault lifted and the function bound again, whatever the test did. */
 static int never_idle_teardown(void **state)
 {
@@ -214,7 +189,7 @@ static void test_remove_leaves_rings_that_never_stop_their_memory(void **state)
 	int fd, n;
 
 	(void)state;
-	skip_where_a_leak_lasts();
+	kp_skip_where_a_leak_lasts();
 	bdf = last_fn(&emu, &n);
 	fd = ku_works_again((unsigned int)n, buf, back, LEN, 31);
 	ke_fault(emu, "never_idle");
@@ -237,7 +212,7 @@ static void test_a_transfer_whose_queue_never_stops_unplugs_the_device(void **st
 	int fd, n;
 
 	(void)state;
-	skip_where_a_leak_lasts();
+	kp_skip_where_a_leak_lasts();
 	bdf = last_fn(&emu, &n);
 	fd = kt_open((unsigned int)n);
 	assert_int_equal(kt_attach(fd), 0);
