@@ -341,47 +341,82 @@ struct tr_sum {
 	unsigned int n[3], irqs;
 };
 
-/* The events of /dev/ipu@idx in the instance's buffer, summed up. */
-static int tr_read(unsigned int idx, struct tr_sum *ts)
+/*
+ * One line of the instance's buffer: the index in @ev (@n events) of its
+ * event when it is one of them on /dev/ipu@idx, its time in @t and what
+ * follows the event's name in @rest; else -1.
+ */
+static int tr_line(char *line, const char *const *ev, unsigned int n,
+		   unsigned int idx, double *t, const char **rest)
 {
-	char line[512], *p, *b;
-	FILE *f = fopen(TR_INST "/trace", "re");
+	char tag[48], *p = NULL, *b;
 	unsigned int e, minor;
+
+	if (line[0] == '#')
+		return -1;
+	for (e = 0; e < n; e++) {
+		snprintf(tag, sizeof(tag), " %s: ipu", ev[e]);
+		p = strstr(line, tag);
+		if (p)
+			break;
+	}
+	if (e == n || sscanf(p + strlen(tag), "%u", &minor) != 1 ||
+	    minor != idx)
+		return -1;
+	*rest = p + strlen(tag);
+	/* "... 123.456789: ipu_xfer_start: ipu1 ...": the stamp before. */
+	*p = '\0';
+	b = strrchr(line, ' ');
+	if (!b || sscanf(b + 1, "%lf", t) != 1)
+		return -1;
+	return (int)e;
+}
+
+/*
+ * @fn(@ctx, index in @ev, time, what follows the name) for each event of
+ * @ev (@n of them) on /dev/ipu@idx in the instance's buffer, in order.
+ */
+static int tr_walk(const char *const *ev, unsigned int n, unsigned int idx,
+		   void (*fn)(void *ctx, int e, double t, const char *rest),
+		   void *ctx)
+{
+	FILE *f = fopen(TR_INST "/trace", "re");
+	const char *rest;
+	char line[512];
 	double t;
+	int e;
 
 	if (!f)
 		return -1;
-	memset(ts, 0, sizeof(*ts));
 	while (fgets(line, sizeof(line), f)) {
-		if (line[0] == '#')
-			continue;
-		for (e = 0; e < 4; e++) {
-			char tag[40];
-
-			snprintf(tag, sizeof(tag), " %s: ipu", tr_events[e]);
-			p = strstr(line, tag);
-			if (p)
-				break;
-		}
-		if (!p || sscanf(p + strlen(tr_events[e]) + 6, "%u", &minor) != 1 ||
-		    minor != idx)
-			continue;
-		/* "... 123.456789: ipu_xfer_start: ipu1 ...": the stamp before. */
-		*p = '\0';
-		b = strrchr(line, ' ');
-		if (!b || sscanf(b + 1, "%lf", &t) != 1)
-			continue;
-		if (e == 3) {
-			ts->irqs++;
-			continue;
-		}
-		ts->sum[e] += t;
-		ts->n[e]++;
-		if (e == 2 && t > ts->last_complete)
-			ts->last_complete = t;
+		e = tr_line(line, ev, n, idx, &t, &rest);
+		if (e >= 0)
+			fn(ctx, e, t, rest);
 	}
 	fclose(f);
 	return 0;
+}
+
+static void tr_add(void *ctx, int e, double t, const char *rest)
+{
+	struct tr_sum *ts = ctx;
+
+	(void)rest;
+	if (e == 3) {
+		ts->irqs++;
+		return;
+	}
+	ts->sum[e] += t;
+	ts->n[e]++;
+	if (e == 2 && t > ts->last_complete)
+		ts->last_complete = t;
+}
+
+/* The events of /dev/ipu@idx in the instance's buffer, summed up. */
+static int tr_read(unsigned int idx, struct tr_sum *ts)
+{
+	memset(ts, 0, sizeof(*ts));
+	return tr_walk(tr_events, 4, idx, tr_add, ts);
 }
 
 /*
@@ -750,20 +785,30 @@ enum { TL_SUBMIT, TL_START, TL_IRQ, TL_COMPLETE, TL_FAIL, TL_N };
  * completed the descriptor, and the message reached the guest), the
  * result (ipu_launch_fail: the threaded handler reaped it) and the
  * caller back from WAIT; the interrupts per launch by vector. A
- * simulated IPU has no interrupt: start to result is ipu-simd's.
+ * simulated IPU has no interrupt: start to result is ipu-simd's; so is a
+ * PCI launch whose interrupt came before ipu_launch_start (QEMU's
+ * vfio-user client waits for each BAR write's reply, during which the
+ * device may finish the launch).
  */
 struct tl_sum {
 	double call_submit, submit_start, start_irq, irq_done, start_done;
 	double done_ret;
 	unsigned int n, n_irq, irqs[4];
+	/* The caller's times of each of @launches launches. */
+	const double *t_call, *t_ret;
+	unsigned int launches;
 	/* The launch being read: its events' times, its index. */
 	double submit, start, irq;
 	unsigned int i;
 };
 
-static void tl_event(struct tl_sum *ts, int e, double t, unsigned int vec,
-		     const double *t_call, const double *t_ret, unsigned int n)
+static void tl_event(void *ctx, int e, double t, const char *rest)
 {
+	struct tl_sum *ts = ctx;
+	const double *t_call = ts->t_call, *t_ret = ts->t_ret;
+	unsigned int n = ts->launches, vec = 0;
+	const char *v;
+
 	switch (e) {
 	case TL_SUBMIT:
 		/* The first launch whose WAIT returned after this. */
@@ -776,6 +821,9 @@ static void tl_event(struct tl_sum *ts, int e, double t, unsigned int vec,
 		ts->start = t;
 		break;
 	case TL_IRQ:
+		v = strstr(rest, "vector=");
+		if (!v || sscanf(v + 7, "%u", &vec) != 1)
+			break;
 		if (vec < 4)
 			ts->irqs[vec]++;
 		if (vec == 3 && ts->start && !ts->irq)
@@ -801,51 +849,18 @@ static void tl_event(struct tl_sum *ts, int e, double t, unsigned int vec,
 	}
 }
 
-static int tl_read(unsigned int idx, struct tl_sum *ts, const double *t_call,
-		   const double *t_ret, unsigned int n)
+static int tl_read(unsigned int idx, struct tl_sum *ts)
 {
-	char line[512], *p = NULL, *b, tag[48];
-	FILE *f = fopen(TR_INST "/trace", "re");
-	unsigned int minor, vec;
-	double t;
-	int e;
-
-	if (!f)
-		return -1;
-	memset(ts, 0, sizeof(*ts));
-	while (fgets(line, sizeof(line), f)) {
-		if (line[0] == '#')
-			continue;
-		for (e = 0; e < TL_N; e++) {
-			snprintf(tag, sizeof(tag), " %s: ipu", tl_events[e]);
-			p = strstr(line, tag);
-			if (p)
-				break;
-		}
-		if (e == TL_N ||
-		    sscanf(p + strlen(tag), "%u", &minor) != 1 || minor != idx)
-			continue;
-		vec = 0;
-		if (e == TL_IRQ) {
-			b = strstr(p, "vector=");
-			if (!b || sscanf(b + 7, "%u", &vec) != 1)
-				continue;
-		}
-		*p = '\0';
-		b = strrchr(line, ' ');
-		if (!b || sscanf(b + 1, "%lf", &t) != 1)
-			continue;
-		tl_event(ts, e, t, vec, t_call, t_ret, n);
-	}
-	fclose(f);
-	return ts->n ? 0 : -1;
+	return tr_walk(tl_events, TL_N, idx, tl_event, ts) || !ts->n ? -1 : 0;
 }
 
 /* The traced launches of one device; without tracefs, nothing. */
 static void launch_breakdown(unsigned int idx, const char *kind)
 {
 	static double t_call[LAUNCHES], t_ret[LAUNCHES];
-	struct tl_sum ts;
+	struct tl_sum ts = {
+		.t_call = t_call, .t_ret = t_ret, .launches = LAUNCHES,
+	};
 	bool mounted = tr_mount();
 	struct lrig lr;
 	double s = -1;
@@ -858,7 +873,7 @@ static void launch_breakdown(unsigned int idx, const char *kind)
 	if (launch_loop(&lr, 8, NULL, NULL) > 0 && !tr_clear())
 		s = launch_loop(&lr, LAUNCHES, t_call, t_ret);
 	close(lr.fd);
-	if (s <= 0 || tl_read(idx, &ts, t_call, t_ret, LAUNCHES)) {
+	if (s <= 0 || tl_read(idx, &ts)) {
 		fprintf(stderr, "bench_uring: launch breakdown failed\n");
 		goto out;
 	}
