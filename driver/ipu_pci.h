@@ -173,8 +173,9 @@ struct ipu_pci_gatherq {
  * @nvec: vectors allocated: 4 (MSI-X, or MSI with 4 messages) or fewer
  *	(MSI: 1 or 2), when vector 0 serves every cause (ipu_pci_irq.c).
  * @msi: the vectors are MSI messages, not MSI-X.
- * @irq_thread_causes: with one vector, the causes its hard half left for
- *	its thread (IRQ_CAUSE bits, accumulated until the thread takes them).
+ * @irq_thread_causes: the causes a hard half left for its thread (IRQ_CAUSE
+ *	bits, accumulated until the thread takes them): vector 0's with one
+ *	vector, else vector 3's (CMD, GATHER).
  * @irq_unmasked: IRQ_CAUSE bits unmasked; written by probe and reset,
  *	which the core serialises (ipu_device.lock) and the self-test, which
  *	only adds IPU_IRQ_SW, present from probe on.
@@ -412,7 +413,7 @@ int ipu_pci_cmd_launch(struct ipu_device *idev, struct ipu_launch_req *req);
 int ipu_pci_cmd_init(struct ipu_pci *ipu);
 int ipu_pci_cmd_reset(struct ipu_pci *ipu);
 void ipu_pci_cmd_fini(struct ipu_pci *ipu);
-void ipu_pci_cmd_serve(struct ipu_pci *ipu);
+void ipu_pci_cmd_serve(struct ipu_pci *ipu, u32 cause);
 
 struct ipu_launch_req *ipu_pci_cmd_find_split(struct ipu_pci *ipu,
 					      const struct ipu_gather_req *gr);

@@ -263,27 +263,37 @@ static irqreturn_t ipu_pci_cmd_irq(int irq, void *data)
 	/* Acknowledge first: a completion meanwhile raises a new message. */
 	ipu_pci_wr(ipu, IPU_REG_IRQ_CAUSE, cause);
 	trace_ipu_irq(ipu->idev.minor, IPU_VEC_CMD, cause);
+	/* For the thread, which may run once for several messages. */
+	atomic_or(cause, &ipu->irq_thread_causes);
 	return IRQ_WAKE_THREAD;
 }
 
 /**
  * ipu_pci_cmd_serve - the work of the CMD and GATHER causes
  * @ipu: the device
+ * @cause: the causes acknowledged since the thread last ran
  *
  * Completions call into the core (io_uring, waiters), gather requests into
  * the launching files: process context, the thread of vector 3 or, with
- * one vector, of vector 0 (ipu_pci_irq.c). Both, whichever cause came: the
- * thread is woken once for several messages.
+ * one vector, of vector 0 (ipu_pci_irq.c). The completions are looked for
+ * whichever cause came (the writeback is in host memory: free to look
+ * at); the gather ring only after a GATHER, since its TAIL is a register,
+ * whose read is a round trip to the device on every launch's interrupt
+ * otherwise. A request posted after the acknowledgment raises GATHER
+ * again (docs/hardware.md section 6), so none is left without a look.
  */
-void ipu_pci_cmd_serve(struct ipu_pci *ipu)
+void ipu_pci_cmd_serve(struct ipu_pci *ipu, u32 cause)
 {
 	ipu_pci_cmd_reap(ipu);
-	ipu_pci_gather_service(ipu);
+	if (cause & IPU_IRQ_GATHER)
+		ipu_pci_gather_service(ipu);
 }
 
 static irqreturn_t ipu_pci_cmd_thread(int irq, void *data)
 {
-	ipu_pci_cmd_serve(data);
+	struct ipu_pci *ipu = data;
+
+	ipu_pci_cmd_serve(ipu, atomic_xchg(&ipu->irq_thread_causes, 0));
 	return IRQ_HANDLED;
 }
 

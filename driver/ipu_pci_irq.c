@@ -86,6 +86,11 @@ const char *ipu_pci_irq_kind(struct ipu_pci *ipu)
  * errors reach their command as -EIO, so they are debug output; anything
  * else is the device's or the driver's fault and worth a (rate-limited)
  * line.
+ *
+ * Each read is a round trip to the device, and every failed descriptor
+ * (a refused launch) logs an entry: code and info come in one 8-byte read
+ * (spec 2.1: low address first), the detail only for the entries that
+ * print it. A descriptor's status word is in its descriptor already.
  */
 static void ipu_pci_log_errors(struct ipu_pci *ipu)
 {
@@ -100,18 +105,18 @@ static void ipu_pci_log_errors(struct ipu_pci *ipu)
 	for (n = ipu->err_seen; n != count; n++) {
 		u32 off = IPU_REG_ERR_LOG + IPU_ERR_ENTRY_SIZE *
 			  (n % IPU_ERR_LOG_LEN);
-		u32 code = ipu_pci_rd(ipu, off);
-		u32 info = ipu_pci_rd(ipu, off + 4);
-		u64 detail = readq(ipu->regs + off + 8);
+		u64 head = readq(ipu->regs + off);
+		u32 code = lower_32_bits(head), info = upper_32_bits(head);
 
 		if (code == IPU_ERR_DESC)
 			dev_dbg(&ipu->pdev->dev,
-				"descriptor error: info %#x status %#llx\n",
-				info, detail);
+				"descriptor error: queue %u index %u\n",
+				info >> 16, info & 0xffff);
 		else
 			dev_warn_ratelimited(&ipu->pdev->dev,
 					     "device error %u: info %#x detail %#llx\n",
-					     code, info, detail);
+					     code, info,
+					     readq(ipu->regs + off + 8));
 	}
 	ipu->err_seen = count;
 }
@@ -196,7 +201,7 @@ static irqreturn_t ipu_pci_one_thread(int irq, void *data)
 	if (cause & IPU_IRQ_ERROR)
 		ipu_pci_log_errors(ipu);
 	if (cause & (IPU_IRQ_CMD | IPU_IRQ_GATHER))
-		ipu_pci_cmd_serve(ipu);
+		ipu_pci_cmd_serve(ipu, cause);
 	return IRQ_HANDLED;
 }
 

@@ -34,9 +34,15 @@
  *
  * Then the launch round trip, LAUNCH then WAIT one at a time, of an image
  * the firmware refuses at once (-ENOEXEC: the path, not a program), on a
- * simulated IPU (ipu-simd) and on the PCI IPU (its command queue):
+ * simulated IPU (ipu-simd) and on the PCI IPU (its command queue), best
+ * of ROUNDS, against io_uring's own round trip (a NOP submitted and
+ * waited for in one io_uring_enter()), the floor of any command through
+ * a ring; then, traced, where a launch's time goes (launch_breakdown()):
  *
+ *	bench uring_nop.per_s <x> round trips/s
  *	bench <sim|pci>_launch.per_s <x> launches/s
+ *	bench <sim|pci>_launch.ratio_vs_nop <x> x
+ *	bench <sim|pci>_launch.trace_<interval>_us <x> us
  *
  * TCG makes every number slow in absolute terms; the ratios are the point.
  * No timing is asserted.
@@ -53,6 +59,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <liburing.h>
 
 #include <ipu/ipu.h>
 #include <ipu/ir.h>
@@ -339,51 +347,89 @@ struct tr_sum {
 	unsigned int n[3], irqs;
 };
 
-/* The events of /dev/ipu@idx in the instance's buffer, summed up. */
-static int tr_read(unsigned int idx, struct tr_sum *ts)
+/*
+ * One line of the instance's buffer: the index in @ev (@n events) of its
+ * event when it is one of them on /dev/ipu@idx, its time in @t and what
+ * follows the event's name in @rest; else -1.
+ */
+static int tr_line(char *line, const char *const *ev, unsigned int n,
+		   unsigned int idx, double *t, const char **rest)
 {
-	char line[512], *p, *b;
-	FILE *f = fopen(TR_INST "/trace", "re");
+	char tag[48], *p = NULL, *b;
 	unsigned int e, minor;
+
+	if (line[0] == '#')
+		return -1;
+	for (e = 0; e < n; e++) {
+		snprintf(tag, sizeof(tag), " %s: ipu", ev[e]);
+		p = strstr(line, tag);
+		if (p)
+			break;
+	}
+	if (e == n || sscanf(p + strlen(tag), "%u", &minor) != 1 ||
+	    minor != idx)
+		return -1;
+	*rest = p + strlen(tag);
+	/* "... 123.456789: ipu_xfer_start: ipu1 ...": the stamp before. */
+	*p = '\0';
+	b = strrchr(line, ' ');
+	if (!b || sscanf(b + 1, "%lf", t) != 1)
+		return -1;
+	return (int)e;
+}
+
+/*
+ * @fn(@ctx, index in @ev, time, what follows the name) for each event of
+ * @ev (@n of them) on /dev/ipu@idx in the instance's buffer, in order.
+ */
+static int tr_walk(const char *const *ev, unsigned int n, unsigned int idx,
+		   void (*fn)(void *ctx, int e, double t, const char *rest),
+		   void *ctx)
+{
+	FILE *f = fopen(TR_INST "/trace", "re");
+	const char *rest;
+	char line[512];
 	double t;
+	int e;
 
 	if (!f)
 		return -1;
-	memset(ts, 0, sizeof(*ts));
 	while (fgets(line, sizeof(line), f)) {
-		if (line[0] == '#')
-			continue;
-		for (e = 0; e < 4; e++) {
-			char tag[40];
-
-			snprintf(tag, sizeof(tag), " %s: ipu", tr_events[e]);
-			p = strstr(line, tag);
-			if (p)
-				break;
-		}
-		if (!p || sscanf(p + strlen(tr_events[e]) + 6, "%u", &minor) != 1 ||
-		    minor != idx)
-			continue;
-		/* "... 123.456789: ipu_xfer_start: ipu1 ...": the stamp before. */
-		*p = '\0';
-		b = strrchr(line, ' ');
-		if (!b || sscanf(b + 1, "%lf", &t) != 1)
-			continue;
-		if (e == 3) {
-			ts->irqs++;
-			continue;
-		}
-		ts->sum[e] += t;
-		ts->n[e]++;
-		if (e == 2 && t > ts->last_complete)
-			ts->last_complete = t;
+		e = tr_line(line, ev, n, idx, &t, &rest);
+		if (e >= 0)
+			fn(ctx, e, t, rest);
 	}
 	fclose(f);
 	return 0;
 }
 
-/* The instance's events on or off; its clock CLOCK_MONOTONIC's. */
-static int tr_switch(bool on)
+static void tr_add(void *ctx, int e, double t, const char *rest)
+{
+	struct tr_sum *ts = ctx;
+
+	(void)rest;
+	if (e == 3) {
+		ts->irqs++;
+		return;
+	}
+	ts->sum[e] += t;
+	ts->n[e]++;
+	if (e == 2 && t > ts->last_complete)
+		ts->last_complete = t;
+}
+
+/* The events of /dev/ipu@idx in the instance's buffer, summed up. */
+static int tr_read(unsigned int idx, struct tr_sum *ts)
+{
+	memset(ts, 0, sizeof(*ts));
+	return tr_walk(tr_events, 4, idx, tr_add, ts);
+}
+
+/*
+ * The instance's events @ev (@n of them) on or off; its clock
+ * CLOCK_MONOTONIC's.
+ */
+static int tr_switch_events(const char *const *ev, unsigned int n, bool on)
 {
 	char path[128];
 	unsigned int e;
@@ -392,13 +438,36 @@ static int tr_switch(bool on)
 		return -1;
 	if (on && write_file(TR_INST "/trace_clock", "mono"))
 		return -1;
-	for (e = 0; e < 4; e++) {
+	for (e = 0; e < n; e++) {
 		snprintf(path, sizeof(path), TR_INST "/events/ipu/%s/enable",
-			 tr_events[e]);
+			 ev[e]);
 		if (write_file(path, on ? "1" : "0") && on)
 			return -1;
 	}
 	return 0;
+}
+
+static int tr_switch(bool on)
+{
+	return tr_switch_events(tr_events, 4, on);
+}
+
+/* Empty the instance's buffer. */
+static int tr_clear(void)
+{
+	int fd = open(TR_INST "/trace", O_WRONLY | O_TRUNC | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+/* Mount tracefs if it is not; true when this mounted it. */
+static bool tr_mount(void)
+{
+	return access(TR_ROOT "/instances", F_OK) &&
+	       !mount("tracefs", TR_ROOT, "tracefs", 0, NULL);
 }
 
 /*
@@ -415,12 +484,9 @@ static int tr_one(struct rig *r, enum path p, uint64_t n)
 {
 	struct tr_sum ts;
 	double t1, s;
-	int fd;
 
-	fd = open(TR_INST "/trace", O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (fd < 0)
+	if (tr_clear())
 		return -1;
-	close(fd);
 	s = one_round(r, p, IPU_XFER_DIR_TO_DEVICE, MIN_SIZE, n);
 	t1 = now();
 	if (s <= 0 || tr_read(r->idx, &ts) || !ts.n[0] ||
@@ -453,9 +519,7 @@ static void trace_breakdown(struct rig *r)
 	unsigned int i;
 	int ret = 0;
 
-	if (access(TR_ROOT "/instances", F_OK) &&
-	    !mount("tracefs", TR_ROOT, "tracefs", 0, NULL))
-		mounted = true;
+	mounted = tr_mount();
 	if (tr_switch(true)) {
 		fprintf(stderr, "bench_uring: no trace events: breakdown skipped\n");
 		goto out;
@@ -597,57 +661,264 @@ static int bench_device(unsigned int idx, const char *prefix)
 /* ---------------------------------------------------------------------- */
 
 #define LAUNCHES	200
+#define NOPS		2000
 
-/*
- * LAUNCHES launches of a refused image on /dev/ipu@idx, each waited for:
- * launches per second. -1 when the device could not be used.
- */
-static double launch_rate(unsigned int idx)
+/* A file of /dev/ipu@idx attached, with a 4 KiB buffer of junk. */
+struct lrig {
+	int fd;
+	uint32_t handle;
+};
+
+static int lrig_open(unsigned int idx, struct lrig *lr)
 {
 	static const uint8_t junk[4096];
 	struct ipu_bo_create bc = { .size = sizeof(junk) };
 	struct ipu_attach at = { 0 };
-	struct ipu_launch l;
-	struct ipu_wait w;
 	struct ipu_xfer x;
-	double t, rate = -1;
 	char path[32];
-	int fd, i;
 
 	snprintf(path, sizeof(path), "/dev/ipu%u", idx);
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
+	lr->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (lr->fd < 0)
 		return -1;
-	if (ioctl(fd, IPU_IOCTL_ATTACH, &at) ||
-	    ioctl(fd, IPU_IOCTL_BO_CREATE, &bc))
-		goto out;
 	memset(&x, 0, sizeof(x));
+	if (ioctl(lr->fd, IPU_IOCTL_ATTACH, &at) ||
+	    ioctl(lr->fd, IPU_IOCTL_BO_CREATE, &bc))
+		goto err;
 	x.user_ptr = (uint64_t)(uintptr_t)junk;
 	x.length = sizeof(junk);
 	x.handle = bc.handle;
 	x.flags = IPU_XFER_TO_DEVICE;
-	if (ioctl(fd, IPU_IOCTL_XFER, &x))
-		goto out;
-	t = now();
-	for (i = 0; i < LAUNCHES; i++) {
+	if (ioctl(lr->fd, IPU_IOCTL_XFER, &x))
+		goto err;
+	lr->handle = bc.handle;
+	return 0;
+err:
+	close(lr->fd);
+	return -1;
+}
+
+/*
+ * @n launches of the refused image, LAUNCH then WAIT each; with @t_call
+ * and @t_ret, the time before each LAUNCH and after its WAIT returned.
+ * Seconds in all, or -1.
+ */
+static double launch_loop(struct lrig *lr, unsigned int n, double *t_call,
+			  double *t_ret)
+{
+	struct ipu_launch l;
+	struct ipu_wait w;
+	double t = now();
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
 		memset(&l, 0, sizeof(l));
-		l.exe_handle = bc.handle;
-		l.exe_size = sizeof(junk);
-		l.arena_handle = bc.handle;
-		l.arena_size = sizeof(junk);
+		l.exe_handle = lr->handle;
+		l.exe_size = 4096;
+		l.arena_handle = lr->handle;
+		l.arena_size = 4096;
 		l.num_replicas = 1;
-		if (ioctl(fd, IPU_IOCTL_LAUNCH, &l))
-			goto out;
+		if (t_call)
+			t_call[i] = now();
+		if (ioctl(lr->fd, IPU_IOCTL_LAUNCH, &l))
+			return -1;
 		memset(&w, 0, sizeof(w));
 		w.fence = l.fence;
 		w.timeout_ns = INT64_MAX;
-		if (ioctl(fd, IPU_IOCTL_WAIT, &w) || w.status != -ENOEXEC)
-			goto out;
+		if (ioctl(lr->fd, IPU_IOCTL_WAIT, &w) || w.status != -ENOEXEC)
+			return -1;
+		if (t_ret)
+			t_ret[i] = now();
 	}
-	rate = LAUNCHES / (now() - t);
+	return now() - t;
+}
+
+/*
+ * LAUNCHES launches of a refused image on /dev/ipu@idx, each waited for,
+ * best of ROUNDS (a stall of the guest costs one round, not the figure):
+ * launches per second. -1 when the device could not be used.
+ */
+static double launch_rate(unsigned int idx)
+{
+	double s, best = -1;
+	struct lrig lr;
+	unsigned int r;
+
+	if (lrig_open(idx, &lr))
+		return -1;
+	for (r = 0; r < ROUNDS; r++) {
+		s = launch_loop(&lr, LAUNCHES, NULL, NULL);
+		if (s <= 0) {
+			best = -1;
+			break;
+		}
+		if (best < 0 || s < best)
+			best = s;
+	}
+	close(lr.fd);
+	return best > 0 ? LAUNCHES / best : -1;
+}
+
+/*
+ * io_uring's own round trip, the floor of any command through a ring: a
+ * NOP submitted and waited for in one io_uring_enter(), NOPS times, per
+ * second; -1 without io_uring.
+ */
+static double nop_rate(void)
+{
+	struct io_uring_cqe *cqe;
+	struct io_uring ring;
+	double t, rate = -1;
+	unsigned int i;
+
+	if (io_uring_queue_init(8, &ring, 0))
+		return -1;
+	t = now();
+	for (i = 0; i < NOPS; i++) {
+		io_uring_prep_nop(io_uring_get_sqe(&ring));
+		if (io_uring_submit_and_wait(&ring, 1) != 1 ||
+		    io_uring_peek_cqe(&ring, &cqe) || cqe->res)
+			goto out;
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	rate = NOPS / (now() - t);
 out:
-	close(fd);
+	io_uring_queue_exit(&ring);
 	return rate;
+}
+
+static const char *const tl_events[] = {
+	"ipu_launch_submit", "ipu_launch_start", "ipu_irq",
+	"ipu_launch_complete", "ipu_launch_fail",
+};
+enum { TL_SUBMIT, TL_START, TL_IRQ, TL_COMPLETE, TL_FAIL, TL_N };
+
+/*
+ * Where a launch round trip's time goes: per launch, averages in
+ * microseconds of the intervals between the caller's LAUNCH, the core's
+ * ipu_launch_submit, ipu_launch_start (on a PCI IPU: the doorbell
+ * written), the command vector's interrupt (the device fetched, ran and
+ * completed the descriptor, and the message reached the guest), the
+ * result (ipu_launch_fail: the threaded handler reaped it) and the
+ * caller back from WAIT; the interrupts per launch by vector. A
+ * simulated IPU has no interrupt: start to result is ipu-simd's; so is a
+ * PCI launch whose interrupt came before ipu_launch_start (QEMU's
+ * vfio-user client waits for each BAR write's reply, during which the
+ * device may finish the launch).
+ */
+struct tl_sum {
+	double call_submit, submit_start, start_irq, irq_done, start_done;
+	double done_ret;
+	unsigned int n, n_irq, irqs[4];
+	/* The caller's times of each of @launches launches. */
+	const double *t_call, *t_ret;
+	unsigned int launches;
+	/* The launch being read: its events' times, its index. */
+	double submit, start, irq;
+	unsigned int i;
+};
+
+static void tl_event(void *ctx, int e, double t, const char *rest)
+{
+	struct tl_sum *ts = ctx;
+	const double *t_call = ts->t_call, *t_ret = ts->t_ret;
+	unsigned int n = ts->launches, vec = 0;
+	const char *v;
+
+	switch (e) {
+	case TL_SUBMIT:
+		/* The first launch whose WAIT returned after this. */
+		while (ts->i < n && t_ret[ts->i] < t)
+			ts->i++;
+		ts->submit = t;
+		ts->start = ts->irq = 0;
+		break;
+	case TL_START:
+		ts->start = t;
+		break;
+	case TL_IRQ:
+		v = strstr(rest, "vector=");
+		if (!v || sscanf(v + 7, "%u", &vec) != 1)
+			break;
+		if (vec < 4)
+			ts->irqs[vec]++;
+		if (vec == 3 && ts->start && !ts->irq)
+			ts->irq = t;
+		break;
+	default:
+		if (!ts->submit || !ts->start || ts->i >= n)
+			break;
+		ts->call_submit += ts->submit - t_call[ts->i];
+		ts->submit_start += ts->start - ts->submit;
+		if (ts->irq) {
+			ts->start_irq += ts->irq - ts->start;
+			ts->irq_done += t - ts->irq;
+			ts->n_irq++;
+		} else {
+			ts->start_done += t - ts->start;
+		}
+		ts->done_ret += t_ret[ts->i] - t;
+		ts->n++;
+		ts->i++;
+		ts->submit = 0;
+		break;
+	}
+}
+
+static int tl_read(unsigned int idx, struct tl_sum *ts)
+{
+	return tr_walk(tl_events, TL_N, idx, tl_event, ts) || !ts->n ? -1 : 0;
+}
+
+/* The traced launches of one device; without tracefs, nothing. */
+static void launch_breakdown(unsigned int idx, const char *kind)
+{
+	static double t_call[LAUNCHES], t_ret[LAUNCHES];
+	struct tl_sum ts = {
+		.t_call = t_call, .t_ret = t_ret, .launches = LAUNCHES,
+	};
+	bool mounted = tr_mount();
+	struct lrig lr;
+	double s = -1;
+
+	if (tr_switch_events(tl_events, TL_N, true) || lrig_open(idx, &lr)) {
+		fprintf(stderr, "bench_uring: no trace events: launch breakdown skipped\n");
+		goto out;
+	}
+	/* Warm: the first launches of a file fault its pages in. */
+	if (launch_loop(&lr, 8, NULL, NULL) > 0 && !tr_clear())
+		s = launch_loop(&lr, LAUNCHES, t_call, t_ret);
+	close(lr.fd);
+	if (s <= 0 || tl_read(idx, &ts)) {
+		fprintf(stderr, "bench_uring: launch breakdown failed\n");
+		goto out;
+	}
+	printf("bench %s_launch.trace_per_launch_us %.1f us\n", kind,
+	       s / LAUNCHES * 1e6);
+	printf("bench %s_launch.trace_call_to_submit_us %.1f us\n", kind,
+	       ts.call_submit / ts.n * 1e6);
+	printf("bench %s_launch.trace_submit_to_start_us %.1f us\n", kind,
+	       ts.submit_start / ts.n * 1e6);
+	if (ts.n_irq) {
+		printf("bench %s_launch.trace_start_to_irq_us %.1f us\n", kind,
+		       ts.start_irq / ts.n_irq * 1e6);
+		printf("bench %s_launch.trace_irq_to_result_us %.1f us\n",
+		       kind, ts.irq_done / ts.n_irq * 1e6);
+	}
+	if (ts.n > ts.n_irq)
+		printf("bench %s_launch.trace_start_to_result_us %.1f us\n",
+		       kind, ts.start_done / (ts.n - ts.n_irq) * 1e6);
+	printf("bench %s_launch.trace_result_to_return_us %.1f us\n", kind,
+	       ts.done_ret / ts.n * 1e6);
+	printf("bench %s_launch.trace_irqs_per_launch %.2f (vector 0: %.2f, 3: %.2f)\n",
+	       kind, (double)(ts.irqs[0] + ts.irqs[1] + ts.irqs[2] + ts.irqs[3]) /
+	       ts.n, (double)ts.irqs[0] / ts.n, (double)ts.irqs[3] / ts.n);
+	fflush(stdout);
+out:
+	tr_switch_events(tl_events, TL_N, false);
+	rmdir(TR_INST);
+	if (mounted)
+		umount(TR_ROOT);
 }
 
 /* The first /dev/ipuN whose platform (sysfs) is @platform, or -1. */
@@ -677,10 +948,12 @@ static int first_of(const char *platform)
 static int bench_launches(void)
 {
 	static const char *const kinds[] = { "sim", "pci" };
-	double rate;
+	double rate, nop = nop_rate();
 	unsigned int k;
 	int idx;
 
+	if (nop > 0)
+		printf("bench uring_nop.per_s %.1f round trips/s\n", nop);
 	for (k = 0; k < 2; k++) {
 		idx = first_of(kinds[k]);
 		if (idx < 0)
@@ -692,7 +965,11 @@ static int bench_launches(void)
 			return 1;
 		}
 		printf("bench %s_launch.per_s %.1f launches/s\n", kinds[k], rate);
+		if (nop > 0)
+			printf("bench %s_launch.ratio_vs_nop %.4f x\n", kinds[k],
+			       rate / nop);
 		fflush(stdout);
+		launch_breakdown((unsigned int)idx, kinds[k]);
 	}
 	return 0;
 }
