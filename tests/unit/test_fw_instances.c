@@ -12,7 +12,8 @@
  * groupings whose members sit on different instances, with the
  * allgather alone and with alltoallv and allgatherv (the reduce-scatter
  * path, as over MPI), and with LIBIPUFW_1.0's shorter struct given to
- * the old version of ipufw_executor_set_instances; that a failing
+ * the old version of ipufw_executor_set_instances; that the
+ * reduce-scatter sends no instance its own share; that a failing
  * allgather fails every local replica with its message instead of
  * hanging; and that a split program refuses an executor that is not the
  * instance it needs.
@@ -52,6 +53,7 @@ struct fake_instance {
 	struct eb *b;
 	int rc;
 	char msg[512];
+	size_t self_bytes;	/* what alltoallv moved from it to itself */
 };
 
 /*
@@ -101,6 +103,7 @@ static int fake_alltoallv(void *ctx, const void *send, const size_t *sendbytes,
 
 	(void)msg;
 	(void)msglen;
+	fi->self_bytes += sendbytes[me] + recvbytes[me];
 	w->from[me] = send;
 	w->sizes[me] = sendbytes;
 	pthread_barrier_wait(&w->meet);
@@ -312,6 +315,30 @@ static void test_groupings_across_instances(void **state)
 	check_same_bits(IPU_DTYPE_INT8, IPU_EXE_REDUCE_SUM, 2, 2);
 }
 
+/* An instance's own replicas' part of its own share is read in place from
+ * their arenas: the transport carries none of it (at 2 instances that was
+ * half of what it moved). The bits are check_same_bits()'s. */
+static void test_own_share_not_through_the_transport(void **state)
+{
+	struct fake_instance fi[RF];
+	uint32_t o, n, i;
+	struct eb *b;
+
+	(void)state;
+	for (n = 2; n <= RF; n *= 2) {
+		b = all_reduce_program(IPU_DTYPE_FLOAT32, IPU_EXE_REDUCE_SUM,
+				       RF, 1, &o);
+		run_split(b, n, -1, V, fi);
+		for (i = 0; i < n; i++) {
+			assert_int_equal(fi[i].rc, 0);
+			if (fi[i].self_bytes)
+				fail_msg("%u instances: instance %u sent itself %zu bytes",
+					 n, i, fi[i].self_bytes);
+		}
+		eb_free(b);
+	}
+}
+
 static void test_failed_allgather_fails_every_local_replica(void **state)
 {
 	struct fake_instance fi[RF];
@@ -354,6 +381,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_all_reduce_same_bits_whatever_the_split),
 		cmocka_unit_test(test_groupings_across_instances),
+		cmocka_unit_test(test_own_share_not_through_the_transport),
 		cmocka_unit_test(test_failed_allgather_fails_every_local_replica),
 		cmocka_unit_test(test_split_program_needs_its_instances),
 	};
