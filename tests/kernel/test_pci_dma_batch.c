@@ -22,19 +22,17 @@
 #define KT_ON_PCI 1
 #include <limits.h>
 #include <pthread.h>
-#include <sys/mount.h>
 
 #include "kemu.h"
 #include "kpci.h"
 #include "ksimd.h"
+#include "ktrace.h"
 
 /* Transfers behind the stalled one: more than a ring's worth (255). */
 #define BEHIND 300
-#define TR_ROOT "/sys/kernel/tracing"
 /* Re-reads of the trace while waiting for events: a bug beyond. */
 #define TR_POLLS 100000
 
-static char tr_dir[PATH_MAX];
 static unsigned int batch_emu;
 
 struct writer {
@@ -63,45 +61,12 @@ static void writer_start(struct writer *w)
 		fail_msg("pthread_create: %s", strerror(err));
 }
 
-static void tr_write(const char *file, const char *val)
-{
-	char path[PATH_MAX + 64];
-	int err;
-
-	snprintf(path, sizeof(path), "%s/%s", tr_dir, file);
-	err = kt_write_file(path, val);
-	if (err)
-		fail_msg("write %s to %s: %s", val, path, strerror(-err));
-}
-
 /* A trace instance of this test's own with the two DMA queue events on. */
 static void tr_on(void)
 {
-	if (access(TR_ROOT "/instances", F_OK)) {
-		print_message("no tracefs at " TR_ROOT ": skipped\n");
-		kt_skip();
-	}
-	snprintf(tr_dir, sizeof(tr_dir), TR_ROOT "/instances/ipu_batch_%d",
-		 (int)getpid());
-	if (mkdir(tr_dir, 0755)) {
-		tr_dir[0] = '\0';
-		fail_msg("mkdir instance: %s", strerror(errno));
-	}
-	tr_write("events/ipu/ipu_dma_queue/enable", "1");
-	tr_write("events/ipu/ipu_dma_doorbell/enable", "1");
-}
-
-/* Empty the instance's buffer (as `> trace`). */
-static void tr_clear(void)
-{
-	char path[PATH_MAX + 16];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/trace", tr_dir);
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (fd < 0)
-		fail_msg("truncate %s: %s", path, strerror(errno));
-	close(fd);
+	kr_instance();
+	kr_write("events/ipu/ipu_dma_queue/enable", "1");
+	kr_write("events/ipu/ipu_dma_doorbell/enable", "1");
 }
 
 /*
@@ -115,7 +80,7 @@ static unsigned int tr_count(int minor, const char *name,
 	unsigned int n = 0;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/trace", tr_dir);
+	snprintf(path, sizeof(path), "%s/trace", kr_dir);
 	snprintf(pat, sizeof(pat), ": %s: ipu%d dir=to_device ", name, minor);
 	f = fopen(path, "re");
 	if (!f)
@@ -199,7 +164,7 @@ static void batch_queue(struct batch *b, const char *then)
 	writer_start(&b->w[0]);
 	wait_stalled(b->emu);
 	ke_fault(b->emu, then);
-	tr_clear();
+	kr_clear();
 	for (i = 1; i <= BEHIND; i++)
 		writer_start(&b->w[i]);
 	wait_queued(b->minor, BEHIND);
@@ -316,9 +281,7 @@ static int batch_teardown(void **state)
 	if (batch_emu)
 		ke_send("fault", batch_emu - 1, "clear", buf, sizeof(buf));
 	batch_emu = 0;
-	if (tr_dir[0] && rmdir(tr_dir))
-		print_message("rmdir %s: %s\n", tr_dir, strerror(errno));
-	tr_dir[0] = '\0';
+	kr_remove();
 	return ks_teardown(state);
 }
 
@@ -330,15 +293,10 @@ int main(void)
 		cmocka_unit_test_teardown(test_a_ring_that_never_stops_keeps_only_what_it_reached,
 					  batch_teardown),
 	};
-	bool mounted = false;
 	int ret;
 
-	/* tracefs where the guest did not mount it (debugfs/tracing aside). */
-	if (access(TR_ROOT "/instances", F_OK) &&
-	    !mount("tracefs", TR_ROOT, "tracefs", 0, NULL))
-		mounted = true;
+	kr_mount();
 	ret = KT_RUN(tests);
-	if (mounted)
-		umount(TR_ROOT);
+	kr_umount();
 	return ret;
 }

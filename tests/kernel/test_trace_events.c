@@ -25,23 +25,18 @@
 #include <limits.h>
 #include <poll.h>
 #include <sched.h>
-#include <sys/mount.h>
 
 #include "kfw.h"
 #include "kpci.h"
 #include "kprog.h"
 #include "ksimd.h"
+#include "ktrace.h"
 #include "kuring.h"
 
-#define TR_ROOT "/sys/kernel/tracing"
 #define FAR_NS INT64_MAX
 /* Re-reads of the buffer while waiting for an interrupt: a bug beyond. */
 #define TR_POLLS 200000
 
-/* Whether main() mounted tracefs (unmounted again at the end). */
-static bool tr_mounted;
-/* This test's trace instance, or "" when none is made. */
-static char tr_dir[PATH_MAX];
 
 /* One event of the buffer: its name and its printed fields. */
 struct tr_ev {
@@ -52,57 +47,13 @@ struct tr_ev {
 #define TR_MAX_EV 256
 static struct tr_ev tr_ev[TR_MAX_EV];
 
-static void tr_write(const char *file, const char *val)
-{
-	char path[PATH_MAX + 64];
-	int err;
-
-	snprintf(path, sizeof(path), "%s/%s", tr_dir, file);
-	err = kt_write_file(path, val);
-	if (err)
-		fail_msg("write %s to %s: %s", val, path, strerror(-err));
-}
-
-/*
- * A trace instance for this test, all its events off: skipped without
- * tracefs, failed when tracefs has no events/ipu (ipu.ko without them).
- */
-static void tr_instance(void)
-{
-	if (access(TR_ROOT "/instances", F_OK)) {
-		print_message("no tracefs at " TR_ROOT ": skipped\n");
-		kt_skip();
-	}
-	if (access(TR_ROOT "/events/ipu", F_OK))
-		fail_msg(TR_ROOT "/events/ipu: %s (ipu.ko without its trace events?)",
-			 strerror(errno));
-	snprintf(tr_dir, sizeof(tr_dir), TR_ROOT "/instances/ipu_test_%d",
-		 (int)getpid());
-	if (mkdir(tr_dir, 0755)) {
-		tr_dir[0] = '\0';
-		fail_msg("mkdir instance: %s", strerror(errno));
-	}
-}
-
 /* This test's instance with the ipu events on. */
 static void tr_on(void)
 {
-	tr_instance();
-	tr_write("events/ipu/enable", "1");
+	kr_instance();
+	kr_write("events/ipu/enable", "1");
 }
 
-/* Empty the instance's buffer. */
-static void tr_clear(void)
-{
-	char path[PATH_MAX + 16];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/trace", tr_dir);
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (fd < 0)
-		fail_msg("truncate %s: %s", path, strerror(errno));
-	close(fd);
-}
 
 /*
  * The events of ipu@minor in the buffer, oldest first (every ipu event
@@ -114,7 +65,7 @@ static size_t tr_read(int minor)
 	size_t n = 0;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/trace", tr_dir);
+	snprintf(path, sizeof(path), "%s/trace", kr_dir);
 	snprintf(dev, sizeof(dev), "ipu%d ", minor);
 	f = fopen(path, "re");
 	if (!f)
@@ -244,16 +195,14 @@ static void check_xfer(const size_t *idx, int fd, uint32_t h, size_t bytes,
 
 static int tr_setup(void **state)
 {
-	tr_dir[0] = '\0';
+	kr_dir[0] = '\0';
 	return ku_setup(state);
 }
 
 /* The instance goes first: nothing the cleanup does is traced into it. */
 static int tr_teardown(void **state)
 {
-	if (tr_dir[0] && rmdir(tr_dir))
-		print_message("rmdir %s: %s\n", tr_dir, strerror(errno));
-	tr_dir[0] = '\0';
+	kr_remove();
 	io_uring_queue_exit(&ku_r);
 	return ks_teardown(state);
 }
@@ -482,17 +431,17 @@ static void test_off_means_none(void **state)
 	int fd = kt_open_attached(idx);
 
 	(void)state;
-	tr_instance();
+	kr_instance();
 	some_of_everything(fd);
 	assert_int_equal(tr_read(-1), 0);
 
-	tr_write("events/ipu/enable", "1");
-	tr_write("events/ipu/enable", "0");
+	kr_write("events/ipu/enable", "1");
+	kr_write("events/ipu/enable", "0");
 	some_of_everything(fd);
 	assert_int_equal(tr_read(-1), 0);
 
 	/* And on, the same operations do fire (the test can see them). */
-	tr_write("events/ipu/enable", "1");
+	kr_write("events/ipu/enable", "1");
 	some_of_everything(fd);
 	assert_int_equal(tr_read((int)idx), 12);
 }
@@ -588,7 +537,7 @@ static void test_pci_xfer_and_its_interrupts(void **state)
 	check_xfer(idx, fd, h, 2 * page, true, "ioctl");
 	check_irqs(n, IPU_IRQ_H2D);
 
-	tr_clear();
+	kr_clear();
 	assert_int_equal(kt_read_bo(fd, h, 0, buf, page), 0);
 	n = wait_irq(minor, IPU_IRQ_D2H);
 	TR_EXPECT(n, "ipu_irq", idx, "ipu_xfer_submit", "ipu_xfer_start",
@@ -636,7 +585,7 @@ static void test_pci_launch_completes_and_fails(void **state)
 	assert_int_equal(kt_launch_wait(fd, &ok), 0);
 	check_pci_launch(minor, fd, &ok, "ipu_launch_complete", 0);
 
-	tr_clear();
+	kr_clear();
 	assert_int_equal(kt_launch_wait(fd, &bad), -ENOEXEC);
 	check_pci_launch(minor, fd, &bad, "ipu_launch_fail", -ENOEXEC);
 	kp_free(p);
@@ -717,13 +666,9 @@ int main(void)
 	};
 	int ret;
 
-	/* tracefs where the guest did not mount it (debugfs/tracing aside). */
-	if (access(TR_ROOT "/instances", F_OK) &&
-	    !mount("tracefs", TR_ROOT, "tracefs", 0, NULL))
-		tr_mounted = true;
+	kr_mount();
 	kp_init();
 	ret = KT_RUN(tests);
-	if (tr_mounted)
-		umount(TR_ROOT);
+	kr_umount();
 	return ret;
 }
