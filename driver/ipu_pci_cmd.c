@@ -81,35 +81,44 @@ static int ipu_pci_cmd_enable(struct ipu_pci_cmdq *cq)
 				   cq->wb, sizeof(*cq->wb), cq->wb_dma);
 }
 
-/* The INSTANCE before a split launch, at TAIL; the caller holds cq->lock. */
-static void ipu_pci_cmd_put_instance(struct ipu_pci_cmdq *cq,
-				     const struct ipu_launch_req *req)
+/*
+ * A context descriptor (INSTANCE, PROFILE) for the LAUNCH behind it, at
+ * TAIL, cleared but for @opcode, its slot holding no launch; the caller
+ * holds cq->lock and fills in the rest.
+ */
+static struct ipu_cmd_desc *ipu_pci_cmd_put_ctx(struct ipu_pci_cmdq *cq,
+						u32 opcode)
 {
 	struct ipu_cmd_desc *d = &cq->ring[cq->tail];
 
 	memset(d, 0, sizeof(*d));
-	d->opcode = ipu_pci_le32(IPU_CQ_INSTANCE);
+	d->opcode = ipu_pci_le32(opcode);
+	cq->slot[cq->tail] = NULL;
+	cq->tail = (cq->tail + 1) % IPU_PCI_CMD_RING;
+	return d;
+}
+
+/* The INSTANCE before a split launch (section 4.4). */
+static void ipu_pci_cmd_put_instance(struct ipu_pci_cmdq *cq,
+				     const struct ipu_launch_req *req)
+{
+	struct ipu_cmd_desc *d = ipu_pci_cmd_put_ctx(cq, IPU_CQ_INSTANCE);
+
 	d->arena_addr = ipu_pci_le64(ipu_bo_dev_off(req->staging_bo) +
 				     req->staging_offset);
 	d->arena_size = ipu_pci_le64(req->staging_size);
 	d->replica = ipu_pci_le32(req->instance_index);
 	d->num_replicas = ipu_pci_le32(req->instance_count);
-	cq->slot[cq->tail] = NULL;
-	cq->tail = (cq->tail + 1) % IPU_PCI_CMD_RING;
 }
 
-/* The PROFILE before a profiled launch, at TAIL; cq->lock held. */
+/* The PROFILE before a profiled launch (section 4.5). */
 static void ipu_pci_cmd_put_profile(struct ipu_pci_cmdq *cq,
 				    const struct ipu_launch_req *req)
 {
-	struct ipu_cmd_desc *d = &cq->ring[cq->tail];
+	struct ipu_cmd_desc *d = ipu_pci_cmd_put_ctx(cq, IPU_CQ_PROFILE);
 
-	memset(d, 0, sizeof(*d));
-	d->opcode = ipu_pci_le32(IPU_CQ_PROFILE);
 	d->arena_addr = ipu_pci_le64(ipu_bo_dev_off(req->profile_bo));
 	d->arena_size = ipu_pci_le64(req->profile_bo->size);
-	cq->slot[cq->tail] = NULL;
-	cq->tail = (cq->tail + 1) % IPU_PCI_CMD_RING;
 }
 
 /**

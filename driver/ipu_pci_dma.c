@@ -34,10 +34,14 @@
  * and the device is unplugged. A soft reset (the reset op) ends every
  * batch in flight: their descriptors say E_RESET; from
  * ipu_pci_dma_reset_prepare() on no transfer posts to the ring the reset
- * disables: what a batch had posted when the reset ended it fails with
- * -EIO, and what it had not yet posted (a reset that began first) waits,
- * as transfers that came during the reset do, for the ring the reset
- * enables again. Removal ends the wait at once (-ENODEV, the queue
+ * disables. Of a batch the reset ended, a transfer the device had
+ * finished succeeds (its status words say DONE), one it had not fails
+ * with -EIO, and one not yet posted (beyond the ring's worth on the
+ * device, or a reset that began first) waits, as transfers that came
+ * during the reset do, for the ring the reset enables again: nothing of
+ * the reset was its. After a timeout or a lie, the transfers of the batch
+ * not yet posted fail with it: the device just failed, and going round
+ * again would make a wait unbounded. Removal ends the wait at once (-ENODEV, the queue
  * stopped the same way): the wait runs inside the core's unplug guard,
  * which removal waits for, and a device that fell off the bus would
  * never finish.
@@ -552,12 +556,11 @@ static void ipu_pci_q_post(struct ipu_pci_queue *q)
 			     !ipu_pci_q_enable(q);
 	}
 	/*
-	 * The transfers it had not reached yet wait for the ring again,
-	 * where there is one to wait for: not on removal, and not on a ring
-	 * that will not enable (which would only send them round again).
+	 * A reset ended it (or came first): the transfers it had not reached
+	 * yet wait for the ring the reset enables again. Not after a timeout
+	 * or a lie (see the top of this file), nor on removal.
 	 */
-	if (ret && ret != -ENODEV &&
-	    (q->enabled || READ_ONCE(q->resetting)))
+	if (ret == -EAGAIN || (ret == -EIO && READ_ONCE(q->gen) != gen))
 		ipu_pci_q_putback(q, &batch);
 	if (ret == -EAGAIN)
 		ret = -EIO;

@@ -89,7 +89,7 @@ const char *ipu_pci_irq_kind(struct ipu_pci *ipu)
  *
  * Each read is a round trip to the device, and every failed descriptor
  * (a refused launch) logs an entry: code and info come in one 8-byte read
- * (spec 2.1: low address first), the detail only for the entries that
+ * (section 2: an 8-byte access, low address first), the detail only for the entries that
  * print it. A descriptor's status word is in its descriptor already.
  */
 static void ipu_pci_log_errors(struct ipu_pci *ipu)
