@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <ipu/hw.h>
 #include <linux/ipu.h>
 
 #include "profile.h"
@@ -39,7 +40,7 @@ struct ipu_profile_header *devprof_buffer(uint8_t *base, uint64_t len,
 					  uint64_t off, uint64_t size)
 {
 	if (size < sizeof(struct ipu_profile_header) || size > len ||
-	    off > len - size || off % 8)
+	    off > len - size || off % IPU_CQ_PROFILE_ALIGN)
 		return NULL;
 	return (struct ipu_profile_header *)(base + off);
 }

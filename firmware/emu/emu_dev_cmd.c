@@ -11,6 +11,8 @@
  * next LAUNCH, which takes it; PROFILE (section 4.5) likewise, but kept
  * also when it failed: its LAUNCH then fails with its code.
  */
+#include <linux/ipu.h>
+
 #include "emu_internal.h"
 
 /* A LAUNCH's fields alone; IPU_CQ_OK when they are well formed. */
@@ -52,6 +54,12 @@ static int instance(struct emu_queue *q, const struct ipu_cmd_desc *d)
 	pthread_mutex_unlock(&dev->lock);
 	return IPU_CQ_OK;
 }
+
+/* The spec's limits are the UAPI's (section 4.5 says so): one layout. */
+_Static_assert(IPU_CQ_PROFILE_MIN == sizeof(struct ipu_profile_header),
+	       "PROFILE's minimum is the header");
+_Static_assert(IPU_CQ_PROFILE_MAX == IPU_PROFILE_MAX_BYTES,
+	       "PROFILE's maximum is the UAPI's");
 
 /* PROFILE: the next LAUNCH's profile buffer; IPU_CQ_OK when well formed. */
 static int profile(struct emu_queue *q, const struct ipu_cmd_desc *d)
