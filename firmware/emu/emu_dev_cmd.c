@@ -127,7 +127,8 @@ int emu_cmd_process(struct emu_queue *q, const struct ipu_cmd_desc *d)
 		return d->flags & ~IPU_CQ_F_ALL ? IPU_CQ_E_DESC : IPU_CQ_OK;
 	if (d->opcode == IPU_CQ_INSTANCE)
 		return instance(q, d);
-	if (d->opcode == IPU_CQ_PROFILE)
+	/* A device without PROFILE (the no_profile fault) knows no opcode 3. */
+	if (d->opcode == IPU_CQ_PROFILE && !dev->faults.no_profile)
 		return profile(q, d);
 	if (d->opcode != IPU_CQ_LAUNCH)
 		return IPU_CQ_E_OPCODE;

@@ -17,9 +17,11 @@
 struct spec {
 	bool fail_set, corrupt_set, hang_set, hang_dma_set, ignore_set,
 	     refuse_set, speed_set, width_set, hold_set, no_gather_set,
+	     no_profile_set,
 	     late_set, caps_xor_set, never_idle_set, power_loss_set;
 	uint64_t fail_dma, corrupt_dma, hang_launch, hang_dma, ignore_reset;
-	bool refuse_fw, hold_launches, no_gather, late_completion, never_idle,
+	bool refuse_fw, hold_launches, no_gather, no_profile, late_completion,
+	     never_idle,
 	     power_loss;
 	enum emu_bad_wb bad_writeback;
 	enum emu_bad_gather bad_gather;
@@ -137,6 +139,8 @@ static int parse_one(char *item, struct spec *sp)
 		return flag(val, &sp->hold_launches, &sp->hold_set);
 	if (!strcmp(item, "no_gather"))
 		return flag(val, &sp->no_gather, &sp->no_gather_set);
+	if (!strcmp(item, "no_profile"))
+		return flag(val, &sp->no_profile, &sp->no_profile_set);
 	if (!strcmp(item, "caps_xor")) {
 		sp->caps_xor_set = true;
 		return number(val, 0, UINT32_MAX, &sp->caps_xor);
@@ -263,6 +267,8 @@ static void apply_locked(struct emu_dev *dev, const struct spec *sp)
 		f->hold_launches = sp->hold_launches;
 	if (sp->no_gather_set)
 		f->no_gather = sp->no_gather;
+	if (sp->no_profile_set)
+		f->no_profile = sp->no_profile;
 	if (sp->late_set)
 		f->late_completion = sp->late_completion;
 	if (sp->caps_xor_set)

@@ -22,12 +22,14 @@ _Static_assert(IPU_MSI_MESSAGES == IPU_MSIX_VECTORS, "CAPS vector count");
 static uint32_t caps_locked(const struct emu_dev *dev)
 {
 	uint32_t caps = IPU_CAPS_DMA | IPU_CAPS_CMDQ | IPU_CAPS_TELEMETRY |
-			IPU_CAPS_SOFT_RESET | IPU_CAPS_REPLICAS | IPU_CAPS_PROFILE |
+			IPU_CAPS_SOFT_RESET | IPU_CAPS_REPLICAS |
 			IPU_NUM_QUEUES << IPU_CAPS_NQUEUES_SHIFT |
 			IPU_MSIX_VECTORS << IPU_CAPS_NVEC_SHIFT;
 
 	if (!dev->faults.no_gather)
 		caps |= IPU_CAPS_GATHER;
+	if (!dev->faults.no_profile)
+		caps |= IPU_CAPS_PROFILE;
 	return caps ^ dev->faults.caps_xor;
 }
 

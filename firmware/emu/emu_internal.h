@@ -201,6 +201,7 @@ struct emu_faults {
 	bool refuse_fw;
 	bool hold_launches;	/* launches wait to start until it is lifted */
 	bool no_gather;		/* CAPS without GATHER, its registers inert */
+	bool no_profile;	/* CAPS without PROFILE, an unknown opcode */
 	bool late_completion;	/* the next disable/soft reset's work ends late */
 	uint32_t caps_xor;	/* CAPS reads XOR this: what CAPS says, only */
 	bool never_idle;	/* no ring's stop finishes (broken silicon) */

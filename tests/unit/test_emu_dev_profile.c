@@ -360,6 +360,61 @@ static void test_only_the_next_launch_takes_the_profile(void **state)
 	th_free(t);
 }
 
+/*
+ * A failed PROFILE (outside device memory) replaced by a good one: the
+ * LAUNCH takes the second, runs and is profiled (section 4.5: a second
+ * PROFILE replaces the first, failed or not).
+ */
+static void test_a_good_profile_replaces_a_failed_one(void **state)
+{
+	struct th *t = ready();
+	struct eb *b = mlp();
+	uint32_t exe;
+
+	(void)state;
+	exe = th_put_exe(t, EXE_AT, b);
+	poison(t, PROF_AT, PROF_SIZE);
+	profile(t, 0, MEM - HDR + 8, PROF_SIZE);
+	profile(t, 1, PROF_AT, PROF_SIZE);
+	launch(t, 2, exe, b);
+	assert_true(th_kick_wait(t, CQ, 3));
+	assert_int_equal(status(t, 0), IPU_DESC_DONE | IPU_CQ_E_INVAL);
+	assert_int_equal(status(t, 1), IPU_DESC_DONE | IPU_CQ_OK);
+	assert_int_equal(status(t, 2), IPU_DESC_DONE | IPU_CQ_OK);
+	free(read_profile(t, PROF_AT, 3, 0));
+	eb_free(b);
+	th_free(t);
+}
+
+/*
+ * A device without op profiles (the no_profile fault, a spec 2.0 IPU):
+ * CAPS lacks PROFILE, the descriptor is an unknown opcode and leaves no
+ * context, and the LAUNCH behind it runs unprofiled.
+ */
+static void test_a_device_without_profiles_refuses_the_opcode(void **state)
+{
+	struct th *t = ready();
+	struct eb *b = mlp();
+	uint32_t exe;
+
+	(void)state;
+	assert_int_equal(emu_dev_fault(t->dev, "no_profile"), 0);
+	assert_int_equal(rd32(t, IPU_REG_CAPS) & IPU_CAPS_PROFILE, 0);
+	exe = th_put_exe(t, EXE_AT, b);
+	poison(t, PROF_AT, PROF_SIZE);
+	profile(t, 0, PROF_AT, PROF_SIZE);
+	launch(t, 1, exe, b);
+	assert_true(th_kick_wait(t, CQ, 2));
+	assert_int_equal(status(t, 0), IPU_DESC_DONE | IPU_CQ_E_OPCODE);
+	assert_int_equal(status(t, 1), IPU_DESC_DONE | IPU_CQ_OK);
+	assert_true(poisoned(t, PROF_AT, PROF_SIZE));
+	/* Lifted, the device has them again. */
+	assert_int_equal(emu_dev_fault(t->dev, "no_profile=0"), 0);
+	assert_true(rd32(t, IPU_REG_CAPS) & IPU_CAPS_PROFILE);
+	eb_free(b);
+	th_free(t);
+}
+
 /* A PROFILE with no LAUNCH behind it, then @forget; the LAUNCH after is
  * not profiled. */
 static void forgotten(void (*forget)(struct th *t))
@@ -493,6 +548,8 @@ int main(void)
 		cmocka_unit_test(test_records_that_do_not_fit_are_counted),
 		cmocka_unit_test(test_hostile_buffers_fail_profile_and_launch),
 		cmocka_unit_test(test_only_the_next_launch_takes_the_profile),
+		cmocka_unit_test(test_a_good_profile_replaces_a_failed_one),
+		cmocka_unit_test(test_a_device_without_profiles_refuses_the_opcode),
 		cmocka_unit_test(test_a_disable_forgets_the_profile),
 		cmocka_unit_test(test_a_soft_reset_forgets_the_profile),
 		cmocka_unit_test(test_a_stale_magic_is_cleared_by_the_next_run),
