@@ -41,10 +41,10 @@
  * during the reset do, for the ring the reset enables again: nothing of
  * the reset was its. After a timeout or a lie, the transfers of the batch
  * not yet posted fail with it: the device just failed, and going round
- * again would make a wait unbounded. Removal ends the wait at once (-ENODEV, the queue
- * stopped the same way): the wait runs inside the core's unplug guard,
- * which removal waits for, and a device that fell off the bus would
- * never finish.
+ * again would make a wait unbounded. Removal ends the wait at once
+ * (-ENODEV, the queue stopped the same way): the wait runs inside the
+ * core's unplug guard, which removal waits for, and a device that fell
+ * off the bus would never finish.
  * Such a device raises no interrupt either: a transfer that waited
  * IPU_PCI_DMA_ALIVE_MS for its batch reads a register, and all ones
  * (ipu_pci_check_gone()) ends it with -ENODEV and unplugs the device.

@@ -84,6 +84,12 @@ static int profile(struct emu_queue *q, const struct ipu_cmd_desc *d)
 	return code;
 }
 
+void emu_cmd_ctx_forget_locked(struct emu_dev *dev)
+{
+	dev->has_queue_ctx = false;
+	dev->has_queue_prof = false;
+}
+
 /* The hang_launch fault: no completion until reset (or disable). */
 static int hang(struct emu_queue *q)
 {

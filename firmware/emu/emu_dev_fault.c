@@ -17,12 +17,11 @@
 struct spec {
 	bool fail_set, corrupt_set, hang_set, hang_dma_set, ignore_set,
 	     refuse_set, speed_set, width_set, hold_set, no_gather_set,
-	     no_profile_set,
-	     late_set, caps_xor_set, never_idle_set, power_loss_set;
+	     no_profile_set, late_set, caps_xor_set, never_idle_set,
+	     power_loss_set;
 	uint64_t fail_dma, corrupt_dma, hang_launch, hang_dma, ignore_reset;
 	bool refuse_fw, hold_launches, no_gather, no_profile, late_completion,
-	     never_idle,
-	     power_loss;
+	     never_idle, power_loss;
 	enum emu_bad_wb bad_writeback;
 	enum emu_bad_gather bad_gather;
 	unsigned int speed, width;

@@ -99,13 +99,6 @@ void emu_gather_forget_locked(struct emu_dev *dev)
 	g->stopping = false;
 }
 
-void emu_gather_reset_locked(struct emu_dev *dev)
-{
-	emu_gather_forget_locked(dev);
-	dev->has_queue_ctx = false;
-	dev->has_queue_prof = false;
-}
-
 static uint32_t pending_locked(const struct emu_gring *g)
 {
 	const struct emu_gather_wait *w;

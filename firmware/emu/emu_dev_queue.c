@@ -332,10 +332,8 @@ void emu_queue_stop_finish_locked(struct emu_queue *q)
 	if (!q->dev->resets_pending && !q->dev->reset_writing)
 		atomic_store(&q->abort, false);
 	q->status &= ~IPU_Q_STATUS_ENABLED;
-	if (q->q == IPU_QUEUE_CMD) {
-		q->dev->has_queue_ctx = false;
-		q->dev->has_queue_prof = false;
-	}
+	if (q->q == IPU_QUEUE_CMD)
+		emu_cmd_ctx_forget_locked(q->dev);
 }
 
 static void enable_locked(struct emu_queue *q, uint32_t val)
@@ -374,10 +372,8 @@ static void enable_locked(struct emu_queue *q, uint32_t val)
 			atomic_store(&q->abort, false);
 		}
 		q->status &= ~IPU_Q_STATUS_ENABLED;
-		if (q->q == IPU_QUEUE_CMD) {
-			dev->has_queue_ctx = false;
-			dev->has_queue_prof = false;
-		}
+		if (q->q == IPU_QUEUE_CMD)
+			emu_cmd_ctx_forget_locked(dev);
 	}
 }
 

@@ -17,7 +17,8 @@
 static void common_reset_locked(struct emu_dev *dev)
 {
 	emu_queues_reset_locked(dev);
-	emu_gather_reset_locked(dev);
+	emu_cmd_ctx_forget_locked(dev);
+	emu_gather_forget_locked(dev);
 	dev->irq_cause = 0;
 	dev->irq_mask = IPU_IRQ_ALL;
 	dev->scratch = 0;

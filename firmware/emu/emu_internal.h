@@ -430,6 +430,9 @@ uint32_t emu_dma_process(struct emu_queue *q, const struct ipu_dma_desc *d);
 /* emu_dev_cmd.c: one command descriptor; returns IPU_CQ_* (E_RESET when
  * the queue was aborted meanwhile). */
 int emu_cmd_process(struct emu_queue *q, const struct ipu_cmd_desc *d);
+/* The command queue's pending contexts (INSTANCE, PROFILE) forgotten:
+ * a disable, soft reset or FLR (sections 4.4, 4.5); dev->lock held. */
+void emu_cmd_ctx_forget_locked(struct emu_dev *dev);
 
 /* emu_dev_run.c */
 
@@ -495,10 +498,8 @@ void emu_gather_destroy(struct emu_dev *dev);
 uint32_t emu_gather_reg_read_locked(struct emu_dev *dev, uint32_t off);
 void emu_gather_reg_write_locked(struct emu_dev *dev, uint32_t off,
 				 uint32_t val);
-/* Soft reset, FLR, destroy: the ring's registers to reset values; every
- * waiting request fails. */
-void emu_gather_reset_locked(struct emu_dev *dev);
-/* The ring alone as reset (the no_gather fault: the extension goes). */
+/* The ring as reset (soft reset, FLR; the no_gather fault: the extension
+ * goes): its registers to reset values, every waiting request failed. */
 void emu_gather_forget_locked(struct emu_dev *dev);
 
 /*
