@@ -193,6 +193,10 @@ $(O)/tests/unit/test_fw_gather: $(O)/firmware/simd/instances.o
 $(O)/tests/unit/test_npy: $(NPY_OBJS)
 # libipufw's allocations fail where the test says (__wrap_malloc()).
 $(O)/tests/unit/test_fw_lockstep: TEST_LIBS += -Wl,--wrap=malloc
+# The timeline's late reaper (__wrap_ipu_queue_reap()), on the model, the
+# simulated IPUs and the PCI ones.
+$(O)/tests/unit/test_session_trace: TEST_LIBS += -Wl,--wrap=ipu_queue_reap
+$(O)/tests/kernel/%session_hw_trace: TEST_LIBS += -Wl,--wrap=ipu_queue_reap
 # ipu-info's gathering and printing, over fake sysfs trees.
 $(O)/tests/unit/test_ipu_info: $(INFO_OBJS) $(JSON_STR_OBJS)
 $(O)/tests/unit/test_json_str: $(JSON_STR_OBJS)

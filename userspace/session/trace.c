@@ -535,10 +535,12 @@ static uint32_t replica_pid(const struct ipu_session *s, uint32_t r)
 
 /*
  * Where the device says a launch began (its first op) and the host saw
- * the command before it on its replica end later (the host reaps after
- * the engine moved on): that command ended by then, commands of a
- * replica running in order. Ends the earlier command there, so the
- * launch's span holds all of its ops.
+ * commands before it on its replica end later (the host reaps after the
+ * engine moved on, often several completions in one reap): each of them
+ * ended by then, a launch running after the commands linked before it.
+ * Ends every one of them there, not only the one just before (the chain
+ * of spans below would start the launch at the latest of them, cutting
+ * its ops to nothing), so the launch's span holds its ops at their length.
  */
 static void ops_bound_ends(struct ipu_session *s, struct sess_trace *t,
 			   size_t n, int64_t now)
@@ -552,13 +554,10 @@ static void ops_bound_ends(struct ipu_session *s, struct sess_trace *t,
 			continue;
 		first = t->ops[t->op_first[i]].start_ns;
 		r = cmd_replica(s, &s->cmds[i]);
-		for (j = i; j-- > 0;) {
-			if (cmd_replica(s, &s->cmds[j]) != r)
-				continue;
-			if (!t->ends[j] || t->ends[j] > first)
+		for (j = 0; j < i; j++)
+			if (cmd_replica(s, &s->cmds[j]) == r &&
+			    (!t->ends[j] || t->ends[j] > first))
 				t->ends[j] = first < now ? first : now;
-			break;
-		}
 	}
 }
 
@@ -599,11 +598,14 @@ void ipu_sess_trace_batch_end(struct ipu_session *s, const char *what,
 	if (t->n_ops)
 		ops_bound_ends(s, t, n, now);
 	for (r = 0; r < s->replicas; r++) {
-		/* The batch's span on the replica's track, then its
-		 * commands in order inside it, a launch's ops in it. */
+		/* The batch's span on the replica's track, to the last of
+		 * its commands to end (commands no link orders complete in
+		 * any order: a small transfer overtakes a large one), then
+		 * its commands in order inside it, a launch's ops in it. */
 		end = 0;
 		for (i = 0; i < n; i++)
-			if (cmd_replica(s, &s->cmds[i]) == r)
+			if (cmd_replica(s, &s->cmds[i]) == r &&
+			    (t->ends[i] ? t->ends[i] : now) > end)
 				end = t->ends[i] ? t->ends[i] : now;
 		if (!end)
 			continue;
