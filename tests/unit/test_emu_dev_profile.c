@@ -8,7 +8,8 @@
  * ones and counts the rest; every hostile address and size fails the
  * PROFILE and the LAUNCH that takes it, writing nothing; a PROFILE is
  * taken by the next LAUNCH only (NOPs in between do not take it), and is
- * forgotten by a disable or a soft reset of the queue.
+ * forgotten by a disable, a soft reset of the queue or an FLR; a replica
+ * whose PROFILE failed never joins its run, and no buffer is written.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -423,7 +424,6 @@ static void forgotten(void (*forget)(struct th *t))
 	struct eb *b = mlp();
 	uint32_t exe;
 
-	exe = th_put_exe(t, EXE_AT, b);
 	poison(t, PROF_AT, PROF_SIZE);
 	profile(t, 0, PROF_AT, PROF_SIZE)->flags = IPU_CQ_F_IRQ;
 	assert_true(th_kick_wait(t, CQ, 1));
@@ -431,6 +431,8 @@ static void forgotten(void (*forget)(struct th *t))
 	assert_true(poisoned(t, PROF_AT, PROF_SIZE));
 	forget(t);
 	th_ring(t, CQ, 16);
+	/* After the forgetting: a boot loads its image at the bottom. */
+	exe = th_put_exe(t, EXE_AT, b);
 	launch(t, 0, exe, b);
 	assert_true(th_kick_wait(t, CQ, 1));
 	assert_int_equal(status(t, 0), IPU_DESC_DONE | IPU_CQ_OK);
@@ -456,6 +458,16 @@ static void soft_reset(struct th *t)
 	wr32(t, IPU_REG_IRQ_MASK, 0);
 }
 
+/* An FLR (section 9.2), then what a host does after one: Bus Master and
+ * messages on again, the firmware booted again. */
+static void flr(struct th *t)
+{
+	assert_int_equal(emu_dev_flr(t->dev), 0);
+	assert_int_equal(rd32(t, IPU_REG_FW_STATUS), IPU_FW_STATE_OFF);
+	th_enable(t);
+	assert_int_equal(th_boot(t), IPU_FW_STATE_READY);
+}
+
 static void test_a_disable_forgets_the_profile(void **state)
 {
 	(void)state;
@@ -466,6 +478,12 @@ static void test_a_soft_reset_forgets_the_profile(void **state)
 {
 	(void)state;
 	forgotten(soft_reset);
+}
+
+static void test_an_flr_forgets_the_profile(void **state)
+{
+	(void)state;
+	forgotten(flr);
 }
 
 static void test_a_stale_magic_is_cleared_by_the_next_run(void **state)
@@ -539,6 +557,76 @@ static void test_replicas_profile_into_their_own_buffers(void **state)
 	th_free(t[1]);
 }
 
+/* Replica @r's LAUNCH of the all-reduce @b (2 replicas, group @group)
+ * at @idx, its deadline @ms. */
+static void replica_launch(struct th *t, uint32_t r, uint32_t idx,
+			   uint32_t exe, const struct eb *b, uint64_t group,
+			   uint32_t ms)
+{
+	struct ipu_cmd_desc *d = launch(t, idx, exe, b);
+
+	d->replica = r;
+	d->num_replicas = 2;
+	d->group = group;
+	d->owner = 1234;
+	d->deadline_ms = ms;
+}
+
+/*
+ * A replica whose PROFILE failed (a hostile buffer, past device memory)
+ * never joins its run: its LAUNCH fails with the PROFILE's code, its
+ * partner's waits out its deadline (E_TIMEOUT), and neither buffer is
+ * touched (a run that never started writes none). Both queues go on: the
+ * next run of the two, profiled properly, completes and writes both.
+ */
+static void test_a_replica_whose_profile_failed_writes_no_buffer(void **state)
+{
+	struct th *t[2] = { th_ready(MEM, 0), th_ready(MEM, 1) };
+	struct eb *b = eb_new(2, 1);
+	uint32_t x = eb_tensor(b, IPU_DTYPE_FLOAT32, EB_SHAPE(3, 50));
+	uint32_t o = eb_tensor(b, IPU_DTYPE_FLOAT32, EB_SHAPE(3, 50));
+	uint32_t exe[2], r;
+
+	(void)state;
+	eb_op(b, IPU_OP_ALL_REDUCE, EB_U32(o, x),
+	      EB_I64(IPU_EXE_REDUCE_SUM, 2, 1));
+	eb_alloc(b);
+	for (r = 0; r < 2; r++) {
+		exe[r] = th_put_exe(t[r], EXE_AT, b);
+		poison(t[r], PROF_AT, PROF_SIZE);
+		profile(t[r], 0, r ? MEM - HDR + 8 : PROF_AT, PROF_SIZE);
+		replica_launch(t[r], r, 1, exe[r], b, 77, 50);
+		wr32(t[r], QREG(CQ, IPU_Q_TAIL), 2);
+	}
+	for (r = 0; r < 2; r++) {
+		assert_true(th_wait_irqs(t[r], IPU_VEC_CMD, 1));
+		wr32(t[r], IPU_REG_IRQ_CAUSE, IPU_IRQ_CMD);
+	}
+	assert_int_equal(status(t[0], 0), IPU_DESC_DONE | IPU_CQ_OK);
+	assert_int_equal(status(t[0], 1), IPU_DESC_DONE | IPU_CQ_E_TIMEOUT);
+	assert_int_equal(status(t[1], 0), IPU_DESC_DONE | IPU_CQ_E_INVAL);
+	assert_int_equal(status(t[1], 1), IPU_DESC_DONE | IPU_CQ_E_INVAL);
+	for (r = 0; r < 2; r++) {
+		assert_true(poisoned(t[r], PROF_AT, PROF_SIZE));
+		/* Replica 1's LAUNCH was refused before its run (not
+		 * counted, as a bad descriptor is); replica 0's waited. */
+		assert_int_equal(rd32(t[r], IPU_REG_LAUNCHES), r ? 0 : 1);
+	}
+	for (r = 0; r < 2; r++) {
+		profile(t[r], 2, PROF_AT, PROF_SIZE);
+		replica_launch(t[r], r, 3, exe[r], b, 78, 0);
+		wr32(t[r], QREG(CQ, IPU_Q_TAIL), 4);
+	}
+	for (r = 0; r < 2; r++) {
+		assert_true(th_wait_irqs(t[r], IPU_VEC_CMD, 2));
+		assert_int_equal(status(t[r], 3), IPU_DESC_DONE | IPU_CQ_OK);
+		free(read_profile(t[r], PROF_AT, 1, 0));
+	}
+	eb_free(b);
+	th_free(t[0]);
+	th_free(t[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -552,8 +640,10 @@ int main(void)
 		cmocka_unit_test(test_a_device_without_profiles_refuses_the_opcode),
 		cmocka_unit_test(test_a_disable_forgets_the_profile),
 		cmocka_unit_test(test_a_soft_reset_forgets_the_profile),
+		cmocka_unit_test(test_an_flr_forgets_the_profile),
 		cmocka_unit_test(test_a_stale_magic_is_cleared_by_the_next_run),
 		cmocka_unit_test(test_replicas_profile_into_their_own_buffers),
+		cmocka_unit_test(test_a_replica_whose_profile_failed_writes_no_buffer),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
