@@ -18,7 +18,11 @@
  * without an interrupt, and is reaped with the LAUNCH behind it.
  * A profiled launch (section 4.5) likewise has a PROFILE before its
  * LAUNCH, naming the profile buffer object; a PROFILE the device refused
- * fails its LAUNCH, whose status alone the driver reads.
+ * (E_INVAL: the buffer outside device memory or misaligned) fails its
+ * LAUNCH, whose status alone the driver reads. The one refusal that does
+ * not, E_OPCODE from a device without the extension, never comes: the
+ * driver sends PROFILE only where CAPS has it (ipu_pci.c, at probe) and
+ * refuses profiled launches itself elsewhere.
  *
  * Deadlines: every descriptor carries launch_timeout_ms, which the device
  * enforces itself (E_TIMEOUT, -ETIMEDOUT). The core's watchdog, somewhat

@@ -174,7 +174,10 @@ int emu_cmd_process(struct emu_queue *q, const struct ipu_cmd_desc *d)
 	atomic_fetch_sub(&dev->running, 1);
 
 	pthread_mutex_lock(&dev->lock);
-	dev->launches++;
+	/* A launch refused before its run (a replica filed twice, no
+	 * memory for the run) is not one of LAUNCHES (section 3). */
+	if (l.filed)
+		dev->launches++;
 	if (rc == IPU_CQ_E_TIMEOUT)
 		emu_err_locked(dev, IPU_ERR_CMD_TIMEOUT, d->replica, d->group);
 	pthread_mutex_unlock(&dev->lock);

@@ -268,6 +268,10 @@ static void apply_locked(struct emu_dev *dev, const struct spec *sp)
 		f->no_gather = sp->no_gather;
 	if (sp->no_profile_set)
 		f->no_profile = sp->no_profile;
+	/* A device of spec 2.0 keeps no PROFILE context: one taken before
+	 * the fault is gone with the extension. */
+	if (f->no_profile)
+		dev->has_queue_prof = false;
 	if (sp->late_set)
 		f->late_completion = sp->late_completion;
 	if (sp->caps_xor_set)

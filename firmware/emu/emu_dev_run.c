@@ -467,8 +467,9 @@ int emu_run_launch(struct emu_launch *l)
 	run = file_locked(l, &rc);
 	if (!run) {
 		pthread_mutex_unlock(&runs_lock);
-		return rc;
+		return rc;	/* refused before its run: not filed */
 	}
+	l->filed = true;
 	if (run->arrived == run->nrep) {
 		run->running = true;
 		pthread_cond_broadcast(&runs_cond);

@@ -450,6 +450,7 @@ struct emu_launch {
 	int result;
 	bool done;
 	bool timed_out;
+	bool filed;	/* joined its run: LAUNCHES counts it (section 3) */
 	bool has_inst;
 	struct emu_instance inst;
 	bool has_prof;

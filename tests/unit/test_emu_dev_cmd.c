@@ -298,6 +298,11 @@ static void test_a_replica_filed_twice_is_refused(void **state)
 		     s[1] == (IPU_DESC_DONE | IPU_CQ_E_RESET)) ||
 		    (s[1] == (IPU_DESC_DONE | IPU_CQ_E_DESC) &&
 		     s[0] == (IPU_DESC_DONE | IPU_CQ_E_RESET)));
+	/* LAUNCHES counts the launch that waited for its run, not the one
+	 * refused before it (section 3). */
+	r = s[0] == (IPU_DESC_DONE | IPU_CQ_E_DESC) ? 0 : 1;
+	assert_int_equal(rd32(t[r], IPU_REG_LAUNCHES), 0);
+	assert_int_equal(rd32(t[1 - r], IPU_REG_LAUNCHES), 1);
 	eb_free(b);
 	th_free(t[0]);
 	th_free(t[1]);

@@ -416,6 +416,33 @@ static void test_a_device_without_profiles_refuses_the_opcode(void **state)
 	th_free(t);
 }
 
+/*
+ * A PROFILE taken while the device had profiles, then the no_profile
+ * fault: the device is one of spec 2.0 from then on, which keeps no
+ * context, so the LAUNCH behind runs unprofiled (seen failing: the context
+ * stored before was still taken, and the buffer written).
+ */
+static void test_a_device_that_loses_profiles_forgets_the_context(void **state)
+{
+	struct th *t = ready();
+	struct eb *b = mlp();
+	uint32_t exe;
+
+	(void)state;
+	exe = th_put_exe(t, EXE_AT, b);
+	poison(t, PROF_AT, PROF_SIZE);
+	profile(t, 0, PROF_AT, PROF_SIZE)->flags = IPU_CQ_F_IRQ;
+	assert_true(th_kick_wait(t, CQ, 1));
+	assert_int_equal(status(t, 0), IPU_DESC_DONE | IPU_CQ_OK);
+	assert_int_equal(emu_dev_fault(t->dev, "no_profile"), 0);
+	launch(t, 1, exe, b);
+	assert_true(th_kick_wait(t, CQ, 2));
+	assert_int_equal(status(t, 1), IPU_DESC_DONE | IPU_CQ_OK);
+	assert_true(poisoned(t, PROF_AT, PROF_SIZE));
+	eb_free(b);
+	th_free(t);
+}
+
 /* A PROFILE with no LAUNCH behind it, then @forget; the LAUNCH after is
  * not profiled. */
 static void forgotten(void (*forget)(struct th *t))
@@ -638,6 +665,7 @@ int main(void)
 		cmocka_unit_test(test_only_the_next_launch_takes_the_profile),
 		cmocka_unit_test(test_a_good_profile_replaces_a_failed_one),
 		cmocka_unit_test(test_a_device_without_profiles_refuses_the_opcode),
+		cmocka_unit_test(test_a_device_that_loses_profiles_forgets_the_context),
 		cmocka_unit_test(test_a_disable_forgets_the_profile),
 		cmocka_unit_test(test_a_soft_reset_forgets_the_profile),
 		cmocka_unit_test(test_an_flr_forgets_the_profile),
