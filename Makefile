@@ -405,7 +405,7 @@ kernel-matrix: deps
 # BENCH_LOG=$(KBENCH_LOG)` prints them again).
 kernel-bench: deps-kernel userspace $(KBENCH_BINS)
 	@mkdir -p $(dir $(KBENCH_LOG))
-	{ IPU_KBENCH=1 IPU_KTEST=none scripts/kernel-check $(O); echo $$? > $(KBENCH_LOG).rc; } | tee $(KBENCH_LOG)
+	{ IPU_KBENCH=1 IPU_KLANES=1 IPU_KTEST=none scripts/kernel-check $(O); echo $$? > $(KBENCH_LOG).rc; } | tee $(KBENCH_LOG)
 	@$(PYTHON) scripts/bench-table $(KBENCH_LOG) || true
 	@rc=$$(cat $(KBENCH_LOG).rc); rm -f $(KBENCH_LOG).rc; exit $$rc
 
