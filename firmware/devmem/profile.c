@@ -11,7 +11,6 @@
  */
 #include <stddef.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -45,7 +44,8 @@ struct ipu_profile_header *devprof_buffer(uint8_t *base, uint64_t len,
 	return (struct ipu_profile_header *)(base + off);
 }
 
-bool devprof_begin(struct devprof *p, uint32_t nrep, devprof_buf_fn buf,
+bool devprof_begin(struct devprof *p, uint32_t nrep,
+		   const struct devprof_slots *slots, devprof_buf_fn buf,
 		   const void *arg, struct ipufw_executor *ex)
 {
 	struct ipu_profile_header *h;
@@ -69,18 +69,12 @@ bool devprof_begin(struct devprof *p, uint32_t nrep, devprof_buf_fn buf,
 	}
 	if (!any)
 		return false;
-	p->fp = calloc(nrep, sizeof(*p->fp));
-	p->h = calloc(nrep, sizeof(*p->h));
-	if (!p->fp || !p->h) {
-		free(p->fp);
-		free(p->h);
-		p->fp = NULL;
-		p->h = NULL;
-		return false; /* runs unprofiled: no header, no records */
-	}
+	p->fp = slots->fp;
+	p->h = slots->h;
 	for (r = 0; r < nrep; r++) {
 		h = buf(arg, r, &size);
 		p->h[r] = h;
+		memset(&p->fp[r], 0, sizeof(p->fp[r]));
 		if (!h)
 			continue; /* cap 0: its ops are only counted */
 		p->fp[r].recs = (struct ipufw_op_record *)(h + 1);
@@ -123,8 +117,6 @@ void devprof_end(struct devprof *p, struct ipufw_executor *ex)
 		/* The magic last: a reader that sees it sees the rest. */
 		__atomic_store_n(&h->magic, IPU_PROFILE_MAGIC, __ATOMIC_RELEASE);
 	}
-	free(p->fp);
-	free(p->h);
 	p->fp = NULL;
 	p->h = NULL;
 }

@@ -17,10 +17,15 @@ struct ipu_profile_header;
 
 /**
  * struct devprof - one run's op profiling, between begin and end.
- * @fp: per replica, the executor's profile (NULL: not profiled).
+ * @fp: per replica, the executor's profile (NULL: the run not profiled).
  * @h: per replica, its buffer's header (NULL: replica not profiled).
  * @nrep: replicas of the run.
  * @start_ns: CLOCK_MONOTONIC when the run started: records are relative.
+ *
+ * @fp and @h are the caller's (struct devprof_slots), never allocated
+ * here: the spec has the device write every profiled run's buffer
+ * (docs/hardware.md section 4.5), so profiling must not be able to fail
+ * once the run has started.
  */
 struct devprof {
 	struct ipufw_profile *fp;
@@ -28,6 +33,22 @@ struct devprof {
 	uint32_t nrep;
 	int64_t start_ns;
 };
+
+/**
+ * struct devprof_slots - what profiling a run keeps per replica: the
+ * caller's storage for @nrep replicas, made with the run's own (on the
+ * stack, or in the one allocation the run makes before it starts).
+ * @fp: the executor's profiles, @nrep of them.
+ * @h: their buffers' headers, @nrep of them.
+ */
+struct devprof_slots {
+	struct ipufw_profile *fp;
+	struct ipu_profile_header **h;
+};
+
+/* Bytes of storage per replica a struct devprof_slots points into. */
+#define DEVPROF_SLOT_BYTES \
+	(sizeof(struct ipufw_profile) + sizeof(struct ipu_profile_header *))
 
 /*
  * devprof_buffer() - the profile buffer of @size bytes at @off in device
@@ -45,10 +66,11 @@ typedef struct ipu_profile_header *(*devprof_buf_fn)(const void *arg,
 /*
  * devprof_begin() - profile the run of @nrep replicas on @ex when any has
  * a buffer (@buf): every header's magic is cleared first, the records go
- * straight into the buffers. False when none has one (or without memory:
- * the run goes unprofiled, its headers cleared). Just before ipufw_run().
+ * straight into the buffers, @slots (room for @nrep) holding the rest.
+ * False when none has one. Cannot fail. Just before ipufw_run().
  */
-bool devprof_begin(struct devprof *p, uint32_t nrep, devprof_buf_fn buf,
+bool devprof_begin(struct devprof *p, uint32_t nrep,
+		   const struct devprof_slots *slots, devprof_buf_fn buf,
 		   const void *arg, struct ipufw_executor *ex);
 
 /*

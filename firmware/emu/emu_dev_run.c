@@ -273,6 +273,10 @@ static void execute(struct emu_run *run, struct outcome *o)
 {
 	const struct ipu_cmd_desc *d0 = &run->l[0]->d;
 	void *arenas[IPU_CQ_MAX_REPLICAS];
+	/* Profiling's per replica, here: it must not fail once begun. */
+	struct ipufw_profile prof_fp[IPU_CQ_MAX_REPLICAS];
+	struct ipu_profile_header *prof_h[IPU_CQ_MAX_REPLICAS];
+	const struct devprof_slots slots = { .fp = prof_fp, .h = prof_h };
 	struct ipufw_executor *ex = NULL;
 	struct emu_gather_call gc = { .failed = false };
 	uint64_t size = UINT64_MAX, now;
@@ -341,7 +345,7 @@ static void execute(struct emu_run *run, struct outcome *o)
 	}
 	if (split)
 		ipufw_executor_set_instances(ex, &gc.inst);
-	devprof_begin(&prof, run->nrep, profile_of, run, ex);
+	devprof_begin(&prof, run->nrep, &slots, profile_of, run, ex);
 	pthread_mutex_lock(&runs_lock);
 	run->ex = ex;
 	cancelled = run->cancelled;

@@ -23,7 +23,8 @@ static struct ipu_profile_header *buffer_of(const void *arg, uint32_t r,
 }
 
 bool simd_profile_begin(const struct simd_launch *l, uint32_t nrep,
+			const struct devprof_slots *slots,
 			struct ipufw_executor *ex, struct devprof *p)
 {
-	return devprof_begin(p, nrep, buffer_of, l, ex);
+	return devprof_begin(p, nrep, slots, buffer_of, l, ex);
 }

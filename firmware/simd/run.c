@@ -141,8 +141,18 @@ static bool in_map(const struct simd_launch *l, uint32_t r, struct outcome *o)
 /* Run the program of @l[0..@nrep), all arrived; fills @o. */
 static void execute(struct simd_launch *l, uint32_t nrep, struct outcome *o)
 {
+	/*
+	 * The arenas' pointers and profiling's per replica: on the stack for
+	 * one replica, else one allocation made before the run starts, so
+	 * that nothing of a run that started can fail for memory (a profiled
+	 * run's buffers are written whatever its end, section 4.5).
+	 */
 	void *one_arena, **arenas = nrep == 1 ? &one_arena :
-				    calloc(nrep, sizeof(*arenas));
+				    calloc(nrep, sizeof(*arenas) +
+						 DEVPROF_SLOT_BYTES);
+	struct ipufw_profile one_fp;
+	struct ipu_profile_header *one_h;
+	struct devprof_slots slots = { .fp = &one_fp, .h = &one_h };
 	struct simd_instances *si = NULL;
 	struct simd_image *img = NULL;
 	struct devprof prof;
@@ -161,6 +171,10 @@ static void execute(struct simd_launch *l, uint32_t nrep, struct outcome *o)
 		fail(o, -ENOMEM, -1, "no memory for a run of %u replicas",
 		     nrep);
 		return;
+	}
+	if (nrep > 1) {
+		slots.fp = (struct ipufw_profile *)(arenas + nrep);
+		slots.h = (struct ipu_profile_header **)(slots.fp + nrep);
 	}
 	for (r = 0; r < nrep; r++)
 		if (!in_map(&l[r], r, o))
@@ -209,7 +223,7 @@ static void execute(struct simd_launch *l, uint32_t nrep, struct outcome *o)
 	act.next = actives;
 	actives = &act;
 	pthread_mutex_unlock(&active_lock);
-	simd_profile_begin(l, nrep, ex, &prof);
+	simd_profile_begin(l, nrep, &slots, ex, &prof);
 	err = ipufw_run(ex, exe, arenas, size, o->msg, sizeof(o->msg));
 	devprof_end(&prof, ex);
 	pthread_mutex_lock(&active_lock);

@@ -226,13 +226,15 @@ void simd_instances_close(struct simd_instances *si);
 /* profile.c: the launches' profile buffers for firmware/devmem/profile.h */
 
 struct devprof;
+struct devprof_slots;
 
 /*
  * simd_profile_begin() - profile the run of @l[0..@nrep) on @ex when any
- * launch names a profile buffer (devprof_begin()). Just before
- * ipufw_run(); devprof_end() after it.
+ * launch names a profile buffer (devprof_begin(), @slots its storage for
+ * @nrep replicas). Just before ipufw_run(); devprof_end() after it.
  */
 bool simd_profile_begin(const struct simd_launch *l, uint32_t nrep,
+			const struct devprof_slots *slots,
 			struct ipufw_executor *ex, struct devprof *p);
 
 /* cache.c */

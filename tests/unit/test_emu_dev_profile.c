@@ -89,6 +89,18 @@ static void poison(struct th *t, uint64_t at, size_t len)
 	free(p);
 }
 
+/* A ready IPU with mlp()'s executable at EXE_AT (*@b, its size in
+ * *@exe) and a poisoned profile buffer at PROF_AT. */
+static struct th *ready_mlp(struct eb **b, uint32_t *exe)
+{
+	struct th *t = ready();
+
+	*b = mlp();
+	*exe = th_put_exe(t, EXE_AT, *b);
+	poison(t, PROF_AT, PROF_SIZE);
+	return t;
+}
+
 /* Whether [@at, @at + @len) still holds POISON only. */
 static bool poisoned(struct th *t, uint64_t at, size_t len)
 {
@@ -368,13 +380,11 @@ static void test_only_the_next_launch_takes_the_profile(void **state)
  */
 static void test_a_good_profile_replaces_a_failed_one(void **state)
 {
-	struct th *t = ready();
-	struct eb *b = mlp();
+	struct eb *b;
 	uint32_t exe;
+	struct th *t = ready_mlp(&b, &exe);
 
 	(void)state;
-	exe = th_put_exe(t, EXE_AT, b);
-	poison(t, PROF_AT, PROF_SIZE);
 	profile(t, 0, MEM - HDR + 8, PROF_SIZE);
 	profile(t, 1, PROF_AT, PROF_SIZE);
 	launch(t, 2, exe, b);
@@ -416,40 +426,13 @@ static void test_a_device_without_profiles_refuses_the_opcode(void **state)
 	th_free(t);
 }
 
-/*
- * A PROFILE taken while the device had profiles, then the no_profile
- * fault: the device is one of spec 2.0 from then on, which keeps no
- * context, so the LAUNCH behind runs unprofiled (seen failing: the context
- * stored before was still taken, and the buffer written).
- */
-static void test_a_device_that_loses_profiles_forgets_the_context(void **state)
-{
-	struct th *t = ready();
-	struct eb *b = mlp();
-	uint32_t exe;
-
-	(void)state;
-	exe = th_put_exe(t, EXE_AT, b);
-	poison(t, PROF_AT, PROF_SIZE);
-	profile(t, 0, PROF_AT, PROF_SIZE)->flags = IPU_CQ_F_IRQ;
-	assert_true(th_kick_wait(t, CQ, 1));
-	assert_int_equal(status(t, 0), IPU_DESC_DONE | IPU_CQ_OK);
-	assert_int_equal(emu_dev_fault(t->dev, "no_profile"), 0);
-	launch(t, 1, exe, b);
-	assert_true(th_kick_wait(t, CQ, 2));
-	assert_int_equal(status(t, 1), IPU_DESC_DONE | IPU_CQ_OK);
-	assert_true(poisoned(t, PROF_AT, PROF_SIZE));
-	eb_free(b);
-	th_free(t);
-}
-
-/* A PROFILE with no LAUNCH behind it, then @forget; the LAUNCH after is
- * not profiled. */
+/* A PROFILE with no LAUNCH behind it, then @forget (which leaves the
+ * command ring enabled); the LAUNCH after is not profiled. */
 static void forgotten(void (*forget)(struct th *t))
 {
 	struct th *t = ready();
 	struct eb *b = mlp();
-	uint32_t exe;
+	uint32_t exe, at;
 
 	poison(t, PROF_AT, PROF_SIZE);
 	profile(t, 0, PROF_AT, PROF_SIZE)->flags = IPU_CQ_F_IRQ;
@@ -457,15 +440,25 @@ static void forgotten(void (*forget)(struct th *t))
 	assert_int_equal(status(t, 0), IPU_DESC_DONE | IPU_CQ_OK);
 	assert_true(poisoned(t, PROF_AT, PROF_SIZE));
 	forget(t);
-	th_ring(t, CQ, 16);
 	/* After the forgetting: a boot loads its image at the bottom. */
 	exe = th_put_exe(t, EXE_AT, b);
-	launch(t, 0, exe, b);
-	assert_true(th_kick_wait(t, CQ, 1));
-	assert_int_equal(status(t, 0), IPU_DESC_DONE | IPU_CQ_OK);
+	at = rd32(t, QREG(CQ, IPU_Q_HEAD));
+	launch(t, at, exe, b);
+	assert_true(th_kick_wait(t, CQ, at + 1));
+	assert_int_equal(status(t, at), IPU_DESC_DONE | IPU_CQ_OK);
 	assert_true(poisoned(t, PROF_AT, PROF_SIZE));
 	eb_free(b);
 	th_free(t);
+}
+
+/*
+ * The no_profile fault after the PROFILE: the device is one of spec 2.0
+ * from then on, which keeps no context (seen failing: the context stored
+ * before was still taken, and the buffer written).
+ */
+static void loses_profiles(struct th *t)
+{
+	assert_int_equal(emu_dev_fault(t->dev, "no_profile"), 0);
 }
 
 static void disable(struct th *t)
@@ -473,6 +466,7 @@ static void disable(struct th *t)
 	wr32(t, QREG(CQ, IPU_Q_CTRL), 0);
 	while (rd32(t, QREG(CQ, IPU_Q_STATUS)) & IPU_Q_STATUS_ENABLED)
 		;
+	th_ring(t, CQ, 16);
 }
 
 static void soft_reset(struct th *t)
@@ -483,6 +477,7 @@ static void soft_reset(struct th *t)
 	while (rd32(t, IPU_REG_RESET_COUNT) == before)
 		;
 	wr32(t, IPU_REG_IRQ_MASK, 0);
+	th_ring(t, CQ, 16);
 }
 
 /* An FLR (section 9.2), then what a host does after one: Bus Master and
@@ -493,6 +488,7 @@ static void flr(struct th *t)
 	assert_int_equal(rd32(t, IPU_REG_FW_STATUS), IPU_FW_STATE_OFF);
 	th_enable(t);
 	assert_int_equal(th_boot(t), IPU_FW_STATE_READY);
+	th_ring(t, CQ, 16);
 }
 
 static void test_a_disable_forgets_the_profile(void **state)
@@ -511,6 +507,12 @@ static void test_an_flr_forgets_the_profile(void **state)
 {
 	(void)state;
 	forgotten(flr);
+}
+
+static void test_a_device_that_loses_profiles_forgets_the_context(void **state)
+{
+	(void)state;
+	forgotten(loses_profiles);
 }
 
 static void test_a_stale_magic_is_cleared_by_the_next_run(void **state)
