@@ -24,7 +24,7 @@
  * fails with -EIO.
  *
  * Waiting for a batch is bounded: a device that does not finish in
- * IPU_PCI_DMA_WAIT_MS is stopped, and the transfer fails with
+ * dma_timeout_ms (a module parameter) is stopped, and the transfer fails with
  * -ETIMEDOUT. Stopping is a posted write and the descriptor in progress
  * may complete after it: the queue has stopped once its STATUS reads
  * ENABLED = 0 and BUSY = 0 (spec 2.1), which ipu_pci_ring_stop() waits
@@ -60,8 +60,22 @@
 #include "ipu_pci.h"
 #include "ipu_trace.h"
 
-/* A batch moves at most 256 x 16 MiB; TCG guests are slow, hence 30 s. */
-#define IPU_PCI_DMA_WAIT_MS 30000
+/*
+ * How long a batch may take (ms): one moves at most 256 x 16 MiB and TCG
+ * guests are slow, hence 30 s. Writable, so that a test of a stalled
+ * device need not wait that long; a batch keeps the bound it started
+ * with.
+ */
+static unsigned int dma_timeout_ms = 30000;
+module_param(dma_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(dma_timeout_ms, "Time a PCIe IPU's DMA batch has to complete before its queue is stopped and its transfers fail (ms, default 30000)");
+
+/* dma_timeout_ms, at least 1. */
+static unsigned int ipu_pci_dma_wait_ms(void)
+{
+	return max(READ_ONCE(dma_timeout_ms), 1U);
+}
+
 /*
  * How long a transfer waits for its batch before it looks whether the
  * function is still there: one that fell off the bus raises no interrupt
@@ -255,16 +269,20 @@ static int ipu_pci_q_done(struct ipu_pci_queue *q, u32 first, u32 tail)
 static int ipu_pci_q_wait(struct ipu_pci_queue *q, u32 first, u32 tail,
 			  u32 gen)
 {
-	unsigned long end = jiffies + msecs_to_jiffies(IPU_PCI_DMA_WAIT_MS);
+	unsigned long end = jiffies + msecs_to_jiffies(ipu_pci_dma_wait_ms());
 	int ret = -ETIMEDOUT;
 	int done;
 
 	for (;;) {
+		/* Until the next look at the function, or the bound if sooner. */
+		long left = (long)(end - jiffies);
+
 		wait_event_timeout(q->wait,
 				   ipu_pci_q_done(q, first, tail) ||
 				   READ_ONCE(q->gen) != gen ||
 				   ipu_pci_q_leaving(q),
-				   msecs_to_jiffies(IPU_PCI_DMA_ALIVE_MS));
+				   clamp_t(long, left, 1,
+					   msecs_to_jiffies(IPU_PCI_DMA_ALIVE_MS)));
 		done = ipu_pci_q_done(q, first, tail);
 		if (READ_ONCE(q->gen) != gen || done > 0)
 			return 0;
@@ -542,9 +560,9 @@ static void ipu_pci_q_post(struct ipu_pci_queue *q)
 	} else if (ret == -ETIMEDOUT || ret == -EPROTO) {
 		if (ret == -ETIMEDOUT)
 			dev_err_ratelimited(&ipu->pdev->dev,
-					    "%s queue: no completion in %d ms, stopped\n",
+					    "%s queue: no completion in %u ms, stopped\n",
 					    ipu_pci_dma_names[q->index],
-					    IPU_PCI_DMA_WAIT_MS);
+					    ipu_pci_dma_wait_ms());
 		else
 			ret = -EIO;
 		/*
@@ -769,7 +787,7 @@ int ipu_pci_dma_reset(struct ipu_pci *ipu)
  * @ipu: the device, @ipu->removing set
  *
  * Each stops its queue and fails with -ENODEV, so the core's unplug
- * guard is released at once rather than after IPU_PCI_DMA_WAIT_MS.
+ * guard is released at once rather than after dma_timeout_ms.
  */
 void ipu_pci_dma_abort(struct ipu_pci *ipu)
 {
