@@ -20,15 +20,18 @@
  * Completion is what both the writeback's HEAD and the batch's last
  * status word say; a HEAD outside the batch, or at its end before the
  * work is done, is a device that lies (docs/hardware.md's bad_writeback
- * fault): the queue is stopped before the pages go, and the transfer
- * fails with -EIO.
+ * fault): the queue is stopped before the pages go, and every transfer
+ * on the ring fails with -EIO (its status words are not believed either:
+ * ipu_pci_q_run()).
  *
  * Waiting for a batch is bounded: a device that does not finish in
- * dma_timeout_ms (a module parameter) is stopped, and the transfer fails with
- * -ETIMEDOUT. Stopping is a posted write and the descriptor in progress
- * may complete after it: the queue has stopped once its STATUS reads
- * ENABLED = 0 and BUSY = 0 (spec 2.1), which ipu_pci_ring_stop() waits
- * for, so the pages are never unmapped under a DMA. A queue that does
+ * dma_timeout_ms (a module parameter) is stopped, and the transfers it
+ * had not finished fail with -ETIMEDOUT; those its status words, final
+ * once the queue stopped, say done succeed, as for a reset. Stopping is
+ * a posted write and the descriptor in progress may complete after it:
+ * the queue has stopped once its STATUS reads ENABLED = 0 and BUSY = 0
+ * (spec 2.1), which ipu_pci_ring_stop() waits for, so the pages are
+ * never unmapped under a DMA. A queue that does
  * not stop within IPU_STOP_TIMEOUT_MS belongs to a hung device: the
  * transfer keeps its pages and its mapping for good (ipu_pci_dma_keep())
  * and the device is unplugged. A soft reset (the reset op) ends every
@@ -355,10 +358,13 @@ struct ipu_pci_dma_req {
 };
 
 /*
- * Account the batch [@first, @tail) that completed to the transfers it
- * carried: a descriptor that failed fails its transfer (-EIO).
+ * Account the batch [@first, @tail) that ended (completed, or its queue
+ * stopped or reset: the status words are final) to the transfers it
+ * carried: a descriptor that failed, or that the device never reached,
+ * fails its transfer with @err.
  */
-static void ipu_pci_q_account(struct ipu_pci_queue *q, u32 first, u32 tail)
+static void ipu_pci_q_account(struct ipu_pci_queue *q, u32 first, u32 tail,
+			      int err)
 {
 	u32 i;
 
@@ -366,7 +372,7 @@ static void ipu_pci_q_account(struct ipu_pci_queue *q, u32 first, u32 tail)
 		struct ipu_pci_dma_req *r = q->owner[i];
 
 		if (ipu_pci_q_status(q, i, (i + 1) % IPU_PCI_DMA_RING))
-			r->ret = -EIO;
+			r->ret = err;
 		if (!--r->left && r->posted)
 			r->complete = true;
 	}
@@ -383,6 +389,8 @@ static void ipu_pci_q_account(struct ipu_pci_queue *q, u32 first, u32 tail)
  * a ring's worth where it found it: the descriptors the device finished
  * before it say DONE, the others E_RESET (or nothing, after an FLR), so
  * the transfers wholly in it are accounted as for a batch that completed.
+ * So does the stop after a timeout (the descriptors after the stalled
+ * one keep the status 0 the host wrote).
  */
 static int ipu_pci_q_run(struct ipu_pci_queue *q, struct list_head *batch,
 			 u32 gen)
@@ -438,6 +446,24 @@ static int ipu_pci_q_run(struct ipu_pci_queue *q, struct list_head *batch,
 						       q->index == IPU_QUEUE_H2D,
 						       n, ntx);
 				err = ipu_pci_q_wait(q, first, q->tail, gen);
+				/*
+				 * A timeout stopped the queue: once the stop
+				 * is done its status words are final (spec
+				 * 2.1), and the transfers the device finished
+				 * before it stalled succeed, as before a
+				 * reset. Not after a lie: a device whose
+				 * writeback claimed work it had not done
+				 * broke the order "data, status word,
+				 * writeback" (spec 4.1) that makes a DONE
+				 * mean the bytes moved, so none of its status
+				 * words is taken on its word. Nor when the
+				 * queue did not stop (held): the words may
+				 * still change.
+				 */
+				if (err == -ETIMEDOUT && !q->held) {
+					dma_rmb(); /* after the stop's STATUS read */
+					ipu_pci_q_account(q, first, q->tail, err);
+				}
 				if (err)
 					return err;
 				/*
@@ -446,7 +472,7 @@ static int ipu_pci_q_run(struct ipu_pci_queue *q, struct list_head *batch,
 				 * only once the queue stopped.
 				 */
 				dma_rmb();
-				ipu_pci_q_account(q, first, q->tail);
+				ipu_pci_q_account(q, first, q->tail, -EIO);
 				if (READ_ONCE(q->gen) != gen)
 					return -EIO;
 				first = q->tail;
