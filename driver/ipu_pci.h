@@ -221,7 +221,8 @@ struct ipu_pci_gatherq {
  * @suspended: system sleep (ipu_pci_pm.c), from suspend to resume, or
  *	shutdown: the rings are stopped, and the reset op leaves the
  *	function alone (it may be in D3hot); set and cleared under
- *	ipu_device.lock.
+ *	ipu_device.lock, read without it by a DMA queue's poster
+ *	(ipu_pci_q_stopping()).
  * @flr_dark_ms: fault injection (ipu_pci_flr_dark.c, debugfs
  *	flr_reads_all_ones): 0, or BAR0 reads all ones during resets of the
  *	function, for at least this many ms.

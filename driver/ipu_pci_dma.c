@@ -379,11 +379,26 @@ static void ipu_pci_q_account(struct ipu_pci_queue *q, u32 first, u32 tail,
 }
 
 /*
+ * Whether the ring's worth about to start with a descriptor of @r must
+ * not: a reset is under way. Suspend's (which only stops the rings) lets
+ * a transfer begun go on to its end, which would otherwise fail with
+ * -EIO (ipu_pci_pm.c); a reset would end it anyway.
+ */
+static bool ipu_pci_q_stopping(struct ipu_pci_queue *q,
+			       struct ipu_pci_dma_req *r)
+{
+	if (!READ_ONCE(q->resetting))
+		return false;
+	smp_rmb(); /* ipu->suspended is set before q->resetting */
+	return !r->started || !READ_ONCE(q->ipu->suspended);
+}
+
+/*
  * Move the mapped transfers of @batch to or from device memory, as few
  * doorbells as the ring allows: their descriptors one after another, the
  * IRQ flag on the last of each ring's worth. @gen is q->gen as read before
- * q->resetting was found clear. -EAGAIN at once when a reset began:
- * nothing more is posted to the ring it disables. Returns the error that
+ * q->resetting was found clear. -EAGAIN at the next ring's worth when a
+ * reset began: nothing more is posted to the ring it disables. Returns the error that
  * ended the batch (a wait's, -EIO when a reset ended it, -EAGAIN); each
  * transfer's own result is its ->ret (a failed descriptor). A reset ends
  * a ring's worth where it found it: the descriptors the device finished
@@ -416,8 +431,7 @@ static int ipu_pci_q_run(struct ipu_pci_queue *q, struct list_head *batch,
 					   i == r->sgt->nents - 1;
 				bool last = end && list_is_last(&r->node, batch);
 
-				/* A batch starts only while no reset is under way. */
-				if (!n && READ_ONCE(q->resetting))
+				if (!n && ipu_pci_q_stopping(q, r))
 					return -EAGAIN;
 				d->host_addr = ipu_pci_le64(addr);
 				d->dev_addr = ipu_pci_le64(dev_off);
