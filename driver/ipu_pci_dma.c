@@ -590,10 +590,20 @@ static void ipu_pci_q_post(struct ipu_pci_queue *q)
 	 * Removal, or the function gone: also for a transfer that waited
 	 * for the queue while the one before it found out and stopped it.
 	 */
-	if (ipu_pci_q_leaving(q))
+	if (ipu_pci_q_leaving(q)) {
 		ret = -ENODEV;
-	else
+	} else {
+		/*
+		 * Stopped for a reset that did not happen (or failed at
+		 * resume): nobody else enables it, and the queue would
+		 * refuse every transfer until a reset that works.
+		 */
+		if (q->stopped) {
+			q->stopped = false;
+			q->enabled = !q->held && !ipu_pci_q_enable(q);
+		}
 		ret = q->enabled ? ipu_pci_q_run(q, &batch, gen) : -EIO;
+	}
 	held = q->held;
 	if (ret == -ENODEV) {
 		q->enabled = false;
@@ -608,10 +618,14 @@ static void ipu_pci_q_post(struct ipu_pci_queue *q)
 		/*
 		 * Afresh: HEAD = TAIL = 0, whatever the device claimed; the
 		 * queue has stopped (or is held for good). A reset under way
-		 * enables it itself.
+		 * enables it itself, or, should it not happen, the next
+		 * holder of the ring (q->stopped).
 		 */
-		q->enabled = !held && !READ_ONCE(q->resetting) &&
-			     !ipu_pci_q_enable(q);
+		q->enabled = false;
+		if (!held && READ_ONCE(q->resetting))
+			q->stopped = true;
+		else if (!held)
+			q->enabled = !ipu_pci_q_enable(q);
 	}
 	/*
 	 * A reset ended it (or came first): the transfers it had not reached
@@ -769,6 +783,10 @@ void ipu_pci_dma_reset_prepare(struct ipu_pci *ipu)
 /**
  * ipu_pci_dma_reset_cancel - the reset did not happen: transfers go on
  * @ipu: the device, whose reset failed (its rings as they were)
+ *
+ * A ring stopped meanwhile for the reset to enable (a timeout, a lie) or
+ * by suspend is enabled by its next transfer (q->stopped): the one holding
+ * it now may wait up to dma_timeout_ms, too long to wait for here.
  */
 void ipu_pci_dma_reset_cancel(struct ipu_pci *ipu)
 {
@@ -812,6 +830,7 @@ int ipu_pci_dma_reset(struct ipu_pci *ipu)
 		/* The waiter has left the ring once it holds the lock again. */
 		mutex_lock(&q->xfer_lock);
 		q->enabled = !ipu_pci_q_enable(q);
+		q->stopped = false;
 		if (!q->enabled)
 			ret = -EIO;
 		WRITE_ONCE(q->resetting, false);

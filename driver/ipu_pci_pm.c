@@ -90,6 +90,12 @@ static void ipu_pci_pm_quiesce(struct ipu_pci *ipu, bool drain)
 		if (drain) {
 			/* What the holder posted finishes. */
 			mutex_lock(&q->xfer_lock);
+			/*
+			 * Stopped below, for the reset at resume to enable,
+			 * or the next transfer if that reset fails.
+			 */
+			q->enabled = false;
+			q->stopped = true;
 			mutex_unlock(&q->xfer_lock);
 			/* Who lost the ring to us looks again (ipu_pci.h). */
 			wake_up(&q->post_wait);
@@ -161,9 +167,17 @@ static int ipu_pci_pm_resume(struct device *dev)
 	} else {
 		ret = ipu_launch_reset_locked(&ipu->idev, -EIO, -EIO);
 		trace_ipu_reset(&ipu->idev, IPU_TRACE_RESET_RESUME, ret);
-		if (ret)
+		if (ret) {
 			dev_err(dev, "the rings did not come back after sleep: %d\n",
 				ret);
+			/*
+			 * Suspend's mask, which the reset did not rewrite: the
+			 * DMA rings suspend stopped come back with their next
+			 * transfer (ipu_pci_dma_reset_cancel()), and complete
+			 * by their interrupts.
+			 */
+			ipu_pci_unmask(ipu, 0);
+		}
 	}
 	mutex_unlock(&ipu->idev.lock);
 	/* The device's files report what failed; the system resumes. */
