@@ -878,6 +878,19 @@ void ipu_pci_dma_prepare(struct ipu_pci *ipu)
 	}
 }
 
+/*
+ * Stop @q, enabled, and free its vector; a queue that does not stop keeps
+ * its ring and writeback for good.
+ */
+static void ipu_pci_q_fini(struct ipu_pci_queue *q)
+{
+	if (!ipu_pci_q_stop(q)) {
+		ipu_pci_coherent_leak(q->ipu, q->ring);
+		ipu_pci_coherent_leak(q->ipu, q->wb);
+	}
+	ipu_pci_q_free_irq(q);
+}
+
 /**
  * ipu_pci_dma_init - allocate, program and enable the two DMA queues
  * @ipu: the device, its firmware booted (not needed by DMA, but the order
@@ -924,8 +937,9 @@ int ipu_pci_dma_init(struct ipu_pci *ipu)
 err_free:
 	dev_err(dev, "cannot set up the %s DMA queue: %d\n",
 		ipu_pci_dma_names[i], ret);
+	/* Those enabled stop before devres frees their rings (spec 2.1). */
 	while (i--)
-		ipu_pci_q_free_irq(&ipu->dmaq[i]);
+		ipu_pci_q_fini(&ipu->dmaq[i]);
 	return ret;
 }
 
@@ -940,13 +954,6 @@ void ipu_pci_dma_fini(struct ipu_pci *ipu)
 {
 	int i;
 
-	for (i = 0; i < ARRAY_SIZE(ipu->dmaq); i++) {
-		struct ipu_pci_queue *q = &ipu->dmaq[i];
-
-		if (!ipu_pci_q_stop(q)) {
-			ipu_pci_coherent_leak(ipu, q->ring);
-			ipu_pci_coherent_leak(ipu, q->wb);
-		}
-		ipu_pci_q_free_irq(q);
-	}
+	for (i = 0; i < ARRAY_SIZE(ipu->dmaq); i++)
+		ipu_pci_q_fini(&ipu->dmaq[i]);
 }
