@@ -312,7 +312,7 @@ static int __init ipu_init(void)
 	}
 	/*
 	 * io_uring transfers, each of which may wait for its DMA queue (up
-	 * to IPU_PCI_DMA_WAIT_MS a batch): no rescuer, their number is
+	 * to dma_timeout_ms a batch): no rescuer, their number is
 	 * bounded per file (IPU_MAX_URING_XFERS) and they allocate nothing
 	 * the kernel needs back to make progress.
 	 */

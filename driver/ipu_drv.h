@@ -121,7 +121,7 @@ void ipu_device_set_owner_locked(struct ipu_device *idev,
  * waits as long. One SRCU domain per device (ipu_device.unplug_srcu),
  * initialised with the device and cleaned up at its final put: an
  * operation that holds one IPU's guard for long (a transfer waits up to
- * IPU_PCI_DMA_WAIT_MS for its batch) never delays another IPU's unplug.
+ * dma_timeout_ms for its batch) never delays another IPU's unplug.
  */
 
 /*

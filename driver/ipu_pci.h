@@ -65,6 +65,10 @@ struct ipu_pci_dma_req;
  *	that were waiting for @xfer_lock wait for it instead of failing.
  * @held: the ring did not stop when the driver stopped it (the device is
  *	hung): the transfer on it keeps its pages and mapping for good.
+ * @stopped: the ring has stopped (a timeout or a lie while a reset was
+ *	under way, or suspend) and was left for the reset to enable: if
+ *	that reset did not happen (ipu_pci_dma_reset_cancel(), a failed
+ *	one at resume), the next holder of @xfer_lock enables it.
  * @wait: transfers waiting for their batch, or for @resetting to clear;
  *	woken by the queue's vector (or vector 0, with one) and by the reset.
  * @post_wait: transfers of @pending waiting to be posted or for the ring
@@ -81,7 +85,7 @@ struct ipu_pci_queue {
 	dma_addr_t ring_dma;
 	struct ipu_queue_wb *wb;
 	dma_addr_t wb_dma;
-	struct mutex xfer_lock; /* the ring, @tail, @enabled, @owner */
+	struct mutex xfer_lock; /* the ring, @tail, @enabled, @owner, @stopped */
 	spinlock_t pend_lock; /* @pending, @npending */
 	struct list_head pending;
 	u32 npending;
@@ -91,6 +95,7 @@ struct ipu_pci_queue {
 	u32 gen;
 	bool resetting;
 	bool held;
+	bool stopped;
 	wait_queue_head_t wait;
 	wait_queue_head_t post_wait;
 };
@@ -221,7 +226,8 @@ struct ipu_pci_gatherq {
  * @suspended: system sleep (ipu_pci_pm.c), from suspend to resume, or
  *	shutdown: the rings are stopped, and the reset op leaves the
  *	function alone (it may be in D3hot); set and cleared under
- *	ipu_device.lock.
+ *	ipu_device.lock, read without it by a DMA queue's poster
+ *	(ipu_pci_q_stopping()).
  * @flr_dark_ms: fault injection (ipu_pci_flr_dark.c, debugfs
  *	flr_reads_all_ones): 0, or BAR0 reads all ones during resets of the
  *	function, for at least this many ms.

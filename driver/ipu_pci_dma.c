@@ -20,15 +20,18 @@
  * Completion is what both the writeback's HEAD and the batch's last
  * status word say; a HEAD outside the batch, or at its end before the
  * work is done, is a device that lies (docs/hardware.md's bad_writeback
- * fault): the queue is stopped before the pages go, and the transfer
- * fails with -EIO.
+ * fault): the queue is stopped before the pages go, and every transfer
+ * on the ring fails with -EIO (its status words are not believed either:
+ * ipu_pci_q_run()).
  *
  * Waiting for a batch is bounded: a device that does not finish in
- * IPU_PCI_DMA_WAIT_MS is stopped, and the transfer fails with
- * -ETIMEDOUT. Stopping is a posted write and the descriptor in progress
- * may complete after it: the queue has stopped once its STATUS reads
- * ENABLED = 0 and BUSY = 0 (spec 2.1), which ipu_pci_ring_stop() waits
- * for, so the pages are never unmapped under a DMA. A queue that does
+ * dma_timeout_ms (a module parameter) is stopped, and the transfers it
+ * had not finished fail with -ETIMEDOUT; those its status words, final
+ * once the queue stopped, say done succeed, as for a reset. Stopping is
+ * a posted write and the descriptor in progress may complete after it:
+ * the queue has stopped once its STATUS reads ENABLED = 0 and BUSY = 0
+ * (spec 2.1), which ipu_pci_ring_stop() waits for, so the pages are
+ * never unmapped under a DMA. A queue that does
  * not stop within IPU_STOP_TIMEOUT_MS belongs to a hung device: the
  * transfer keeps its pages and its mapping for good (ipu_pci_dma_keep())
  * and the device is unplugged. A soft reset (the reset op) ends every
@@ -60,8 +63,22 @@
 #include "ipu_pci.h"
 #include "ipu_trace.h"
 
-/* A batch moves at most 256 x 16 MiB; TCG guests are slow, hence 30 s. */
-#define IPU_PCI_DMA_WAIT_MS 30000
+/*
+ * How long a batch may take (ms): one moves at most 256 x 16 MiB and TCG
+ * guests are slow, hence 30 s. Writable, so that a test of a stalled
+ * device need not wait that long; a batch keeps the bound it started
+ * with.
+ */
+static unsigned int dma_timeout_ms = 30000;
+module_param(dma_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(dma_timeout_ms, "Time a PCIe IPU's DMA batch has to complete before its queue is stopped and its transfers fail (ms, default 30000)");
+
+/* dma_timeout_ms, at least 1. */
+static unsigned int ipu_pci_dma_wait_ms(void)
+{
+	return max(READ_ONCE(dma_timeout_ms), 1U);
+}
+
 /*
  * How long a transfer waits for its batch before it looks whether the
  * function is still there: one that fell off the bus raises no interrupt
@@ -255,16 +272,20 @@ static int ipu_pci_q_done(struct ipu_pci_queue *q, u32 first, u32 tail)
 static int ipu_pci_q_wait(struct ipu_pci_queue *q, u32 first, u32 tail,
 			  u32 gen)
 {
-	unsigned long end = jiffies + msecs_to_jiffies(IPU_PCI_DMA_WAIT_MS);
+	unsigned long end = jiffies + msecs_to_jiffies(ipu_pci_dma_wait_ms());
 	int ret = -ETIMEDOUT;
 	int done;
 
 	for (;;) {
+		/* Until the next look at the function, or the bound if sooner. */
+		long left = (long)(end - jiffies);
+
 		wait_event_timeout(q->wait,
 				   ipu_pci_q_done(q, first, tail) ||
 				   READ_ONCE(q->gen) != gen ||
 				   ipu_pci_q_leaving(q),
-				   msecs_to_jiffies(IPU_PCI_DMA_ALIVE_MS));
+				   clamp_t(long, left, 1,
+					   msecs_to_jiffies(IPU_PCI_DMA_ALIVE_MS)));
 		done = ipu_pci_q_done(q, first, tail);
 		if (READ_ONCE(q->gen) != gen || done > 0)
 			return 0;
@@ -337,10 +358,13 @@ struct ipu_pci_dma_req {
 };
 
 /*
- * Account the batch [@first, @tail) that completed to the transfers it
- * carried: a descriptor that failed fails its transfer (-EIO).
+ * Account the batch [@first, @tail) that ended (completed, or its queue
+ * stopped or reset: the status words are final) to the transfers it
+ * carried: a descriptor that failed, or that the device never reached,
+ * fails its transfer with @err.
  */
-static void ipu_pci_q_account(struct ipu_pci_queue *q, u32 first, u32 tail)
+static void ipu_pci_q_account(struct ipu_pci_queue *q, u32 first, u32 tail,
+			      int err)
 {
 	u32 i;
 
@@ -348,23 +372,40 @@ static void ipu_pci_q_account(struct ipu_pci_queue *q, u32 first, u32 tail)
 		struct ipu_pci_dma_req *r = q->owner[i];
 
 		if (ipu_pci_q_status(q, i, (i + 1) % IPU_PCI_DMA_RING))
-			r->ret = -EIO;
+			r->ret = err;
 		if (!--r->left && r->posted)
 			r->complete = true;
 	}
 }
 
 /*
+ * Whether the ring's worth about to start with a descriptor of @r must
+ * not: a reset is under way. Suspend's (which only stops the rings) lets
+ * a transfer begun go on to its end, which would otherwise fail with
+ * -EIO (ipu_pci_pm.c); a reset would end it anyway.
+ */
+static bool ipu_pci_q_stopping(struct ipu_pci_queue *q,
+			       struct ipu_pci_dma_req *r)
+{
+	if (!READ_ONCE(q->resetting))
+		return false;
+	smp_rmb(); /* ipu->suspended is set before q->resetting */
+	return !r->started || !READ_ONCE(q->ipu->suspended);
+}
+
+/*
  * Move the mapped transfers of @batch to or from device memory, as few
  * doorbells as the ring allows: their descriptors one after another, the
  * IRQ flag on the last of each ring's worth. @gen is q->gen as read before
- * q->resetting was found clear. -EAGAIN at once when a reset began:
- * nothing more is posted to the ring it disables. Returns the error that
+ * q->resetting was found clear. -EAGAIN at the next ring's worth when a
+ * reset began: nothing more is posted to the ring it disables. Returns the error that
  * ended the batch (a wait's, -EIO when a reset ended it, -EAGAIN); each
  * transfer's own result is its ->ret (a failed descriptor). A reset ends
  * a ring's worth where it found it: the descriptors the device finished
  * before it say DONE, the others E_RESET (or nothing, after an FLR), so
  * the transfers wholly in it are accounted as for a batch that completed.
+ * So does the stop after a timeout (the descriptors after the stalled
+ * one keep the status 0 the host wrote).
  */
 static int ipu_pci_q_run(struct ipu_pci_queue *q, struct list_head *batch,
 			 u32 gen)
@@ -390,8 +431,7 @@ static int ipu_pci_q_run(struct ipu_pci_queue *q, struct list_head *batch,
 					   i == r->sgt->nents - 1;
 				bool last = end && list_is_last(&r->node, batch);
 
-				/* A batch starts only while no reset is under way. */
-				if (!n && READ_ONCE(q->resetting))
+				if (!n && ipu_pci_q_stopping(q, r))
 					return -EAGAIN;
 				d->host_addr = ipu_pci_le64(addr);
 				d->dev_addr = ipu_pci_le64(dev_off);
@@ -420,6 +460,24 @@ static int ipu_pci_q_run(struct ipu_pci_queue *q, struct list_head *batch,
 						       q->index == IPU_QUEUE_H2D,
 						       n, ntx);
 				err = ipu_pci_q_wait(q, first, q->tail, gen);
+				/*
+				 * A timeout stopped the queue: once the stop
+				 * is done its status words are final (spec
+				 * 2.1), and the transfers the device finished
+				 * before it stalled succeed, as before a
+				 * reset. Not after a lie: a device whose
+				 * writeback claimed work it had not done
+				 * broke the order "data, status word,
+				 * writeback" (spec 4.1) that makes a DONE
+				 * mean the bytes moved, so none of its status
+				 * words is taken on its word. Nor when the
+				 * queue did not stop (held): the words may
+				 * still change.
+				 */
+				if (err == -ETIMEDOUT && !q->held) {
+					dma_rmb(); /* after the stop's STATUS read */
+					ipu_pci_q_account(q, first, q->tail, err);
+				}
 				if (err)
 					return err;
 				/*
@@ -428,7 +486,7 @@ static int ipu_pci_q_run(struct ipu_pci_queue *q, struct list_head *batch,
 				 * only once the queue stopped.
 				 */
 				dma_rmb();
-				ipu_pci_q_account(q, first, q->tail);
+				ipu_pci_q_account(q, first, q->tail, -EIO);
 				if (READ_ONCE(q->gen) != gen)
 					return -EIO;
 				first = q->tail;
@@ -532,28 +590,42 @@ static void ipu_pci_q_post(struct ipu_pci_queue *q)
 	 * Removal, or the function gone: also for a transfer that waited
 	 * for the queue while the one before it found out and stopped it.
 	 */
-	if (ipu_pci_q_leaving(q))
+	if (ipu_pci_q_leaving(q)) {
 		ret = -ENODEV;
-	else
+	} else {
+		/*
+		 * Stopped for a reset that did not happen (or failed at
+		 * resume): nobody else enables it, and the queue would
+		 * refuse every transfer until a reset that works.
+		 */
+		if (q->stopped) {
+			q->stopped = false;
+			q->enabled = !q->held && !ipu_pci_q_enable(q);
+		}
 		ret = q->enabled ? ipu_pci_q_run(q, &batch, gen) : -EIO;
+	}
 	held = q->held;
 	if (ret == -ENODEV) {
 		q->enabled = false;
 	} else if (ret == -ETIMEDOUT || ret == -EPROTO) {
 		if (ret == -ETIMEDOUT)
 			dev_err_ratelimited(&ipu->pdev->dev,
-					    "%s queue: no completion in %d ms, stopped\n",
+					    "%s queue: no completion in %u ms, stopped\n",
 					    ipu_pci_dma_names[q->index],
-					    IPU_PCI_DMA_WAIT_MS);
+					    ipu_pci_dma_wait_ms());
 		else
 			ret = -EIO;
 		/*
 		 * Afresh: HEAD = TAIL = 0, whatever the device claimed; the
 		 * queue has stopped (or is held for good). A reset under way
-		 * enables it itself.
+		 * enables it itself, or, should it not happen, the next
+		 * holder of the ring (q->stopped).
 		 */
-		q->enabled = !held && !READ_ONCE(q->resetting) &&
-			     !ipu_pci_q_enable(q);
+		q->enabled = false;
+		if (!held && READ_ONCE(q->resetting))
+			q->stopped = true;
+		else if (!held)
+			q->enabled = !ipu_pci_q_enable(q);
 	}
 	/*
 	 * A reset ended it (or came first): the transfers it had not reached
@@ -711,6 +783,10 @@ void ipu_pci_dma_reset_prepare(struct ipu_pci *ipu)
 /**
  * ipu_pci_dma_reset_cancel - the reset did not happen: transfers go on
  * @ipu: the device, whose reset failed (its rings as they were)
+ *
+ * A ring stopped meanwhile for the reset to enable (a timeout, a lie) or
+ * by suspend is enabled by its next transfer (q->stopped): the one holding
+ * it now may wait up to dma_timeout_ms, too long to wait for here.
  */
 void ipu_pci_dma_reset_cancel(struct ipu_pci *ipu)
 {
@@ -754,6 +830,7 @@ int ipu_pci_dma_reset(struct ipu_pci *ipu)
 		/* The waiter has left the ring once it holds the lock again. */
 		mutex_lock(&q->xfer_lock);
 		q->enabled = !ipu_pci_q_enable(q);
+		q->stopped = false;
 		if (!q->enabled)
 			ret = -EIO;
 		WRITE_ONCE(q->resetting, false);
@@ -769,7 +846,7 @@ int ipu_pci_dma_reset(struct ipu_pci *ipu)
  * @ipu: the device, @ipu->removing set
  *
  * Each stops its queue and fails with -ENODEV, so the core's unplug
- * guard is released at once rather than after IPU_PCI_DMA_WAIT_MS.
+ * guard is released at once rather than after dma_timeout_ms.
  */
 void ipu_pci_dma_abort(struct ipu_pci *ipu)
 {
@@ -799,6 +876,19 @@ void ipu_pci_dma_prepare(struct ipu_pci *ipu)
 		init_waitqueue_head(&ipu->dmaq[i].wait);
 		init_waitqueue_head(&ipu->dmaq[i].post_wait);
 	}
+}
+
+/*
+ * Stop @q, enabled, and free its vector; a queue that does not stop keeps
+ * its ring and writeback for good.
+ */
+static void ipu_pci_q_fini(struct ipu_pci_queue *q)
+{
+	if (!ipu_pci_q_stop(q)) {
+		ipu_pci_coherent_leak(q->ipu, q->ring);
+		ipu_pci_coherent_leak(q->ipu, q->wb);
+	}
+	ipu_pci_q_free_irq(q);
 }
 
 /**
@@ -847,8 +937,9 @@ int ipu_pci_dma_init(struct ipu_pci *ipu)
 err_free:
 	dev_err(dev, "cannot set up the %s DMA queue: %d\n",
 		ipu_pci_dma_names[i], ret);
+	/* Those enabled stop before devres frees their rings (spec 2.1). */
 	while (i--)
-		ipu_pci_q_free_irq(&ipu->dmaq[i]);
+		ipu_pci_q_fini(&ipu->dmaq[i]);
 	return ret;
 }
 
@@ -863,13 +954,6 @@ void ipu_pci_dma_fini(struct ipu_pci *ipu)
 {
 	int i;
 
-	for (i = 0; i < ARRAY_SIZE(ipu->dmaq); i++) {
-		struct ipu_pci_queue *q = &ipu->dmaq[i];
-
-		if (!ipu_pci_q_stop(q)) {
-			ipu_pci_coherent_leak(ipu, q->ring);
-			ipu_pci_coherent_leak(ipu, q->wb);
-		}
-		ipu_pci_q_free_irq(q);
-	}
+	for (i = 0; i < ARRAY_SIZE(ipu->dmaq); i++)
+		ipu_pci_q_fini(&ipu->dmaq[i]);
 }

@@ -8,9 +8,9 @@
  * be interrupted), so what is left in flight is the device's own work and
  * the driver's workqueue. It stops accepting work and quiesces every ring
  * the way ipu_pci_quiesce.c says (disable, then read STATUS until it has
- * stopped): a transfer whose batches are on a DMA ring finishes first,
- * and the transfers behind it wait for resume, as they wait for a reset
- * (ipu_pci_dma_reset_prepare()); launches on the device get
+ * stopped): the ring's worth on a DMA ring finishes first, and so does a
+ * transfer it began; the transfers behind them wait for resume, as they
+ * wait for a reset (ipu_pci_dma_reset_prepare()); launches on the device get
  * IPU_PCI_PM_DRAIN_MS to finish, and the disable ends those still
  * running after that: they fail with -EIO, as a reset ends a launch
  * (the status word says E_RESET). The interrupt causes are masked, and
@@ -74,17 +74,28 @@ static void ipu_pci_pm_quiesce(struct ipu_pci *ipu, bool drain)
 	bool idle;
 	int i;
 
+	/*
+	 * No ring's worth starts from here: the holder of a ring, whose
+	 * batch may be many ring's worths, ends it after the one on the
+	 * device (and the transfer begun, ipu_pci_q_run()) and puts back
+	 * the transfers it did not post; they, and those after them, wait
+	 * for resume (ipu_pci_dma()), which enables the rings. Set before
+	 * the ring is waited for, or its holder would post its whole batch
+	 * first, with the device's lock held here.
+	 */
+	ipu_pci_dma_reset_prepare(ipu);
 	for (i = 0; i < ARRAY_SIZE(ipu->dmaq); i++) {
 		struct ipu_pci_queue *q = &ipu->dmaq[i];
 
-		/*
-		 * The transfer holding the ring finishes; those after it
-		 * wait for resume (ipu_pci_dma()), which enables the ring.
-		 */
-		if (drain)
-			mutex_lock(&q->xfer_lock);
-		WRITE_ONCE(q->resetting, true);
 		if (drain) {
+			/* What the holder posted finishes. */
+			mutex_lock(&q->xfer_lock);
+			/*
+			 * Stopped below, for the reset at resume to enable,
+			 * or the next transfer if that reset fails.
+			 */
+			q->enabled = false;
+			q->stopped = true;
 			mutex_unlock(&q->xfer_lock);
 			/* Who lost the ring to us looks again (ipu_pci.h). */
 			wake_up(&q->post_wait);
@@ -121,7 +132,9 @@ static int ipu_pci_pm_suspend(struct device *dev)
 	struct ipu_pci *ipu = pci_get_drvdata(to_pci_dev(dev));
 
 	mutex_lock(&ipu->idev.lock);
-	ipu->suspended = true;
+	WRITE_ONCE(ipu->suspended, true);
+	/* Before q->resetting: ipu_pci_q_stopping() reads it after. */
+	smp_wmb();
 	if (!ipu_pci_is_gone(ipu) && !READ_ONCE(ipu->hung))
 		ipu_pci_pm_quiesce(ipu, true);
 	mutex_unlock(&ipu->idev.lock);
@@ -143,7 +156,7 @@ static int ipu_pci_pm_resume(struct device *dev)
 	/* Restored with config space, unless the function lost its power. */
 	pci_set_master(pdev);
 	mutex_lock(&ipu->idev.lock);
-	ipu->suspended = false;
+	WRITE_ONCE(ipu->suspended, false);
 	fw = ipu_pci_rd(ipu, IPU_REG_FW_STATUS);
 	if (ipu_pci_is_gone(ipu) || READ_ONCE(ipu->hung) ||
 	    ipu_pci_check_gone(ipu, fw)) {
@@ -154,9 +167,17 @@ static int ipu_pci_pm_resume(struct device *dev)
 	} else {
 		ret = ipu_launch_reset_locked(&ipu->idev, -EIO, -EIO);
 		trace_ipu_reset(&ipu->idev, IPU_TRACE_RESET_RESUME, ret);
-		if (ret)
+		if (ret) {
 			dev_err(dev, "the rings did not come back after sleep: %d\n",
 				ret);
+			/*
+			 * Suspend's mask, which the reset did not rewrite: the
+			 * DMA rings suspend stopped come back with their next
+			 * transfer (ipu_pci_dma_reset_cancel()), and complete
+			 * by their interrupts.
+			 */
+			ipu_pci_unmask(ipu, 0);
+		}
 	}
 	mutex_unlock(&ipu->idev.lock);
 	/* The device's files report what failed; the system resumes. */
@@ -187,7 +208,7 @@ void ipu_pci_shutdown(struct pci_dev *pdev)
 	/* After suspend (hibernation's power-off), already stopped. */
 	if (!ipu->suspended && !ipu_pci_is_gone(ipu) && !READ_ONCE(ipu->hung))
 		ipu_pci_pm_quiesce(ipu, false);
-	ipu->suspended = true;
+	WRITE_ONCE(ipu->suspended, true);
 	mutex_unlock(&ipu->idev.lock);
 	pci_clear_master(pdev);
 }

@@ -11,7 +11,9 @@
  *    the first ring's worth) wait for the ring again and succeed, their
  *    bytes in device memory: nothing of the reset was theirs;
  *  - when the ring does not stop (a hung device), only the transfers it
- *    reached keep their pages for good.
+ *    reached keep their pages for good;
+ *  - a timeout fails the transfers the device had not finished
+ *    (-ETIMEDOUT), not the one it had (dma_timeout_ms lowered).
  * Set up with ipu-emu's hang_dma fault and the driver's trace events
  * (ipu_dma_queue: every transfer is pending before the ring is let go;
  * ipu_dma_doorbell: how many went behind the first doorbell). The
@@ -235,6 +237,68 @@ static void test_a_reset_fails_only_what_was_on_the_ring(void **state)
 	free(b);
 }
 
+#define DMA_TIMEOUT "/sys/module/ipu/parameters/dma_timeout_ms"
+/* dma_timeout_ms before the test lowered it; empty when it did not. */
+static char saved_dma_timeout[32];
+
+/*
+ * A timeout fails only what the device had not finished: the stop that
+ * follows it makes the status words final (docs/hardware.md 2.1), so the
+ * transfer wholly in the stalled ring's worth whose descriptor says
+ * DONE | OK succeeds, its bytes in device memory; the stalled one, and
+ * every other of the batch, fail with -ETIMEDOUT (those not yet posted
+ * too: a wait stays bounded). The batch's second descriptor stalls and
+ * dma_timeout_ms is lowered for the test.
+ */
+static void test_a_timeout_fails_only_what_the_device_had_not_done(void **state)
+{
+	struct batch *b = calloc(1, sizeof(*b));
+	unsigned int i, timedout = 0, ok = 0, moved = 0;
+	uint8_t *back;
+
+	(void)state;
+	assert_non_null(b);
+	assert_int_equal(kt_read_file(DMA_TIMEOUT, saved_dma_timeout,
+				      sizeof(saved_dma_timeout)), 0);
+	batch_queue(b, "hang_dma=2");
+	/* Nothing waits for it but the stalled batch this test makes. */
+	assert_int_equal(kt_write_file(DMA_TIMEOUT, "1000"), 0);
+	batch_release(b);
+
+	for (i = 0; i <= BEHIND; i++) {
+		pthread_join(b->w[i].thread, NULL);
+		if (!i)
+			assert_int_equal(b->w[i].ret, -EIO);
+		else if (b->w[i].ret == -ETIMEDOUT)
+			timedout++;
+		else if (!b->w[i].ret)
+			ok++;
+		else
+			fail_msg("transfer %u: %s", i, strerror(-b->w[i].ret));
+	}
+	print_message("first doorbell: %u transfers; %u timed out, %u moved\n",
+		      b->first_tx, timedout, ok);
+	/* The first of the ring's worth finished before the stall. */
+	if (ok != 1)
+		fail_msg("%u transfers succeeded; the device finished 1 before the stalled one",
+			 ok);
+	assert_int_equal(timedout, BEHIND - 1);
+
+	back = kt_alloc((BEHIND + 1) * b->page);
+	assert_int_equal(kt_read_bo(b->fd, b->bo, 0, back,
+				    (BEHIND + 1) * b->page), 0);
+	for (i = 1; i <= BEHIND; i++)
+		if (!b->w[i].ret) {
+			if (memcmp(back + i * b->page, b->src + i * b->page,
+				   b->page))
+				fail_msg("transfer %u succeeded, its page is not in device memory",
+					 i);
+			moved++;
+		}
+	assert_int_equal(moved, 1);
+	free(b);
+}
+
 #define KEPT "pages stay mapped and allocated for good"
 
 /*
@@ -285,6 +349,15 @@ static int batch_teardown(void **state)
 	return ks_teardown(state);
 }
 
+/* dma_timeout_ms as it was, then as batch_teardown(). */
+static int timeout_teardown(void **state)
+{
+	if (saved_dma_timeout[0])
+		kt_write_file(DMA_TIMEOUT, saved_dma_timeout);
+	saved_dma_timeout[0] = '\0';
+	return batch_teardown(state);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -292,6 +365,8 @@ int main(void)
 					  batch_teardown),
 		cmocka_unit_test_teardown(test_a_ring_that_never_stops_keeps_only_what_it_reached,
 					  batch_teardown),
+		cmocka_unit_test_teardown(test_a_timeout_fails_only_what_the_device_had_not_done,
+					  timeout_teardown),
 	};
 	int ret;
 

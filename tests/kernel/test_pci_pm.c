@@ -23,6 +23,9 @@
  *    buffers, kept by their handles and mappings, read zeros (device
  *    memory is initialised at power-on, docs/hardware.md 1.2: what they
  *    held is lost); the kernel log has no driver line;
+ *  - a reset at resume that fails (ipu-emu's ignore_reset, no FLR
+ *    possible) leaves the DMA rings working: the next transfer enables
+ *    the ring suspend stopped, and moves its bytes;
  *  - transfers in flight at suspend, from a process looping over them
  *    (the freezer lets each return first) or queued through io_uring
  *    (the driver's workqueue runs them: suspend finds one on the ring
@@ -349,6 +352,68 @@ static void test_power_lost_in_sleep_is_recovered(void **state)
 	assert_klog_clean(klog);
 }
 
+#define DMA_TIMEOUT "/sys/module/ipu/parameters/dma_timeout_ms"
+#define RESUME_FAILED "the rings did not come back after sleep"
+/* dma_timeout_ms before the test lowered it; empty when it did not. */
+static char saved_dma_timeout[32];
+static int failed_fd = -1;
+
+/*
+ * The reset at resume fails (the soft reset ignored, no FLR possible):
+ * nothing was reset, but the DMA rings are stopped all the same, by
+ * suspend, and come back for the next transfer, which moves its bytes.
+ * dma_timeout_ms is lowered so that a ring left stopped fails it soon
+ * (-ETIMEDOUT), not in 30 s.
+ */
+static void test_a_failed_reset_at_resume_leaves_dma_working(void **state)
+{
+	uint8_t *buf = kt_alloc(BUF_LEN), *back = kt_alloc(BUF_LEN);
+	char line[512];
+	uint32_t bo;
+	int klog;
+
+	(void)state;
+	pm_require();
+	failed_fd = ke_open_first();
+	bo = kt_bo(failed_fd, BUF_LEN, NULL);
+	kt_fill(buf, BUF_LEN, 65);
+	assert_int_equal(kt_read_file(DMA_TIMEOUT, saved_dma_timeout,
+				      sizeof(saved_dma_timeout)), 0);
+	assert_int_equal(kt_write_file(DMA_TIMEOUT, "1000"), 0);
+	ke_fault(0, "ignore_reset=1");
+	kr_reset_methods(ipus[0], "\n");
+
+	klog = kt_klog_from_now();
+	pm_cycle("devices");
+	kr_reset_methods(ipus[0], "default");
+	ke_fault(0, "clear");
+	/* Else the test would prove nothing. */
+	if (!kt_klog_find(klog, (const char *const[]){ RESUME_FAILED }, 1,
+			  line, sizeof(line)))
+		fail_msg("the reset at resume did not fail");
+
+	assert_int_equal(kt_write_bo(failed_fd, bo, 0, buf, BUF_LEN), 0);
+	assert_int_equal(kt_read_bo(failed_fd, bo, 0, back, BUF_LEN), 0);
+	if (memcmp(buf, back, BUF_LEN))
+		fail_msg("the buffer read back is not the one written");
+}
+
+/* The timeout and the reset methods as they were; a reset that works. */
+static int failed_resume_teardown(void **state)
+{
+	if (saved_dma_timeout[0])
+		kt_write_file(DMA_TIMEOUT, saved_dma_timeout);
+	saved_dma_timeout[0] = '\0';
+	if (failed_fd >= 0) {
+		kr_reset_methods(ipus[0], "default");
+		ke_fault(0, "clear");
+		/* The command queue suspend stopped comes back with it. */
+		kt_ioctl(failed_fd, IPU_IOCTL_RESET, &(struct ipu_reset){ 0 });
+	}
+	failed_fd = -1;
+	return kt_teardown(state);
+}
+
 static volatile sig_atomic_t xfer_stop;
 
 static void on_usr1(int sig)
@@ -512,6 +577,8 @@ int main(int argc, char **argv)
 					  kr_clear_teardown),
 		cmocka_unit_test_teardown(test_power_lost_in_sleep_is_recovered,
 					  kr_clear_teardown),
+		cmocka_unit_test_teardown(test_a_failed_reset_at_resume_leaves_dma_working,
+					  failed_resume_teardown),
 		KT_TEST(test_transfers_in_flight_complete),
 		KT_TEST(test_uring_transfers_cross_the_devices_phase),
 		KT_TEST(test_uring_transfers_cross_d3hot),
