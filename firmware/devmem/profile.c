@@ -58,8 +58,7 @@ bool devprof_begin(struct devprof *p, uint32_t nrep,
 	p->nrep = nrep;
 	/*
 	 * Every header cleared first, so that a buffer used before never
-	 * shows its last launch's magic for this one, even when this one
-	 * then runs unprofiled (no memory below).
+	 * shows its last launch's magic for this one.
 	 */
 	for (r = 0; r < nrep; r++) {
 		h = buf(arg, r, &size);
