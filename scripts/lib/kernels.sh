@@ -71,7 +71,16 @@ IPU_KERNEL_DMA_TESTS="test_emu_pci test_pci_* !test_pci_fuzz !test_pci_leaks !te
 # Nor the timeline's (test_session_hw_trace: 849 s there, 33 s on 6.12;
 # its PCI twin likewise), whose calls into ipu.ko, profiled launches,
 # test_launch_profile and test_pci_launch_profile make.
-IPU_KERNEL_DEBUG_TESTS="test_* !test_session_hw_groupings !test_session_hw_random !test_session_hw_weights !test_session_hw_mmap !test_session_hw_split !test_session_hw_instances !test_session_hw_fp8 !test_session_hw_trace !test_pci_session_hw_trace"
+# Nor test_pci_probe_enomem, the only one that fails the kernel's own
+# allocations outside ipu.ko's calls into it: fail-nth on a bind reaches
+# the MSI-X setup of pci_alloc_irq_vectors(), and there 6.1's irq domain
+# code, after a failed kobject_add() of an irq, once took a general
+# protection fault in irq_domain_alloc_irqs_locked() (then a use-after-free
+# of the killed task's mutex): a bug of that kernel's, not ours, that
+# fails the boot now and then (it passed in one boot, crashed the next).
+# Run it by hand (IPU_KERNELS=debug IPU_KTEST=test_pci_probe_enomem) until
+# its failures are confined to ipu.ko's own allocations.
+IPU_KERNEL_DEBUG_TESTS="test_* !test_session_hw_groupings !test_session_hw_random !test_session_hw_weights !test_session_hw_mmap !test_session_hw_split !test_session_hw_instances !test_session_hw_fp8 !test_session_hw_trace !test_pci_session_hw_trace !test_pci_probe_enomem"
 
 # ktest_wants NAME GLOBS: does the guest run test binary NAME for GLOBS
 # (space-separated; empty: every test)? The rule of tests/kernel/guest-init's
