@@ -173,7 +173,7 @@ static int ipu_pci_pm_resume(struct device *dev)
 			/*
 			 * Suspend's mask, which the reset did not rewrite: the
 			 * DMA rings suspend stopped come back with their next
-			 * transfer (ipu_pci_dma_reset_cancel()), and complete
+			 * transfer (q->stopped, ipu_pci_q_post()), and complete
 			 * by their interrupts.
 			 */
 			ipu_pci_unmask(ipu, 0);

@@ -288,6 +288,30 @@ static inline void kp_skip_where_a_leak_lasts(void)
 	}
 }
 
+#define KP_DMA_TIMEOUT "/sys/module/ipu/parameters/dma_timeout_ms"
+/* dma_timeout_ms before kp_dma_timeout_lower(); empty when not lowered. */
+static char kp_saved_dma_timeout[32];
+
+/*
+ * A PCI DMA batch's bound (the module parameter dma_timeout_ms) lowered to
+ * @ms, so that a test of a stalled ring waits that long, not 30 s; put
+ * back by kp_dma_timeout_restore() (a teardown's).
+ */
+static inline void kp_dma_timeout_lower(const char *ms)
+{
+	if (!kp_saved_dma_timeout[0])
+		assert_int_equal(kt_read_file(KP_DMA_TIMEOUT, kp_saved_dma_timeout,
+					      sizeof(kp_saved_dma_timeout)), 0);
+	assert_int_equal(kt_write_file(KP_DMA_TIMEOUT, ms), 0);
+}
+
+static inline void kp_dma_timeout_restore(void)
+{
+	if (kp_saved_dma_timeout[0])
+		kt_write_file(KP_DMA_TIMEOUT, kp_saved_dma_timeout);
+	kp_saved_dma_timeout[0] = '\0';
+}
+
 /* Call first in main(): how many functions the rig attached, and which. */
 static inline void kp_init(void)
 {

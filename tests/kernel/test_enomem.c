@@ -45,6 +45,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 
+#include "kfailnth.h"
 #include "ktest.h"
 #include "kprog.h"
 #include "ksimd.h"
@@ -72,54 +73,13 @@
  */
 #define XFER_MAPS_FOR_DMA DEVICE_RUNS_LAUNCHES
 
-static int nth_fd = -1;
-
 /* Go on when this kernel has fault injection, else skip the test. */
 static void require_fault_injection(void)
 {
-	char path[64];
-
-	if (nth_fd < 0) {
-		snprintf(path, sizeof(path), "/proc/self/task/%ld/fail-nth",
-			 (long)syscall(SYS_gettid));
-		nth_fd = open(path, O_RDWR | O_CLOEXEC);
-	}
-	if (nth_fd < 0 || access(FAULT_DIR "/failslab/probability", W_OK) ||
+	if (!nth_open() || access(FAULT_DIR "/failslab/probability", W_OK) ||
 	    access(FAULT_DIR "/fail_page_alloc/probability", W_OK)) {
 		print_message("no fault injection in this kernel (no fail-nth, failslab or fail_page_alloc): skipped\n");
 		kt_skip();
-	}
-}
-
-/* Arm: the @n-th allocation of this thread from now on fails. */
-static void nth_arm(unsigned int n)
-{
-	char buf[16];
-	int len = snprintf(buf, sizeof(buf), "%u", n);
-
-	assert_int_equal(pwrite(nth_fd, buf, (size_t)len, 0), len);
-}
-
-/* Disarm; true if the armed failure happened (the count reached 0). */
-static bool nth_disarm(void)
-{
-	char buf[16] = { 0 };
-	ssize_t k = pread(nth_fd, buf, sizeof(buf) - 1, 0);
-	bool fired;
-
-	fired = k > 0 && strtoul(buf, NULL, 10) == 0;
-	assert_int_equal(pwrite(nth_fd, "0", 1, 0), 1);
-	return fired;
-}
-
-static void kmsg(const char *msg)
-{
-	int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
-
-	if (fd >= 0) {
-		if (write(fd, msg, strlen(msg)) < 0)
-			print_message("write /dev/kmsg: %s\n", strerror(errno));
-		close(fd);
 	}
 }
 

@@ -237,10 +237,6 @@ static void test_a_reset_fails_only_what_was_on_the_ring(void **state)
 	free(b);
 }
 
-#define DMA_TIMEOUT "/sys/module/ipu/parameters/dma_timeout_ms"
-/* dma_timeout_ms before the test lowered it; empty when it did not. */
-static char saved_dma_timeout[32];
-
 /*
  * A timeout fails only what the device had not finished: the stop that
  * follows it makes the status words final (docs/hardware.md 2.1), so the
@@ -258,11 +254,9 @@ static void test_a_timeout_fails_only_what_the_device_had_not_done(void **state)
 
 	(void)state;
 	assert_non_null(b);
-	assert_int_equal(kt_read_file(DMA_TIMEOUT, saved_dma_timeout,
-				      sizeof(saved_dma_timeout)), 0);
 	batch_queue(b, "hang_dma=2");
 	/* Nothing waits for it but the stalled batch this test makes. */
-	assert_int_equal(kt_write_file(DMA_TIMEOUT, "1000"), 0);
+	kp_dma_timeout_lower("1000");
 	batch_release(b);
 
 	for (i = 0; i <= BEHIND; i++) {
@@ -352,9 +346,7 @@ static int batch_teardown(void **state)
 /* dma_timeout_ms as it was, then as batch_teardown(). */
 static int timeout_teardown(void **state)
 {
-	if (saved_dma_timeout[0])
-		kt_write_file(DMA_TIMEOUT, saved_dma_timeout);
-	saved_dma_timeout[0] = '\0';
+	kp_dma_timeout_restore();
 	return batch_teardown(state);
 }
 

@@ -352,10 +352,7 @@ static void test_power_lost_in_sleep_is_recovered(void **state)
 	assert_klog_clean(klog);
 }
 
-#define DMA_TIMEOUT "/sys/module/ipu/parameters/dma_timeout_ms"
 #define RESUME_FAILED "the rings did not come back after sleep"
-/* dma_timeout_ms before the test lowered it; empty when it did not. */
-static char saved_dma_timeout[32];
 static int failed_fd = -1;
 
 /*
@@ -377,9 +374,7 @@ static void test_a_failed_reset_at_resume_leaves_dma_working(void **state)
 	failed_fd = ke_open_first();
 	bo = kt_bo(failed_fd, BUF_LEN, NULL);
 	kt_fill(buf, BUF_LEN, 65);
-	assert_int_equal(kt_read_file(DMA_TIMEOUT, saved_dma_timeout,
-				      sizeof(saved_dma_timeout)), 0);
-	assert_int_equal(kt_write_file(DMA_TIMEOUT, "1000"), 0);
+	kp_dma_timeout_lower("1000");
 	ke_fault(0, "ignore_reset=1");
 	kr_reset_methods(ipus[0], "\n");
 
@@ -401,9 +396,7 @@ static void test_a_failed_reset_at_resume_leaves_dma_working(void **state)
 /* The timeout and the reset methods as they were; a reset that works. */
 static int failed_resume_teardown(void **state)
 {
-	if (saved_dma_timeout[0])
-		kt_write_file(DMA_TIMEOUT, saved_dma_timeout);
-	saved_dma_timeout[0] = '\0';
+	kp_dma_timeout_restore();
 	if (failed_fd >= 0) {
 		kr_reset_methods(ipus[0], "default");
 		ke_fault(0, "clear");

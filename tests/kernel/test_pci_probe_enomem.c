@@ -15,63 +15,22 @@
  * the failures reach the kernel's MSI-X setup, where 6.1 once crashed);
  * run it by hand: IPU_KERNELS=debug IPU_KTEST=test_pci_probe_enomem.
  */
-#include <sys/syscall.h>
-
+#include "kfailnth.h"
 #include "kreset.h"
 
 /* More allocations than a probe makes: a loop that gets here is stuck. */
 #define MAX_SITES 5000
 
-static int nth_fd = -1;
-
-/* Arm: the @n-th allocation of this thread from now on fails. */
-static void nth_arm(unsigned int n)
-{
-	char buf[16];
-	int len = snprintf(buf, sizeof(buf), "%u", n);
-
-	assert_int_equal(pwrite(nth_fd, buf, (size_t)len, 0), len);
-}
-
-/* Disarm; true if the armed failure happened (the count reached 0). */
-static bool nth_disarm(void)
-{
-	char buf[16] = { 0 };
-	ssize_t k = pread(nth_fd, buf, sizeof(buf) - 1, 0);
-
-	assert_int_equal(pwrite(nth_fd, "0", 1, 0), 1);
-	return k > 0 && strtoul(buf, NULL, 10) == 0;
-}
-
-/*
- * The allocation failures' reports (warn_alloc) are on purpose between
- * these marks (scripts/kernel-check).
- */
-static void kmsg(const char *msg)
-{
-	int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
-
-	if (fd >= 0) {
-		if (write(fd, msg, strlen(msg)) < 0)
-			print_message("write /dev/kmsg: %s\n", strerror(errno));
-		close(fd);
-	}
-}
-
 static void test_a_failed_probe_leaves_no_ring_enabled(void **state)
 {
 	unsigned int n, failed = 0;
-	char path[64];
 	bool fired = true;
 	int rings;
 
 	(void)state;
 	require_ipus();
 	ke_require();
-	snprintf(path, sizeof(path), "/proc/self/task/%ld/fail-nth",
-		 (long)syscall(SYS_gettid));
-	nth_fd = open(path, O_RDWR | O_CLOEXEC);
-	if (nth_fd < 0) {
+	if (!nth_open()) {
 		print_message("no fault injection in this kernel (no fail-nth): skipped\n");
 		kt_skip();
 	}
