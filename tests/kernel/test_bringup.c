@@ -17,8 +17,8 @@
  *  - `dma` graded against the PCI IPU's link (thresholds no speed can
  *    meet: WARN, then FAIL), and a simulated IPU's with no link to compare;
  *  - --jobs 2 over every IPU: the verdicts of one at a time.
- * Runs are --quick with a short stress: seconds on TCG, and with low DMA
- * thresholds (bringup() says why).
+ * Runs are --quick with a short stress: seconds on TCG, and with DMA
+ * thresholds every rate meets (bringup() says why).
  */
 #include "kemu.h"
 #include "json_check.h"
@@ -30,17 +30,20 @@ static char out[OUT_LEN];
 
 /*
  * Run ipu-bringup --quick with @args (NULL-terminated); its exit status.
- * The DMA thresholds are lowered to 0.1 % (PASS) and 0.01 % (WARN) of the
- * link: ipu-emu under QEMU's TCG moves 0.5 to 1.6 % of the Gen4 x16 it
- * reports (every byte goes through a socket and an emulated CPU), and
- * its speed is not what these tests are about; the grading itself is
- * test_dma_is_graded_against_the_link's, with thresholds no speed meets.
- * A later --dma-pass or --dma-warn in @args overrides these.
+ * The DMA thresholds are 0 % of the link (every rate passes): ipu-emu
+ * under QEMU's TCG moves 0.1 to 2 % of the Gen4 x16 it reports (every
+ * byte goes through a socket and an emulated CPU), a tenth of that on the
+ * debug kernel beside another boot, and a rate is never what a test
+ * asserts (0.1 % was: the CI's debug boot saw 0.07 % with two devices at
+ * once in test_jobs_give_the_verdicts_of_one_at_a_time, a WARN). The
+ * grading itself is test_dma_is_graded_against_the_link's, with
+ * thresholds no speed meets. A later --dma-pass or --dma-warn in @args
+ * overrides these.
  */
 static int bringup(const char *const *args)
 {
 	const char *argv[32] = { BRINGUP, "--quick", "--stress-seconds", "0.3",
-				 "--dma-pass", "0.1", "--dma-warn", "0.01" };
+				 "--dma-pass", "0", "--dma-warn", "0" };
 	size_t n = 8;
 	int st;
 
