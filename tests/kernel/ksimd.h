@@ -394,9 +394,25 @@ static inline void ks_timeout_set(unsigned int ms)
 	assert_int_equal(kt_write_file(KS_TIMEOUT, buf), 0);
 }
 
-static inline int ks_teardown(void **state)
+/*
+ * Put launch_timeout_ms back as it was before ks_timeout_set(), if it
+ * changed it. A test that lowers the deadline to make one launch time out
+ * calls this before any launch meant to succeed: a slow guest (TCG, a
+ * debug kernel) must not fail a normal launch on a lowered deadline.
+ */
+static inline void ks_timeout_restore(void)
 {
 	char buf[32];
+
+	if (!ks_saved_timeout)
+		return;
+	snprintf(buf, sizeof(buf), "%u", ks_saved_timeout);
+	kt_write_file(KS_TIMEOUT, buf);
+	ks_saved_timeout = 0;
+}
+
+static inline int ks_teardown(void **state)
+{
 	pid_t pid;
 
 	kt_teardown(state);
@@ -404,11 +420,7 @@ static inline int ks_teardown(void **state)
 	if (ks_held)
 		ks_hold(false);
 #endif
-	if (ks_saved_timeout) {
-		snprintf(buf, sizeof(buf), "%u", ks_saved_timeout);
-		kt_write_file(KS_TIMEOUT, buf);
-		ks_saved_timeout = 0;
-	}
+	ks_timeout_restore();
 	if (!ks_have_simd())
 		return 0;
 	pid = ks_simd_pid();
