@@ -143,6 +143,11 @@ static void hang_then_run(const char *faults, bool flr)
 			 lines, ipus[PL_FN], line, flr ? "the FLR's" : "none");
 	kt_close(pl.fd);
 	kp_free(p);
+	/*
+	 * The next launch is a normal one, maybe behind the firmware's boot
+	 * after an FLR: under the normal deadline, not the hang's.
+	 */
+	ks_timeout_restore();
 	run_mlp();
 }
 
