@@ -359,8 +359,10 @@ static int failed_fd = -1;
  * The reset at resume fails (the soft reset ignored, no FLR possible):
  * nothing was reset, but the DMA rings are stopped all the same, by
  * suspend, and come back for the next transfer, which moves its bytes.
- * dma_timeout_ms is lowered so that a ring left stopped fails it soon
- * (-ETIMEDOUT), not in 30 s.
+ * A ring left stopped fails the transfer with -ETIMEDOUT after the normal
+ * dma_timeout_ms: the transfers are normal ones, and a deadline lowered
+ * to fail that sooner would bound them by a time a slow guest (a debug
+ * kernel under TCG, the machine loaded) may need.
  */
 static void test_a_failed_reset_at_resume_leaves_dma_working(void **state)
 {
@@ -374,7 +376,6 @@ static void test_a_failed_reset_at_resume_leaves_dma_working(void **state)
 	failed_fd = ke_open_first();
 	bo = kt_bo(failed_fd, BUF_LEN, NULL);
 	kt_fill(buf, BUF_LEN, 65);
-	kp_dma_timeout_lower("1000");
 	ke_fault(0, "ignore_reset=1");
 	kr_reset_methods(ipus[0], "\n");
 
@@ -393,10 +394,9 @@ static void test_a_failed_reset_at_resume_leaves_dma_working(void **state)
 		fail_msg("the buffer read back is not the one written");
 }
 
-/* The timeout and the reset methods as they were; a reset that works. */
+/* The reset methods as they were; a reset that works. */
 static int failed_resume_teardown(void **state)
 {
-	kp_dma_timeout_restore();
 	if (failed_fd >= 0) {
 		kr_reset_methods(ipus[0], "default");
 		ke_fault(0, "clear");
