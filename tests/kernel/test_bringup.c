@@ -255,9 +255,19 @@ static void test_hung_launch_fails_compute_and_reset_recovers(void **state)
 	assert_int_equal(kt_write_file("/sys/module/ipu/parameters/launch_timeout_ms",
 				       "2000"), 0);
 	ke_fault(0, "hang_launch=1");
-	assert_int_equal(bringup((const char *[]){ "--test", "compute,reset",
+	assert_int_equal(bringup((const char *[]){ "--test", "compute",
 						    "--device", dev, NULL }), 1);
 	assert_result("FAIL", "compute", "hw:");
+	/*
+	 * The reset check's launches are normal ones: a run of its own,
+	 * under the normal deadline, not the hang's (a slow guest may take
+	 * longer than that to compute after the reset).
+	 */
+	assert_int_equal(kt_write_file("/sys/module/ipu/parameters/launch_timeout_ms",
+				       saved_timeout), 0);
+	saved_timeout[0] = '\0';
+	assert_int_equal(bringup((const char *[]){ "--test", "reset",
+						    "--device", dev, NULL }), 0);
 	assert_result("PASS", "reset", "hw:");
 }
 
