@@ -16,9 +16,10 @@
  *    binds again and works (on the IOMMU boot, a late write into a ring or
  *    buffer the driver had unmapped would be refused by the model and the
  *    queue found halted);
- *  - transfers racing resets (RESET) end at once, 0 or -EIO, never after
- *    the driver's 30 s DMA deadline: a transfer never posts to a ring the
- *    reset disabled while the reset waits for it;
+ *  - transfers racing resets (RESET) end with 0 or -EIO, never with the
+ *    -ETIMEDOUT of the driver's DMA deadline (dma_timeout_ms): a transfer
+ *    never posts to a ring the reset disabled while the reset waits for
+ *    it (the errno says so; how long a transfer took is not asserted);
  *  - a device whose rings never stop (ipu-emu's never_idle, broken
  *    silicon): remove() returns within the stop's bound, leaving the
  *    rings their memory; a transfer whose stop never comes fails, keeps
@@ -31,15 +32,12 @@
  * Skipped without PCI IPUs or without ipu-emu's control port.
  */
 #include <poll.h>
-#include <time.h>
 
 #include "kunplug.h"
 
 #define LEN (64 * 1024)
 #define BIG (4u << 20)
 #define RESETS 40
-/* Far beyond a reset's bound (IPU_STOP_TIMEOUT_MS), far below 30 s. */
-#define XFER_MAX_MS 10000
 
 static void test_a_lie_is_stopped_before_the_call_returns(void **state)
 {
@@ -106,19 +104,11 @@ static void test_remove_waits_for_a_late_completion(void **state)
 	ku_works_again((unsigned int)ipu_of(bdf), buf, back, BIG, 29);
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /*
  * A child moving LEN bytes to and from @bo until the pipe @stop closes
  * (the child closes its copy of the write end, @stop_w): exits 0, or 1
- * when a transfer failed other than with -EIO or took longer than
- * XFER_MAX_MS.
+ * when a transfer failed other than with -EIO (a transfer left on a ring
+ * the reset disabled would end at the DMA deadline, -ETIMEDOUT).
  */
 static void race_child(int fd, uint32_t bo, int ready, int stop, int stop_w)
 {
@@ -129,13 +119,11 @@ static void race_child(int fd, uint32_t bo, int ready, int stop, int stop_w)
 	close(stop_w);
 	kt_pipe_send(ready, 'r');
 	for (i = 0; !poll(&p, 1, 0); i++) {
-		int64_t t0 = now_ms();
 		int err = i & 1 ? kt_read_bo(fd, bo, 0, host, LEN) :
 				  kt_write_bo(fd, bo, 0, host, LEN);
 
-		if ((err && err != -EIO) || now_ms() - t0 > XFER_MAX_MS) {
-			fprintf(stderr, "transfer %u: %d after %lld ms\n", i, err,
-				(long long)(now_ms() - t0));
+		if (err && err != -EIO) {
+			fprintf(stderr, "transfer %u: %d\n", i, err);
 			_exit(1);
 		}
 	}
