@@ -21,6 +21,8 @@ class _Hooks:
                                 ctypes.c_void_p)
         self._subs = self._f(s, "__ipu_session_submissions", ctypes.c_uint64,
                              ctypes.c_void_p)
+        self._wait = self._f(s, "__ipu_session_set_wait_timeout",
+                             ctypes.c_uint32, ctypes.c_void_p, ctypes.c_uint32)
 
     @staticmethod
     def _f(lib, name, res, *args):
@@ -40,6 +42,11 @@ class _Hooks:
     def submissions(self, session):
         """Batches the session submitted to its queue (S26)."""
         return int(self._subs(session._s))
+
+    def set_wait_timeout(self, session, ms):
+        """Bound the session's waits to @ms (0: the default); the bound
+        it had."""
+        return int(self._wait(session._s, ms))
 
 
 hooks = _Hooks()

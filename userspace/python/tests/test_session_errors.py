@@ -2,6 +2,8 @@
 """Failures (S25) and bad input: every failure is an exception carrying
 libsession's message, and a rejected call changes nothing (the variables,
 the host copies and their sync state, the caller's arrays)."""
+import contextlib
+
 import numpy as np
 import pytest
 
@@ -51,15 +53,32 @@ def test_S25_device_error_leaves_the_session_usable(ran):
     s.run({x: np.zeros(2, np.float32)})
 
 
+@contextlib.contextmanager
+def bounded(s, ms):
+    """The session's waits bounded to `ms` around the one call that must
+    time out, and lifted again after it (the C twin's bounded(),
+    tests/unit/test_session_timeout.c): no other call (attaching, the
+    normal run after the hang, the exit) races `ms` on a slow machine."""
+    hooks.set_wait_timeout(s, ms)
+    try:
+        yield
+    finally:
+        hooks.set_wait_timeout(s, 0)
+
+
 def test_S25_hung_launch_times_out_and_resets():
     ir, x, y, w = acc_ir()
-    with session(ir, wait_timeout_ms=300) as s:
+    s = session(ir, wait_timeout_ms=300)
+    # The option reached the session; lifted until the call that hangs.
+    assert hooks.set_wait_timeout(s, 0) == 300
+    with s:
         hooks.faults_set("hang:1")
         out = np.full(2, -1, np.float32)
         with pytest.raises(ipu.DeviceTimeoutError,
                            match="did not complete within 300 ms.*reset") \
                 as e:
-            s.run_with_outputs({x: np.full(2, 7, np.float32)}, {y: out})
+            with bounded(s, 300):
+                s.run_with_outputs({x: np.full(2, 7, np.float32)}, {y: out})
         hooks.faults_set(None)
         assert isinstance(e.value, TimeoutError) and e.value.errno == 110
         # The output never came; the session runs again.
