@@ -8,6 +8,7 @@
  * ipu_device_register() and ipu_device_unregister().
  */
 #include <linux/debugfs.h>
+#include <linux/error-injection.h>
 #include <linux/genalloc.h>
 #include <linux/idr.h>
 #include <linux/mm.h>
@@ -114,6 +115,8 @@ err_free_minor:
 	return ret;
 }
 
+ALLOW_ERROR_INJECTION(ipu_device_init, ERRNO);
+
 /**
  * ipu_device_register - make an initialised device visible as /dev/ipuN
  * @idev: device from ipu_device_init()
@@ -137,6 +140,8 @@ int ipu_device_register(struct ipu_device *idev)
 					   ipu_debugfs_root);
 	return 0;
 }
+
+ALLOW_ERROR_INJECTION(ipu_device_register, ERRNO);
 
 /*
  * Unplugging a device whose memory is a BAR: zap every mapping of every

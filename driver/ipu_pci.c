@@ -19,6 +19,7 @@
  */
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
+#include <linux/error-injection.h>
 #include <linux/interrupt.h>
 #include <linux/iopoll.h>
 #include <linux/log2.h>
@@ -432,7 +433,7 @@ static int ipu_pci_check_caps(struct ipu_pci *ipu)
 }
 
 /* Enable, claim and map the function, and check it is the spec's. */
-static int ipu_pci_enable(struct pci_dev *pdev, struct ipu_pci *ipu)
+static noinline int ipu_pci_enable(struct pci_dev *pdev, struct ipu_pci *ipu)
 {
 	struct device *dev = &pdev->dev;
 	u32 id, version;
@@ -498,6 +499,14 @@ static int ipu_pci_enable(struct pci_dev *pdev, struct ipu_pci *ipu)
 	return ipu_pci_irq_alloc(ipu);
 }
 
+ALLOW_ERROR_INJECTION(ipu_pci_enable, ERRNO);
+
+/*
+ * Each step below that can fail is marked ALLOW_ERROR_INJECTION() where it
+ * is defined (static ones noinline, or the mark would miss the inlined
+ * call): the kernel's fail_function fails any of them at its n-th call,
+ * which test_pci_probe_errors does, step by step, for the error paths.
+ */
 static int ipu_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	struct ipu_pci *ipu;

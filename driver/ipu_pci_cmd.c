@@ -36,6 +36,7 @@
  * while it calls into the core.
  */
 #include <linux/dma-mapping.h>
+#include <linux/error-injection.h>
 #include <linux/interrupt.h>
 #include <linux/pci.h>
 
@@ -77,13 +78,15 @@ static void ipu_pci_cmd_wr(struct ipu_pci_cmdq *cq, u32 reg, u32 val)
 }
 
 /* Program and enable the ring; HEAD = TAIL = 0. */
-static int ipu_pci_cmd_enable(struct ipu_pci_cmdq *cq)
+static noinline int ipu_pci_cmd_enable(struct ipu_pci_cmdq *cq)
 {
 	cq->head = 0;
 	cq->tail = 0;
 	return ipu_pci_ring_enable(cq->regs, cq->ring_dma, IPU_PCI_CMD_RING,
 				   cq->wb, sizeof(*cq->wb), cq->wb_dma);
 }
+
+ALLOW_ERROR_INJECTION(ipu_pci_cmd_enable, ERRNO);
 
 /*
  * A context descriptor (INSTANCE, PROFILE) for the LAUNCH behind it, at
@@ -421,7 +424,7 @@ int ipu_pci_cmd_reset(struct ipu_pci *ipu)
  * Vector 3, ipuN-cmd; with one vector, vector 0 serves the queue
  * (ipu_pci_irq.c) and there is nothing to request.
  */
-static int ipu_pci_cmd_request_irq(struct ipu_pci *ipu)
+static noinline int ipu_pci_cmd_request_irq(struct ipu_pci *ipu)
 {
 	struct ipu_pci_cmdq *cq = &ipu->cmdq;
 
@@ -434,6 +437,8 @@ static int ipu_pci_cmd_request_irq(struct ipu_pci *ipu)
 				    ipu_pci_cmd_thread, 0,
 				    ipu->irq_names[IPU_VEC_CMD], ipu);
 }
+
+ALLOW_ERROR_INJECTION(ipu_pci_cmd_request_irq, ERRNO);
 
 /*
  * After this no handler is at work on the queue: its vector is freed, or,
@@ -487,6 +492,8 @@ err:
 	dev_err(dev, "cannot set up the command queue: %d\n", ret);
 	return ret;
 }
+
+ALLOW_ERROR_INJECTION(ipu_pci_cmd_init, ERRNO);
 
 /**
  * ipu_pci_cmd_fini - stop the command queue and free its vector

@@ -54,6 +54,7 @@
  */
 #include <linux/bvec.h>
 #include <linux/dma-mapping.h>
+#include <linux/error-injection.h>
 #include <linux/interrupt.h>
 #include <linux/pci.h>
 #include <linux/scatterlist.h>
@@ -118,12 +119,14 @@ static u32 ipu_pci_q_head(struct ipu_pci_queue *q)
  * = 0 afterwards. Called at probe and after a soft reset, which disables
  * every queue.
  */
-static int ipu_pci_q_enable(struct ipu_pci_queue *q)
+static noinline int ipu_pci_q_enable(struct ipu_pci_queue *q)
 {
 	q->tail = 0;
 	return ipu_pci_ring_enable(q->regs, q->ring_dma, IPU_PCI_DMA_RING,
 				   q->wb, sizeof(*q->wb), q->wb_dma);
 }
+
+ALLOW_ERROR_INJECTION(ipu_pci_q_enable, ERRNO);
 
 /* The queue's vector: acknowledge, then wake the transfer waiting. */
 static irqreturn_t ipu_pci_dma_irq(int irq, void *data)
@@ -145,7 +148,7 @@ static irqreturn_t ipu_pci_dma_irq(int irq, void *data)
  * The queue's vector, ipuN-h2d or ipuN-d2h; with one vector, vector 0
  * wakes the queue (ipu_pci_irq.c) and there is nothing to request.
  */
-static int ipu_pci_q_request_irq(struct ipu_pci_queue *q)
+static noinline int ipu_pci_q_request_irq(struct ipu_pci_queue *q)
 {
 	struct ipu_pci *ipu = q->ipu;
 	int vec = q->index == IPU_QUEUE_H2D ? IPU_VEC_H2D : IPU_VEC_D2H;
@@ -157,6 +160,8 @@ static int ipu_pci_q_request_irq(struct ipu_pci_queue *q)
 	q->irq = pci_irq_vector(ipu->pdev, vec);
 	return request_irq(q->irq, ipu_pci_dma_irq, 0, ipu->irq_names[vec], q);
 }
+
+ALLOW_ERROR_INJECTION(ipu_pci_q_request_irq, ERRNO);
 
 /*
  * Its own vector freed. With one vector nothing is to be done: vector 0's
@@ -942,6 +947,8 @@ err_free:
 		ipu_pci_q_fini(&ipu->dmaq[i]);
 	return ret;
 }
+
+ALLOW_ERROR_INJECTION(ipu_pci_dma_init, ERRNO);
 
 /**
  * ipu_pci_dma_fini - stop the DMA queues and free their vectors

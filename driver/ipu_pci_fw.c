@@ -26,6 +26,7 @@
  * by name), or no answer at all.
  */
 #include <linux/crc32.h>
+#include <linux/error-injection.h>
 #include <linux/firmware.h>
 #include <linux/genalloc.h>
 #include <linux/io.h>
@@ -172,6 +173,8 @@ int ipu_pci_fw_region_init(struct ipu_pci *ipu)
 	return 0;
 }
 
+ALLOW_ERROR_INJECTION(ipu_pci_fw_region_init, ERRNO);
+
 /**
  * ipu_pci_fw_region_fini - give the firmware's region back to the pool
  * @ipu: the device; the core's device unregistered or never registered
@@ -240,6 +243,8 @@ out_free:
 	return ret;
 }
 
+ALLOW_ERROR_INJECTION(ipu_pci_fw_read, ERRNO);
+
 /**
  * ipu_pci_fw_boot - stage the kept image in the firmware's region and boot it
  * @ipu: the device, its vector 0 handler installed, its firmware off
@@ -281,3 +286,5 @@ int ipu_pci_fw_boot(struct ipu_pci *ipu)
 	ipu->fw_version = ipu_pci_rd(ipu, IPU_REG_FW_VERSION);
 	return 0;
 }
+
+ALLOW_ERROR_INJECTION(ipu_pci_fw_boot, ERRNO);

@@ -17,6 +17,7 @@
  * an older generation (whose seq the device may reuse) never reach it.
  */
 #include <linux/dma-mapping.h>
+#include <linux/error-injection.h>
 #include <linux/pci.h>
 
 #include "ipu_gather.h"
@@ -45,7 +46,7 @@ bool ipu_pci_has_gather(struct ipu_pci *ipu)
 }
 
 /* Program and enable the ring; HEAD = TAIL = 0. The caller holds gq->lock. */
-static int ipu_pci_gather_enable(struct ipu_pci_gatherq *gq)
+static noinline int ipu_pci_gather_enable(struct ipu_pci_gatherq *gq)
 {
 	int ret;
 
@@ -55,6 +56,8 @@ static int ipu_pci_gather_enable(struct ipu_pci_gatherq *gq)
 	gq->enabled = !ret;
 	return ret;
 }
+
+ALLOW_ERROR_INJECTION(ipu_pci_gather_enable, ERRNO);
 
 /* Answer request @seq with @status (0 or -errno); the caller holds gq->lock. */
 static void ipu_pci_gather_answer_locked(struct ipu_pci_gatherq *gq, u32 seq,
@@ -270,6 +273,8 @@ err:
 	dev_err(dev, "cannot set up the gather ring: %d\n", ret);
 	return ret;
 }
+
+ALLOW_ERROR_INJECTION(ipu_pci_gather_init, ERRNO);
 
 /**
  * ipu_pci_gather_fini - stop the gather ring, and wait until it has stopped

@@ -11,6 +11,7 @@
  * returned, when remove()'s put may have freed the structure already
  * (issue 25, item 2).
  */
+#include <linux/error-injection.h>
 #include <linux/hwmon.h>
 #include <linux/pci.h>
 
@@ -91,6 +92,8 @@ int ipu_pci_hwmon_init(struct ipu_pci *ipu)
 	ipu->hwmon = hw;
 	return 0;
 }
+
+ALLOW_ERROR_INJECTION(ipu_pci_hwmon_init, ERRNO);
 
 /**
  * ipu_pci_hwmon_fini - unregister the sensors, waiting for reads in progress

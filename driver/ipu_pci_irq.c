@@ -24,6 +24,7 @@
  * handler (ipu_pci_irq_quiesce()) where it would free its vector.
  */
 #include <linux/debugfs.h>
+#include <linux/error-injection.h>
 #include <linux/interrupt.h>
 #include <linux/pci.h>
 
@@ -69,6 +70,8 @@ int ipu_pci_irq_alloc(struct ipu_pci *ipu)
 	 */
 	return 0;
 }
+
+ALLOW_ERROR_INJECTION(ipu_pci_irq_alloc, ERRNO);
 
 /**
  * ipu_pci_irq_kind - "MSI-X" or "MSI", for messages
@@ -237,6 +240,8 @@ int ipu_pci_request_irqs(struct ipu_pci *ipu)
 	return ret;
 }
 
+ALLOW_ERROR_INJECTION(ipu_pci_request_irqs, ERRNO);
+
 /**
  * ipu_pci_free_irqs - mask every cause and free vector 0
  * @ipu: the device; the queues' vectors already freed (or quiesced)
@@ -293,6 +298,8 @@ int ipu_pci_irq_selftest(struct ipu_pci *ipu)
 	mutex_unlock(&ipu->selftest_lock);
 	return ret;
 }
+
+ALLOW_ERROR_INJECTION(ipu_pci_irq_selftest, ERRNO);
 
 static ssize_t ipu_pci_selftest_write(struct file *file,
 				      const char __user *buf, size_t count,

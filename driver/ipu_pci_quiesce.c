@@ -21,6 +21,7 @@
  */
 #include <linux/device.h>
 #include <linux/dma-mapping.h>
+#include <linux/error-injection.h>
 #include <linux/iopoll.h>
 #include <linux/pci.h>
 
@@ -86,6 +87,8 @@ void *ipu_pci_coherent_alloc(struct ipu_pci *ipu, size_t size,
 	devres_add(dev, c);
 	return c->cpu;
 }
+
+ALLOW_ERROR_INJECTION(ipu_pci_coherent_alloc, NULL);
 
 /**
  * ipu_pci_coherent_leak - never free @cpu: a hung device may write it

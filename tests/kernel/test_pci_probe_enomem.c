@@ -14,6 +14,8 @@
  * debug kernel's boot of make check (scripts/lib/kernels.sh says why:
  * the failures reach the kernel's MSI-X setup, where 6.1 once crashed);
  * run it by hand: IPU_KERNELS=debug IPU_KTEST=test_pci_probe_enomem.
+ * test_pci_probe_errors fails the probe's steps in make check instead,
+ * within ipu.ko (fail_function).
  */
 #include "kfailnth.h"
 #include "kreset.h"
