@@ -21,6 +21,7 @@
  * thresholds every rate meets (bringup() says why).
  */
 #include "kemu.h"
+#include "ksimd.h"
 #include "json_check.h"
 
 #define BRINGUP "/usr/bin/ipu-bringup"
@@ -219,14 +220,10 @@ static void test_refused_firmware_makes_firmware_fail(void **state)
 	ke_unrefuse();
 }
 
-static char saved_timeout[32];
-
+/* launch_timeout_ms as it was (ks_timeout_set()). */
 static int hang_teardown(void **state)
 {
-	if (saved_timeout[0])
-		kt_write_file("/sys/module/ipu/parameters/launch_timeout_ms",
-			      saved_timeout);
-	saved_timeout[0] = '\0';
+	ks_timeout_restore();
 	return kt_teardown(state);
 }
 
@@ -249,11 +246,8 @@ static void test_hung_launch_fails_compute_and_reset_recovers(void **state)
 		kt_skip();
 	}
 	snprintf(dev, sizeof(dev), "%d", n);
-	assert_int_equal(kt_read_file("/sys/module/ipu/parameters/launch_timeout_ms",
-				      saved_timeout, sizeof(saved_timeout)), 0);
 	/* The kernel's watchdog catches the hang soon. */
-	assert_int_equal(kt_write_file("/sys/module/ipu/parameters/launch_timeout_ms",
-				       "2000"), 0);
+	ks_timeout_set(2000);
 	ke_fault(0, "hang_launch=1");
 	assert_int_equal(bringup((const char *[]){ "--test", "compute",
 						    "--device", dev, NULL }), 1);
@@ -263,9 +257,7 @@ static void test_hung_launch_fails_compute_and_reset_recovers(void **state)
 	 * under the normal deadline, not the hang's (a slow guest may take
 	 * longer than that to compute after the reset).
 	 */
-	assert_int_equal(kt_write_file("/sys/module/ipu/parameters/launch_timeout_ms",
-				       saved_timeout), 0);
-	saved_timeout[0] = '\0';
+	ks_timeout_restore();
 	assert_int_equal(bringup((const char *[]){ "--test", "reset",
 						    "--device", dev, NULL }), 0);
 	assert_result("PASS", "reset", "hw:");

@@ -42,7 +42,6 @@
  * its own (a failed page fault of its own would count).
  */
 #include <liburing.h>
-#include <sys/syscall.h>
 #include <time.h>
 
 #include "kfailnth.h"
